@@ -1,0 +1,16 @@
+# ttune_module(NAME SOURCES... DEPS ...): one static library per src/ folder.
+function(ttune_module name)
+  cmake_parse_arguments(M "" "" "SOURCES;DEPS" ${ARGN})
+  add_library(ttune_${name} STATIC ${M_SOURCES})
+  target_include_directories(ttune_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
+  target_link_libraries(ttune_${name} PUBLIC ${M_DEPS})
+endfunction()
+
+# ttune_test(NAME SOURCES... DEPS ...): one GoogleTest binary per tests/ folder.
+function(ttune_test name)
+  cmake_parse_arguments(T "" "" "SOURCES;DEPS" ${ARGN})
+  add_executable(test_${name} ${T_SOURCES})
+  target_link_libraries(test_${name} PRIVATE ${T_DEPS} GTest::gtest GTest::gtest_main)
+  include(GoogleTest)
+  gtest_discover_tests(test_${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
+endfunction()

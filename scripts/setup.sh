@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs every build and test dependency of ttune from Debian packages, skipping what is present.
+# Usage: scripts/setup.sh            (as root, or with sudo available)
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build ccache pkg-config git
+  llvm-19-dev libclang-rt-19-dev zlib1g-dev libzstd-dev libedit-dev libxml2-dev libffi-dev
+  libxgboost-dev
+  libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
+  libsqlite3-dev sqlite3
+  nlohmann-json3-dev libcli11-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libdnnl-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all dependencies present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "setup: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

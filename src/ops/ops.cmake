@@ -1,0 +1,1 @@
+ttune_module(ops SOURCES ops/registry.cc DEPS ttune_te)

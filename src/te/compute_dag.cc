@@ -1,0 +1,236 @@
+#include "te/compute_dag.h"
+
+#include <functional>
+#include <unordered_set>
+
+#include "support/assert.h"
+#include "support/error.h"
+#include "support/hash.h"
+#include "support/overload.h"
+#include "te/expr_functor.h"
+#include "te/printer.h"
+
+namespace ttune::te {
+
+namespace {
+
+// Float operations in one evaluation of e (Ansor's rule: arithmetic counts only in float dtype;
+// a select counts its condition plus the costlier branch).
+double exprFlops(const Expr& e) {
+  return std::visit(Overload{
+                        [](const IntImm&) { return 0.0; }, [](const FloatImm&) { return 0.0; },
+                        [](const VarRef&) { return 0.0; },
+                        [&](const Binary& n) {
+                          double own = isFloat(n.a.dtype()) ? 1.0 : 0.0;
+                          return own + exprFlops(n.a) + exprFlops(n.b);
+                        },
+                        [&](const Unary& n) { return (isFloat(e.dtype()) ? 1.0 : 0.0) + exprFlops(n.a); },
+                        [&](const Select& n) {
+                          return exprFlops(n.cond) + std::max(exprFlops(n.t), exprFlops(n.f));
+                        },
+                        [&](const Cast& n) { return exprFlops(n.a); },
+                        [&](const TensorRead& n) {
+                          double s = 0;
+                          for (const Expr& i : n.indices) s += exprFlops(i);
+                          return s;
+                        },
+                        [&](const BufferLoad& n) { return exprFlops(n.index); },
+                        [&](const Reduce& n) {
+                          double per = exprFlops(n.source) + (isFloat(e.dtype()) ? 1.0 : 0.0);
+                          if (n.cond.defined()) per += exprFlops(n.cond);
+                          double ext = 1;
+                          for (const IterVar& iv : n.axes) ext *= static_cast<double>(iv.extent);
+                          return per * ext;
+                        },
+                    },
+                    e.node().kind);
+}
+
+}  // namespace
+
+double opFlops(const Operation& op) {
+  if (!op.isCompute()) return 0;
+  return static_cast<double>(op.numElements()) * exprFlops(op.compute().body);
+}
+
+ComputeDAG::ComputeDAG(std::vector<Tensor> inputs, std::vector<Tensor> outputs) {
+  TT_CHECK_ARG(!outputs.empty(), "a compute DAG needs at least one output");
+  std::unordered_set<const Operation*> input_set;
+  for (const Tensor& t : inputs) {
+    TT_CHECK_ARG(t.op().isPlaceholder(), "DAG input ", t.name(), " is not a placeholder");
+    TT_CHECK_ARG(input_set.insert(t.get()).second, "DAG input ", t.name(), " is listed twice");
+  }
+
+  // Deterministic post-order DFS from the outputs.
+  std::vector<Tensor> order;
+  std::unordered_set<const Operation*> visited;
+  std::function<void(const Tensor&)> dfs = [&](const Tensor& t) {
+    if (!visited.insert(t.get()).second) return;
+    for (const Tensor& in : t.op().inputs()) dfs(in);
+    order.push_back(t);
+  };
+  for (const Tensor& t : inputs) dfs(t);
+  for (const Tensor& t : outputs) dfs(t);
+  for (const Tensor& t : order) {
+    if (t.op().isPlaceholder() && !input_set.count(t.get()))
+      fail("placeholder ", t.name(), " is read by the kernel but is not one of its inputs");
+  }
+
+  // Rebuild ops whose names clash (or that read a rebuilt op) so that names are unique.
+  std::unordered_map<const Operation*, Tensor> remap;
+  std::unordered_map<std::string, int> name_count;
+  for (const Tensor& t : order) {
+    std::string name = t.name();
+    int& cnt = name_count[name];
+    bool rename = cnt > 0;
+    if (rename) {
+      do {
+        name = t.name() + "." + std::to_string(cnt++);
+      } while (name_count.count(name));
+      name_count[name] = 1;
+    } else {
+      cnt = 1;
+    }
+    bool reads_remapped = false;
+    for (const Tensor& in : t.op().inputs()) reads_remapped |= !remap.at(in.get()).same(in);
+    if (!rename && !reads_remapped) {
+      remap[t.get()] = t;
+      continue;
+    }
+    Tensor nt;
+    if (t.op().isPlaceholder()) {
+      nt = placeholder(name, t.shape(), t.dtype(), t.op().placeholder().is_constant);
+    } else {
+      const ComputeOp& c = t.op().compute();
+      Expr body = rewriteReads(c.body, [&](const TensorRead& r, std::vector<Expr> idx) {
+        return remap.at(r.tensor.get())(idx);
+      });
+      nt = computeWithAxes(name, c.axes, body, t.op().tag());
+    }
+    remap[t.get()] = nt;
+  }
+
+  for (const Tensor& t : inputs) inputs_.push_back(remap.at(t.get()));
+  for (const Tensor& t : outputs) {
+    const Tensor& nt = remap.at(t.get());
+    TT_CHECK_ARG(!nt.op().isPlaceholder(), "DAG output ", t.name(), " is a placeholder");
+    outputs_.push_back(nt);
+  }
+  tensors_ = inputs_;
+  tensors_.insert(tensors_.end(), outputs_.begin(), outputs_.end());
+  for (const Tensor& t : order) ops_.push_back(remap.at(t.get()));
+
+  for (int i = 0; i < numOps(); ++i) {
+    by_name_[ops_[i].name()] = i;
+    by_ptr_[ops_[i].get()] = i;
+  }
+  producers_.assign(ops_.size(), {});
+  consumers_.assign(ops_.size(), {});
+  for (int i = 0; i < numOps(); ++i) {
+    for (const Tensor& in : ops_[i].op().inputs()) {
+      int p = by_ptr_.at(in.get());
+      producers_[i].push_back(p);
+      consumers_[p].push_back(i);
+    }
+    flops_ += opFlops(ops_[i].op());
+  }
+  computeHashes();
+}
+
+int ComputeDAG::opIndex(const std::string& name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? -1 : it->second;
+}
+
+int ComputeDAG::opIndex(const Operation* op) const {
+  auto it = by_ptr_.find(op);
+  return it == by_ptr_.end() ? -1 : it->second;
+}
+
+bool ComputeDAG::isOutput(int op) const {
+  for (const Tensor& t : outputs_)
+    if (t.get() == ops_[op].get()) return true;
+  return false;
+}
+
+int ComputeDAG::argIndex(int op) const {
+  for (size_t i = 0; i < tensors_.size(); ++i)
+    if (tensors_[i].get() == ops_[op].get()) return static_cast<int>(i);
+  return -1;
+}
+
+namespace {
+
+// Hashes an expression; `exact` adds constants and extents. Vars hash by their position in the
+// op (axes, then reduce axes); reads hash the producer's op index.
+void hashExpr(Hasher& h, const Expr& e, bool exact, const VarMap<int>& var_pos,
+              const ComputeDAG& dag) {
+  h.add(static_cast<int>(e.node().kind.index()));
+  h.add(static_cast<int>(e.dtype()));
+  std::visit(Overload{
+                 [&](const IntImm& n) { if (exact) h.add(n.value); },
+                 [&](const FloatImm& n) { if (exact) h.add(n.value); },
+                 [&](const VarRef& n) {
+                   auto it = var_pos.find(n.var.get());
+                   h.add(it == var_pos.end() ? -1 : it->second);
+                 },
+                 [&](const Binary& n) { h.add(static_cast<int>(n.op)); },
+                 [&](const Unary& n) { h.add(static_cast<int>(n.op)); },
+                 [&](const Select&) {}, [&](const Cast&) {},
+                 [&](const TensorRead& n) { h.add(dag.opIndex(n.tensor.get())); },
+                 [&](const BufferLoad& n) { h.add(std::string_view(n.buffer->name)); },
+                 [&](const Reduce& n) {
+                   h.add(static_cast<int>(n.kind));
+                   h.add(static_cast<int>(n.axes.size()));
+                   h.add(n.cond.defined() ? 1 : 0);
+                 },
+             },
+             e.node().kind);
+  forEachChild(e, [&](const Expr& c) { hashExpr(h, c, exact, var_pos, dag); });
+}
+
+}  // namespace
+
+void ComputeDAG::computeHashes() {
+  for (bool exact : {false, true}) {
+    Hasher h;
+    h.add(static_cast<int>(ops_.size()));
+    for (const Tensor& t : ops_) {
+      const Operation& op = t.op();
+      h.add(std::string_view(op.name()));
+      h.add(static_cast<int>(op.dtype()));
+      h.add(static_cast<int>(op.shape().size()));
+      if (exact)
+        for (int64_t d : op.shape()) h.add(d);
+      if (op.isPlaceholder()) {
+        h.add(op.placeholder().is_constant ? 1 : 2);
+        continue;
+      }
+      const ComputeOp& c = op.compute();
+      VarMap<int> pos;
+      int k = 0;
+      for (const IterVar& iv : c.axes) {
+        pos[iv.var.get()] = k++;
+        h.add(std::string_view(iv.name()));
+      }
+      for (const IterVar& iv : c.reduceAxes()) {
+        pos[iv.var.get()] = k++;
+        h.add(std::string_view(iv.name()));
+        if (exact) h.add(iv.extent);
+      }
+      hashExpr(h, c.body, exact, pos, *this);
+    }
+    for (const Tensor& t : tensors_) h.add(opIndex(t.get()));
+    (exact ? exact_hash_ : structural_hash_) = h.value();
+  }
+}
+
+std::string ComputeDAG::workloadKey() const { return toHex(structural_hash_) + "-" + toHex(exact_hash_); }
+
+std::string ComputeDAG::toString() const {
+  std::string s;
+  for (const Tensor& t : ops_) s += te::toString(t.op()) + "\n";
+  return s;
+}
+
+}  // namespace ttune::te

@@ -1,0 +1,373 @@
+#include "te/evaluator.h"
+
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <unordered_map>
+
+#include "support/assert.h"
+#include "support/overload.h"
+#include "te/expr_functor.h"
+#include "te/printer.h"
+
+namespace ttune::te {
+
+namespace {
+
+struct Env {
+  std::vector<int64_t> vars;
+};
+using FFn = std::function<float(Env&)>;
+using IFn = std::function<int64_t(Env&)>;
+
+struct TensorData {
+  void* data = nullptr;
+  const Operation* op = nullptr;
+  std::vector<int64_t> strides;
+};
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+  return q;
+}
+
+float applyUnary(UnOp op, float x) {
+  switch (op) {
+    case UnOp::Neg: return -x;
+    case UnOp::Abs: return std::fabs(x);
+    case UnOp::Exp: return std::exp(x);
+    case UnOp::Log: return std::log(x);
+    case UnOp::Sqrt: return std::sqrt(x);
+    case UnOp::Rsqrt: return 1.0f / std::sqrt(x);
+    case UnOp::Tanh: return std::tanh(x);
+    case UnOp::Erf: return std::erf(x);
+    case UnOp::Sigmoid: return 1.0f / (1.0f + std::exp(-x));
+    case UnOp::Floor: return std::floor(x);
+    case UnOp::Ceil: return std::ceil(x);
+    case UnOp::Round: return std::nearbyint(x);  // round half to even, as ONNX Round
+    case UnOp::Not: break;
+  }
+  TT_UNREACHABLE(std::string("float unary ") + unOpName(op));
+}
+
+float applyBinary(BinOp op, float a, float b) {
+  switch (op) {
+    case BinOp::Add: return a + b;
+    case BinOp::Sub: return a - b;
+    case BinOp::Mul: return a * b;
+    case BinOp::Div: return a / b;
+    case BinOp::Min: return std::fmin(a, b);
+    case BinOp::Max: return std::fmax(a, b);
+    case BinOp::Pow: return std::pow(a, b);
+    default: break;
+  }
+  TT_UNREACHABLE(std::string("float binary ") + binOpName(op));
+}
+
+int64_t applyIntBinary(BinOp op, int64_t a, int64_t b) {
+  switch (op) {
+    case BinOp::Add: return a + b;
+    case BinOp::Sub: return a - b;
+    case BinOp::Mul: return a * b;
+    case BinOp::FloorDiv: TT_ASSERT(b != 0, "integer division by zero"); return floorDiv(a, b);
+    case BinOp::FloorMod: TT_ASSERT(b != 0, "integer modulo by zero"); return a - floorDiv(a, b) * b;
+    case BinOp::Min: return std::min(a, b);
+    case BinOp::Max: return std::max(a, b);
+    case BinOp::Pow: {
+      int64_t r = 1;
+      for (int64_t i = 0; i < b; ++i) r *= a;
+      return r;
+    }
+    case BinOp::Eq: return a == b;
+    case BinOp::Ne: return a != b;
+    case BinOp::Lt: return a < b;
+    case BinOp::Le: return a <= b;
+    case BinOp::Gt: return a > b;
+    case BinOp::Ge: return a >= b;
+    case BinOp::And: return a && b;
+    case BinOp::Or: return a || b;
+    default: break;
+  }
+  TT_UNREACHABLE(std::string("int binary ") + binOpName(op));
+}
+
+class Compiler {
+ public:
+  Compiler(std::unordered_map<const Operation*, TensorData>& tensors, VarMap<int>& slots)
+      : tensors_(tensors), slots_(slots) {}
+
+  IFn compileInt(const Expr& e) {
+    if (isFloat(e.dtype())) {
+      FFn f = compileFloat(e);
+      return [f](Env& env) { return static_cast<int64_t>(f(env)); };
+    }
+    return std::visit(
+        Overload{
+            [&](const IntImm& n) -> IFn { int64_t v = n.value; return [v](Env&) { return v; }; },
+            [&](const FloatImm&) -> IFn { TT_UNREACHABLE("float constant of int dtype"); },
+            [&](const VarRef& n) -> IFn {
+              auto it = slots_.find(n.var.get());
+              TT_ASSERT(it != slots_.end(), "evaluator: unbound variable " + n.var.name());
+              int s = it->second;
+              return [s](Env& env) { return env.vars[s]; };
+            },
+            [&](const Binary& n) -> IFn {
+              if (isFloat(n.a.dtype())) {  // float comparison
+                FFn a = compileFloat(n.a), b = compileFloat(n.b);
+                BinOp op = n.op;
+                return [a, b, op](Env& env) -> int64_t {
+                  float x = a(env), y = b(env);
+                  switch (op) {
+                    case BinOp::Eq: return x == y;
+                    case BinOp::Ne: return x != y;
+                    case BinOp::Lt: return x < y;
+                    case BinOp::Le: return x <= y;
+                    case BinOp::Gt: return x > y;
+                    case BinOp::Ge: return x >= y;
+                    default: TT_UNREACHABLE("float binary with a non-float result");
+                  }
+                };
+              }
+              IFn a = compileInt(n.a), b = compileInt(n.b);
+              BinOp op = n.op;
+              if (op == BinOp::And) return [a, b](Env& env) -> int64_t { return a(env) && b(env); };
+              if (op == BinOp::Or) return [a, b](Env& env) -> int64_t { return a(env) || b(env); };
+              bool i32 = e.dtype() == DType::Int32;
+              return [a, b, op, i32](Env& env) {
+                int64_t r = applyIntBinary(op, a(env), b(env));
+                return i32 ? static_cast<int64_t>(static_cast<int32_t>(r)) : r;
+              };
+            },
+            [&](const Unary& n) -> IFn {
+              IFn a = compileInt(n.a);
+              switch (n.op) {
+                case UnOp::Not: return [a](Env& env) -> int64_t { return !a(env); };
+                case UnOp::Neg: return [a](Env& env) { return -a(env); };
+                case UnOp::Abs: return [a](Env& env) { int64_t v = a(env); return v < 0 ? -v : v; };
+                default: TT_UNREACHABLE(std::string("integer ") + unOpName(n.op));
+              }
+            },
+            [&](const Select& n) -> IFn {
+              IFn c = compileInt(n.cond), t = compileInt(n.t), f = compileInt(n.f);
+              return [c, t, f](Env& env) { return c(env) ? t(env) : f(env); };
+            },
+            [&](const Cast& n) -> IFn {
+              DType to = e.dtype();
+              if (isFloat(n.a.dtype())) {
+                FFn a = compileFloat(n.a);
+                if (to == DType::Bool) return [a](Env& env) -> int64_t { return a(env) != 0.0f; };
+                return [a, to](Env& env) -> int64_t {
+                  float v = a(env);
+                  return to == DType::Int32 ? static_cast<int64_t>(static_cast<int32_t>(v))
+                                            : static_cast<int64_t>(v);
+                };
+              }
+              IFn a = compileInt(n.a);
+              if (to == DType::Bool) return [a](Env& env) -> int64_t { return a(env) != 0; };
+              if (to == DType::Int32) return [a](Env& env) { return static_cast<int64_t>(static_cast<int32_t>(a(env))); };
+              return a;
+            },
+            [&](const TensorRead& n) -> IFn {
+              auto addr = compileAddress(n);
+              DType t = e.dtype();
+              return [addr, t](Env& env) -> int64_t {
+                void* p = addr(env);
+                switch (t) {
+                  case DType::Int32: return *static_cast<int32_t*>(p);
+                  case DType::Int64: return *static_cast<int64_t*>(p);
+                  case DType::Bool: return *static_cast<uint8_t*>(p) != 0;
+                  default: TT_UNREACHABLE("int read of a float tensor");
+                }
+              };
+            },
+            [&](const BufferLoad&) -> IFn { TT_UNREACHABLE("the evaluator runs on unlowered DAGs"); },
+            [&](const Reduce&) -> IFn { TT_UNREACHABLE("nested reduction"); },
+        },
+        e.node().kind);
+  }
+
+  FFn compileFloat(const Expr& e) {
+    if (!isFloat(e.dtype())) {
+      IFn f = compileInt(e);
+      return [f](Env& env) { return static_cast<float>(f(env)); };
+    }
+    return std::visit(
+        Overload{
+            [&](const IntImm&) -> FFn { TT_UNREACHABLE("int constant of float dtype"); },
+            [&](const FloatImm& n) -> FFn { float v = static_cast<float>(n.value); return [v](Env&) { return v; }; },
+            [&](const VarRef& n) -> FFn { TT_UNREACHABLE("float variable " + n.var.name()); },
+            [&](const Binary& n) -> FFn {
+              FFn a = compileFloat(n.a), b = compileFloat(n.b);
+              BinOp op = n.op;
+              return [a, b, op](Env& env) { return applyBinary(op, a(env), b(env)); };
+            },
+            [&](const Unary& n) -> FFn {
+              FFn a = compileFloat(n.a);
+              UnOp op = n.op;
+              return [a, op](Env& env) { return applyUnary(op, a(env)); };
+            },
+            [&](const Select& n) -> FFn {
+              IFn c = compileInt(n.cond);
+              FFn t = compileFloat(n.t), f = compileFloat(n.f);
+              return [c, t, f](Env& env) { return c(env) ? t(env) : f(env); };
+            },
+            [&](const Cast& n) -> FFn {
+              IFn a = compileInt(n.a);
+              return [a](Env& env) { return static_cast<float>(a(env)); };
+            },
+            [&](const TensorRead& n) -> FFn {
+              auto addr = compileAddress(n);
+              return [addr](Env& env) { return *static_cast<float*>(addr(env)); };
+            },
+            [&](const BufferLoad&) -> FFn { TT_UNREACHABLE("the evaluator runs on unlowered DAGs"); },
+            [&](const Reduce&) -> FFn { TT_UNREACHABLE("nested reduction"); },
+        },
+        e.node().kind);
+  }
+
+  std::function<void*(Env&)> compileAddress(const TensorRead& n) {
+    auto it = tensors_.find(n.tensor.get());
+    TT_ASSERT(it != tensors_.end(), "evaluator: read of unknown tensor " + n.tensor.name());
+    TensorData* td = &it->second;
+    std::vector<IFn> idx;
+    for (const Expr& i : n.indices) idx.push_back(compileInt(i));
+    int bytes = dtypeBytes(n.tensor.dtype());
+    return [td, idx, bytes](Env& env) -> void* {
+      int64_t off = 0;
+      const auto& shape = td->op->shape();
+      for (size_t d = 0; d < idx.size(); ++d) {
+        int64_t v = idx[d](env);
+        TT_ASSERT(v >= 0 && v < shape[d], "evaluator: read of " + td->op->name() + " out of bounds on dimension " +
+                                              std::to_string(d) + " (index " + std::to_string(v) +
+                                              ", extent " + std::to_string(shape[d]) + ")");
+        off += v * td->strides[d];
+      }
+      return static_cast<char*>(td->data) + off * bytes;
+    };
+  }
+
+ private:
+  std::unordered_map<const Operation*, TensorData>& tensors_;
+  VarMap<int>& slots_;
+};
+
+// Iterates an odometer over extents, calling fn with the index vector written into env slots.
+void forEachPoint(Env& env, const std::vector<int>& slots, const std::vector<int64_t>& extents,
+                  const std::function<void()>& fn) {
+  size_t n = slots.size();
+  for (int64_t e : extents)
+    if (e <= 0) return;
+  for (size_t d = 0; d < n; ++d) env.vars[slots[d]] = 0;
+  while (true) {
+    fn();
+    size_t d = n;
+    while (d > 0) {
+      --d;
+      if (++env.vars[slots[d]] < extents[d]) break;
+      env.vars[slots[d]] = 0;
+      if (d == 0) return;
+    }
+    if (n == 0) return;
+  }
+}
+
+void storeValue(void* base, int64_t off, DType t, float fv, int64_t iv) {
+  switch (t) {
+    case DType::Float32: static_cast<float*>(base)[off] = fv; break;
+    case DType::Int32: static_cast<int32_t*>(base)[off] = static_cast<int32_t>(iv); break;
+    case DType::Int64: static_cast<int64_t*>(base)[off] = iv; break;
+    case DType::Bool: static_cast<uint8_t*>(base)[off] = iv != 0; break;
+  }
+}
+
+}  // namespace
+
+void evaluate(const ComputeDAG& dag, const std::vector<void*>& args) {
+  TT_ASSERT(args.size() == dag.tensors().size(), "evaluate: wrong number of buffers");
+  std::unordered_map<const Operation*, TensorData> tensors;
+  std::vector<std::unique_ptr<char[]>> scratch;
+  for (const Tensor& t : dag.ops()) {
+    TensorData td;
+    td.op = t.get();
+    const Shape& s = t.shape();
+    td.strides.assign(s.size(), 1);
+    for (int d = static_cast<int>(s.size()) - 2; d >= 0; --d) td.strides[d] = td.strides[d + 1] * s[d + 1];
+    int arg = dag.argIndex(dag.opIndex(t.get()));
+    if (arg >= 0) {
+      td.data = args[arg];
+    } else {
+      scratch.emplace_back(new char[static_cast<size_t>(t.op().numElements()) * dtypeBytes(t.dtype())]);
+      td.data = scratch.back().get();
+    }
+    tensors[t.get()] = td;
+  }
+
+  for (const Tensor& t : dag.ops()) {
+    if (!t.op().isCompute()) continue;
+    const ComputeOp& c = t.op().compute();
+    VarMap<int> slots;
+    std::vector<int> axis_slots, red_slots;
+    std::vector<int64_t> axis_ext, red_ext;
+    for (const IterVar& iv : c.axes) {
+      axis_slots.push_back(static_cast<int>(slots.size()));
+      slots[iv.var.get()] = axis_slots.back();
+      axis_ext.push_back(iv.extent);
+    }
+    for (const IterVar& iv : c.reduceAxes()) {
+      red_slots.push_back(static_cast<int>(slots.size()));
+      slots[iv.var.get()] = red_slots.back();
+      red_ext.push_back(iv.extent);
+    }
+    Env env;
+    env.vars.assign(slots.size(), 0);
+    Compiler comp(tensors, slots);
+    const TensorData& out = tensors.at(t.get());
+    DType dt = t.dtype();
+    bool fl = isFloat(dt);
+    const Reduce* r = c.reduce();
+    Expr value_expr = r ? r->source : c.body;
+    FFn fval = fl ? comp.compileFloat(value_expr) : FFn();
+    IFn ival = fl ? IFn() : comp.compileInt(value_expr);
+    IFn cond = (r && r->cond.defined()) ? comp.compileInt(r->cond) : IFn();
+    float fid = 0;
+    int64_t iid = 0;
+    if (r) {
+      Expr id = reduceIdentity(r->kind, dt);
+      if (fl) fid = static_cast<float>(id.as<FloatImm>()->value);
+      else iid = id.as<IntImm>()->value;
+    }
+    forEachPoint(env, axis_slots, axis_ext, [&] {
+      int64_t off = 0;
+      for (size_t d = 0; d < axis_slots.size(); ++d) off += env.vars[axis_slots[d]] * out.strides[d];
+      if (!r) {
+        storeValue(out.data, off, dt, fl ? fval(env) : 0.0f, fl ? 0 : ival(env));
+        return;
+      }
+      float facc = fid;
+      int64_t iacc = iid;
+      forEachPoint(env, red_slots, red_ext, [&] {
+        if (cond && !cond(env)) return;
+        if (fl) {
+          float v = fval(env);
+          switch (r->kind) {
+            case ReduceKind::Sum: facc += v; break;
+            case ReduceKind::Max: facc = std::fmax(facc, v); break;
+            case ReduceKind::Min: facc = std::fmin(facc, v); break;
+          }
+        } else {
+          int64_t v = ival(env);
+          switch (r->kind) {
+            case ReduceKind::Sum: iacc += v; break;
+            case ReduceKind::Max: iacc = std::max(iacc, v); break;
+            case ReduceKind::Min: iacc = std::min(iacc, v); break;
+          }
+        }
+      });
+      storeValue(out.data, off, dt, facc, iacc);
+    });
+  }
+}
+
+}  // namespace ttune::te

@@ -1,0 +1,71 @@
+#include <gtest/gtest.h>
+
+#include "support/error.h"
+#include "te/compute_dag.h"
+
+namespace ttune::te {
+namespace {
+
+ComputeDAG matmulRelu(int64_t m, int64_t n, int64_t k, bool relu6) {
+  Tensor a = placeholder("A", {m, k});
+  Tensor b = placeholder("B", {k, n});
+  IterVar r = reduceAxis(k, "k");
+  Tensor c = compute("C", {m, n}, [&](const std::vector<Var>& v) { return sum(a(v[0], r.var) * b(r.var, v[1]), {r}); });
+  Tensor d = compute("D", {m, n}, [&](const std::vector<Var>& v) {
+    Expr x = max(c(v), floatImm(0.0));
+    return relu6 ? min(x, floatImm(6.0)) : x;
+  });
+  return ComputeDAG({a, b}, {d});
+}
+
+TEST(ComputeDAG, TopologicalOrderAndEdges) {
+  ComputeDAG dag = matmulRelu(4, 5, 6, false);
+  ASSERT_EQ(dag.numOps(), 4);
+  EXPECT_EQ(dag.op(0).name(), "A");
+  EXPECT_EQ(dag.op(1).name(), "B");
+  EXPECT_EQ(dag.op(2).name(), "C");
+  EXPECT_EQ(dag.op(3).name(), "D");
+  EXPECT_EQ(dag.consumers(2), std::vector<int>{3});
+  EXPECT_EQ(dag.producers(2), (std::vector<int>{0, 1}));
+  EXPECT_TRUE(dag.isOutput(3));
+  EXPECT_EQ(dag.argIndex(3), 2);
+  EXPECT_EQ(dag.argIndex(2), -1);
+}
+
+TEST(ComputeDAG, FlopsCountMultiplyAdd) {
+  ComputeDAG dag = matmulRelu(4, 5, 6, false);
+  // matmul: 4*5*6*(mul + add) ; relu: 4*5 max
+  EXPECT_DOUBLE_EQ(dag.flops(), 4 * 5 * 6 * 2 + 4 * 5);
+}
+
+TEST(ComputeDAG, StructuralHashIgnoresShapes) {
+  ComputeDAG a = matmulRelu(4, 5, 6, false);
+  ComputeDAG b = matmulRelu(17, 3, 129, false);
+  EXPECT_EQ(a.structuralHash(), b.structuralHash());
+  EXPECT_NE(a.exactHash(), b.exactHash());
+  EXPECT_NE(a.workloadKey(), b.workloadKey());
+  ComputeDAG c = matmulRelu(4, 5, 6, true);
+  EXPECT_NE(a.structuralHash(), c.structuralHash());
+  // Same shapes and structure built twice: identical keys.
+  EXPECT_EQ(a.workloadKey(), matmulRelu(4, 5, 6, false).workloadKey());
+}
+
+TEST(ComputeDAG, RenamesClashingOps) {
+  Tensor a = placeholder("A", {4});
+  Tensor x = compute("T", {4}, [&](const std::vector<Var>& v) { return a(v) + floatImm(1.0); });
+  Tensor y = compute("T", {4}, [&](const std::vector<Var>& v) { return x(v) * floatImm(2.0); });
+  ComputeDAG dag({a}, {y});
+  EXPECT_EQ(dag.op(1).name(), "T");
+  EXPECT_EQ(dag.op(2).name(), "T.1");
+  EXPECT_EQ(dag.outputs()[0].name(), "T.1");
+}
+
+TEST(ComputeDAG, MissingInputIsAnError) {
+  Tensor a = placeholder("A", {4});
+  Tensor b = placeholder("B", {4});
+  Tensor c = compute("C", {4}, [&](const std::vector<Var>& v) { return a(v) + b(v); });
+  EXPECT_THROW(ComputeDAG({a}, {c}), Error);
+}
+
+}  // namespace
+}  // namespace ttune::te

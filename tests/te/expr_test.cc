@@ -1,0 +1,51 @@
+#include <gtest/gtest.h>
+
+#include "support/error.h"
+#include "te/expr.h"
+#include "te/printer.h"
+#include "te/tensor.h"
+
+namespace ttune::te {
+namespace {
+
+TEST(Expr, ConstantFoldingAndPromotion) {
+  Var i("i");
+  EXPECT_EQ(toString(Expr(2) + 3), "5");
+  EXPECT_EQ(toString(i + 0), "i");
+  EXPECT_EQ(toString(i * 1), "i");
+  EXPECT_EQ(toString(i * 0), "0");
+  Expr f = floatImm(1.5) * 2;  // int constant meets float: becomes a float constant
+  EXPECT_EQ(f.dtype(), DType::Float32);
+  EXPECT_EQ(toString(f), "(1.5f * 2f)");
+  Expr c = floatImm(1.0) + i;  // int expression meets float: cast
+  EXPECT_EQ(toString(c), "(1f + float32(i))");
+  EXPECT_EQ((i < 3).dtype(), DType::Bool);
+  EXPECT_EQ(toString(i / 2), "(i // 2)");
+  EXPECT_EQ(toString(i % 4), "(i % 4)");
+}
+
+TEST(Expr, SelectFoldsConstantCondition) {
+  Var i("i");
+  EXPECT_EQ(toString(select(boolImm(true), i, Expr(0))), "i");
+  EXPECT_EQ(toString(select(i < 2, floatImm(1.0), floatImm(0.0))), "select((i < 2), 1f, 0f)");
+}
+
+TEST(Tensor, ComputePrintsDefinition) {
+  Tensor a = placeholder("A", {4, 8});
+  Tensor b = placeholder("B", {8, 5});
+  IterVar k = reduceAxis(8, "k");
+  Tensor c = compute("C", {4, 5}, [&](const std::vector<Var>& v) {
+    return sum(a(v[0], k.var) * b(k.var, v[1]), {k});
+  });
+  EXPECT_EQ(toString(c.op()), "C[i, j] = sum((A[i, k] * B[k, j]), axis=[k])");
+  ASSERT_EQ(c.op().inputs().size(), 2u);
+  EXPECT_EQ(c.op().inputs()[0].name(), "A");
+  EXPECT_EQ(c.shape(), (Shape{4, 5}));
+}
+
+TEST(Tensor, RejectsNonPositiveShape) {
+  EXPECT_THROW(placeholder("A", {4, 0}), Error);
+}
+
+}  // namespace
+}  // namespace ttune::te
