@@ -1,0 +1,90 @@
+// Private to codegen/: translates one LoweredFunc into an LLVM function (plus outlined parallel
+// bodies) in a module. Split over emitter_stmt.cc (statements, loops, parallel outlining),
+// emitter_expr.cc (expressions, loads/stores, vector lanes) and math.cc (exp/erf/tanh).
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <unordered_map>
+#include <vector>
+
+#include "lower/loop_ir.h"
+#include "te/arith.h"
+
+namespace ttune::codegen {
+
+class Emitter {
+ public:
+  Emitter(llvm::LLVMContext& ctx, llvm::Module& mod, const std::string& cpu, const std::string& features,
+          int vector_bits);
+  void emitKernel(const lower::LoweredFunc& f);
+
+ private:
+  // ---- statements (emitter_stmt.cc)
+  void emitStmt(const lower::Stmt& s);
+  void emitFor(const lower::For& f);
+  void emitSerialLoop(const te::Var& var, llvm::Value* begin, llvm::Value* end, int64_t max_extent,
+                      const lower::Stmt& body);
+  void emitUnrolled(const lower::For& f);
+  void emitVectorized(const lower::For& f);
+  void emitVectorBody(const te::Var& var, llvm::Value* base, int lanes, int64_t max_extent, const lower::Stmt& body);
+  void emitParallel(const lower::For& f);
+  void emitAllocate(const lower::Allocate& a);
+  void emitIf(const lower::IfThenElse& s);
+  bool canVectorize(const lower::Stmt& body, const te::VarNode* v);
+  llvm::Function* newFunction(const std::string& name, llvm::FunctionType* type);
+  llvm::AllocaInst* entryAlloca(llvm::Type* type, llvm::Value* count, const std::string& name);
+
+  // ---- expressions (emitter_expr.cc)
+  llvm::Value* emitExpr(const te::Expr& e);
+  llvm::Value* emitBinary(const te::Binary& n, const te::Expr& e);
+  llvm::Value* emitSelect(const te::Select& n);
+  llvm::Value* emitCast(const te::Cast& n, te::DType to);
+  llvm::Value* emitLoad(const te::BufferRef& buf, const te::Expr& index);
+  void emitStore(const lower::Store& s);
+  llvm::Value* address(const te::Buffer* buf, llvm::Value* index);
+  llvm::Value* splat(llvm::Value* v);
+  llvm::Value* toLanes(llvm::Value* v);  // broadcast to the vector width when in vector mode
+  llvm::Value* allOnesMask();
+  llvm::Type* scalarType(te::DType t);
+  llvm::Type* storageType(te::DType t);
+  void tagAccess(llvm::Instruction* inst, const te::Buffer* buf);
+  bool isVector(llvm::Value* v) const { return v->getType()->isVectorTy(); }
+
+  // ---- math (math.cc)
+  llvm::Value* emitUnaryFloat(te::UnOp op, llvm::Value* x);
+  llvm::Value* fastExp(llvm::Value* x);
+  llvm::Value* fastErf(llvm::Value* x);
+  llvm::Value* fastTanh(llvm::Value* x);
+  llvm::Value* constF(llvm::Type* like, double v);
+  llvm::Value* callIntrinsic(llvm::Intrinsic::ID id, std::vector<llvm::Value*> args);
+
+  llvm::LLVMContext& ctx_;
+  llvm::Module& mod_;
+  llvm::IRBuilder<> b_;
+  std::string cpu_, features_;
+  int vector_bits_;
+  std::string kernel_name_;
+  int outlined_ = 0;
+
+  llvm::Function* fn_ = nullptr;
+  std::unordered_map<const te::VarNode*, llvm::Value*> vars_;
+  std::unordered_map<const te::Buffer*, llvm::Value*> bufs_;
+  te::VarBounds bounds_;
+
+  // Vector mode: the lane variable, its lane count, and the active lane mask (null = all lanes).
+  const te::VarNode* vvar_ = nullptr;
+  te::Var vbase_;
+  int lanes_ = 0;
+  llvm::Value* mask_ = nullptr;
+
+  // Alias analysis: every buffer is its own scope; an access is noalias with all other buffers.
+  llvm::MDNode* alias_domain_ = nullptr;
+  std::unordered_map<const te::Buffer*, llvm::MDNode*> scope_;
+  std::unordered_map<const te::Buffer*, llvm::MDNode*> noalias_;
+};
+
+}  // namespace ttune::codegen

@@ -1,0 +1,269 @@
+#include <llvm/IR/Intrinsics.h>
+
+#include "codegen/emitter.h"
+#include "support/assert.h"
+#include "support/overload.h"
+#include "te/expr_functor.h"
+
+namespace ttune::codegen {
+
+llvm::Type* Emitter::scalarType(te::DType t) {
+  switch (t) {
+    case te::DType::Float32: return b_.getFloatTy();
+    case te::DType::Int32: return b_.getInt32Ty();
+    case te::DType::Int64: return b_.getInt64Ty();
+    case te::DType::Bool: return b_.getInt1Ty();
+  }
+  TT_UNREACHABLE("dtype");
+}
+
+llvm::Type* Emitter::storageType(te::DType t) { return t == te::DType::Bool ? b_.getInt8Ty() : scalarType(t); }
+
+llvm::Value* Emitter::splat(llvm::Value* v) { return b_.CreateVectorSplat(lanes_, v); }
+
+llvm::Value* Emitter::toLanes(llvm::Value* v) { return (vvar_ && !isVector(v)) ? splat(v) : v; }
+
+llvm::Value* Emitter::allOnesMask() { return splat(b_.getTrue()); }
+
+void Emitter::tagAccess(llvm::Instruction* inst, const te::Buffer* buf) {
+  auto s = scope_.find(buf);
+  if (s == scope_.end()) return;
+  inst->setMetadata(llvm::LLVMContext::MD_alias_scope, s->second);
+  inst->setMetadata(llvm::LLVMContext::MD_noalias, noalias_.at(buf));
+}
+
+llvm::Value* Emitter::address(const te::Buffer* buf, llvm::Value* index) {
+  auto it = bufs_.find(buf);
+  TT_ASSERT(it != bufs_.end(), "codegen: buffer " + buf->name + " is not allocated here");
+  return b_.CreateInBoundsGEP(storageType(buf->dtype), it->second, index);
+}
+
+llvm::Value* Emitter::callIntrinsic(llvm::Intrinsic::ID id, std::vector<llvm::Value*> args) {
+  llvm::Function* f = llvm::Intrinsic::getDeclaration(&mod_, id, {args[0]->getType()});
+  return b_.CreateCall(f, args);
+}
+
+llvm::Value* Emitter::emitExpr(const te::Expr& e) {
+  return std::visit(
+      Overload{
+          [&](const te::IntImm& n) -> llvm::Value* { return llvm::ConstantInt::get(scalarType(e.dtype()), n.value, true); },
+          [&](const te::FloatImm& n) -> llvm::Value* { return llvm::ConstantFP::get(b_.getFloatTy(), n.value); },
+          [&](const te::VarRef& n) -> llvm::Value* {
+            auto it = vars_.find(n.var.get());
+            TT_ASSERT(it != vars_.end(), "codegen: unbound variable " + n.var.name());
+            return it->second;
+          },
+          [&](const te::Binary& n) { return emitBinary(n, e); },
+          [&](const te::Unary& n) -> llvm::Value* {
+            llvm::Value* a = emitExpr(n.a);
+            if (n.op == te::UnOp::Not) return b_.CreateNot(a);
+            if (te::isFloat(e.dtype())) return emitUnaryFloat(n.op, a);
+            if (n.op == te::UnOp::Neg) return b_.CreateNeg(a);
+            if (n.op == te::UnOp::Abs) return callIntrinsic(llvm::Intrinsic::abs, {a, b_.getFalse()});
+            TT_UNREACHABLE(std::string("integer ") + te::unOpName(n.op));
+          },
+          [&](const te::Select& n) { return emitSelect(n); },
+          [&](const te::Cast& n) { return emitCast(n, e.dtype()); },
+          [&](const te::BufferLoad& n) { return emitLoad(n.buffer, n.index); },
+          [&](const te::TensorRead& n) -> llvm::Value* { TT_UNREACHABLE("codegen: unlowered read of " + n.tensor.name()); },
+          [&](const te::Reduce&) -> llvm::Value* { TT_UNREACHABLE("codegen: unlowered reduction"); },
+      },
+      e.node().kind);
+}
+
+llvm::Value* Emitter::emitBinary(const te::Binary& n, const te::Expr& e) {
+  using te::BinOp;
+  llvm::Value* a = emitExpr(n.a);
+  llvm::Value* b = emitExpr(n.b);
+  if (isVector(a) != isVector(b)) {
+    a = toLanes(a);
+    b = toLanes(b);
+  }
+  bool fl = te::isFloat(n.a.dtype());
+  switch (n.op) {
+    case BinOp::Add: return fl ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
+    case BinOp::Sub: return fl ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
+    case BinOp::Mul: return fl ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
+    case BinOp::Div: return b_.CreateFDiv(a, b);
+    case BinOp::FloorDiv:
+    case BinOp::FloorMod: {
+      int64_t c;
+      bool pos_const = te::isConstInt(n.b, &c) && c > 0;
+      if (pos_const && te::constIntBound(n.a, bounds_).lo >= 0)
+        return n.op == BinOp::FloorDiv ? b_.CreateUDiv(a, b) : b_.CreateURem(a, b);
+      llvm::Value* q = b_.CreateSDiv(a, b);
+      llvm::Value* r = b_.CreateSRem(a, b);
+      llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
+      llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero),
+                                         b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
+      if (n.op == BinOp::FloorDiv) return b_.CreateSub(q, b_.CreateZExt(adjust, a->getType()));
+      return b_.CreateSelect(adjust, b_.CreateAdd(r, b), r);
+    }
+    case BinOp::Min:
+      return fl ? callIntrinsic(llvm::Intrinsic::minnum, {a, b}) : callIntrinsic(llvm::Intrinsic::smin, {a, b});
+    case BinOp::Max:
+      return fl ? callIntrinsic(llvm::Intrinsic::maxnum, {a, b}) : callIntrinsic(llvm::Intrinsic::smax, {a, b});
+    case BinOp::Pow:
+      TT_ASSERT(fl, "integer pow is not supported by codegen");
+      return callIntrinsic(llvm::Intrinsic::pow, {a, b});
+    case BinOp::Eq: return fl ? b_.CreateFCmpOEQ(a, b) : b_.CreateICmpEQ(a, b);
+    case BinOp::Ne: return fl ? b_.CreateFCmpUNE(a, b) : b_.CreateICmpNE(a, b);
+    case BinOp::Lt: return fl ? b_.CreateFCmpOLT(a, b) : b_.CreateICmpSLT(a, b);
+    case BinOp::Le: return fl ? b_.CreateFCmpOLE(a, b) : b_.CreateICmpSLE(a, b);
+    case BinOp::Gt: return fl ? b_.CreateFCmpOGT(a, b) : b_.CreateICmpSGT(a, b);
+    case BinOp::Ge: return fl ? b_.CreateFCmpOGE(a, b) : b_.CreateICmpSGE(a, b);
+    case BinOp::And: return b_.CreateAnd(a, b);
+    case BinOp::Or: return b_.CreateOr(a, b);
+  }
+  (void)e;
+  TT_UNREACHABLE("binary op");
+}
+
+llvm::Value* Emitter::emitSelect(const te::Select& n) {
+  llvm::Value* c = emitExpr(n.cond);
+  bool lazy = te::hasMemoryRead(n.t) || te::hasMemoryRead(n.f);
+  if (!lazy) {
+    llvm::Value* t = emitExpr(n.t);
+    llvm::Value* f = emitExpr(n.f);
+    if (isVector(c) || isVector(t) != isVector(f)) {
+      t = toLanes(t);
+      f = toLanes(f);
+      if (isVector(t)) c = toLanes(c);
+    }
+    return b_.CreateSelect(c, t, f);
+  }
+  if (isVector(c)) {
+    // Lane-dependent condition: each branch runs under its mask so reads never leave bounds.
+    llvm::Value* saved = mask_;
+    mask_ = saved ? b_.CreateAnd(saved, c) : c;
+    llvm::Value* t = toLanes(emitExpr(n.t));
+    llvm::Value* nc = b_.CreateNot(c);
+    mask_ = saved ? b_.CreateAnd(saved, nc) : nc;
+    llvm::Value* f = toLanes(emitExpr(n.f));
+    mask_ = saved;
+    return b_.CreateSelect(c, t, f);
+  }
+  // Uniform condition: branch, so the untaken side's reads never happen.
+  llvm::Function* fn = b_.GetInsertBlock()->getParent();
+  llvm::BasicBlock* tb = llvm::BasicBlock::Create(ctx_, "sel.t", fn);
+  llvm::BasicBlock* fb = llvm::BasicBlock::Create(ctx_, "sel.f", fn);
+  llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "sel.end", fn);
+  b_.CreateCondBr(c, tb, fb);
+  b_.SetInsertPoint(tb);
+  llvm::Value* t = emitExpr(n.t);
+  llvm::BasicBlock* tend = b_.GetInsertBlock();
+  b_.SetInsertPoint(fb);
+  llvm::Value* f = emitExpr(n.f);
+  llvm::BasicBlock* fend = b_.GetInsertBlock();
+  if (isVector(t) != isVector(f)) {  // both sides must have one type
+    if (!isVector(t)) {
+      b_.SetInsertPoint(tend);
+      t = splat(t);
+    } else {
+      b_.SetInsertPoint(fend);
+      f = splat(f);
+    }
+  }
+  b_.SetInsertPoint(tend);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(fend);
+  b_.CreateBr(done);
+  b_.SetInsertPoint(done);
+  llvm::PHINode* phi = b_.CreatePHI(t->getType(), 2);
+  phi->addIncoming(t, tend);
+  phi->addIncoming(f, fend);
+  return phi;
+}
+
+llvm::Value* Emitter::emitCast(const te::Cast& n, te::DType to) {
+  llvm::Value* a = emitExpr(n.a);
+  te::DType from = n.a.dtype();
+  llvm::Type* tt = scalarType(to);
+  if (isVector(a)) tt = llvm::VectorType::get(tt, llvm::ElementCount::getFixed(lanes_));
+  if (from == to) return a;
+  if (to == te::DType::Bool) {
+    if (te::isFloat(from)) return b_.CreateFCmpUNE(a, llvm::Constant::getNullValue(a->getType()));
+    return b_.CreateICmpNE(a, llvm::Constant::getNullValue(a->getType()));
+  }
+  if (te::isFloat(to)) {
+    if (from == te::DType::Bool) return b_.CreateUIToFP(a, tt);
+    return b_.CreateSIToFP(a, tt);
+  }
+  // to integer
+  if (te::isFloat(from)) return b_.CreateFPToSI(a, tt);
+  if (from == te::DType::Bool) return b_.CreateZExt(a, tt);
+  return b_.CreateSExtOrTrunc(a, tt);
+}
+
+llvm::Value* Emitter::emitLoad(const te::BufferRef& bref, const te::Expr& index) {
+  const te::Buffer* buf = bref.get();
+  llvm::Type* st = storageType(buf->dtype);
+  llvm::Align align(te::dtypeBytes(buf->dtype));
+  auto finish = [&](llvm::Value* v) -> llvm::Value* {
+    if (buf->dtype != te::DType::Bool) return v;
+    return b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+  };
+  bool varying = vvar_ && te::usesVar(index, vvar_);
+  if (!varying) {
+    llvm::Value* idx = emitExpr(index);
+    llvm::Value* p = address(buf, idx);
+    if (mask_) {  // lanes may be inactive: gather from the same address under the mask
+      llvm::Value* ptrs = splat(p);
+      llvm::Type* vt = llvm::VectorType::get(st, llvm::ElementCount::getFixed(lanes_));
+      auto* g = b_.CreateMaskedGather(vt, ptrs, align, mask_, llvm::Constant::getNullValue(vt));
+      tagAccess(g, buf);
+      return finish(g);
+    }
+    auto* ld = b_.CreateAlignedLoad(st, p, align);
+    tagAccess(ld, buf);
+    return finish(ld);
+  }
+  llvm::Type* vt = llvm::VectorType::get(st, llvm::ElementCount::getFixed(lanes_));
+  auto coef = te::linearCoefficient(index, vvar_);
+  if (coef && *coef == 1) {
+    te::VarMap<te::Expr> sub{{vvar_, te::Expr(vbase_)}};
+    llvm::Value* p = address(buf, emitExpr(te::substitute(index, sub)));
+    llvm::Instruction* ld = mask_ ? static_cast<llvm::Instruction*>(b_.CreateMaskedLoad(vt, p, align, mask_, llvm::Constant::getNullValue(vt)))
+                                  : b_.CreateAlignedLoad(vt, p, align);
+    tagAccess(ld, buf);
+    return finish(ld);
+  }
+  llvm::Value* vidx = toLanes(emitExpr(index));
+  llvm::Value* ptrs = address(buf, vidx);
+  auto* g = b_.CreateMaskedGather(vt, ptrs, align, mask_ ? mask_ : allOnesMask(), llvm::Constant::getNullValue(vt));
+  tagAccess(g, buf);
+  return finish(g);
+}
+
+void Emitter::emitStore(const lower::Store& s) {
+  const te::Buffer* buf = s.buffer.get();
+  llvm::Type* st = storageType(buf->dtype);
+  llvm::Align align(te::dtypeBytes(buf->dtype));
+  llvm::Value* v = emitExpr(s.value);
+  if (buf->dtype == te::DType::Bool) {
+    llvm::Type* t8 = isVector(v) ? llvm::VectorType::get(st, llvm::ElementCount::getFixed(lanes_)) : st;
+    v = b_.CreateZExt(v, t8);
+  }
+  bool varying = vvar_ && te::usesVar(s.index, vvar_);
+  if (!varying) {
+    TT_ASSERT(!isVector(v) && !mask_, "codegen: lane-varying store to one address");
+    auto* si = b_.CreateAlignedStore(v, address(buf, emitExpr(s.index)), align);
+    tagAccess(si, buf);
+    return;
+  }
+  v = toLanes(v);
+  auto coef = te::linearCoefficient(s.index, vvar_);
+  if (coef && *coef == 1) {
+    te::VarMap<te::Expr> sub{{vvar_, te::Expr(vbase_)}};
+    llvm::Value* p = address(buf, emitExpr(te::substitute(s.index, sub)));
+    llvm::Instruction* si = mask_ ? static_cast<llvm::Instruction*>(b_.CreateMaskedStore(v, p, align, mask_))
+                                  : b_.CreateAlignedStore(v, p, align);
+    tagAccess(si, buf);
+    return;
+  }
+  llvm::Value* ptrs = address(buf, toLanes(emitExpr(s.index)));
+  auto* sc = b_.CreateMaskedScatter(v, ptrs, align, mask_ ? mask_ : allOnesMask());
+  tagAccess(sc, buf);
+}
+
+}  // namespace ttune::codegen

@@ -1,0 +1,72 @@
+#include "codegen/jit.h"
+
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+
+#include <atomic>
+#include <mutex>
+
+#include "support/assert.h"
+
+namespace ttune::codegen {
+
+namespace {
+
+struct Jit {
+  std::unique_ptr<llvm::orc::LLJIT> lljit;
+  std::mutex mu;
+  std::atomic<uint64_t> counter{0};
+
+  Jit() {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    auto j = llvm::orc::LLJITBuilder().create();
+    if (!j) TT_UNREACHABLE("cannot create the LLVM JIT: " + llvm::toString(j.takeError()));
+    lljit = std::move(*j);
+    llvm::orc::JITDylib& main = lljit->getMainJITDylib();
+    llvm::orc::SymbolMap syms;
+    for (const auto& [name, addr] : runtime::runtimeSymbols()) {
+      syms[lljit->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(addr), llvm::JITSymbolFlags::Exported};
+    }
+    llvm::cantFail(main.define(llvm::orc::absoluteSymbols(std::move(syms))));
+    auto gen = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(lljit->getDataLayout().getGlobalPrefix());
+    if (!gen) TT_UNREACHABLE("cannot search process symbols: " + llvm::toString(gen.takeError()));
+    main.addGenerator(std::move(*gen));
+  }
+
+  static Jit& get() {
+    static Jit* jit = new Jit();  // kept alive until exit: kernels may be called from static dtors
+    return *jit;
+  }
+};
+
+}  // namespace
+
+LoadedKernel::~LoadedKernel() {
+  if (!dylib_) return;
+  Jit& j = Jit::get();
+  std::lock_guard<std::mutex> lock(j.mu);
+  auto* jd = static_cast<llvm::orc::JITDylib*>(dylib_);
+  llvm::consumeError(j.lljit->getExecutionSession().removeJITDylib(*jd));
+}
+
+Expected<std::shared_ptr<LoadedKernel>> loadKernel(const ObjectCode& code) {
+  Jit& j = Jit::get();
+  std::lock_guard<std::mutex> lock(j.mu);
+  auto jd = j.lljit->createJITDylib("kernel" + std::to_string(j.counter++));
+  if (!jd) return Unexpected("cannot create a JIT library: " + llvm::toString(jd.takeError()));
+  jd->addToLinkOrder(j.lljit->getMainJITDylib());
+  auto buf = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(code.bytes.data(), code.bytes.size()), code.entry);
+  if (auto err = j.lljit->addObjectFile(*jd, std::move(buf)))
+    return Unexpected("cannot load the object code of " + code.entry + ": " + llvm::toString(std::move(err)));
+  auto sym = j.lljit->lookup(*jd, code.entry);
+  if (!sym) return Unexpected("kernel " + code.entry + " is missing from its object code: " + llvm::toString(sym.takeError()));
+  std::shared_ptr<LoadedKernel> k(new LoadedKernel());
+  k->fn_ = sym->toPtr<TtuneKernelFn>();
+  k->dylib_ = &*jd;
+  return k;
+}
+
+}  // namespace ttune::codegen

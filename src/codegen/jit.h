@@ -1,0 +1,31 @@
+// Loading compiled kernels into this process. One LLJIT instance per process; every loaded
+// object lives in its own JITDylib (so the same kernel name can be loaded many times, e.g. by a
+// measurement worker) and is unloaded when its LoadedKernel is destroyed.
+#pragma once
+
+#include <memory>
+
+#include "codegen/codegen.h"
+#include "runtime/abi.h"
+#include "support/expected.h"
+
+namespace ttune::codegen {
+
+class LoadedKernel {
+ public:
+  ~LoadedKernel();
+  LoadedKernel(const LoadedKernel&) = delete;
+  LoadedKernel& operator=(const LoadedKernel&) = delete;
+  void operator()(void** args) const { fn_(args); }
+  TtuneKernelFn function() const { return fn_; }
+
+ private:
+  friend Expected<std::shared_ptr<LoadedKernel>> loadKernel(const ObjectCode& code);
+  LoadedKernel() = default;
+  TtuneKernelFn fn_ = nullptr;
+  void* dylib_ = nullptr;
+};
+
+Expected<std::shared_ptr<LoadedKernel>> loadKernel(const ObjectCode& code);
+
+}  // namespace ttune::codegen

@@ -1,0 +1,305 @@
+#include "lower/lower.h"
+
+#include <unordered_map>
+
+#include "schedule/bound.h"
+#include "support/assert.h"
+#include "te/arith.h"
+#include "te/expr_functor.h"
+
+namespace ttune::lower {
+
+using schedule::ComputeLocation;
+using schedule::IterAnnotation;
+using schedule::Stage;
+using schedule::StageLoops;
+using schedule::State;
+using te::Expr;
+using te::IntBound;
+using te::Var;
+
+namespace {
+
+struct StageBuffer {
+  te::BufferRef buffer;
+  std::vector<int64_t> extents;  // per spatial dim (region extents)
+  std::vector<int64_t> strides;
+  std::vector<Expr> min;         // region start per spatial dim, set when emitted
+};
+
+struct Emitted {
+  Stmt stmt;
+  int64_t steps = 1;  // statements executed per run of the nest (for auto-unroll)
+};
+
+class Lowerer {
+ public:
+  Lowerer(const State& state, const LowerOptions& opt) : state_(state), dag_(state.dag()), opt_(opt) {}
+
+  Expected<LoweredFunc> run(const std::string& name) {
+    const auto& stages = state_.stages();
+    bufs_.resize(stages.size());
+    LoweredFunc f;
+    f.name = name;
+    for (int i = 0; i < dag_.numOps(); ++i) {
+      const Stage& st = stages[i];
+      const te::Operation& op = dag_.op(i);
+      int arg = dag_.argIndex(i);
+      if (st.location == ComputeLocation::Inlined) continue;
+      std::vector<int64_t> ext;
+      if (st.location == ComputeLocation::At) {
+        for (size_t d = 0; d < op.shape().size(); ++d) ext.push_back(st.region[d]);
+      } else {
+        ext = op.shape();
+      }
+      int64_t size = 1;
+      for (int64_t e : ext) size *= e;
+      te::MemScope scope = arg >= 0 ? te::MemScope::Arg
+                           : (st.location == ComputeLocation::At &&
+                              size * te::dtypeBytes(op.dtype()) <= opt_.max_stack_bytes)
+                               ? te::MemScope::Local
+                               : te::MemScope::Global;
+      StageBuffer& b = bufs_[i];
+      b.buffer = std::make_shared<te::Buffer>(te::Buffer{op.name(), op.dtype(), size, scope});
+      b.extents = ext;
+      b.strides.assign(ext.size(), 1);
+      for (int d = static_cast<int>(ext.size()) - 2; d >= 0; --d) b.strides[d] = b.strides[d + 1] * ext[d + 1];
+      if (st.location != ComputeLocation::At) b.min.assign(ext.size(), te::intImm(0));
+    }
+    for (const te::Tensor& t : dag_.tensors()) f.args.push_back(bufs_[dag_.opIndex(t.get())].buffer);
+
+    std::vector<Stmt> body;
+    std::vector<te::BufferRef> globals;
+    for (int i = 0; i < dag_.numOps(); ++i) {
+      const Stage& st = stages[i];
+      if (st.is_placeholder || st.location != ComputeLocation::Root) continue;
+      if (bufs_[i].buffer->scope == te::MemScope::Global) globals.push_back(bufs_[i].buffer);
+      std::vector<Expr> mins, actual;
+      for (const schedule::RootAxis& a : st.root) {
+        mins.push_back(te::intImm(0));
+        actual.push_back(te::intImm(a.full_extent));
+      }
+      TT_TRY(Emitted e, emitStage(i, mins, actual, {}));
+      body.push_back(e.stmt);
+    }
+    Stmt s = makeSeq(std::move(body));
+    for (auto it = globals.rbegin(); it != globals.rend(); ++it) s = makeAllocate(*it, s);
+    f.body = s;
+    return f;
+  }
+
+ private:
+  struct Guard {
+    Expr rel;        // root axis offset inside the region (in leaf vars)
+    Expr limit;      // must stay below this
+    bool reduce;     // applies to the update only
+    int deepest = -1;  // innermost leaf position it depends on
+    bool linear = false;
+    int64_t coef = 0;
+  };
+
+  struct Ctx {
+    int si;
+    const Stage* st;
+    StageLoops loops;
+    std::vector<Expr> root_value;  // absolute root axis values
+    std::vector<Guard> guards;
+    te::VarBounds bounds;
+    int first_reduce = -1;
+    Stmt main_body, init_body;
+  };
+
+  Expected<Emitted> emitStage(int si, const std::vector<Expr>& mins, const std::vector<Expr>& actual,
+                              const te::VarBounds& outer) {
+    const Stage& st = state_.stages()[si];
+    Ctx c;
+    c.si = si;
+    c.st = &st;
+    TT_TRY(c.loops, schedule::buildStageLoops(st));
+    c.bounds = outer;
+    for (auto& [v, b] : c.loops.bounds) c.bounds[v] = b;
+    for (size_t d = 0; d < st.root.size(); ++d) {
+      c.root_value.push_back(te::simplify(mins[d] + c.loops.root_rel[d], c.bounds));
+      IntBound lim = te::constIntBound(actual[d], c.bounds);
+      if (c.loops.rel_max[d] < lim.lo) continue;  // never overshoots
+      Guard g{c.loops.root_rel[d], actual[d], st.root[d].kind == te::IterKind::Reduce};
+      for (size_t p = 0; p < c.loops.leaf_vars.size(); ++p)
+        if (te::usesVar(g.rel, c.loops.leaf_vars[p].get())) g.deepest = static_cast<int>(p);
+      TT_ASSERT(g.deepest >= 0, "guard on an axis no loop iterates");
+      auto coef = te::linearCoefficient(g.rel, c.loops.leaf_vars[g.deepest].get());
+      g.linear = coef.has_value() && *coef > 0;
+      g.coef = coef.value_or(0);
+      c.guards.push_back(g);
+    }
+    for (size_t p = 0; p < st.iters.size(); ++p)
+      if (st.iters[p].kind == te::IterKind::Reduce) {
+        c.first_reduce = static_cast<int>(p);
+        break;
+      }
+    return emitLoops(c, 0, false);
+  }
+
+  // Flat index of buffer `b` for absolute indices `idx`.
+  Expr flatIndex(const StageBuffer& b, const std::vector<Expr>& idx, const te::VarBounds& bounds) {
+    Expr off = te::intImm(0);
+    for (size_t d = 0; d < idx.size(); ++d) {
+      TT_ASSERT(d < b.min.size() && b.min[d].defined(), "read of " + b.buffer->name + " before its region is known");
+      off = off + (idx[d] - b.min[d]) * te::intImm(b.strides[d]);
+    }
+    return te::simplify(off, bounds);
+  }
+
+  // The value stored by the stage's innermost statement (reads turned into buffer loads).
+  Expr bodyValue(Ctx& c, Expr* cond_out) {
+    const te::ComputeOp& op = dag_.op(c.si).compute();
+    Expr body = schedule::expandInlined(state_, c.si);
+    te::VarMap<Expr> sub;
+    size_t k = 0;
+    for (const te::IterVar& iv : op.axes) sub[iv.var.get()] = c.root_value[k++];
+    for (const te::IterVar& iv : op.reduceAxes()) sub[iv.var.get()] = c.root_value[k++];
+    auto convert = [&](const Expr& e) {
+      return te::rewriteReads(te::substitute(e, sub), [&](const te::TensorRead& r, std::vector<Expr> idx) {
+        int p = dag_.opIndex(r.tensor.get());
+        return te::bufferLoad(bufs_[p].buffer, flatIndex(bufs_[p], idx, c.bounds));
+      });
+    };
+    if (const te::Reduce* red = body.as<te::Reduce>()) {
+      if (red->cond.defined()) *cond_out = te::simplify(convert(red->cond), c.bounds);
+      return te::simplify(convert(red->source), c.bounds);
+    }
+    return te::simplify(convert(body), c.bounds);
+  }
+
+  Expr storeIndex(Ctx& c) {
+    const StageBuffer& b = bufs_[c.si];
+    Expr off = te::intImm(0);
+    for (size_t d = 0; d < b.extents.size(); ++d) off = off + c.loops.root_rel[d] * te::intImm(b.strides[d]);
+    return te::simplify(off, c.bounds);
+  }
+
+  Stmt innermost(Ctx& c, bool init) {
+    const te::Operation& op = dag_.op(c.si);
+    const te::ComputeOp& comp = op.compute();
+    const te::BufferRef& buf = bufs_[c.si].buffer;
+    Expr idx = storeIndex(c);
+    const te::Reduce* red = comp.reduce();
+    if (init) return makeStore(buf, idx, te::reduceIdentity(red->kind, op.dtype()));
+    Expr cond;
+    Expr v = bodyValue(c, &cond);
+    if (!red) return makeStore(buf, idx, v);
+    Expr old = te::bufferLoad(buf, idx);
+    Expr combined = red->kind == te::ReduceKind::Sum ? old + v : red->kind == te::ReduceKind::Max ? te::max(old, v) : te::min(old, v);
+    Stmt s = makeStore(buf, idx, combined);
+    if (cond.defined() && !te::proveTrue(cond, c.bounds)) s = makeIf(cond, s);
+    return s;
+  }
+
+  // Emits leaf loops from position `pos` inward. In init mode only spatial loops are emitted and
+  // the innermost statement writes the reduction identity.
+  Expected<Emitted> emitLoops(Ctx& c, size_t pos, bool init) {
+    const Stage& st = *c.st;
+    if (pos == st.iters.size()) return Emitted{innermost(c, init), 1};
+    if (!init && static_cast<int>(pos) == c.first_reduce) {
+      TT_TRY(Emitted in, emitLoops(c, pos, true));
+      TT_TRY(Emitted up, emitMain(c, pos));
+      return Emitted{makeSeq({in.stmt, up.stmt}), in.steps + up.steps};
+    }
+    if (init && st.iters[pos].kind == te::IterKind::Reduce) return emitLoops(c, pos + 1, true);
+    return init ? emitLoop(c, pos, true, {}) : emitMain(c, pos);
+  }
+
+  Expected<Emitted> emitMain(Ctx& c, size_t pos) {
+    // Stages computed at this loop, emitted at the start of its body.
+    std::vector<Stmt> attached;
+    int64_t steps = 0;
+    const Stage& st = *c.st;
+    for (int a : state_.attachedAt(st.op, st.iters[pos].name)) {
+      TT_TRY(auto regions, schedule::computeRegion(state_, a, c.si, c.loops, c.root_value, static_cast<int>(pos), fixedBounds(c, pos)));
+      const Stage& ast = state_.stages()[a];
+      std::vector<Expr> mins, actual;
+      StageBuffer& b = bufs_[a];
+      b.min.clear();
+      for (const auto& r : regions) {
+        b.min.push_back(r.min);
+        mins.push_back(r.min);
+        actual.push_back(r.actual);
+      }
+      for (size_t d = regions.size(); d < ast.root.size(); ++d) {  // reduce axes: full
+        mins.push_back(te::intImm(0));
+        actual.push_back(te::intImm(ast.root[d].full_extent));
+      }
+      TT_TRY(Emitted e, emitStage(a, mins, actual, fixedBounds(c, pos)));
+      Stmt s = e.stmt;
+      if (b.buffer->scope != te::MemScope::Arg) s = makeAllocate(b.buffer, s);
+      attached.push_back(s);
+      steps += e.steps;
+    }
+    return emitLoop(c, pos, false, std::move(attached), steps);
+  }
+
+  te::VarBounds fixedBounds(const Ctx& c, size_t pos) {
+    te::VarBounds b;
+    for (auto& [v, r] : c.bounds) b[v] = r;
+    // Loops inside pos are not fixed: drop them so regions treat them as ranging.
+    for (size_t p = pos + 1; p < c.loops.leaf_vars.size(); ++p) b.erase(c.loops.leaf_vars[p].get());
+    return b;
+  }
+
+  Expected<Emitted> emitLoop(Ctx& c, size_t pos, bool init, std::vector<Stmt> attached, int64_t attached_steps = 0) {
+    const Stage& st = *c.st;
+    const schedule::Iterator& it = st.iters[pos];
+    Var v = c.loops.leaf_vars[pos];
+    int64_t max_ext = *it.extent;
+    TT_TRY(Emitted inner, emitLoops(c, pos + 1, init));
+    Stmt body = makeSeq({makeSeq(std::move(attached)), inner.stmt});
+    int64_t inner_steps = inner.steps + attached_steps;
+
+    // Guards whose innermost loop is this one: tighten the bound when linear, else an if.
+    Expr extent = te::intImm(max_ext);
+    for (const Guard& g : c.guards) {
+      if (g.deepest != static_cast<int>(pos) || (init && g.reduce)) continue;
+      if (g.linear) {
+        // rel = rest + coef*v < limit  <=>  v < ceil((limit - rest) / coef)
+        Expr rest = te::simplify(g.rel - Expr(v) * te::intImm(g.coef), c.bounds);
+        Expr bound = (g.limit - rest + te::intImm(g.coef - 1)) / te::intImm(g.coef);
+        extent = te::simplify(te::min(extent, te::max(bound, te::intImm(0))), c.bounds);
+      } else {
+        body = makeIf(g.rel < g.limit, body);
+      }
+    }
+    ForKind kind = ForKind::Serial;
+    switch (it.annotation) {
+      case IterAnnotation::Parallel: kind = init ? ForKind::Serial : ForKind::Parallel; break;
+      case IterAnnotation::Vectorize: kind = ForKind::Vectorized; break;
+      case IterAnnotation::Unroll:
+        kind = max_ext * inner_steps <= opt_.max_explicit_unroll ? ForKind::Unrolled : ForKind::Serial;
+        break;
+      case IterAnnotation::None:
+        if (st.auto_unroll_max_step > 0 && max_ext * inner_steps <= st.auto_unroll_max_step) kind = ForKind::Unrolled;
+        break;
+    }
+    if (init && it.annotation == IterAnnotation::Parallel) {
+      // The init nest of a reduction sits inside the parallel loop's iteration unless this loop is
+      // outside the first reduction loop; then it is part of the parallel loop itself.
+      kind = ForKind::Parallel;
+    }
+    int64_t steps = kind == ForKind::Vectorized ? inner_steps : max_ext * inner_steps;
+    if (max_ext == 1 && te::isIntValue(extent, 1)) return Emitted{makeLet(v, te::intImm(0), body), steps};
+    return Emitted{makeFor(v, extent, max_ext, kind, body), steps};
+  }
+
+  const State& state_;
+  const te::ComputeDAG& dag_;
+  LowerOptions opt_;
+  std::vector<StageBuffer> bufs_;
+};
+
+}  // namespace
+
+Expected<LoweredFunc> lower(const State& state, const std::string& name, const LowerOptions& options) {
+  State s = state;
+  TT_TRY_STATUS(s.inferBounds());
+  return Lowerer(s, options).run(name);
+}
+
+}  // namespace ttune::lower

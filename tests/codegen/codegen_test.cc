@@ -1,0 +1,100 @@
+#include <gtest/gtest.h>
+
+#include "common/check.h"
+#include "te/compute_dag.h"
+
+namespace ttune {
+namespace {
+
+using namespace te;
+
+std::shared_ptr<const ComputeDAG> matmulDag(int64_t M, int64_t N, int64_t K) {
+  Tensor a = placeholder("A", {M, K});
+  Tensor b = placeholder("B", {K, N});
+  IterVar k = reduceAxis(K, "k");
+  Tensor c = compute("C", {M, N}, [&](const std::vector<Var>& v) { return sum(a(v[0], k.var) * b(k.var, v[1]), {k}); });
+  return std::make_shared<const ComputeDAG>(std::vector<Tensor>{a, b}, std::vector<Tensor>{c});
+}
+
+TEST(Codegen, UnscheduledMatmul) {
+  schedule::State s(matmulDag(13, 17, 19));
+  auto r = testing::checkState(s);
+  ASSERT_TRUE(r.built) << r.error;
+  EXPECT_TRUE(r.cmp.ok()) << r.lowered << " max_abs_err " << r.cmp.max_abs_err;
+}
+
+TEST(Codegen, ElementwiseMathAndSelect) {
+  Tensor a = placeholder("A", {3, 37});
+  Tensor b = compute("B", {3, 37}, [&](const std::vector<Var>& v) {
+    Expr x = a(v) * 3.0;
+    return exp(x) + tanh(x) + erf(x) + sigmoid(x) + select(x > 0.5, sqrt(abs(x)), -x) + max(x, floatImm(0.1));
+  });
+  schedule::State s(std::make_shared<const ComputeDAG>(std::vector<Tensor>{a}, std::vector<Tensor>{b}));
+  auto r = testing::checkState(s);
+  ASSERT_TRUE(r.built) << r.error;
+  EXPECT_TRUE(r.cmp.ok()) << r.lowered << " max_abs_err " << r.cmp.max_abs_err;
+}
+
+TEST(Codegen, TiledVectorizedParallelMatmul) {
+  auto dag = matmulDag(64, 48, 32);
+  using namespace schedule;
+  std::vector<Step> steps = {
+      SplitStep{"C", "i", 64, {4}, true},
+      SplitStep{"C", "j", 48, {16}, true},
+      ReorderStep{"C", {"i.0", "j.0", "k", "i.1", "j.1"}},
+      AnnotationStep{"C", "j.1", IterAnnotation::Vectorize},
+      AnnotationStep{"C", "i.1", IterAnnotation::Unroll},
+      AnnotationStep{"C", "i.0", IterAnnotation::Parallel},
+  };
+  auto st = State::replay(dag, steps);
+  ASSERT_TRUE(st.ok()) << st.error();
+  auto r = testing::checkState(*st);
+  ASSERT_TRUE(r.built) << r.error;
+  EXPECT_TRUE(r.cmp.ok()) << r.lowered << " max_abs_err " << r.cmp.max_abs_err;
+}
+
+TEST(Codegen, ImperfectSplitsStayExact) {
+  auto dag = matmulDag(30, 37, 11);
+  using namespace schedule;
+  std::vector<Step> steps = {
+      SplitStep{"C", "i", 30, {4, 2}, true},
+      SplitStep{"C", "j", 37, {16}, true},
+      SplitStep{"C", "k", 11, {4}, true},
+      ReorderStep{"C", {"i.0", "j.0", "k.0", "i.1", "k.1", "i.2", "j.1"}},
+      AnnotationStep{"C", "j.1", IterAnnotation::Vectorize},
+      AnnotationStep{"C", "i.0", IterAnnotation::Parallel},
+  };
+  auto st = State::replay(dag, steps);
+  ASSERT_TRUE(st.ok()) << st.error();
+  auto r = testing::checkState(*st);
+  ASSERT_TRUE(r.built) << r.error;
+  EXPECT_TRUE(r.cmp.ok()) << r.lowered << " max_abs_err " << r.cmp.max_abs_err;
+}
+
+TEST(Codegen, CacheWriteComputeAt) {
+  auto dag = matmulDag(64, 64, 40);
+  using namespace schedule;
+  std::vector<Step> steps = {
+      CacheWriteStep{"C", "local"},
+      SplitStep{"C.local", "i", 64, {2, 4}, true},
+      SplitStep{"C.local", "j", 64, {2, 16}, true},
+      ReorderStep{"C.local", {"i.0", "j.0", "i.1", "j.1", "k", "i.2", "j.2"}},
+      FollowSplitStep{"C", "i", 1, 2},
+      FollowSplitStep{"C", "j", 2, 2},
+      ReorderStep{"C", {"i.0", "j.0", "i.1", "j.1", "i.2", "j.2"}},
+      ComputeAtStep{"C.local", "C", "j.1"},
+      FuseStep{"C", {"i.0", "j.0"}},
+      AnnotationStep{"C", "i.0@j.0@", IterAnnotation::Parallel},
+      AnnotationStep{"C.local", "j.2", IterAnnotation::Vectorize},
+      AutoUnrollStep{"C.local", 64},
+      AnnotationStep{"C", "j.2", IterAnnotation::Vectorize},
+  };
+  auto st = State::replay(dag, steps);
+  ASSERT_TRUE(st.ok()) << st.error();
+  auto r = testing::checkState(*st);
+  ASSERT_TRUE(r.built) << r.error;
+  EXPECT_TRUE(r.cmp.ok()) << r.lowered << " max_abs_err " << r.cmp.max_abs_err;
+}
+
+}  // namespace
+}  // namespace ttune

@@ -1,0 +1,28 @@
+// Test helpers: compile a State, run it on seeded random inputs and compare with the reference
+// evaluator.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "runtime/ndarray.h"
+#include "schedule/state.h"
+
+namespace ttune::testing {
+
+struct CheckResult {
+  bool built = false;
+  std::string error;  // lowering / compile failure
+  runtime::Comparison cmp;
+  std::string lowered;  // the loop IR, for failure messages
+};
+
+// Random inputs for every DAG input (integers in [0, int_hi) for integer tensors).
+std::vector<runtime::NDArray> randomInputs(const te::ComputeDAG& dag, uint64_t seed, int64_t int_hi = 4);
+// Reference outputs from the evaluator.
+std::vector<runtime::NDArray> referenceOutputs(const te::ComputeDAG& dag, const std::vector<runtime::NDArray>& inputs);
+// Lowers, compiles and runs the state; compares all outputs with the reference on the state's
+// original DAG (layout-rewritten weights are packed first).
+CheckResult checkState(const schedule::State& state, uint64_t seed = 1, double atol = 1e-4, double rtol = 1e-4);
+
+}  // namespace ttune::testing
