@@ -1,1 +1,2 @@
-ttune_module(ops SOURCES ops/registry.cc DEPS ttune_te)
+ttune_module(ops SOURCES ops/op_utils.cc ops/transform.cc ops/elementwise.cc ops/nn.cc ops/pool.cc
+             ops/reduce.cc ops/registry.cc ops/registry_ops.cc DEPS ttune_te)

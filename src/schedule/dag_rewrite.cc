@@ -219,7 +219,12 @@ Expected<ComputeDAG> layoutRewriteDag(const ComputeDAG& dag, const Stage& stage,
   });
   if (!ok || nreads != 1)
     return Unexpected("layout rewrite of " + placeholder + " needs every index to be a plain loop axis of " + stage.op);
-  TT_TRY(StageLoops loops, buildStageLoops(stage));
+  // The packed layout follows the stage's tiling of the whole tensor, also when the stage is
+  // computed inside another one (its loops then cover one tile of the layout at a time).
+  Stage whole = stage;
+  for (size_t d = 0; d < whole.root.size(); ++d) whole.region[d] = whole.root[d].full_extent;
+  computeLeafExtents(whole);
+  TT_TRY(StageLoops loops, buildStageLoops(whole));
 
   // Packed dims: the stage's leaves that contribute to an axis indexing the weight, in loop order.
   WeightLayout lay;
@@ -237,13 +242,13 @@ Expected<ComputeDAG> layoutRewriteDag(const ComputeDAG& dag, const Stage& stage,
       int axis = dim_axis[d];
       auto coef = te::linearCoefficient(loops.root_rel[axis], lv);
       if (!coef) return Unexpected("layout rewrite of " + placeholder + " cannot follow fused loop " + stage.iters[li].name);
-      if (*coef == 0) continue;
-      int64_t ext = *stage.iters[li].extent;
+      int64_t ext = *whole.iters[li].extent;
+      if (*coef == 0 || ext == 1) continue;
       lay.packed_shape.push_back(ext);
       lay.source_dim.push_back(static_cast<int>(d));
       lay.source_stride.push_back(*coef);
       Expr rv = root_vars[axis];
-      packed_index.push_back(ext == 1 ? te::intImm(0) : (rv / te::intImm(*coef)) % te::intImm(ext));
+      packed_index.push_back((rv / te::intImm(*coef)) % te::intImm(ext));
     }
   }
   if (lay.packed_shape.empty()) return Unexpected("layout rewrite of " + placeholder + " found no loop to follow");

@@ -21,16 +21,6 @@ Expected<te::ComputeDAG> cacheReadDag(const te::ComputeDAG& dag, const std::stri
 Expected<te::ComputeDAG> rfactorDag(const te::ComputeDAG& dag, const Stage& stage, const std::string& iter,
                                     int factor_axis);
 
-// How a constant weight is re-laid-out by a layout rewrite: packed[leaf indices] =
-// original[root indices] (zero where a non-dividing split pads).
-struct WeightLayout {
-  std::string original, packed;         // tensor names
-  te::Shape original_shape, packed_shape;
-  // For each packed dimension: the original dimension it came from and the stride of its part
-  // inside that dimension (original index = sum over parts of part index * stride).
-  std::vector<int> source_dim;
-  std::vector<int64_t> source_stride;
-};
 Expected<te::ComputeDAG> layoutRewriteDag(const te::ComputeDAG& dag, const Stage& stage,
                                           const std::string& placeholder, WeightLayout* layout);
 // The DAG that packs the original weight into the layout (input: original, output: packed).

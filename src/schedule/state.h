@@ -17,6 +17,7 @@
 #include <variant>
 #include <vector>
 
+#include "schedule/dag_rewrite_fwd.h"
 #include "schedule/step.h"
 #include "support/expected.h"
 #include "te/compute_dag.h"
@@ -86,6 +87,9 @@ class State {
   const std::shared_ptr<const te::ComputeDAG>& originalDag() const { return original_dag_; }
   const std::vector<Stage>& stages() const { return stages_; }
   const std::vector<Step>& steps() const { return steps_; }
+  // Constant weights re-laid-out by layout-rewrite steps: the kernel takes `packed` in place of
+  // `original` (see packingDag in dag_rewrite.h to produce it).
+  const std::vector<WeightLayout>& weightLayouts() const { return layouts_; }
   int stageIndex(const std::string& op) const;  // -1 if absent
   const Stage& stage(const std::string& op) const;
   // Stages attached at (stage, iter), in stage order.
@@ -108,6 +112,7 @@ class State {
   std::shared_ptr<const te::ComputeDAG> dag_, original_dag_;
   std::vector<Stage> stages_;
   std::vector<Step> steps_;
+  std::vector<WeightLayout> layouts_;
 };
 
 // Builds the initial stage for op `index` of `dag` (root, unsplit).

@@ -291,9 +291,10 @@ class StepApplier {
 
   Status applyOne(const LayoutRewriteStep& step) {
     TT_TRY(Stage* st, computeStage(step.stage));
-    if (st->location != ComputeLocation::Root) return Unexpected("layout rewrite needs stage " + step.stage + " at root");
-    TT_TRY(te::ComputeDAG nd, layoutRewriteDag(s_.dag(), *st, step.placeholder, nullptr));
+    WeightLayout layout;
+    TT_TRY(te::ComputeDAG nd, layoutRewriteDag(s_.dag(), *st, step.placeholder, &layout));
     swapDag(std::move(nd), {});
+    s_.layouts_.push_back(std::move(layout));
     return okStatus();
   }
 

@@ -10,7 +10,7 @@ using namespace te;
 
 std::shared_ptr<const ComputeDAG> matmulDag(int64_t M, int64_t N, int64_t K) {
   Tensor a = placeholder("A", {M, K});
-  Tensor b = placeholder("B", {K, N});
+  Tensor b = placeholder("B", {K, N}, DType::Float32, /*is_constant=*/true);
   IterVar k = reduceAxis(K, "k");
   Tensor c = compute("C", {M, N}, [&](const std::vector<Var>& v) { return sum(a(v[0], k.var) * b(k.var, v[1]), {k}); });
   return std::make_shared<const ComputeDAG>(std::vector<Tensor>{a, b}, std::vector<Tensor>{c});
@@ -91,6 +91,33 @@ TEST(Codegen, CacheWriteComputeAt) {
   };
   auto st = State::replay(dag, steps);
   ASSERT_TRUE(st.ok()) << st.error();
+  auto r = testing::checkState(*st);
+  ASSERT_TRUE(r.built) << r.error;
+  EXPECT_TRUE(r.cmp.ok()) << r.lowered << " max_abs_err " << r.cmp.max_abs_err;
+}
+
+TEST(Codegen, LayoutRewriteOfAttachedStageWithImperfectTiles) {
+  auto dag = matmulDag(50, 70, 30);
+  using namespace schedule;
+  std::vector<Step> steps = {
+      CacheWriteStep{"C", "local"},
+      SplitStep{"C.local", "i", 50, {2, 4}, true},
+      SplitStep{"C.local", "j", 70, {2, 16}, true},
+      SplitStep{"C.local", "k", 30, {4}, true},
+      ReorderStep{"C.local", {"i.0", "j.0", "i.1", "j.1", "k.0", "i.2", "k.1", "j.2"}},
+      FollowSplitStep{"C", "i", 1, 2},
+      FollowSplitStep{"C", "j", 2, 2},
+      ReorderStep{"C", {"i.0", "j.0", "i.1", "j.1", "i.2", "j.2"}},
+      ComputeAtStep{"C.local", "C", "j.1"},
+      FuseStep{"C", {"i.0", "j.0"}},
+      AnnotationStep{"C", "i.0@j.0@", IterAnnotation::Parallel},
+      AnnotationStep{"C.local", "j.2", IterAnnotation::Vectorize},
+      AutoUnrollStep{"C.local", 16},
+      LayoutRewriteStep{"C.local", "B"},
+  };
+  auto st = State::replay(dag, steps);
+  ASSERT_TRUE(st.ok()) << st.error();
+  ASSERT_EQ(st->weightLayouts().size(), 1u);
   auto r = testing::checkState(*st);
   ASSERT_TRUE(r.built) << r.error;
   EXPECT_TRUE(r.cmp.ok()) << r.lowered << " max_abs_err " << r.cmp.max_abs_err;

@@ -3,6 +3,7 @@
 #include "codegen/codegen.h"
 #include "codegen/jit.h"
 #include "lower/lower.h"
+#include "schedule/dag_rewrite.h"
 #include "te/evaluator.h"
 
 namespace ttune::testing {
@@ -62,6 +63,17 @@ CheckResult checkState(const schedule::State& state, uint64_t seed, double atol,
     runtime::NDArray arg;
     for (size_t i = 0; i < orig.inputs().size(); ++i)
       if (orig.inputs()[i].name() == t.name()) arg = inputs[i];
+    for (const schedule::WeightLayout& lay : state.weightLayouts()) {
+      if (lay.packed != t.name()) continue;
+      runtime::NDArray src;
+      for (size_t i = 0; i < orig.inputs().size(); ++i)
+        if (orig.inputs()[i].name() == lay.original) src = inputs[i];
+      if (!src.defined()) continue;
+      te::ComputeDAG pack = schedule::packingDag(lay, t.dtype());
+      arg = runtime::NDArray(lay.packed_shape, t.dtype());
+      te::evaluate(pack, {src.data(), arg.data()});
+      actual.push_back(arg);  // keep alive
+    }
     if (!arg.defined()) {
       r.built = false;
       r.error = "input " + t.name() + " has no counterpart in the original DAG";
@@ -69,11 +81,13 @@ CheckResult checkState(const schedule::State& state, uint64_t seed, double atol,
     }
     args.push_back(arg.data());
   }
+  std::vector<runtime::NDArray> outs;
   for (const te::Tensor& t : dag.outputs()) {
-    actual.push_back(runtime::NDArray(t.shape(), t.dtype()));
-    args.push_back(actual.back().data());
+    outs.push_back(runtime::NDArray(t.shape(), t.dtype()));
+    args.push_back(outs.back().data());
   }
   (**k)(args.data());
+  actual = outs;
   for (size_t i = 0; i < actual.size(); ++i) {
     runtime::Comparison c = runtime::compare(actual[i], expected[i], atol, rtol);
     r.cmp.max_abs_err = std::max(r.cmp.max_abs_err, c.max_abs_err);
