@@ -131,8 +131,9 @@ TEST(Rfactor, FactorsReductionIntoNewStage) {
   auto r = testing::checkState(*st);
   ASSERT_TRUE(r.built) << r.error;
   EXPECT_TRUE(r.cmp.ok()) << r.lowered;
-  auto bad = State::replay(dag, {RfactorStep{"S", "k", 0}});
-  EXPECT_FALSE(bad.ok());
+  auto bad = State::replay(dag, {RfactorStep{"S", "i", 0}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.error(), "step 0 rfactor(S, i, 0): rfactor iterator i is not a reduction");
 }
 
 TEST(Replay, ReasonNamesTheStep) {
