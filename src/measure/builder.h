@@ -1,0 +1,47 @@
+// Builder: turns candidate schedules into object code, several at a time on a pool of threads
+// (each compile has its own LLVM context). A build replays the steps on the workload's DAG,
+// lowers and compiles; a failure at any stage is reported with its kind (Instantiation for steps
+// that do not apply, CompileError for the rest). LLVM compilation cannot be interrupted, so the
+// timeout is checked when a build ends: a build slower than it is reported as CompileTimeout and
+// its code discarded; lowering caps unrolling so that compile times stay bounded.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "codegen/codegen.h"
+#include "schedule/record.h"
+#include "schedule/state.h"
+
+namespace ttune::measure {
+
+struct MeasureInput {
+  std::shared_ptr<const te::ComputeDAG> dag;  // the workload, unscheduled
+  std::vector<schedule::Step> steps;
+};
+
+struct BuildResult {
+  schedule::ErrorKind error = schedule::ErrorKind::None;
+  std::string message;
+  codegen::ObjectCode code;
+  std::shared_ptr<const te::ComputeDAG> scheduled;  // the DAG after DAG-changing steps
+  std::vector<schedule::WeightLayout> layouts;
+  double build_s = 0;
+  bool ok() const { return error == schedule::ErrorKind::None; }
+};
+
+// Builds one candidate in the calling thread.
+BuildResult buildOne(const MeasureInput& input, const std::string& name = "kernel");
+
+class Builder {
+ public:
+  explicit Builder(int threads = 0, double timeout_s = 15);
+  std::vector<BuildResult> build(const std::vector<MeasureInput>& inputs);
+
+ private:
+  int threads_;
+  double timeout_s_;
+};
+
+}  // namespace ttune::measure

@@ -1,0 +1,54 @@
+// Measurer: builds a batch of candidates in parallel, then times them one after the other in the
+// worker process, and returns one RecordResult per candidate (a time, or the kind of error).
+// With `check`, each candidate's outputs are compared with the reference evaluator's on seeded
+// inputs (the reference is computed once per workload; expensive for big kernels).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <vector>
+
+#include "measure/builder.h"
+#include "measure/runner.h"
+
+namespace ttune::measure {
+
+struct MeasureOptions {
+  TimingOptions timing;
+  int build_threads = 0;     // 0: one per core
+  double build_timeout_s = 15;
+  double run_timeout_s = 10;
+  int threads = 0;           // kernel threads in the worker; 0: its default
+  bool check = false;
+  double atol = 1e-3, rtol = 1e-3;
+  uint64_t seed = 1;
+};
+
+class Measurer {
+ public:
+  explicit Measurer(MeasureOptions options = {});
+  std::vector<schedule::RecordResult> measure(const std::vector<MeasureInput>& inputs);
+  const MeasureOptions& options() const { return options_; }
+  Runner& runner() { return runner_; }
+
+ private:
+  struct Reference {
+    std::vector<runtime::NDArray> inputs, outputs;
+  };
+  const Reference& reference(const std::shared_ptr<const te::ComputeDAG>& dag);
+
+  MeasureOptions options_;
+  Builder builder_;
+  Runner runner_;
+  std::map<const te::ComputeDAG*, std::pair<std::shared_ptr<const te::ComputeDAG>, Reference>> refs_;
+};
+
+// Inputs of a scheduled kernel from the original inputs: same tensors by name, weights packed
+// into the layouts the schedule chose.
+std::vector<runtime::NDArray> scheduledInputs(const te::ComputeDAG& original, const std::vector<runtime::NDArray>& inputs,
+                                              const te::ComputeDAG& scheduled,
+                                              const std::vector<schedule::WeightLayout>& layouts);
+// Packs a weight into a layout (compiled packing kernel).
+runtime::NDArray packWeight(const schedule::WeightLayout& layout, const runtime::NDArray& original);
+
+}  // namespace ttune::measure

@@ -1,0 +1,183 @@
+#include "measure/runner.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "measure/wire.h"
+#include "support/log.h"
+
+extern char** environ;
+
+namespace ttune::measure {
+
+using schedule::ErrorKind;
+
+std::string workerPath() {
+  if (const char* env = std::getenv("TTUNE_WORKER")) return env;
+  char buf[4096];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n > 0) {
+    buf[n] = 0;
+    std::string dir(buf);
+    dir = dir.substr(0, dir.rfind('/'));
+    std::string p = dir + "/ttune-worker";
+    struct stat st;
+    if (stat(p.c_str(), &st) == 0) return p;
+  }
+  return TTUNE_WORKER_DEFAULT_PATH;
+}
+
+Runner::Runner() { signal(SIGPIPE, SIG_IGN); }
+
+Runner::~Runner() { stopWorker(false); }
+
+bool Runner::ensureWorker(std::string* why) {
+  if (pid_ > 0) return true;
+  int req[2], resp[2];
+  if (pipe2(req, O_CLOEXEC) != 0 || pipe2(resp, O_CLOEXEC) != 0) {
+    *why = std::string("cannot create pipes for the measurement worker: ") + std::strerror(errno);
+    return false;
+  }
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, req[0], 3);
+  posix_spawn_file_actions_adddup2(&fa, resp[1], 4);
+  std::string path = workerPath();
+  char* argv[] = {const_cast<char*>(path.c_str()), nullptr};
+  pid_t pid;
+  int rc = posix_spawn(&pid, path.c_str(), &fa, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(req[0]);
+  close(resp[1]);
+  if (rc != 0) {
+    close(req[1]);
+    close(resp[0]);
+    *why = "cannot start the measurement worker " + path + ": " + std::strerror(rc);
+    return false;
+  }
+  pid_ = pid;
+  to_worker_ = req[1];
+  from_worker_ = resp[0];
+  ++starts_;
+  return true;
+}
+
+std::string Runner::reapWorker() {
+  int status = 0;
+  std::string how = "the worker exited";
+  if (pid_ > 0 && waitpid(pid_, &status, 0) == pid_) {
+    if (WIFSIGNALED(status)) how = std::string("the candidate killed its worker with signal ") + std::to_string(WTERMSIG(status)) +
+                                   " (" + strsignal(WTERMSIG(status)) + ")";
+    else if (WIFEXITED(status)) how = "the worker exited with status " + std::to_string(WEXITSTATUS(status));
+  }
+  close(to_worker_);
+  close(from_worker_);
+  pid_ = -1;
+  to_worker_ = from_worker_ = -1;
+  return how;
+}
+
+void Runner::stopWorker(bool kill) {
+  if (pid_ <= 0) return;
+  if (kill) ::kill(pid_, SIGKILL);
+  else close(to_worker_), to_worker_ = -1;  // EOF makes the worker exit
+  reapWorker();
+}
+
+namespace {
+std::vector<char> encode(const RunRequest& r) {
+  wire::Writer w;
+  w.str(r.code.entry);
+  w.bytes(r.code.bytes.data(), r.code.bytes.size());
+  w.pod<int32_t>(r.threads);
+  w.pod<int32_t>(r.timing.warmup);
+  w.pod<int32_t>(r.timing.number);
+  w.pod<int32_t>(r.timing.repeat);
+  w.pod<double>(r.timing.min_repeat_ms);
+  w.pod<uint8_t>(r.timing.cache_flush);
+  w.pod<uint64_t>(r.seed);
+  w.pod<uint32_t>(static_cast<uint32_t>(r.args.size()));
+  size_t in = 0;
+  for (const ArgSpec& a : r.args) {
+    w.pod<uint8_t>(static_cast<uint8_t>(a.dtype));
+    w.pod<uint32_t>(static_cast<uint32_t>(a.shape.size()));
+    for (int64_t d : a.shape) w.pod<int64_t>(d);
+    w.pod<uint8_t>(a.is_output);
+    bool has = !a.is_output && in < r.data.size();
+    w.pod<uint8_t>(has);
+    if (has) w.bytes(r.data[in].data(), static_cast<size_t>(r.data[in].bytes()));
+    if (!a.is_output) ++in;
+  }
+  w.pod<uint32_t>(static_cast<uint32_t>(r.expected.size()));
+  for (const auto& e : r.expected) w.bytes(e.data(), static_cast<size_t>(e.bytes()));
+  w.pod<double>(r.atol);
+  w.pod<double>(r.rtol);
+  return w.buffer();
+}
+}  // namespace
+
+RunResult Runner::run(const RunRequest& request) {
+  RunResult res;
+  std::string why;
+  std::vector<char> msg = encode(request);
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (!ensureWorker(&why)) {
+      res.error = ErrorKind::Unknown;
+      res.message = why;
+      return res;
+    }
+    if (wire::writeMessage(to_worker_, msg)) break;
+    reapWorker();  // a dead worker from an earlier candidate: restart once
+    if (attempt == 1) {
+      res.error = ErrorKind::Unknown;
+      res.message = "cannot send the candidate to the measurement worker";
+      return res;
+    }
+  }
+  std::vector<char> reply;
+  int r = wire::readMessage(from_worker_, &reply, static_cast<int>(request.timeout_s * 1000));
+  if (r == 0) {
+    stopWorker(true);
+    res.error = ErrorKind::RuntimeTimeout;
+    res.message = "the candidate did not finish within " + std::to_string(request.timeout_s) + " s";
+    return res;
+  }
+  if (r < 0) {
+    res.error = ErrorKind::RuntimeCrash;
+    res.message = reapWorker();
+    return res;
+  }
+  wire::Reader rd(reply);
+  uint8_t ek;
+  uint32_t n;
+  if (!rd.pod(&ek) || !rd.str(&res.message) || !rd.pod(&n)) {
+    stopWorker(true);
+    res.error = ErrorKind::Unknown;
+    res.message = "malformed reply from the measurement worker";
+    return res;
+  }
+  res.error = static_cast<ErrorKind>(ek);
+  for (uint32_t i = 0; i < n; ++i) {
+    double c;
+    rd.pod(&c);
+    res.timing.costs_s.push_back(c);
+  }
+  int32_t number = 1;
+  rd.pod(&number);
+  rd.pod(&res.max_abs_err);
+  res.timing.number = number;
+  if (!res.timing.costs_s.empty()) {
+    res.timing.median_s = median(res.timing.costs_s);
+    res.timing.min_s = *std::min_element(res.timing.costs_s.begin(), res.timing.costs_s.end());
+    res.timing.max_s = *std::max_element(res.timing.costs_s.begin(), res.timing.costs_s.end());
+  }
+  return res;
+}
+
+}  // namespace ttune::measure

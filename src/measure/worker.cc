@@ -1,0 +1,126 @@
+// The measurement worker process: loads each candidate's object code, runs it on its inputs with
+// the timing protocol, checks its outputs and answers. Anything a candidate does wrong ends at
+// most this process.
+#include <unistd.h>
+
+#include <cmath>
+
+#include "codegen/jit.h"
+#include "measure/runner.h"
+#include "measure/wire.h"
+#include "runtime/thread_pool.h"
+
+namespace ttune::measure {
+
+using schedule::ErrorKind;
+
+namespace {
+
+std::vector<char> reply(ErrorKind e, const std::string& msg, const Timing& t = {}, double max_err = 0) {
+  wire::Writer w;
+  w.pod<uint8_t>(static_cast<uint8_t>(e));
+  w.str(msg);
+  w.pod<uint32_t>(static_cast<uint32_t>(t.costs_s.size()));
+  for (double c : t.costs_s) w.pod<double>(c);
+  w.pod<int32_t>(t.number);
+  w.pod<double>(max_err);
+  return w.buffer();
+}
+
+std::vector<char> handle(const std::vector<char>& msg) {
+  wire::Reader rd(msg);
+  codegen::ObjectCode code;
+  int32_t threads, warmup, number, repeat;
+  double min_ms, atol, rtol;
+  uint8_t flush;
+  uint64_t seed;
+  uint32_t nargs;
+  TimingOptions topt;
+  if (!rd.str(&code.entry) || !rd.bytes(&code.bytes) || !rd.pod(&threads) || !rd.pod(&warmup) || !rd.pod(&number) ||
+      !rd.pod(&repeat) || !rd.pod(&min_ms) || !rd.pod(&flush) || !rd.pod(&seed) || !rd.pod(&nargs))
+    return reply(ErrorKind::Unknown, "malformed request");
+  topt = TimingOptions{warmup, number, repeat, min_ms, flush != 0};
+  std::vector<runtime::NDArray> arrays;
+  std::vector<bool> is_out;
+  for (uint32_t i = 0; i < nargs; ++i) {
+    uint8_t dt, out, has;
+    uint32_t nd;
+    if (!rd.pod(&dt) || !rd.pod(&nd)) return reply(ErrorKind::Unknown, "malformed request");
+    te::Shape shape(nd);
+    for (auto& d : shape) rd.pod(&d);
+    rd.pod(&out);
+    rd.pod(&has);
+    runtime::NDArray a = runtime::NDArray::empty(shape, static_cast<te::DType>(dt));
+    if (has) {
+      std::vector<char> data;
+      rd.bytes(&data);
+      if (static_cast<int64_t>(data.size()) != a.bytes()) return reply(ErrorKind::Unknown, "input size mismatch");
+      std::memcpy(a.data(), data.data(), data.size());
+    } else if (out) {
+      a.fill(0);
+    } else if (te::isFloat(a.dtype())) {
+      a.fillRandom(seed + i, -1.0, 1.0);
+    } else {
+      a.fillRandom(seed + i, 0, 2);
+    }
+    arrays.push_back(a);
+    is_out.push_back(out != 0);
+  }
+  uint32_t nexp;
+  rd.pod(&nexp);
+  std::vector<std::vector<char>> expected(nexp);
+  for (auto& e : expected) rd.bytes(&e);
+  rd.pod(&atol);
+  rd.pod(&rtol);
+
+  if (threads > 0) runtime::ThreadPool::global().setNumThreads(threads);
+  auto kernel = codegen::loadKernel(code);
+  if (!kernel.ok()) return reply(ErrorKind::CompileError, kernel.error());
+  std::vector<void*> args;
+  for (auto& a : arrays) args.push_back(a.data());
+  auto run = [&] { (**kernel)(args.data()); };
+  auto flushAll = [&] {
+    for (size_t i = 0; i < arrays.size(); ++i)
+      if (!is_out[i]) flushCache(arrays[i].data(), static_cast<size_t>(arrays[i].bytes()));
+  };
+  Timing t = timeFunction(run, topt, flushAll);
+
+  // Outputs: finite, and equal to the reference when one was sent.
+  double max_err = 0;
+  size_t oi = 0;
+  for (size_t i = 0; i < arrays.size(); ++i) {
+    if (!is_out[i]) continue;
+    const runtime::NDArray& a = arrays[i];
+    if (a.dtype() == te::DType::Float32) {
+      const float* p = a.as<float>();
+      for (int64_t k = 0; k < a.numElements(); ++k)
+        if (!std::isfinite(p[k]))
+          return reply(ErrorKind::NonFinite, "output " + std::to_string(oi) + " has a non-finite value at element " + std::to_string(k), t);
+    }
+    if (oi < expected.size()) {
+      runtime::NDArray e = runtime::NDArray::empty(a.shape(), a.dtype());
+      if (static_cast<int64_t>(expected[oi].size()) != e.bytes()) return reply(ErrorKind::Unknown, "expected size mismatch", t);
+      std::memcpy(e.data(), expected[oi].data(), expected[oi].size());
+      runtime::Comparison c = runtime::compare(a, e, atol, rtol);
+      max_err = std::max(max_err, c.max_abs_err);
+      if (!c.ok())
+        return reply(ErrorKind::WrongAnswer, "output " + std::to_string(oi) + " differs from the reference in " +
+                                                 std::to_string(c.mismatches) + " elements (max abs error " +
+                                                 std::to_string(c.max_abs_err) + ")", t, max_err);
+    }
+    ++oi;
+  }
+  return reply(ErrorKind::None, "", t, max_err);
+}
+
+}  // namespace
+
+int workerMain() {
+  std::vector<char> msg;
+  while (wire::readMessage(3, &msg, -1) == 1) {
+    if (!wire::writeMessage(4, handle(msg))) return 1;
+  }
+  return 0;
+}
+
+}  // namespace ttune::measure

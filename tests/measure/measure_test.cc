@@ -1,0 +1,144 @@
+#include <gtest/gtest.h>
+
+#include "codegen/codegen.h"
+#include "lower/lower.h"
+#include "measure/measurer.h"
+
+namespace ttune::measure {
+namespace {
+
+using namespace te;
+using schedule::ErrorKind;
+
+// A kernel written directly in loop IR: out[0] = f(...) with an explicit body.
+codegen::ObjectCode compileBody(const std::function<lower::Stmt(const te::BufferRef& in, const te::BufferRef& out)>& body) {
+  auto in = std::make_shared<te::Buffer>(te::Buffer{"in", DType::Float32, 16, MemScope::Arg});
+  auto out = std::make_shared<te::Buffer>(te::Buffer{"out", DType::Float32, 16, MemScope::Arg});
+  lower::LoweredFunc f{"kernel", {in, out}, body(in, out)};
+  auto obj = codegen::compile(f);
+  EXPECT_TRUE(obj.ok());
+  return *obj;
+}
+
+RunRequest request(codegen::ObjectCode code) {
+  RunRequest r;
+  r.code = std::move(code);
+  r.args = {ArgSpec{{16}, DType::Float32, false}, ArgSpec{{16}, DType::Float32, true}};
+  r.timing.min_repeat_ms = 1;
+  r.timeout_s = 3;
+  return r;
+}
+
+codegen::ObjectCode goodKernel() {
+  return compileBody([](const te::BufferRef& in, const te::BufferRef& out) {
+    Var i("i");
+    return lower::makeFor(i, intImm(16), 16, lower::ForKind::Serial,
+                          lower::makeStore(out, i, bufferLoad(in, i) + 1.0));
+  });
+}
+
+TEST(Runner, CrashHangAndNaNAreRecordedAndMeasurementGoesOn) {
+  Runner runner;
+  // A good candidate first.
+  RunResult ok = runner.run(request(goodKernel()));
+  ASSERT_TRUE(ok.ok()) << ok.message;
+  EXPECT_EQ(ok.timing.costs_s.size(), 3u);
+  EXPECT_EQ(runner.starts(), 1);
+
+  // Crash: a store far outside any mapping.
+  auto crash = compileBody([](const te::BufferRef&, const te::BufferRef& out) {
+    return lower::makeStore(out, intImm(int64_t(1) << 42), floatImm(1.0));
+  });
+  RunResult c = runner.run(request(crash));
+  EXPECT_EQ(c.error, ErrorKind::RuntimeCrash) << c.message;
+  EXPECT_NE(c.message.find("signal"), std::string::npos);
+
+  // The next candidate runs in a fresh worker.
+  RunResult after_crash = runner.run(request(goodKernel()));
+  EXPECT_TRUE(after_crash.ok()) << after_crash.message;
+  EXPECT_EQ(runner.starts(), 2);
+
+  // Hang: a loop that would take hours.
+  auto hang = compileBody([](const te::BufferRef&, const te::BufferRef& out) {
+    Var i("i");
+    Expr x = bufferLoad(out, intImm(0));
+    return lower::makeFor(i, intImm(int64_t(1) << 50), int64_t(1) << 50, lower::ForKind::Serial,
+                          lower::makeStore(out, intImm(0), x * 1.0001 + 1.0));
+  });
+  RunRequest hr = request(hang);
+  hr.timeout_s = 1;
+  RunResult h = runner.run(hr);
+  EXPECT_EQ(h.error, ErrorKind::RuntimeTimeout) << h.message;
+
+  // NaN in the outputs.
+  auto nan = compileBody([](const te::BufferRef& in, const te::BufferRef& out) {
+    Var i("i");
+    return lower::makeFor(i, intImm(16), 16, lower::ForKind::Serial,
+                          lower::makeStore(out, i, sqrt(floatImm(-1.0) - bufferLoad(in, i) * bufferLoad(in, i))));
+  });
+  RunResult n = runner.run(request(nan));
+  EXPECT_EQ(n.error, ErrorKind::NonFinite) << n.message;
+
+  RunResult last = runner.run(request(goodKernel()));
+  EXPECT_TRUE(last.ok()) << last.message;
+  EXPECT_EQ(runner.starts(), 3);  // restarted after the crash and after the hang only
+}
+
+TEST(Runner, WrongAnswerAgainstExpectedOutputs) {
+  Runner runner;
+  RunRequest r = request(goodKernel());
+  runtime::NDArray in({16}, DType::Float32);
+  in.fill(2.0);
+  runtime::NDArray expected({16}, DType::Float32);
+  expected.fill(3.0);
+  r.data = {in};
+  r.expected = {expected};
+  EXPECT_TRUE(runner.run(r).ok());
+  expected.fill(4.0);
+  RunResult w = runner.run(r);
+  EXPECT_EQ(w.error, ErrorKind::WrongAnswer) << w.message;
+}
+
+std::shared_ptr<const ComputeDAG> matmul(int64_t n) {
+  Tensor a = placeholder("A", {n, n});
+  Tensor b = placeholder("B", {n, n}, DType::Float32, true);
+  IterVar k = reduceAxis(n, "k");
+  Tensor c = compute("C", {n, n}, [&](const std::vector<Var>& v) { return sum(a(v[0], k.var) * b(k.var, v[1]), {k}); });
+  return std::make_shared<const ComputeDAG>(std::vector<Tensor>{a, b}, std::vector<Tensor>{c});
+}
+
+TEST(Measurer, BatchWithCheckAndInstantiationErrors) {
+  MeasureOptions opt;
+  opt.check = true;
+  opt.timing.min_repeat_ms = 1;
+  Measurer m(opt);
+  auto dag = matmul(48);
+  using namespace schedule;
+  std::vector<MeasureInput> batch = {
+      {dag, {}},
+      {dag, {SplitStep{"C", "j", 48, {16}, true}, AnnotationStep{"C", "j.1", IterAnnotation::Vectorize},
+             AnnotationStep{"C", "i", IterAnnotation::Parallel}, LayoutRewriteStep{"C", "B"}}},
+      {dag, {SplitStep{"C", "nope", 48, {16}, true}}},
+  };
+  auto res = m.measure(batch);
+  ASSERT_EQ(res.size(), 3u);
+  EXPECT_TRUE(res[0].ok()) << res[0].error_msg;
+  EXPECT_TRUE(res[1].ok()) << res[1].error_msg;
+  EXPECT_EQ(res[2].error, ErrorKind::Instantiation);
+  EXPECT_EQ(res[2].error_msg, "step 0 split(C, nope, [16]): stage C has no iterator nope");
+  EXPECT_GT(res[0].median(), 0);
+}
+
+TEST(Timing, GrowsNumberToMinimumRepeatTime) {
+  int calls = 0;
+  TimingOptions o;
+  o.min_repeat_ms = 5;
+  o.repeat = 2;
+  Timing t = timeFunction([&] { ++calls; }, o);
+  EXPECT_GT(t.number, 1);
+  EXPECT_EQ(t.costs_s.size(), 2u);
+  EXPECT_GE(t.median_s, 0);
+}
+
+}  // namespace
+}  // namespace ttune::measure
