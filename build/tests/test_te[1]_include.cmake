@@ -1,5 +1,0 @@
-if(EXISTS "/work/main/build/tests/test_te[1]_tests.cmake")
-  include("/work/main/build/tests/test_te[1]_tests.cmake")
-else()
-  add_test(test_te_NOT_BUILT test_te_NOT_BUILT)
-endif()
