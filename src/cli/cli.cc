@@ -1,0 +1,34 @@
+#include "cli/cli.h"
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "support/error.h"
+#include "support/log.h"
+
+namespace ttune::cli {
+
+int run(int argc, char** argv) {
+  CLI::App app{"ttune: a tensor compiler for CPU inference with transfer-tuning"};
+  app.require_subcommand(1);
+  app.set_help_all_flag("--help-all", "Show help for every command");
+  bool verbose = false;
+  app.add_flag("-v,--verbose", verbose, "Print progress details to stderr");
+  addOpCommands(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "ttune: " << e.what() << " (see `ttune --help`)" << std::endl;
+    return 2;
+  } catch (const Error& e) {
+    std::cerr << "ttune: " << e.what() << std::endl;
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace ttune::cli

@@ -1,0 +1,19 @@
+// Output helpers shared by commands: JSON printing, aligned text, number formatting, and whether
+// stdout/stderr are terminals (progress bars only on terminals).
+#pragma once
+
+#include <string>
+
+#include "support/json.h"
+
+namespace ttune::cli {
+
+void printJson(const Json& j);
+bool stdoutIsTerminal();
+bool stderrIsTerminal();
+// "1.23 ms", "4.5 s", "2 min 3 s"
+std::string formatSeconds(double s);
+// "231.2 M", "4.1 G"
+std::string formatCount(double v);
+
+}  // namespace ttune::cli

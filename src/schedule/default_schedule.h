@@ -1,0 +1,22 @@
+// The default schedule: what a hand-written fallback would do, and the untuned baseline that
+// tuning speedups are measured against. Per stage: inline cheap single-consumer elementwise
+// stages; fuse the outer spatial loops into one parallel loop; split the innermost spatial loop
+// by the vector width and vectorize it, with the reduction loops in between (so a reduction
+// accumulates a vector of outputs at a time).
+#pragma once
+
+#include <vector>
+
+#include "schedule/step.h"
+#include "te/compute_dag.h"
+
+namespace ttune::schedule {
+
+struct DefaultScheduleOptions {
+  int vector_lanes = 16;   // float lanes of the target's vectors
+  int64_t min_parallel = 64;  // parallel loop extent to aim for
+};
+
+std::vector<Step> defaultSchedule(const te::ComputeDAG& dag, const DefaultScheduleOptions& options = {});
+
+}  // namespace ttune::schedule
