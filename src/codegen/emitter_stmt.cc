@@ -327,10 +327,34 @@ void Emitter::emitVectorized(const lower::For& f) {
 
 void Emitter::emitParallel(const lower::For& f) {
   llvm::Value* ext = emitExpr(f.extent);
-  // Capture every bound scalar and buffer pointer in an environment array of i64.
-  std::vector<std::pair<const te::VarNode*, llvm::Value*>> vars(vars_.begin(), vars_.end());
-  std::vector<std::pair<const te::Buffer*, llvm::Value*>> bufs(bufs_.begin(), bufs_.end());
-  std::erase_if(vars, [](const auto& p) { return p.second->getType()->isVectorTy(); });
+  // Capture the body's free variables and the buffers it touches in an array of i64.
+  std::unordered_set<const te::VarNode*> used_vars;
+  std::unordered_set<const te::Buffer*> used_bufs;
+  auto scan = [&](const te::Expr& e) {
+    te::visitAll(e, [&](const te::Expr& x) {
+      if (const te::VarRef* v = x.as<te::VarRef>()) used_vars.insert(v->var.get());
+      if (const te::BufferLoad* l = x.as<te::BufferLoad>()) used_bufs.insert(l->buffer.get());
+    });
+  };
+  std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
+    if (!st) return;
+    std::visit(Overload{
+                   [&](const lower::For& x) { scan(x.extent); walk(x.body); },
+                   [&](const lower::Store& x) { used_bufs.insert(x.buffer.get()); scan(x.index); scan(x.value); },
+                   [&](const lower::IfThenElse& x) { scan(x.cond); walk(x.then_case); walk(x.else_case); },
+                   [&](const lower::Allocate& x) { walk(x.body); },
+                   [&](const lower::Seq& x) { for (const Stmt& c : x.stmts) walk(c); },
+                   [&](const lower::LetStmt& x) { scan(x.value); walk(x.body); },
+               },
+               st->kind);
+  };
+  walk(f.body);
+  std::vector<std::pair<const te::VarNode*, llvm::Value*>> vars;
+  std::vector<std::pair<const te::Buffer*, llvm::Value*>> bufs;
+  for (const auto& [v, val] : vars_)
+    if (used_vars.count(v) && v != f.var.get() && !val->getType()->isVectorTy()) vars.emplace_back(v, val);
+  for (const auto& [b, val] : bufs_)
+    if (used_bufs.count(b)) bufs.emplace_back(b, val);
   size_t n = vars.size() + bufs.size();
   llvm::Type* i64 = b_.getInt64Ty();
   llvm::Type* ptr = llvm::PointerType::get(ctx_, 0);

@@ -104,6 +104,7 @@ class Lowerer {
     StageLoops loops;
     std::vector<Expr> root_value;  // absolute root axis values
     std::vector<Guard> guards;
+    std::vector<Expr> outer_guards;  // conditions that hold for the whole nest or none of it
     te::VarBounds bounds;
     int first_reduce = -1;
     Stmt main_body, init_body;
@@ -118,25 +119,34 @@ class Lowerer {
     TT_TRY(c.loops, schedule::buildStageLoops(st));
     c.bounds = outer;
     for (auto& [v, b] : c.loops.bounds) c.bounds[v] = b;
-    for (size_t d = 0; d < st.root.size(); ++d) {
-      c.root_value.push_back(te::simplify(mins[d] + c.loops.root_rel[d], c.bounds));
-      IntBound lim = te::constIntBound(actual[d], c.bounds);
-      if (c.loops.rel_max[d] < lim.lo) continue;  // never overshoots
-      Guard g{c.loops.root_rel[d], actual[d], st.root[d].kind == te::IterKind::Reduce};
+    auto addGuard = [&](const Expr& rel, const Expr& limit, int root_axis) {
+      Guard g{rel, limit, st.root[root_axis].kind == te::IterKind::Reduce};
       for (size_t p = 0; p < c.loops.leaf_vars.size(); ++p)
         if (te::usesVar(g.rel, c.loops.leaf_vars[p].get())) g.deepest = static_cast<int>(p);
-      TT_ASSERT(g.deepest >= 0, "guard on an axis no loop iterates");
+      if (g.deepest < 0) {  // no loop of this stage moves it: checked once around the nest
+        if (!te::proveTrue(g.rel < g.limit, c.bounds)) c.outer_guards.push_back(g.rel < g.limit);
+        return;
+      }
       auto coef = te::linearCoefficient(g.rel, c.loops.leaf_vars[g.deepest].get());
       g.linear = coef.has_value() && *coef > 0;
       g.coef = coef.value_or(0);
       c.guards.push_back(g);
+    };
+    for (size_t d = 0; d < st.root.size(); ++d) {
+      c.root_value.push_back(te::simplify(mins[d] + c.loops.root_rel[d], c.bounds));
+      IntBound lim = te::constIntBound(actual[d], c.bounds);
+      if (c.loops.rel_max[d] < lim.lo) continue;  // never overshoots
+      addGuard(c.loops.root_rel[d], actual[d], static_cast<int>(d));
     }
+    for (const schedule::InnerGuard& ig : c.loops.inner_guards) addGuard(ig.value, te::intImm(ig.limit), ig.root_axis);
     for (size_t p = 0; p < st.iters.size(); ++p)
       if (st.iters[p].kind == te::IterKind::Reduce) {
         c.first_reduce = static_cast<int>(p);
         break;
       }
-    return emitLoops(c, 0, false);
+    TT_TRY(Emitted e, emitLoops(c, 0, false));
+    for (const Expr& g : c.outer_guards) e.stmt = makeIf(g, e.stmt);
+    return e;
   }
 
   // Flat index of buffer `b` for absolute indices `idx`.

@@ -37,7 +37,8 @@ Tensor arith(const std::string& label, const Tensor& a, const Tensor& b, bool in
 
 Tensor unaryOp(const std::string& label, const Tensor& x, const std::function<Expr(const Expr&)>& fn) {
   checkDType(label, x, DType::Float32, "input");
-  return te::compute("T_" + label, x.shape(), [&](const std::vector<Var>& v) { return fn(x(v)); }, "elemwise");
+  return te::compute(
+      "T_" + label, x.shape(), [&](const std::vector<Var>& v) { return fn(x(v)); }, "elemwise");
 }
 
 Tensor binaryOp(const std::string& label, const Tensor& a, const Tensor& b,
@@ -47,9 +48,12 @@ Tensor binaryOp(const std::string& label, const Tensor& a, const Tensor& b,
   TT_CHECK_ARG(a.dtype() == b.dtype(), label, ": the operands have different dtypes (",
                te::dtypeName(a.dtype()), " and ", te::dtypeName(b.dtype()), ")");
   Shape out = broadcastShapes(label, a.shape(), b.shape());
-  return te::compute("T_" + label, out, [&](const std::vector<Var>& v) {
-    return fn(a(broadcastIndices(a, v, out)), b(broadcastIndices(b, v, out)));
-  }, sameShapes(out, {&a, &b}) ? "elemwise" : "broadcast");
+  return te::compute(
+      "T_" + label, out,
+      [&](const std::vector<Var>& v) {
+        return fn(a(broadcastIndices(a, v, out)), b(broadcastIndices(b, v, out)));
+      },
+      sameShapes(out, {&a, &b}) ? "elemwise" : "broadcast");
 }
 
 Tensor relu(const Tensor& x) {
@@ -61,25 +65,39 @@ Tensor leaky_relu(const Tensor& x, double alpha) {
 }
 
 Tensor clip(const Tensor& x, double min_value, double max_value) {
-  TT_CHECK_ARG(!(min_value > max_value), "clip: the minimum ", min_value, " exceeds the maximum ", max_value);
   return unaryOp("clip", x, [&](const Expr& e) { return te::min(te::max(e, min_value), max_value); });
 }
 
 Tensor relu6(const Tensor& x) { return clip(x, 0.0, 6.0); }
 
-Tensor sigmoid(const Tensor& x) { return unaryOp("sigmoid", x, [](const Expr& e) { return te::sigmoid(e); }); }
-Tensor tanh(const Tensor& x) { return unaryOp("tanh", x, [](const Expr& e) { return te::tanh(e); }); }
-Tensor exp(const Tensor& x) { return unaryOp("exp", x, [](const Expr& e) { return te::exp(e); }); }
-Tensor log(const Tensor& x) { return unaryOp("log", x, [](const Expr& e) { return te::log(e); }); }
-Tensor sqrt(const Tensor& x) { return unaryOp("sqrt", x, [](const Expr& e) { return te::sqrt(e); }); }
-Tensor erf(const Tensor& x) { return unaryOp("erf", x, [](const Expr& e) { return te::erf(e); }); }
-Tensor neg(const Tensor& x) { return unaryOp("neg", x, [](const Expr& e) { return -e; }); }
-Tensor abs(const Tensor& x) { return unaryOp("abs", x, [](const Expr& e) { return te::abs(e); }); }
+Tensor sigmoid(const Tensor& x) {
+  return unaryOp("sigmoid", x, [](const Expr& e) { return te::sigmoid(e); });
+}
+Tensor tanh(const Tensor& x) {
+  return unaryOp("tanh", x, [](const Expr& e) { return te::tanh(e); });
+}
+Tensor exp(const Tensor& x) {
+  return unaryOp("exp", x, [](const Expr& e) { return te::exp(e); });
+}
+Tensor log(const Tensor& x) {
+  return unaryOp("log", x, [](const Expr& e) { return te::log(e); });
+}
+Tensor sqrt(const Tensor& x) {
+  return unaryOp("sqrt", x, [](const Expr& e) { return te::sqrt(e); });
+}
+Tensor erf(const Tensor& x) {
+  return unaryOp("erf", x, [](const Expr& e) { return te::erf(e); });
+}
+Tensor neg(const Tensor& x) {
+  return unaryOp("neg", x, [](const Expr& e) { return -e; });
+}
+Tensor abs(const Tensor& x) {
+  return unaryOp("abs", x, [](const Expr& e) { return te::abs(e); });
+}
 
 Tensor gelu(const Tensor& x) {
-  return unaryOp("gelu", x, [](const Expr& e) {
-    return e * 0.5 * (te::erf(e * 0.70710678118654752440) + 1.0);
-  });
+  return unaryOp("gelu", x,
+                 [](const Expr& e) { return e * 0.5 * (te::erf(e * 0.70710678118654752440) + 1.0); });
 }
 
 Tensor silu(const Tensor& x) {
@@ -87,15 +105,13 @@ Tensor silu(const Tensor& x) {
 }
 
 Tensor hardswish(const Tensor& x) {
-  return unaryOp("hardswish", x, [](const Expr& e) {
-    return e * te::min(te::max(e + 3.0, 0.0), 6.0) * (1.0 / 6.0);
-  });
+  return unaryOp("hardswish", x,
+                 [](const Expr& e) { return e * te::min(te::max(e + 3.0, 0.0), 6.0) * (1.0 / 6.0); });
 }
 
 Tensor hardsigmoid(const Tensor& x, double alpha, double beta) {
-  return unaryOp("hardsigmoid", x, [&](const Expr& e) {
-    return te::min(te::max(e * alpha + beta, 0.0), 1.0);
-  });
+  return unaryOp("hardsigmoid", x,
+                 [&](const Expr& e) { return te::min(te::max(e * alpha + beta, 0.0), 1.0); });
 }
 
 Tensor scale_shift(const Tensor& x, double scale, double shift) {
@@ -137,17 +153,20 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   checkDType("where", cond, DType::Bool, "condition");
   checkDefined("where", a, "first value");
   checkDefined("where", b, "second value");
-  TT_CHECK_ARG(a.dtype() == b.dtype(), "where: the values have different dtypes (",
-               te::dtypeName(a.dtype()), " and ", te::dtypeName(b.dtype()), ")");
+  TT_CHECK_ARG(a.dtype() == b.dtype(), "where: the values have different dtypes (", te::dtypeName(a.dtype()),
+               " and ", te::dtypeName(b.dtype()), ")");
   std::optional<Shape> ca = tryBroadcast(cond.shape(), a.shape());
   std::optional<Shape> out_opt = ca ? tryBroadcast(*ca, b.shape()) : std::nullopt;
   TT_CHECK_ARG(out_opt.has_value(), "where: shapes ", te::shapeToString(cond.shape()), ", ",
                te::shapeToString(a.shape()), " and ", te::shapeToString(b.shape()), " do not broadcast");
   Shape out = *out_opt;
-  return te::compute("T_where", out, [&](const std::vector<Var>& v) {
-    return te::select(cond(broadcastIndices(cond, v, out)), a(broadcastIndices(a, v, out)),
-                      b(broadcastIndices(b, v, out)));
-  }, sameShapes(out, {&cond, &a, &b}) ? "elemwise" : "broadcast");
+  return te::compute(
+      "T_where", out,
+      [&](const std::vector<Var>& v) {
+        return te::select(cond(broadcastIndices(cond, v, out)), a(broadcastIndices(a, v, out)),
+                          b(broadcastIndices(b, v, out)));
+      },
+      sameShapes(out, {&cond, &a, &b}) ? "elemwise" : "broadcast");
 }
 
 }  // namespace ttune::ops

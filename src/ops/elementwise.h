@@ -25,17 +25,18 @@ Tensor binaryOp(const std::string& label, const Tensor& a, const Tensor& b,
 // ---- Unary (float32) ----------------------------------------------------------------------------
 Tensor relu(const Tensor& x);
 Tensor leaky_relu(const Tensor& x, double alpha = 0.01);
-Tensor clip(const Tensor& x, double min_value, double max_value);  // requires min <= max
-Tensor relu6(const Tensor& x);                                       // clip(x, 0, 6)
+// min(max(x, min_value), max_value): when min_value > max_value every element becomes max_value (ONNX).
+Tensor clip(const Tensor& x, double min_value, double max_value);
+Tensor relu6(const Tensor& x);  // clip(x, 0, 6)
 Tensor sigmoid(const Tensor& x);
 Tensor tanh(const Tensor& x);
 Tensor exp(const Tensor& x);
 Tensor log(const Tensor& x);
 Tensor sqrt(const Tensor& x);
 Tensor erf(const Tensor& x);
-Tensor gelu(const Tensor& x);          // 0.5 x (1 + erf(x / sqrt(2)))
-Tensor silu(const Tensor& x);          // x sigmoid(x)
-Tensor hardswish(const Tensor& x);     // x clip(x + 3, 0, 6) / 6
+Tensor gelu(const Tensor& x);                                                // 0.5 x (1 + erf(x / sqrt(2)))
+Tensor silu(const Tensor& x);                                                // x sigmoid(x)
+Tensor hardswish(const Tensor& x);                                           // x clip(x + 3, 0, 6) / 6
 Tensor hardsigmoid(const Tensor& x, double alpha = 0.2, double beta = 0.5);  // clip(alpha x + beta, 0, 1)
 Tensor neg(const Tensor& x);
 Tensor abs(const Tensor& x);

@@ -13,7 +13,8 @@ using te::Var;
 namespace {
 
 void checkWindowAttrs(std::string_view op, const Hw& strides, const Pad4& padding, const Hw& dilation) {
-  TT_CHECK_ARG(strides[0] > 0 && strides[1] > 0, op, ": strides must be positive, got ", listToString(strides));
+  TT_CHECK_ARG(strides[0] > 0 && strides[1] > 0, op, ": strides must be positive, got ",
+               listToString(strides));
   TT_CHECK_ARG(dilation[0] > 0 && dilation[1] > 0, op, ": dilations must be positive, got ",
                listToString(dilation));
   for (int64_t p : padding)
@@ -29,8 +30,8 @@ int64_t windowOut(std::string_view op, const char* dim, int64_t in, int64_t pb, 
 }
 
 // Shared by the four public convolution functions; `op` names the caller in error messages.
-Tensor conv2dImpl(std::string_view op, bool nhwc, const Tensor& data, const Tensor& weight, Hw st,
-                  Pad4 pad4, Hw dil, int64_t groups) {
+Tensor conv2dImpl(std::string_view op, bool nhwc, const Tensor& data, const Tensor& weight, Hw st, Pad4 pad4,
+                  Hw dil, int64_t groups) {
   checkRank(op, data, 4, "input");
   checkRank(op, weight, 4, "weight");
   checkDType(op, data, DType::Float32, "input");
@@ -63,32 +64,44 @@ Tensor conv2dImpl(std::string_view op, bool nhwc, const Tensor& data, const Tens
     int64_t m = K / C;
     std::string name = nhwc ? "depthwise_conv2d_nhwc" : "depthwise_conv2d_nchw";
     if (nhwc) {
-      return te::compute(name, {N, OH, OW, K}, [&](const std::vector<Var>& v) {
-        const Var &nn = v[0], &yy = v[1], &xx = v[2], &ff = v[3];
-        return te::sum(in(nn, row(yy), col(xx), Expr(ff) / m) * weight(ry.var, rx.var, 0, ff), {ry, rx});
-      }, name, {"nn", "yy", "xx", "ff"});
+      return te::compute(
+          name, {N, OH, OW, K},
+          [&](const std::vector<Var>& v) {
+            const Var &nn = v[0], &yy = v[1], &xx = v[2], &ff = v[3];
+            return te::sum(in(nn, row(yy), col(xx), Expr(ff) / m) * weight(ry.var, rx.var, 0, ff), {ry, rx});
+          },
+          name, {"nn", "yy", "xx", "ff"});
     }
-    return te::compute(name, {N, K, OH, OW}, [&](const std::vector<Var>& v) {
-      const Var &nn = v[0], &ff = v[1], &yy = v[2], &xx = v[3];
-      return te::sum(in(nn, Expr(ff) / m, row(yy), col(xx)) * weight(ff, 0, ry.var, rx.var), {ry, rx});
-    }, name, {"nn", "ff", "yy", "xx"});
+    return te::compute(
+        name, {N, K, OH, OW},
+        [&](const std::vector<Var>& v) {
+          const Var &nn = v[0], &ff = v[1], &yy = v[2], &xx = v[3];
+          return te::sum(in(nn, Expr(ff) / m, row(yy), col(xx)) * weight(ff, 0, ry.var, rx.var), {ry, rx});
+        },
+        name, {"nn", "ff", "yy", "xx"});
   }
 
   IterVar rc = te::reduceAxis(Cg, "rc");
   int64_t Kg = K / groups;
-  auto channel = [&](const Var& ff) {
-    return groups == 1 ? Expr(rc.var) : (Expr(ff) / Kg) * Cg + rc.var;
-  };
+  auto channel = [&](const Var& ff) { return groups == 1 ? Expr(rc.var) : (Expr(ff) / Kg) * Cg + rc.var; };
   if (nhwc) {
-    return te::compute("conv2d_nhwc", {N, OH, OW, K}, [&](const std::vector<Var>& v) {
-      const Var &nn = v[0], &yy = v[1], &xx = v[2], &ff = v[3];
-      return te::sum(in(nn, row(yy), col(xx), channel(ff)) * weight(ry.var, rx.var, rc.var, ff), {ry, rx, rc});
-    }, "conv2d_nhwc", {"nn", "yy", "xx", "ff"});
+    return te::compute("conv2d_nhwc", {N, OH, OW, K},
+                       [&](const std::vector<Var>& v) {
+                         const Var &nn = v[0], &yy = v[1], &xx = v[2], &ff = v[3];
+                         return te::sum(
+                             in(nn, row(yy), col(xx), channel(ff)) * weight(ry.var, rx.var, rc.var, ff),
+                             {ry, rx, rc});
+                       },
+                       "conv2d_nhwc", {"nn", "yy", "xx", "ff"});
   }
-  return te::compute("conv2d_nchw", {N, K, OH, OW}, [&](const std::vector<Var>& v) {
-    const Var &nn = v[0], &ff = v[1], &yy = v[2], &xx = v[3];
-    return te::sum(in(nn, channel(ff), row(yy), col(xx)) * weight(ff, rc.var, ry.var, rx.var), {rc, ry, rx});
-  }, "conv2d_nchw", {"nn", "ff", "yy", "xx"});
+  return te::compute("conv2d_nchw", {N, K, OH, OW},
+                     [&](const std::vector<Var>& v) {
+                       const Var &nn = v[0], &ff = v[1], &yy = v[2], &xx = v[3];
+                       return te::sum(
+                           in(nn, channel(ff), row(yy), col(xx)) * weight(ff, rc.var, ry.var, rx.var),
+                           {rc, ry, rx});
+                     },
+                     "conv2d_nchw", {"nn", "ff", "yy", "xx"});
 }
 
 Tensor depthwiseImpl(std::string_view op, bool nhwc, const Tensor& data, const Tensor& weight, Hw st,
@@ -124,11 +137,13 @@ Tensor conv2d_nhwc(const Tensor& data, const Tensor& weight, Hw strides, Pad4 pa
   return conv2dImpl("conv2d_nhwc", true, data, weight, strides, padding, dilation, groups);
 }
 
-Tensor depthwise_conv2d_nchw(const Tensor& data, const Tensor& weight, Hw strides, Pad4 padding, Hw dilation) {
+Tensor depthwise_conv2d_nchw(const Tensor& data, const Tensor& weight, Hw strides, Pad4 padding,
+                             Hw dilation) {
   return depthwiseImpl("depthwise_conv2d_nchw", false, data, weight, strides, padding, dilation);
 }
 
-Tensor depthwise_conv2d_nhwc(const Tensor& data, const Tensor& weight, Hw strides, Pad4 padding, Hw dilation) {
+Tensor depthwise_conv2d_nhwc(const Tensor& data, const Tensor& weight, Hw strides, Pad4 padding,
+                             Hw dilation) {
   return depthwiseImpl("depthwise_conv2d_nhwc", true, data, weight, strides, padding, dilation);
 }
 
@@ -142,9 +157,9 @@ Tensor dense(const Tensor& x, const Tensor& w) {
                " features but the weight ", te::shapeToString(w.shape()), " (laid out [N, K]) expects ",
                w.shape()[1]);
   IterVar k = te::reduceAxis(K, "k");
-  return te::compute("dense", {M, N}, [&](const std::vector<Var>& v) {
-    return te::sum(x(v[0], k.var) * w(v[1], k.var), {k});
-  }, "dense", {"i", "j"});
+  return te::compute("dense", {M, N},
+                     [&](const std::vector<Var>& v) { return te::sum(x(v[0], k.var) * w(v[1], k.var), {k}); },
+                     "dense", {"i", "j"});
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
@@ -159,11 +174,13 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
                ta ? " (transposed)" : "", " has K=", Ka, " but ", te::shapeToString(bs),
                tb ? " (transposed)" : "", " has K=", Kb);
   IterVar k = te::reduceAxis(Ka, "k");
-  return te::compute("matmul", {M, N}, [&](const std::vector<Var>& v) {
-    Expr x = ta ? a(k.var, v[0]) : a(v[0], k.var);
-    Expr y = tb ? b(v[1], k.var) : b(k.var, v[1]);
-    return te::sum(x * y, {k});
-  }, "matmul", {"i", "j"});
+  return te::compute("matmul", {M, N},
+                     [&](const std::vector<Var>& v) {
+                       Expr x = ta ? a(k.var, v[0]) : a(v[0], k.var);
+                       Expr y = tb ? b(v[1], k.var) : b(k.var, v[1]);
+                       return te::sum(x * y, {k});
+                     },
+                     "matmul", {"i", "j"});
 }
 
 Tensor batch_matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
@@ -190,17 +207,20 @@ Tensor batch_matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   names.push_back("i");
   names.push_back("j");
   IterVar k = te::reduceAxis(Ka, "k");
-  return te::compute("batch_matmul", out, [&](const std::vector<Var>& v) {
-    std::vector<Var> bv(v.begin(), v.begin() + nb);
-    std::vector<Expr> ai = broadcastIndices(a_batch, bv, *batch);
-    std::vector<Expr> bi = broadcastIndices(b_batch, bv, *batch);
-    const Var &i = v[nb], &j = v[nb + 1];
-    ai.push_back(ta ? k.var : i);
-    ai.push_back(ta ? i : k.var);
-    bi.push_back(tb ? j : k.var);
-    bi.push_back(tb ? k.var : j);
-    return te::sum(a(ai) * b(bi), {k});
-  }, "batch_matmul", names);
+  return te::compute(
+      "batch_matmul", out,
+      [&](const std::vector<Var>& v) {
+        std::vector<Var> bv(v.begin(), v.begin() + nb);
+        std::vector<Expr> ai = broadcastIndices(a_batch, bv, *batch);
+        std::vector<Expr> bi = broadcastIndices(b_batch, bv, *batch);
+        const Var &i = v[nb], &j = v[nb + 1];
+        ai.push_back(ta ? k.var : i);
+        ai.push_back(ta ? i : k.var);
+        bi.push_back(tb ? j : k.var);
+        bi.push_back(tb ? k.var : j);
+        return te::sum(a(ai) * b(bi), {k});
+      },
+      "batch_matmul", names);
 }
 
 }  // namespace ttune::ops

@@ -20,15 +20,15 @@ using te::Tensor;
 
 // floor((in + pad_before + pad_after - dilation * (kernel - 1) - 1) / stride) + 1; <= 0 when the
 // dilated kernel does not fit the padded input.
-int64_t convOutputSize(int64_t in, int64_t pad_before, int64_t pad_after, int64_t kernel,
-                       int64_t stride, int64_t dilation);
+int64_t convOutputSize(int64_t in, int64_t pad_before, int64_t pad_after, int64_t kernel, int64_t stride,
+                       int64_t dilation);
 
 // data [N, C, H, W], weight [K, C/groups, R, S] -> [N, K, OH, OW]. padding = {top, left, bottom, right}.
-Tensor conv2d_nchw(const Tensor& data, const Tensor& weight, Hw strides = {1, 1},
-                   Pad4 padding = {0, 0, 0, 0}, Hw dilation = {1, 1}, int64_t groups = 1);
+Tensor conv2d_nchw(const Tensor& data, const Tensor& weight, Hw strides = {1, 1}, Pad4 padding = {0, 0, 0, 0},
+                   Hw dilation = {1, 1}, int64_t groups = 1);
 // data [N, H, W, C], weight [R, S, C/groups, K] -> [N, OH, OW, K].
-Tensor conv2d_nhwc(const Tensor& data, const Tensor& weight, Hw strides = {1, 1},
-                   Pad4 padding = {0, 0, 0, 0}, Hw dilation = {1, 1}, int64_t groups = 1);
+Tensor conv2d_nhwc(const Tensor& data, const Tensor& weight, Hw strides = {1, 1}, Pad4 padding = {0, 0, 0, 0},
+                   Hw dilation = {1, 1}, int64_t groups = 1);
 // Depthwise (groups = C): weight [C*m, 1, R, S] (NCHW) or [R, S, 1, C*m] (NHWC); output channel f
 // reads input channel f / m.
 Tensor depthwise_conv2d_nchw(const Tensor& data, const Tensor& weight, Hw strides = {1, 1},
@@ -42,7 +42,6 @@ Tensor dense(const Tensor& x, const Tensor& w);
 Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false);
 // a [..., M, K], b [..., K, N] (last two dimensions swapped by the transpose flags), both of rank
 // >= 2; the leading (batch) dimensions broadcast numpy-style -> [batch..., M, N].
-Tensor batch_matmul(const Tensor& a, const Tensor& b, bool transpose_a = false,
-                    bool transpose_b = false);
+Tensor batch_matmul(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false);
 
 }  // namespace ttune::ops

@@ -33,14 +33,14 @@ void checkRank(std::string_view op, const te::Tensor& t, size_t rank, std::strin
 
 void checkMinRank(std::string_view op, const te::Tensor& t, size_t rank, std::string_view role) {
   checkDefined(op, t, role);
-  TT_CHECK_ARG(t.ndim() >= rank, op, ": the ", role, " must have rank at least ", rank,
-               " but has shape ", te::shapeToString(t.shape()));
+  TT_CHECK_ARG(t.ndim() >= rank, op, ": the ", role, " must have rank at least ", rank, " but has shape ",
+               te::shapeToString(t.shape()));
 }
 
 void checkDType(std::string_view op, const te::Tensor& t, te::DType dtype, std::string_view role) {
   checkDefined(op, t, role);
-  TT_CHECK_ARG(t.dtype() == dtype, op, ": the ", role, " has dtype ", te::dtypeName(t.dtype()),
-               " but ", te::dtypeName(dtype), " is required");
+  TT_CHECK_ARG(t.dtype() == dtype, op, ": the ", role, " has dtype ", te::dtypeName(t.dtype()), " but ",
+               te::dtypeName(dtype), " is required");
 }
 
 std::optional<Shape> tryBroadcast(const Shape& a, const Shape& b) {

@@ -39,8 +39,10 @@ void checkPoolArgs(std::string_view op, const Tensor& data, const Hw& kernel, co
                    const Pad4& padding, const Hw& dilation) {
   checkRank(op, data, 4, "input");
   checkDType(op, data, DType::Float32, "input");
-  TT_CHECK_ARG(kernel[0] > 0 && kernel[1] > 0, op, ": the kernel must be positive, got ", listToString(kernel));
-  TT_CHECK_ARG(strides[0] > 0 && strides[1] > 0, op, ": strides must be positive, got ", listToString(strides));
+  TT_CHECK_ARG(kernel[0] > 0 && kernel[1] > 0, op, ": the kernel must be positive, got ",
+               listToString(kernel));
+  TT_CHECK_ARG(strides[0] > 0 && strides[1] > 0, op, ": strides must be positive, got ",
+               listToString(strides));
   TT_CHECK_ARG(dilation[0] > 0 && dilation[1] > 0, op, ": dilations must be positive, got ",
                listToString(dilation));
   for (int64_t p : padding)
@@ -84,14 +86,19 @@ Tensor max_pool2d(const Tensor& data, Hw kernel, Hw strides, Pad4 padding, Hw di
   const char* op = "max_pool2d";
   checkPoolArgs(op, data, kernel, strides, padding, dilation);
   const Shape& s = data.shape();
-  PoolDim h = poolDim(op, "height", s[2], padding[0], padding[2], kernel[0], strides[0], dilation[0], ceil_mode);
-  PoolDim w = poolDim(op, "width", s[3], padding[1], padding[3], kernel[1], strides[1], dilation[1], ceil_mode);
+  PoolDim h =
+      poolDim(op, "height", s[2], padding[0], padding[2], kernel[0], strides[0], dilation[0], ceil_mode);
+  PoolDim w =
+      poolDim(op, "width", s[3], padding[1], padding[3], kernel[1], strides[1], dilation[1], ceil_mode);
   Tensor in = padForWindows(data, h, w, -std::numeric_limits<double>::infinity());
   IterVar ry = te::reduceAxis(kernel[0], "ry"), rx = te::reduceAxis(kernel[1], "rx");
-  return te::compute("pool_max", {s[0], s[1], h.out, w.out}, [&](const std::vector<Var>& v) {
-    return te::maxReduce(in(v[0], v[1], Expr(v[2]) * h.stride + Expr(ry.var) * h.dilation,
-                            Expr(v[3]) * w.stride + Expr(rx.var) * w.dilation), {ry, rx});
-  }, "pool", {"nn", "cc", "yy", "xx"});
+  return te::compute("pool_max", {s[0], s[1], h.out, w.out},
+                     [&](const std::vector<Var>& v) {
+                       return te::maxReduce(in(v[0], v[1], Expr(v[2]) * h.stride + Expr(ry.var) * h.dilation,
+                                               Expr(v[3]) * w.stride + Expr(rx.var) * w.dilation),
+                                            {ry, rx});
+                     },
+                     "pool", {"nn", "cc", "yy", "xx"});
 }
 
 Tensor avg_pool2d(const Tensor& data, Hw kernel, Hw strides, Pad4 padding, bool ceil_mode,
@@ -104,13 +111,20 @@ Tensor avg_pool2d(const Tensor& data, Hw kernel, Hw strides, Pad4 padding, bool 
   Tensor in = padForWindows(data, h, w, 0.0);
   IterVar ry = te::reduceAxis(kernel[0], "ry"), rx = te::reduceAxis(kernel[1], "rx");
   Shape out = {s[0], s[1], h.out, w.out};
-  Tensor total = te::compute("pool_sum", out, [&](const std::vector<Var>& v) {
-    return te::sum(in(v[0], v[1], Expr(v[2]) * h.stride + ry.var, Expr(v[3]) * w.stride + rx.var), {ry, rx});
-  }, "pool", {"nn", "cc", "yy", "xx"});
-  return te::compute("pool_avg", out, [&](const std::vector<Var>& v) {
-    Expr count = windowCount(h, v[2], count_include_pad) * windowCount(w, v[3], count_include_pad);
-    return total(v) / te::cast(DType::Float32, count);
-  }, "pool", {"nn", "cc", "yy", "xx"});
+  Tensor total = te::compute(
+      "pool_sum", out,
+      [&](const std::vector<Var>& v) {
+        return te::sum(in(v[0], v[1], Expr(v[2]) * h.stride + ry.var, Expr(v[3]) * w.stride + rx.var),
+                       {ry, rx});
+      },
+      "pool", {"nn", "cc", "yy", "xx"});
+  return te::compute("pool_avg", out,
+                     [&](const std::vector<Var>& v) {
+                       Expr count =
+                           windowCount(h, v[2], count_include_pad) * windowCount(w, v[3], count_include_pad);
+                       return total(v) / te::cast(DType::Float32, count);
+                     },
+                     "pool", {"nn", "cc", "yy", "xx"});
 }
 
 namespace {
@@ -124,16 +138,22 @@ Tensor globalPool(std::string_view op, const Tensor& data, bool is_max) {
   std::vector<std::string> names = {"nn", "cc", "yy", "xx"};
   auto window = [&](const std::vector<Var>& v) { return data(v[0], v[1], ry.var, rx.var); };
   if (is_max) {
-    return te::compute("global_pool_max", out, [&](const std::vector<Var>& v) {
-      return te::maxReduce(window(v), {ry, rx});
-    }, "pool", names);
+    return te::compute(
+        "global_pool_max", out,
+        [&](const std::vector<Var>& v) {
+          return te::maxReduce(window(v), {ry, rx});
+        },
+        "pool", names);
   }
-  Tensor total = te::compute("global_pool_sum", out, [&](const std::vector<Var>& v) {
-    return te::sum(window(v), {ry, rx});
-  }, "pool", names);
+  Tensor total = te::compute(
+      "global_pool_sum", out,
+      [&](const std::vector<Var>& v) {
+        return te::sum(window(v), {ry, rx});
+      },
+      "pool", names);
   double count = static_cast<double>(s[2] * s[3]);
-  return te::compute("global_pool_avg", out, [&](const std::vector<Var>& v) { return total(v) / count; },
-                     "pool", names);
+  return te::compute(
+      "global_pool_avg", out, [&](const std::vector<Var>& v) { return total(v) / count; }, "pool", names);
 }
 
 }  // namespace

@@ -22,8 +22,8 @@ using te::Tensor;
 
 // Number of windows along one dimension (ONNX / PyTorch rule, including the ceil-mode drop).
 // Returns <= 0 when the dilated kernel does not fit the padded input.
-int64_t poolOutputSize(int64_t in, int64_t pad_before, int64_t pad_after, int64_t kernel,
-                       int64_t stride, int64_t dilation, bool ceil_mode);
+int64_t poolOutputSize(int64_t in, int64_t pad_before, int64_t pad_after, int64_t kernel, int64_t stride,
+                       int64_t dilation, bool ceil_mode);
 
 Tensor max_pool2d(const Tensor& data, Hw kernel, Hw strides = {1, 1}, Pad4 padding = {0, 0, 0, 0},
                   Hw dilation = {1, 1}, bool ceil_mode = false);

@@ -28,8 +28,10 @@ std::vector<bool> reducedAxes(std::string_view op, const Tensor& x, const std::v
 Shape reducedShape(const Tensor& x, const std::vector<bool>& reduced, bool keepdims) {
   Shape out;
   for (size_t d = 0; d < x.ndim(); ++d) {
-    if (!reduced[d]) out.push_back(x.shape()[d]);
-    else if (keepdims) out.push_back(1);
+    if (!reduced[d])
+      out.push_back(x.shape()[d]);
+    else if (keepdims)
+      out.push_back(1);
   }
   return out;
 }
@@ -39,19 +41,22 @@ Tensor reduceImpl(const std::string& name, ReduceKind kind, const Tensor& x, con
   std::vector<IterVar> raxes;
   for (size_t d = 0; d < x.ndim(); ++d)
     if (reduced[d]) raxes.push_back(te::reduceAxis(x.shape()[d], indexedName("r", raxes.size())));
-  return te::compute(name, reducedShape(x, reduced, keepdims), [&](const std::vector<Var>& v) {
-    std::vector<Expr> idx;
-    size_t oi = 0, ri = 0;
-    for (size_t d = 0; d < x.ndim(); ++d) {
-      if (reduced[d]) {
-        idx.push_back(raxes[ri++].var);
-        if (keepdims) ++oi;
-      } else {
-        idx.push_back(v[oi++]);
-      }
-    }
-    return te::reduce(kind, x(idx), raxes);
-  }, "reduce");
+  return te::compute(
+      name, reducedShape(x, reduced, keepdims),
+      [&](const std::vector<Var>& v) {
+        std::vector<Expr> idx;
+        size_t oi = 0, ri = 0;
+        for (size_t d = 0; d < x.ndim(); ++d) {
+          if (reduced[d]) {
+            idx.push_back(raxes[ri++].var);
+            if (keepdims) ++oi;
+          } else {
+            idx.push_back(v[oi++]);
+          }
+        }
+        return te::reduce(kind, x(idx), raxes);
+      },
+      "reduce");
 }
 
 // v with `extra` inserted at position `axis`, and v without position `axis`.
@@ -94,9 +99,9 @@ Tensor reduce_mean(const Tensor& x, const std::vector<int64_t>& axes, bool keepd
   for (size_t d = 0; d < x.ndim(); ++d)
     if (reduced[d]) count *= x.shape()[d];
   Tensor total = reduceImpl("reduce_sum", ReduceKind::Sum, x, reduced, keepdims);
-  return te::compute("reduce_mean", total.shape(), [&](const std::vector<Var>& v) {
-    return total(v) / static_cast<double>(count);
-  }, "elemwise");
+  return te::compute(
+      "reduce_mean", total.shape(),
+      [&](const std::vector<Var>& v) { return total(v) / static_cast<double>(count); }, "elemwise");
 }
 
 Tensor softmax(const Tensor& x, int64_t axis) {
@@ -107,18 +112,19 @@ Tensor softmax(const Tensor& x, int64_t axis) {
   Shape rest = x.shape();
   rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(ax));
   IterVar rmax = te::reduceAxis(n, "r0"), rsum = te::reduceAxis(n, "r0");
-  Tensor maxelem = te::compute("softmax_maxelem", rest, [&](const std::vector<Var>& v) {
-    return te::maxReduce(x(withAxis(v, ax, rmax.var)), {rmax});
-  }, "softmax");
-  Tensor exps = te::compute("softmax_exp", x.shape(), [&](const std::vector<Var>& v) {
-    return te::exp(x(v) - maxelem(withoutAxis(v, ax)));
-  }, "softmax");
-  Tensor expsum = te::compute("softmax_expsum", rest, [&](const std::vector<Var>& v) {
-    return te::sum(exps(withAxis(v, ax, rsum.var)), {rsum});
-  }, "softmax");
-  return te::compute("softmax_norm", x.shape(), [&](const std::vector<Var>& v) {
-    return exps(v) / expsum(withoutAxis(v, ax));
-  }, "softmax");
+  Tensor maxelem = te::compute(
+      "softmax_maxelem", rest,
+      [&](const std::vector<Var>& v) { return te::maxReduce(x(withAxis(v, ax, rmax.var)), {rmax}); },
+      "softmax");
+  Tensor exps = te::compute(
+      "softmax_exp", x.shape(),
+      [&](const std::vector<Var>& v) { return te::exp(x(v) - maxelem(withoutAxis(v, ax))); }, "softmax");
+  Tensor expsum = te::compute(
+      "softmax_expsum", rest,
+      [&](const std::vector<Var>& v) { return te::sum(exps(withAxis(v, ax, rsum.var)), {rsum}); }, "softmax");
+  return te::compute(
+      "softmax_norm", x.shape(),
+      [&](const std::vector<Var>& v) { return exps(v) / expsum(withoutAxis(v, ax)); }, "softmax");
 }
 
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, int64_t axis, double epsilon) {
@@ -146,21 +152,27 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, int6
   };
   std::vector<IterVar> r1 = makeAxes(), r2 = makeAxes();
   // Means are sums of pre-scaled terms so that each pass is a single reduction op.
-  Tensor mean = te::compute("layer_norm_mean", outer, [&](const std::vector<Var>& v) {
-    return te::sum(x(point(v, r1)) * inv_n, r1);
-  }, "layer_norm");
-  Tensor var = te::compute("layer_norm_var", outer, [&](const std::vector<Var>& v) {
-    Expr dev = x(point(v, r2)) - mean(v);
-    return te::sum(dev * dev * inv_n, r2);
-  }, "layer_norm");
-  return te::compute("layer_norm", s, [&](const std::vector<Var>& v) {
-    std::vector<Var> ov(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(ax));
-    std::vector<Var> iv(v.begin() + static_cast<std::ptrdiff_t>(ax), v.end());
-    Expr y = (x(v) - mean(ov)) * te::rsqrt(var(ov) + epsilon);
-    if (gamma.defined()) y = y * gamma(iv);
-    if (beta.defined()) y = y + beta(iv);
-    return y;
-  }, "layer_norm");
+  Tensor mean = te::compute(
+      "layer_norm_mean", outer,
+      [&](const std::vector<Var>& v) { return te::sum(x(point(v, r1)) * inv_n, r1); }, "layer_norm");
+  Tensor var = te::compute(
+      "layer_norm_var", outer,
+      [&](const std::vector<Var>& v) {
+        Expr dev = x(point(v, r2)) - mean(v);
+        return te::sum(dev * dev * inv_n, r2);
+      },
+      "layer_norm");
+  return te::compute(
+      "layer_norm", s,
+      [&](const std::vector<Var>& v) {
+        std::vector<Var> ov(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(ax));
+        std::vector<Var> iv(v.begin() + static_cast<std::ptrdiff_t>(ax), v.end());
+        Expr y = (x(v) - mean(ov)) * te::rsqrt(var(ov) + epsilon);
+        if (gamma.defined()) y = y * gamma(iv);
+        if (beta.defined()) y = y + beta(iv);
+        return y;
+      },
+      "layer_norm");
 }
 
 Tensor batch_norm_inference(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& mean,
@@ -170,15 +182,19 @@ Tensor batch_norm_inference(const Tensor& x, const Tensor& gamma, const Tensor& 
   checkDType(op, x, DType::Float32, "input");
   TT_CHECK_ARG(epsilon >= 0, op, ": epsilon must be non-negative, got ", epsilon);
   Shape c = {x.shape()[1]};
-  std::string expectation = cat("the input has ", c[0], " channels (axis 1), so ", te::shapeToString(c), " is expected");
+  std::string expectation =
+      cat("the input has ", c[0], " channels (axis 1), so ", te::shapeToString(c), " is expected");
   checkParam(op, gamma, "gamma", c, expectation);
   checkParam(op, beta, "beta", c, expectation);
   checkParam(op, mean, "mean", c, expectation);
   checkParam(op, var, "var", c, expectation);
-  return te::compute("batch_norm", x.shape(), [&](const std::vector<Var>& v) {
-    const Var& ch = v[1];
-    return (x(v) - mean(ch)) * (gamma(ch) * te::rsqrt(var(ch) + epsilon)) + beta(ch);
-  }, "broadcast");
+  return te::compute(
+      "batch_norm", x.shape(),
+      [&](const std::vector<Var>& v) {
+        const Var& ch = v[1];
+        return (x(v) - mean(ch)) * (gamma(ch) * te::rsqrt(var(ch) + epsilon)) + beta(ch);
+      },
+      "broadcast");
 }
 
 }  // namespace ttune::ops

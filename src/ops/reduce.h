@@ -36,7 +36,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, int6
 
 // (x - mean[c]) / sqrt(var[c] + eps) * gamma[c] + beta[c] with c the axis-1 index of x (rank >= 2);
 // the four parameters have shape [C]. One op, "batch_norm".
-Tensor batch_norm_inference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
-                            const Tensor& mean, const Tensor& var, double epsilon = 1e-5);
+Tensor batch_norm_inference(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& mean,
+                            const Tensor& var, double epsilon = 1e-5);
 
 }  // namespace ttune::ops

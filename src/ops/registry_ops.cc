@@ -13,22 +13,29 @@ namespace {
 
 using te::DType;
 
-ParamSpec I(std::string name, int64_t def, std::string help) { return {std::move(name), ParamValue(def), std::move(help)}; }
-ParamSpec F(std::string name, double def, std::string help) { return {std::move(name), ParamValue(def), std::move(help)}; }
+ParamSpec I(std::string name, int64_t def, std::string help) {
+  return {std::move(name), ParamValue(def), std::move(help)};
+}
+ParamSpec F(std::string name, double def, std::string help) {
+  return {std::move(name), ParamValue(def), std::move(help)};
+}
 ParamSpec S(std::string name, std::string def, std::string help) {
   return {std::move(name), ParamValue(std::move(def)), std::move(help)};
 }
 
-te::Tensor makeInput(const Params& p, const std::string& name, const Shape& shape, DType dtype, bool constant) {
+te::Tensor makeInput(const Params& p, const std::string& name, const Shape& shape, DType dtype,
+                     bool constant) {
   for (int64_t d : shape)
     TT_CHECK_ARG(d > 0, p.opName(), ": the parameters give ", name, " the shape ", te::shapeToString(shape),
                  "; every dimension must be positive");
   return te::placeholder(name, shape, dtype, constant);
 }
-te::Tensor activation(const Params& p, const std::string& name, const Shape& shape, DType dtype = DType::Float32) {
+te::Tensor activation(const Params& p, const std::string& name, const Shape& shape,
+                      DType dtype = DType::Float32) {
   return makeInput(p, name, shape, dtype, false);
 }
-te::Tensor constant(const Params& p, const std::string& name, const Shape& shape, DType dtype = DType::Float32) {
+te::Tensor constant(const Params& p, const std::string& name, const Shape& shape,
+                    DType dtype = DType::Float32) {
   return makeInput(p, name, shape, dtype, true);
 }
 
@@ -76,7 +83,8 @@ std::vector<ParamSpec> convSpecs(int64_t c, int64_t hw) {
 
 bool nhwcLayout(const Params& p) {
   const std::string& l = p.str("layout");
-  TT_CHECK_ARG(l == "NCHW" || l == "NHWC", p.opName(), ": parameter 'layout' must be NCHW or NHWC, got '", l, "'");
+  TT_CHECK_ARG(l == "NCHW" || l == "NHWC", p.opName(), ": parameter 'layout' must be NCHW or NHWC, got '", l,
+               "'");
   return l == "NHWC";
 }
 
@@ -87,12 +95,14 @@ Shape dataShape(const Params& p, bool nhwc) {
 
 OpInstance convInstance(const Params& p, bool bias_relu) {
   bool nhwc = nhwcLayout(p);
-  int64_t C = p.integer("C"), K = p.integer("K"), R = p.integer("R"), S = p.integer("S"), g = p.integer("groups");
+  int64_t C = p.integer("C"), K = p.integer("K"), R = p.integer("R"), S = p.integer("S"),
+          g = p.integer("groups");
   TT_CHECK_ARG(g > 0 && C % g == 0, p.opName(), ": C=", C, " must be a positive multiple of groups=", g);
   te::Tensor data = activation(p, "data", dataShape(p, nhwc));
   te::Tensor weight = constant(p, "weight", nhwc ? Shape{R, S, C / g, K} : Shape{K, C / g, R, S});
-  te::Tensor out = nhwc ? conv2d_nhwc(data, weight, hwParam(p, "stride"), padParam(p, "pad"), hwParam(p, "dilation"), g)
-                        : conv2d_nchw(data, weight, hwParam(p, "stride"), padParam(p, "pad"), hwParam(p, "dilation"), g);
+  te::Tensor out =
+      nhwc ? conv2d_nhwc(data, weight, hwParam(p, "stride"), padParam(p, "pad"), hwParam(p, "dilation"), g)
+           : conv2d_nchw(data, weight, hwParam(p, "stride"), padParam(p, "pad"), hwParam(p, "dilation"), g);
   if (!bias_relu) return {{data, weight}, {out}};
   te::Tensor bias = constant(p, "bias", nhwc ? Shape{K} : Shape{K, 1, 1});
   return {{data, weight, bias}, {relu(add(out, bias))}};
@@ -102,7 +112,9 @@ OpEntry unaryEntry(std::string name, std::string summary, std::vector<ParamSpec>
                    std::function<te::Tensor(const te::Tensor&, const Params&)> fn) {
   std::vector<ParamSpec> specs = nchwSpecs(1, 64, 56, 56);
   specs.insert(specs.end(), extra.begin(), extra.end());
-  return {name, summary, specs,
+  return {name,
+          summary,
+          specs,
           [fn](const Params& p) -> OpInstance {
             te::Tensor x = activation(p, "x", nchwShape(p));
             return {{x}, {fn(x, p)}};
@@ -110,8 +122,10 @@ OpEntry unaryEntry(std::string name, std::string summary, std::vector<ParamSpec>
           {"C=3", "H=5", "W=7"}};
 }
 
-OpEntry binaryEntry(std::string name, std::string summary, te::Tensor (*fn)(const te::Tensor&, const te::Tensor&)) {
-  return {name, summary,
+OpEntry binaryEntry(std::string name, std::string summary,
+                    te::Tensor (*fn)(const te::Tensor&, const te::Tensor&)) {
+  return {name,
+          summary,
           {S("a_shape", "1x64x56x56", "shape of the first operand"),
            S("b_shape", "1x64x56x56", "shape of the second operand (numpy broadcasting)")},
           [fn](const Params& p) -> OpInstance {
@@ -122,8 +136,10 @@ OpEntry binaryEntry(std::string name, std::string summary, te::Tensor (*fn)(cons
           {"a_shape=2x3x5", "b_shape=3x1"}};
 }
 
-OpEntry reduceEntry(std::string name, te::Tensor (*fn)(const te::Tensor&, const std::vector<int64_t>&, bool)) {
-  return {name, name.substr(7) + " over axes",
+OpEntry reduceEntry(std::string name,
+                    te::Tensor (*fn)(const te::Tensor&, const std::vector<int64_t>&, bool)) {
+  return {name,
+          name.substr(7) + " over axes",
           {S("shape", "1x64x56x56", "input shape"), S("axes", "2,3", "reduced axes (empty: all)"),
            I("keepdims", 1, "keep reduced axes with extent 1")},
           [fn](const Params& p) -> OpInstance {
@@ -143,8 +159,8 @@ PadMode padMode(const Params& p) {
 
 DType dtypeParam(const Params& p, const std::string& name) {
   std::optional<DType> t = te::parseDType(p.str(name));
-  TT_CHECK_ARG(t.has_value(), p.opName(), ": parameter '", name, "' must be float32, int32, int64 or bool, got '",
-               p.str(name), "'");
+  TT_CHECK_ARG(t.has_value(), p.opName(), ": parameter '", name,
+               "' must be float32, int32, int64 or bool, got '", p.str(name), "'");
   return *t;
 }
 
@@ -169,28 +185,36 @@ std::vector<OpEntry> registeredOps() {
     specs.insert(specs.begin() + 4, I("multiplier", 1, "output channels per input channel"));
     for (ParamSpec& s : specs)
       if (s.name == "pad") s.default_value = std::string("1");
-    ops.push_back({"depthwise_conv2d", "depthwise 2-D convolution (groups = C)", specs,
-                   [](const Params& p) -> OpInstance {
-                     bool nhwc = nhwcLayout(p);
-                     int64_t C = p.integer("C"), m = p.integer("multiplier"), R = p.integer("R"), S = p.integer("S");
-                     te::Tensor data = activation(p, "data", dataShape(p, nhwc));
-                     te::Tensor w = constant(p, "weight", nhwc ? Shape{R, S, 1, C * m} : Shape{C * m, 1, R, S});
-                     Hw st = hwParam(p, "stride"), dil = hwParam(p, "dilation");
-                     Pad4 pd = padParam(p, "pad");
-                     te::Tensor out = nhwc ? depthwise_conv2d_nhwc(data, w, st, pd, dil) : depthwise_conv2d_nchw(data, w, st, pd, dil);
-                     return {{data, w}, {out}};
-                   },
-                   {"C=4", "H=8", "W=7", "multiplier=2", "stride=2"}});
+    ops.push_back(
+        {"depthwise_conv2d",
+         "depthwise 2-D convolution (groups = C)",
+         specs,
+         [](const Params& p) -> OpInstance {
+           bool nhwc = nhwcLayout(p);
+           int64_t C = p.integer("C"), m = p.integer("multiplier"), R = p.integer("R"), S = p.integer("S");
+           te::Tensor data = activation(p, "data", dataShape(p, nhwc));
+           te::Tensor w = constant(p, "weight", nhwc ? Shape{R, S, 1, C * m} : Shape{C * m, 1, R, S});
+           Hw st = hwParam(p, "stride"), dil = hwParam(p, "dilation");
+           Pad4 pd = padParam(p, "pad");
+           te::Tensor out = nhwc ? depthwise_conv2d_nhwc(data, w, st, pd, dil)
+                                 : depthwise_conv2d_nchw(data, w, st, pd, dil);
+           return {{data, w}, {out}};
+         },
+         {"C=4", "H=8", "W=7", "multiplier=2", "stride=2"}});
   }
   std::vector<ParamSpec> mnk = {I("M", 128, "rows"), I("N", 768, "columns"), I("K", 768, "reduction length")};
-  ops.push_back({"dense", "x[M,K] * w[N,K]^T", mnk,
+  ops.push_back({"dense",
+                 "x[M,K] * w[N,K]^T",
+                 mnk,
                  [](const Params& p) -> OpInstance {
                    te::Tensor x = activation(p, "x", {p.integer("M"), p.integer("K")});
                    te::Tensor w = constant(p, "weight", {p.integer("N"), p.integer("K")});
                    return {{x, w}, {dense(x, w)}};
                  },
                  {"M=5", "N=7", "K=9"}});
-  ops.push_back({"dense_gelu", "dense + bias + gelu (a fused kernel)", mnk,
+  ops.push_back({"dense_gelu",
+                 "dense + bias + gelu (a fused kernel)",
+                 mnk,
                  [](const Params& p) -> OpInstance {
                    te::Tensor x = activation(p, "x", {p.integer("M"), p.integer("K")});
                    te::Tensor w = constant(p, "weight", {p.integer("N"), p.integer("K")});
@@ -202,7 +226,9 @@ std::vector<OpEntry> registeredOps() {
     std::vector<ParamSpec> specs = mnk;
     specs.push_back(I("transpose_a", 0, "A is stored [K, M]"));
     specs.push_back(I("transpose_b", 0, "B is stored [N, K]"));
-    ops.push_back({"matmul", "A[M,K] * B[K,N] (both activations)", specs,
+    ops.push_back({"matmul",
+                   "A[M,K] * B[K,N] (both activations)",
+                   specs,
                    [](const Params& p) -> OpInstance {
                      int64_t M = p.integer("M"), N = p.integer("N"), K = p.integer("K");
                      bool ta = p.flag("transpose_a"), tb = p.flag("transpose_b");
@@ -211,9 +237,15 @@ std::vector<OpEntry> registeredOps() {
                      return {{a, b}, {matmul(a, b, ta, tb)}};
                    },
                    {"M=5", "N=7", "K=9", "transpose_b=1"}});
-    specs = {I("B", 12, "batch"), I("M", 128, "rows"), I("N", 128, "columns"), I("K", 64, "reduction length"),
-             I("transpose_a", 0, "A is stored [B, K, M]"), I("transpose_b", 0, "B is stored [B, N, K]")};
-    ops.push_back({"batch_matmul", "A[B,M,K] * B[B,K,N]", specs,
+    specs = {I("B", 12, "batch"),
+             I("M", 128, "rows"),
+             I("N", 128, "columns"),
+             I("K", 64, "reduction length"),
+             I("transpose_a", 0, "A is stored [B, K, M]"),
+             I("transpose_b", 0, "B is stored [B, N, K]")};
+    ops.push_back({"batch_matmul",
+                   "A[B,M,K] * B[B,K,N]",
+                   specs,
                    [](const Params& p) -> OpInstance {
                      int64_t B = p.integer("B"), M = p.integer("M"), N = p.integer("N"), K = p.integer("K");
                      bool ta = p.flag("transpose_a"), tb = p.flag("transpose_b");
@@ -233,23 +265,31 @@ std::vector<OpEntry> registeredOps() {
     specs.push_back(I("ceil_mode", 0, "round the output size up (ONNX/PyTorch rule)"));
     std::vector<ParamSpec> max_specs = specs;
     max_specs.push_back(S("dilation", "1", "dilation: d or h,w"));
-    ops.push_back({"max_pool2d", "2-D max pooling (NCHW)", max_specs,
+    ops.push_back({"max_pool2d",
+                   "2-D max pooling (NCHW)",
+                   max_specs,
                    [](const Params& p) -> OpInstance {
                      te::Tensor x = activation(p, "x", nchwShape(p));
-                     return {{x}, {max_pool2d(x, hwParam(p, "kernel"), hwParam(p, "stride"), padParam(p, "pad"),
-                                              hwParam(p, "dilation"), p.flag("ceil_mode"))}};
+                     return {{x},
+                             {max_pool2d(x, hwParam(p, "kernel"), hwParam(p, "stride"), padParam(p, "pad"),
+                                         hwParam(p, "dilation"), p.flag("ceil_mode"))}};
                    },
                    {"C=3", "H=9", "W=8", "ceil_mode=1"}});
     std::vector<ParamSpec> avg_specs = specs;
     avg_specs.push_back(I("count_include_pad", 0, "divide by the window size including explicit padding"));
-    ops.push_back({"avg_pool2d", "2-D average pooling (NCHW)", avg_specs,
+    ops.push_back({"avg_pool2d",
+                   "2-D average pooling (NCHW)",
+                   avg_specs,
                    [](const Params& p) -> OpInstance {
                      te::Tensor x = activation(p, "x", nchwShape(p));
-                     return {{x}, {avg_pool2d(x, hwParam(p, "kernel"), hwParam(p, "stride"), padParam(p, "pad"),
-                                              p.flag("ceil_mode"), p.flag("count_include_pad"))}};
+                     return {{x},
+                             {avg_pool2d(x, hwParam(p, "kernel"), hwParam(p, "stride"), padParam(p, "pad"),
+                                         p.flag("ceil_mode"), p.flag("count_include_pad"))}};
                    },
                    {"C=3", "H=9", "W=8", "ceil_mode=1"}});
-    ops.push_back({"global_avg_pool2d", "mean over H and W (NCHW -> N x C x 1 x 1)", nchwSpecs(1, 2048, 7, 7),
+    ops.push_back({"global_avg_pool2d",
+                   "mean over H and W (NCHW -> N x C x 1 x 1)",
+                   nchwSpecs(1, 2048, 7, 7),
                    [](const Params& p) -> OpInstance {
                      te::Tensor x = activation(p, "x", nchwShape(p));
                      return {{x}, {global_avg_pool2d(x)}};
@@ -258,7 +298,8 @@ std::vector<OpEntry> registeredOps() {
   }
 
   // ---- Elementwise --------------------------------------------------------------------------------
-  auto simple = [&](const std::string& name, const std::string& summary, te::Tensor (*fn)(const te::Tensor&)) {
+  auto simple = [&](const std::string& name, const std::string& summary,
+                    te::Tensor (*fn)(const te::Tensor&)) {
     ops.push_back(unaryEntry(name, summary, {}, [fn](const te::Tensor& x, const Params&) { return fn(x); }));
   };
   simple("relu", "max(x, 0)", relu);
@@ -274,15 +315,18 @@ std::vector<OpEntry> registeredOps() {
   simple("hardswish", "x clip(x + 3, 0, 6) / 6", hardswish);
   simple("neg", "-x", neg);
   simple("abs", "|x|", abs);
-  ops.push_back(unaryEntry("clip", "min(max(x, min), max)", {F("min", 0.0, "lower bound"), F("max", 6.0, "upper bound")},
-                           [](const te::Tensor& x, const Params& p) { return clip(x, p.real("min"), p.real("max")); }));
-  ops.push_back(unaryEntry("leaky_relu", "x if x >= 0 else alpha x", {F("alpha", 0.01, "negative slope")},
-                           [](const te::Tensor& x, const Params& p) { return leaky_relu(x, p.real("alpha")); }));
-  ops.push_back(unaryEntry("hardsigmoid", "clip(alpha x + beta, 0, 1)",
-                           {F("alpha", 0.2, "slope"), F("beta", 0.5, "offset")},
-                           [](const te::Tensor& x, const Params& p) { return hardsigmoid(x, p.real("alpha"), p.real("beta")); }));
-  ops.push_back(unaryEntry("scale_shift", "x * scale + shift", {F("scale", 2.0, "factor"), F("shift", 1.0, "offset")},
-                           [](const te::Tensor& x, const Params& p) { return scale_shift(x, p.real("scale"), p.real("shift")); }));
+  ops.push_back(unaryEntry(
+      "clip", "min(max(x, min), max)", {F("min", 0.0, "lower bound"), F("max", 6.0, "upper bound")},
+      [](const te::Tensor& x, const Params& p) { return clip(x, p.real("min"), p.real("max")); }));
+  ops.push_back(
+      unaryEntry("leaky_relu", "x if x >= 0 else alpha x", {F("alpha", 0.01, "negative slope")},
+                 [](const te::Tensor& x, const Params& p) { return leaky_relu(x, p.real("alpha")); }));
+  ops.push_back(unaryEntry(
+      "hardsigmoid", "clip(alpha x + beta, 0, 1)", {F("alpha", 0.2, "slope"), F("beta", 0.5, "offset")},
+      [](const te::Tensor& x, const Params& p) { return hardsigmoid(x, p.real("alpha"), p.real("beta")); }));
+  ops.push_back(unaryEntry(
+      "scale_shift", "x * scale + shift", {F("scale", 2.0, "factor"), F("shift", 1.0, "offset")},
+      [](const te::Tensor& x, const Params& p) { return scale_shift(x, p.real("scale"), p.real("shift")); }));
   ops.push_back(binaryEntry("add", "a + b (broadcasting)", add));
   ops.push_back(binaryEntry("sub", "a - b (broadcasting)", sub));
   ops.push_back(binaryEntry("mul", "a * b (broadcasting)", mul));
@@ -290,9 +334,10 @@ std::vector<OpEntry> registeredOps() {
   ops.push_back(binaryEntry("maximum", "max(a, b) (broadcasting)", maximum));
   ops.push_back(binaryEntry("minimum", "min(a, b) (broadcasting)", minimum));
   ops.push_back(binaryEntry("pow", "a ^ b (broadcasting)", pow));
-  ops.push_back({"where", "cond ? a : b (broadcasting; cond is bool)",
-                 {S("cond_shape", "1x1x56x56", "shape of the bool condition"), S("a_shape", "1x64x56x56", "shape of a"),
-                  S("b_shape", "1x64x1x1", "shape of b")},
+  ops.push_back({"where",
+                 "cond ? a : b (broadcasting; cond is bool)",
+                 {S("cond_shape", "1x1x56x56", "shape of the bool condition"),
+                  S("a_shape", "1x64x56x56", "shape of a"), S("b_shape", "1x64x1x1", "shape of b")},
                  [](const Params& p) -> OpInstance {
                    te::Tensor c = activation(p, "cond", p.shape("cond_shape"), DType::Bool);
                    te::Tensor a = activation(p, "A", p.shape("a_shape"));
@@ -302,14 +347,16 @@ std::vector<OpEntry> registeredOps() {
                  {"cond_shape=1x5", "a_shape=3x5", "b_shape=3x1"}});
 
   // ---- Reductions and normalizations --------------------------------------------------------------
-  ops.push_back({"softmax", "softmax along an axis",
+  ops.push_back({"softmax",
+                 "softmax along an axis",
                  {S("shape", "1x12x128x128", "input shape"), I("axis", -1, "softmax axis")},
                  [](const Params& p) -> OpInstance {
                    te::Tensor x = activation(p, "x", p.shape("shape"));
                    return {{x}, {softmax(x, p.integer("axis"))}};
                  },
                  {"shape=2x3x7"}});
-  ops.push_back({"layer_norm", "layer normalization over the trailing dimensions from axis",
+  ops.push_back({"layer_norm",
+                 "layer normalization over the trailing dimensions from axis",
                  {S("shape", "1x128x768", "input shape"), I("axis", -1, "first normalized axis"),
                   F("epsilon", 1e-5, "added to the variance")},
                  [](const Params& p) -> OpInstance {
@@ -327,7 +374,9 @@ std::vector<OpEntry> registeredOps() {
   {
     std::vector<ParamSpec> specs = nchwSpecs(1, 64, 56, 56);
     specs.push_back(F("epsilon", 1e-5, "added to the variance"));
-    ops.push_back({"batch_norm", "inference batch normalization on channel axis 1", specs,
+    ops.push_back({"batch_norm",
+                   "inference batch normalization on channel axis 1",
+                   specs,
                    [](const Params& p) -> OpInstance {
                      te::Tensor x = activation(p, "x", nchwShape(p));
                      Shape c = {x.shape()[1]};
@@ -339,82 +388,100 @@ std::vector<OpEntry> registeredOps() {
   }
 
   // ---- Injective ----------------------------------------------------------------------------------
-  ops.push_back({"pad", "pad every axis (ONNX Pad)",
-                 {S("shape", "1x64x56x56", "input shape"),
-                  S("pads", "0,0,1,1,0,0,1,1", "ONNX order: all leading pads, then all trailing pads"),
-                  F("value", 0.0, "fill value (constant mode)"), S("mode", "constant", "constant, edge or reflect")},
-                 [](const Params& p) -> OpInstance {
-                   te::Tensor x = activation(p, "x", p.shape("shape"));
-                   std::vector<int64_t> pads = p.ints("pads");
-                   TT_CHECK_ARG(pads.size() == 2 * x.ndim(), p.opName(), ": parameter 'pads' needs ", 2 * x.ndim(),
-                                " integers for a tensor of rank ", x.ndim(), ", got ", pads.size());
-                   std::vector<int64_t> before(pads.begin(), pads.begin() + x.ndim()), after(pads.begin() + x.ndim(), pads.end());
-                   return {{x}, {pad(x, before, after, p.real("value"), padMode(p))}};
-                 },
-                 {"shape=2x3x4x5", "mode=reflect"}});
-  ops.push_back({"concat", "concatenate along an axis",
+  ops.push_back(
+      {"pad",
+       "pad every axis (ONNX Pad)",
+       {S("shape", "1x64x56x56", "input shape"),
+        S("pads", "0,0,1,1,0,0,1,1", "ONNX order: all leading pads, then all trailing pads"),
+        F("value", 0.0, "fill value (constant mode)"), S("mode", "constant", "constant, edge or reflect")},
+       [](const Params& p) -> OpInstance {
+         te::Tensor x = activation(p, "x", p.shape("shape"));
+         std::vector<int64_t> pads = p.ints("pads");
+         TT_CHECK_ARG(pads.size() == 2 * x.ndim(), p.opName(), ": parameter 'pads' needs ", 2 * x.ndim(),
+                      " integers for a tensor of rank ", x.ndim(), ", got ", pads.size());
+         std::vector<int64_t> before(pads.begin(), pads.begin() + x.ndim()),
+             after(pads.begin() + x.ndim(), pads.end());
+         return {{x}, {pad(x, before, after, p.real("value"), padMode(p))}};
+       },
+       {"shape=2x3x4x5", "mode=reflect"}});
+  ops.push_back({"concat",
+                 "concatenate along an axis",
                  {S("shapes", "1x64x28x28,1x32x28x28", "comma-separated input shapes"), I("axis", 1, "axis")},
                  [](const Params& p) -> OpInstance {
                    std::vector<te::Tensor> xs;
                    std::vector<Shape> shapes = p.shapes("shapes");
-                   for (size_t i = 0; i < shapes.size(); ++i) xs.push_back(activation(p, indexedName("x", i), shapes[i]));
+                   for (size_t i = 0; i < shapes.size(); ++i)
+                     xs.push_back(activation(p, indexedName("x", i), shapes[i]));
                    return {xs, {concat(xs, p.integer("axis"))}};
                  },
                  {"shapes=2x3x4,2x5x4,2x1x4"}});
-  ops.push_back({"reshape", "row-major reshape",
+  ops.push_back({"reshape",
+                 "row-major reshape",
                  {S("shape", "1x64x7x7", "input shape"), S("new_shape", "1x3136", "output shape")},
                  [](const Params& p) -> OpInstance {
                    te::Tensor x = activation(p, "x", p.shape("shape"));
                    return {{x}, {reshape(x, p.shape("new_shape"))}};
                  },
                  {"shape=2x3x4", "new_shape=4x6"}});
-  ops.push_back({"flatten", "ONNX Flatten to 2-D", {S("shape", "1x64x7x7", "input shape"), I("axis", 1, "split axis")},
+  ops.push_back({"flatten",
+                 "ONNX Flatten to 2-D",
+                 {S("shape", "1x64x7x7", "input shape"), I("axis", 1, "split axis")},
                  [](const Params& p) -> OpInstance {
                    te::Tensor x = activation(p, "x", p.shape("shape"));
                    return {{x}, {flatten(x, p.integer("axis"))}};
                  },
                  {"shape=2x3x4"}});
-  ops.push_back({"transpose", "permute axes",
-                 {S("shape", "1x128x12x64", "input shape"), S("perm", "0,2,1,3", "output axis d is input axis perm[d]")},
+  ops.push_back({"transpose",
+                 "permute axes",
+                 {S("shape", "1x128x12x64", "input shape"),
+                  S("perm", "0,2,1,3", "output axis d is input axis perm[d]")},
                  [](const Params& p) -> OpInstance {
                    te::Tensor x = activation(p, "x", p.shape("shape"));
                    return {{x}, {transpose(x, p.ints("perm"))}};
                  },
                  {"shape=2x3x4x5"}});
-  ops.push_back({"slice", "ONNX Slice",
-                 {S("shape", "1x64x56x56", "input shape"), S("starts", "1,1", "start per axis"),
-                  S("ends", "-1,-1", "end per axis (exclusive)"), S("axes", "2,3", "sliced axes (empty: 0..n-1)"),
-                  S("steps", "", "steps (empty: 1)")},
-                 [](const Params& p) -> OpInstance {
-                   te::Tensor x = activation(p, "x", p.shape("shape"));
-                   return {{x}, {slice(x, p.ints("starts"), p.ints("ends"), p.ints("axes"), p.ints("steps"))}};
-                 },
-                 {"shape=2x3x9x8", "starts=1,-1", "ends=-1,0", "steps=2,-1"}});
-  ops.push_back({"gather", "ONNX Gather (e.g. an embedding lookup)",
-                 {S("data_shape", "30522x768", "shape of the table"), S("indices_shape", "1x128", "shape of the indices"),
-                  I("axis", 0, "gathered axis"), S("index_dtype", "int64", "int64 or int32")},
+  ops.push_back(
+      {"slice",
+       "ONNX Slice",
+       {S("shape", "1x64x56x56", "input shape"), S("starts", "1,1", "start per axis"),
+        S("ends", "-1,-1", "end per axis (exclusive)"), S("axes", "2,3", "sliced axes (empty: 0..n-1)"),
+        S("steps", "", "steps (empty: 1)")},
+       [](const Params& p) -> OpInstance {
+         te::Tensor x = activation(p, "x", p.shape("shape"));
+         return {{x}, {slice(x, p.ints("starts"), p.ints("ends"), p.ints("axes"), p.ints("steps"))}};
+       },
+       {"shape=2x3x9x8", "starts=1,-1", "ends=-1,0", "steps=2,-1"}});
+  ops.push_back({"gather",
+                 "ONNX Gather (e.g. an embedding lookup)",
+                 {S("data_shape", "30522x768", "shape of the table"),
+                  S("indices_shape", "1x128", "shape of the indices"), I("axis", 0, "gathered axis"),
+                  S("index_dtype", "int64", "int64 or int32")},
                  [](const Params& p) -> OpInstance {
                    DType it = dtypeParam(p, "index_dtype");
-                   TT_CHECK_ARG(te::isInt(it), p.opName(), ": parameter 'index_dtype' must be int32 or int64");
+                   TT_CHECK_ARG(te::isInt(it), p.opName(),
+                                ": parameter 'index_dtype' must be int32 or int64");
                    te::Tensor ids = activation(p, "indices", p.shape("indices_shape"), it);
                    te::Tensor table = constant(p, "data", p.shape("data_shape"));
                    return {{ids, table}, {gather(table, ids, p.integer("axis"))}};
                  },
                  {"data_shape=11x6", "indices_shape=2x3"}});
-  ops.push_back({"expand", "ONNX Expand (bidirectional broadcast)",
+  ops.push_back({"expand",
+                 "ONNX Expand (bidirectional broadcast)",
                  {S("shape", "1x64x1x1", "input shape"), S("to", "1x64x56x56", "target shape")},
                  [](const Params& p) -> OpInstance {
                    te::Tensor x = activation(p, "x", p.shape("shape"));
                    return {{x}, {expand(x, p.shape("to"))}};
                  },
                  {"shape=3x1", "to=2x3x4"}});
-  ops.push_back({"cast", "convert the element type",
-                 {S("shape", "1x64x56x56", "input shape"), S("dtype", "int32", "float32, int32, int64 or bool")},
-                 [](const Params& p) -> OpInstance {
-                   te::Tensor x = activation(p, "x", p.shape("shape"));
-                   return {{x}, {cast(x, dtypeParam(p, "dtype"))}};
-                 },
-                 {"shape=3x4"}});
+  ops.push_back(
+      {"cast",
+       "convert the element type",
+       {S("shape", "1x64x56x56", "input shape"), S("dtype", "int32", "float32, int32, int64 or bool")},
+       [](const Params& p) -> OpInstance {
+         te::Tensor x = activation(p, "x", p.shape("shape"));
+         return {{x}, {cast(x, dtypeParam(p, "dtype"))}};
+       },
+       {"shape=3x4"}});
   return ops;
 }
 

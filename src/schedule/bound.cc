@@ -24,25 +24,34 @@ Expected<StageLoops> buildStageLoops(const Stage& stage) {
     extent[it.name] = *it.extent;
     out.bounds[v.get()] = IntBound::range(0, *it.extent);
   }
-  // Intermediate extents, recomputed forward from the region through the relations.
+  // Intermediate extents, recomputed forward from the region through the relations, noting the
+  // iterators whose parts cover more than their extent and where that must be guarded.
+  std::vector<std::string> overshoot;
+  std::unordered_map<std::string, std::string> up;  // child -> the iterator a guard moves up to
   {
     std::unordered_map<std::string, int64_t> ext;
     for (size_t i = 0; i < stage.root.size(); ++i) ext[stage.root[i].name] = stage.region[i];
     for (const Relation& rel : stage.relations) {
       if (const SplitRelation* r = std::get_if<SplitRelation>(&rel)) {
-        int64_t rest = ext.at(r->parent);
+        int64_t pe = ext.at(r->parent);
+        int64_t rest = pe, prod = 1;
         for (size_t k = r->children.size() - 1; k >= 1; --k) {
           if (!r->factors[k - 1]) return Unexpected("stage " + stage.op + " has an unset split length on " + r->parent);
           int64_t f = *r->factors[k - 1];
           ext[r->children[k]] = std::min(f, rest);
+          prod *= ext[r->children[k]];
           rest = (rest + f - 1) / f;
         }
         ext[r->children[0]] = rest;
+        if (prod * rest > pe) overshoot.push_back(r->parent);
+        // Overshooting the outermost part overshoots the parent: the parent's guard covers it.
+        up[r->children[0]] = r->parent;
       } else {
         const FuseRelation& fr = std::get<FuseRelation>(rel);
         int64_t p = 1;
         for (const std::string& n : fr.parents) p *= ext.at(n);
         ext[fr.child] = p;
+        up[fr.child] = fr.parents[0];
       }
     }
     for (auto& [k, v] : ext) extent.emplace(k, v);
@@ -68,6 +77,25 @@ Expected<StageLoops> buildStageLoops(const Stage& stage) {
                    },
                },
                *it);
+  }
+  // Root axis each iterator derives from (for the kind of its guards).
+  std::unordered_map<std::string, int> root_of;
+  for (size_t i = 0; i < stage.root.size(); ++i) root_of[stage.root[i].name] = static_cast<int>(i);
+  for (const Relation& rel : stage.relations) {
+    if (const SplitRelation* r = std::get_if<SplitRelation>(&rel)) {
+      for (const std::string& c : r->children) root_of[c] = root_of.at(r->parent);
+    } else {
+      const FuseRelation& fr = std::get<FuseRelation>(rel);
+      root_of[fr.child] = root_of.at(fr.parents[0]);
+    }
+  }
+  std::vector<std::string> guarded;
+  for (std::string node : overshoot) {
+    for (auto it = up.find(node); it != up.end(); it = up.find(node)) node = it->second;
+    if (root_of.count(node) && stage.root[root_of.at(node)].name == node) continue;  // root guard
+    if (std::find(guarded.begin(), guarded.end(), node) != guarded.end()) continue;
+    guarded.push_back(node);
+    out.inner_guards.push_back(InnerGuard{te::simplify(value.at(node), out.bounds), extent.at(node), root_of.at(node)});
   }
   for (const RootAxis& a : stage.root) {
     Expr rel = te::simplify(value.at(a.name), out.bounds);

@@ -15,10 +15,20 @@
 
 namespace ttune::schedule {
 
+// value < limit must hold for an iteration to be real: needed where a split part that is not the
+// outermost one was split again by factors that do not divide it (its value can run past its
+// extent without the root axis noticing).
+struct InnerGuard {
+  te::Expr value;
+  int64_t limit;
+  int root_axis;  // the root axis the guarded iterator derives from
+};
+
 struct StageLoops {
   std::vector<te::Var> leaf_vars;     // aligned with stage.iters
   std::vector<te::Expr> root_rel;     // per root axis: its offset inside the region
   std::vector<int64_t> rel_max;       // per root axis: largest value root_rel can take
+  std::vector<InnerGuard> inner_guards;
   te::VarBounds bounds;               // leaf var ranges
 };
 // Fails when a split length is unset or an extent unknown.

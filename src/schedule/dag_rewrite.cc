@@ -162,6 +162,11 @@ Expected<ComputeDAG> rfactorDag(const ComputeDAG& dag, const Stage& stage, const
     }
     ++k;
   }
+  for (const InnerGuard& ig : loops.inner_guards) {
+    if (stage.root[ig.root_axis].kind != te::IterKind::Reduce) continue;
+    Expr g = te::substitute(ig.value, leaf_sub) < te::intImm(ig.limit);
+    guard = guard.defined() ? (guard && g) : g;
+  }
   Expr source = te::substitute(red->source, root_sub);
   Expr cond = red->cond.defined() ? te::substitute(red->cond, root_sub) : Expr();
   if (guard.defined()) cond = cond.defined() ? (cond && guard) : guard;
@@ -252,6 +257,19 @@ Expected<ComputeDAG> layoutRewriteDag(const ComputeDAG& dag, const Stage& stage,
     }
   }
   if (lay.packed_shape.empty()) return Unexpected("layout rewrite of " + placeholder + " found no loop to follow");
+  // The parts of each dimension must nest exactly (each stride is the next part's stride times
+  // its extent), or the packed position of an element is not a function of its index.
+  for (size_t d = 0; d < dim_axis.size(); ++d) {
+    std::vector<std::pair<int64_t, int64_t>> parts;  // stride, extent
+    for (size_t p = 0; p < lay.source_dim.size(); ++p)
+      if (lay.source_dim[p] == static_cast<int>(d)) parts.emplace_back(lay.source_stride[p], lay.packed_shape[p]);
+    std::sort(parts.begin(), parts.end());
+    for (size_t p = 0; p < parts.size(); ++p) {
+      int64_t expect = p == 0 ? 1 : parts[p - 1].first * parts[p - 1].second;
+      if (parts[p].first != expect)
+        return Unexpected("layout rewrite of " + placeholder + " needs the splits of its axes to nest exactly");
+    }
+  }
   // The outermost part of each dimension takes no modulo (it may exceed when splits overshoot).
   for (size_t d = 0; d < dim_axis.size(); ++d) {
     for (size_t p = 0; p < lay.source_dim.size(); ++p) {

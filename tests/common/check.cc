@@ -3,6 +3,7 @@
 #include "codegen/codegen.h"
 #include "codegen/jit.h"
 #include "lower/lower.h"
+#include "measure/measurer.h"
 #include "schedule/dag_rewrite.h"
 #include "te/evaluator.h"
 
@@ -33,17 +34,23 @@ std::vector<runtime::NDArray> referenceOutputs(const te::ComputeDAG& dag, const 
 }
 
 CheckResult checkState(const schedule::State& state, uint64_t seed, double atol, double rtol) {
+  return Checker(state.originalDag(), seed).check(state, 3, atol, rtol);
+}
+
+Checker::Checker(std::shared_ptr<const te::ComputeDAG> dag, uint64_t seed) : dag_(std::move(dag)) {
+  inputs_ = randomInputs(*dag_, seed);
+  expected_ = referenceOutputs(*dag_, inputs_);
+}
+
+CheckResult Checker::check(const schedule::State& state, int opt_level, double atol, double rtol) const {
   CheckResult r;
-  const te::ComputeDAG& orig = *state.originalDag();
-  auto inputs = randomInputs(orig, seed);
-  auto expected = referenceOutputs(orig, inputs);
   auto f = lower::lower(state, "kernel");
   if (!f.ok()) {
     r.error = "lower: " + f.error();
     return r;
   }
   r.lowered = lower::toString(*f);
-  auto obj = codegen::compile(*f);
+  auto obj = codegen::compile(*f, codegen::CompileOptions{opt_level});
   if (!obj.ok()) {
     r.error = "compile: " + obj.error();
     return r;
@@ -54,42 +61,17 @@ CheckResult checkState(const schedule::State& state, uint64_t seed, double atol,
     return r;
   }
   r.built = true;
-  // Arguments of the scheduled DAG, matched by name to the original inputs; packed weights are
-  // computed from the originals with the reference evaluator.
-  const te::ComputeDAG& dag = state.dag();
-  std::vector<runtime::NDArray> actual;
-  std::vector<void*> args;
-  for (const te::Tensor& t : dag.inputs()) {
-    runtime::NDArray arg;
-    for (size_t i = 0; i < orig.inputs().size(); ++i)
-      if (orig.inputs()[i].name() == t.name()) arg = inputs[i];
-    for (const schedule::WeightLayout& lay : state.weightLayouts()) {
-      if (lay.packed != t.name()) continue;
-      runtime::NDArray src;
-      for (size_t i = 0; i < orig.inputs().size(); ++i)
-        if (orig.inputs()[i].name() == lay.original) src = inputs[i];
-      if (!src.defined()) continue;
-      te::ComputeDAG pack = schedule::packingDag(lay, t.dtype());
-      arg = runtime::NDArray(lay.packed_shape, t.dtype());
-      te::evaluate(pack, {src.data(), arg.data()});
-      actual.push_back(arg);  // keep alive
-    }
-    if (!arg.defined()) {
-      r.built = false;
-      r.error = "input " + t.name() + " has no counterpart in the original DAG";
-      return r;
-    }
-    args.push_back(arg.data());
-  }
+  std::vector<runtime::NDArray> in = measure::scheduledInputs(*dag_, inputs_, state.dag(), state.weightLayouts());
   std::vector<runtime::NDArray> outs;
-  for (const te::Tensor& t : dag.outputs()) {
+  std::vector<void*> args;
+  for (auto& a : in) args.push_back(a.data());
+  for (const te::Tensor& t : state.dag().outputs()) {
     outs.push_back(runtime::NDArray(t.shape(), t.dtype()));
     args.push_back(outs.back().data());
   }
   (**k)(args.data());
-  actual = outs;
-  for (size_t i = 0; i < actual.size(); ++i) {
-    runtime::Comparison c = runtime::compare(actual[i], expected[i], atol, rtol);
+  for (size_t i = 0; i < outs.size(); ++i) {
+    runtime::Comparison c = runtime::compare(outs[i], expected_[i], atol, rtol);
     r.cmp.max_abs_err = std::max(r.cmp.max_abs_err, c.max_abs_err);
     r.cmp.max_rel_err = std::max(r.cmp.max_rel_err, c.max_rel_err);
     r.cmp.mismatches += c.mismatches;

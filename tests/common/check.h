@@ -25,4 +25,15 @@ std::vector<runtime::NDArray> referenceOutputs(const te::ComputeDAG& dag, const 
 // original DAG (layout-rewritten weights are packed first).
 CheckResult checkState(const schedule::State& state, uint64_t seed = 1, double atol = 1e-4, double rtol = 1e-4);
 
+// Checks many schedules of one DAG against one reference computation.
+class Checker {
+ public:
+  explicit Checker(std::shared_ptr<const te::ComputeDAG> dag, uint64_t seed = 1);
+  CheckResult check(const schedule::State& state, int opt_level = 3, double atol = 1e-4, double rtol = 1e-4) const;
+
+ private:
+  std::shared_ptr<const te::ComputeDAG> dag_;
+  std::vector<runtime::NDArray> inputs_, expected_;
+};
+
 }  // namespace ttune::testing

@@ -1,11 +1,12 @@
 // Pooling against loop implementations of the ONNX / PyTorch definitions, plus hand-checked values
 // for the ceil-mode and count_include_pad corner cases.
+#include "ops/pool.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "ops/pool.h"
 #include "test_util.h"
 
 namespace ttune::ops {
@@ -37,14 +38,14 @@ std::string caseName(const PoolCase& c) {
 
 const std::vector<PoolCase>& poolCases() {
   static const std::vector<PoolCase> cases = {
-      {{1, 3, 9, 9}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, false},   // ResNet stem style
-      {{2, 2, 11, 7}, {3, 2}, {2, 3}, {0, 1, 1, 0}, {1, 1}, true},    // primes, asymmetric, ceil
-      {{1, 2, 7, 7}, {2, 2}, {2, 2}, {0, 0, 0, 0}, {1, 1}, true},     // ceil overhang without padding
+      {{1, 3, 9, 9}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, false},  // ResNet stem style
+      {{2, 2, 11, 7}, {3, 2}, {2, 3}, {0, 1, 1, 0}, {1, 1}, true},  // primes, asymmetric, ceil
+      {{1, 2, 7, 7}, {2, 2}, {2, 2}, {0, 0, 0, 0}, {1, 1}, true},   // ceil overhang without padding
       {{1, 2, 7, 7}, {2, 2}, {2, 2}, {0, 0, 0, 0}, {1, 1}, false},
-      {{1, 1, 5, 5}, {2, 2}, {2, 2}, {1, 1, 1, 1}, {1, 1}, true},     // last ceil window dropped
-      {{1, 2, 6, 6}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, true},     // overhang past the padding
+      {{1, 1, 5, 5}, {2, 2}, {2, 2}, {1, 1, 1, 1}, {1, 1}, true},  // last ceil window dropped
+      {{1, 2, 6, 6}, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, true},  // overhang past the padding
       {{1, 3, 10, 9}, {3, 2}, {3, 2}, {2, 1, 2, 1}, {1, 1}, true},
-      {{1, 1, 13, 8}, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, false},   // stride 1
+      {{1, 1, 13, 8}, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, false},  // stride 1
   };
   return cases;
 }
@@ -52,8 +53,8 @@ const std::vector<PoolCase>& poolCases() {
 TEST(MaxPool2d, MatchesReference) {
   Rng rng(10);
   std::vector<PoolCase> cases = poolCases();
-  cases.push_back({{1, 2, 11, 10}, {3, 3}, {2, 1}, {1, 1, 1, 1}, {2, 2}, true});   // dilation, ceil
-  cases.push_back({{1, 2, 9, 9}, {2, 3}, {1, 2}, {0, 2, 1, 0}, {3, 2}, false});    // dilation, asymmetric
+  cases.push_back({{1, 2, 11, 10}, {3, 3}, {2, 1}, {1, 1, 1, 1}, {2, 2}, true});  // dilation, ceil
+  cases.push_back({{1, 2, 9, 9}, {2, 3}, {1, 2}, {0, 2, 1, 0}, {3, 2}, false});   // dilation, asymmetric
   for (const PoolCase& c : cases) {
     SCOPED_TRACE(caseName(c));
     te::Tensor x = placeholder("x", c.shape);
@@ -103,7 +104,8 @@ TEST(AvgPool2d, MatchesReference) {
               // PyTorch: the window is clipped to the explicitly padded extent for the divisor
               // (count_include_pad) and to the input for the sum.
               int64_t hs = oh * c.stride[0] - c.pad[0], ws = ow * c.stride[1] - c.pad[1];
-              int64_t he = std::min(hs + c.kernel[0], H + c.pad[2]), we = std::min(ws + c.kernel[1], W + c.pad[3]);
+              int64_t he = std::min(hs + c.kernel[0], H + c.pad[2]),
+                      we = std::min(ws + c.kernel[1], W + c.pad[3]);
               int64_t padded_count = (he - hs) * (we - ws);
               hs = std::max<int64_t>(hs, 0);
               ws = std::max<int64_t>(ws, 0);
@@ -197,7 +199,8 @@ TEST(GlobalPool2d, MatchesReference) {
 
 TEST(Pool2d, RejectsBadArguments) {
   te::Tensor x = placeholder("x", {1, 2, 5, 5});
-  EXPECT_OP_ERROR(max_pool2d(x, {3, 3}, {1, 1}, {3, 0, 0, 0}), "max_pool2d", "padding", "smaller than the kernel");
+  EXPECT_OP_ERROR(max_pool2d(x, {3, 3}, {1, 1}, {3, 0, 0, 0}), "max_pool2d", "padding",
+                  "smaller than the kernel");
   EXPECT_OP_ERROR(avg_pool2d(x, {2, 2}, {1, 1}, {0, 0, 0, 2}), "avg_pool2d", "width padding");
   EXPECT_OP_ERROR(max_pool2d(x, {6, 1}), "max_pool2d", "kernel height 6");
   EXPECT_OP_ERROR(max_pool2d(x, {3, 3}, {1, 1}, {0, 0, 0, 0}, {3, 1}), "max_pool2d", "spans 7");

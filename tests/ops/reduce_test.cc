@@ -1,10 +1,11 @@
 // Reductions, softmax, layer norm and batch norm against loop references.
+#include "ops/reduce.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "ops/reduce.h"
 #include "test_util.h"
 
 namespace ttune::ops {
@@ -30,7 +31,8 @@ TEST(Softmax, MatchesReferenceOnEveryAxis) {
     Shape shape;
     int64_t axis;
   };
-  for (const Case& c : std::vector<Case>{{{5}, 0}, {{3, 7}, 1}, {{3, 7}, 0}, {{2, 3, 4}, 1}, {{2, 3, 4}, -1}, {{2, 1, 5}, -2}}) {
+  for (const Case& c : std::vector<Case>{
+           {{5}, 0}, {{3, 7}, 1}, {{3, 7}, 0}, {{2, 3, 4}, 1}, {{2, 3, 4}, -1}, {{2, 1, 5}, -2}}) {
     SCOPED_TRACE(te::shapeToString(c.shape) + cat(" axis ", c.axis));
     te::Tensor x = placeholder("x", c.shape);
     te::Tensor y = softmax(x, c.axis);
@@ -44,11 +46,12 @@ TEST(Softmax, MatchesReferenceOnEveryAxis) {
         for (int64_t a = 0; a < g.n; ++a) m = std::max(m, xb.get((o * g.n + a) * g.inner + i));
         for (int64_t a = 0; a < g.n; ++a) s += std::exp(xb.get((o * g.n + a) * g.inner + i) - m);
         for (int64_t a = 0; a < g.n; ++a)
-          want[static_cast<size_t>((o * g.n + a) * g.inner + i)] = std::exp(xb.get((o * g.n + a) * g.inner + i) - m) / s;
+          want[static_cast<size_t>((o * g.n + a) * g.inner + i)] =
+              std::exp(xb.get((o * g.n + a) * g.inner + i) - m) / s;
       }
     EXPECT_TRUE(allClose(run1({x}, {xb}, y), c.shape, want));
-    EXPECT_EQ(opNames({x}, {y}), (std::vector<std::string>{"x", "softmax_maxelem", "softmax_exp", "softmax_expsum",
-                                                           "softmax_norm"}));
+    EXPECT_EQ(opNames({x}, {y}), (std::vector<std::string>{"x", "softmax_maxelem", "softmax_exp",
+                                                           "softmax_expsum", "softmax_norm"}));
   }
 }
 
@@ -115,14 +118,15 @@ struct ReduceCase {
 TEST(Reduce, SumMeanMaxMinMatchReference) {
   Rng rng(32);
   std::vector<ReduceCase> cases = {
-      {{2, 3, 4, 5}, {}, true},  {{2, 3, 4, 5}, {}, false},   {{2, 3, 4, 5}, {1}, true},
+      {{2, 3, 4, 5}, {}, true},       {{2, 3, 4, 5}, {}, false},    {{2, 3, 4, 5}, {1}, true},
       {{2, 3, 4, 5}, {-1, 0}, false}, {{2, 3, 4, 5}, {1, 3}, true}, {{7}, {0}, false},
-      {{3, 1, 5}, {2}, false},   {{5, 3}, {-2}, true},
+      {{3, 1, 5}, {2}, false},        {{5, 3}, {-2}, true},
   };
   for (const ReduceCase& c : cases) {
     SCOPED_TRACE(te::shapeToString(c.shape) + " axes " + listToString(c.axes) + (c.keepdims ? " keep" : ""));
     std::vector<bool> red(c.shape.size(), c.axes.empty());
-    for (int64_t a : c.axes) red[static_cast<size_t>(a < 0 ? a + static_cast<int64_t>(c.shape.size()) : a)] = true;
+    for (int64_t a : c.axes)
+      red[static_cast<size_t>(a < 0 ? a + static_cast<int64_t>(c.shape.size()) : a)] = true;
     Shape out;
     for (size_t d = 0; d < c.shape.size(); ++d)
       if (!red[d] || c.keepdims) out.push_back(red[d] ? 1 : c.shape[d]);
@@ -173,8 +177,10 @@ TEST(BatchNorm, MatchesReference) {
     SCOPED_TRACE(te::shapeToString(s));
     Shape c = {s[1]};
     te::Tensor x = placeholder("x", s);
-    te::Tensor g = placeholder("gamma", c, te::DType::Float32, true), b = placeholder("beta", c, te::DType::Float32, true);
-    te::Tensor m = placeholder("mean", c, te::DType::Float32, true), v = placeholder("var", c, te::DType::Float32, true);
+    te::Tensor g = placeholder("gamma", c, te::DType::Float32, true),
+               b = placeholder("beta", c, te::DType::Float32, true);
+    te::Tensor m = placeholder("mean", c, te::DType::Float32, true),
+               v = placeholder("var", c, te::DType::Float32, true);
     te::Tensor y = batch_norm_inference(x, g, b, m, v, 1e-5);
     EXPECT_EQ(y.name(), "batch_norm");
     Buffer xb = randomBuffer(s, rng, -2, 2), gb = randomBuffer(c, rng), bb = randomBuffer(c, rng);
@@ -202,8 +208,10 @@ TEST(Reductions, RejectBadArguments) {
   EXPECT_OP_ERROR(layer_norm(x, te::Tensor(), placeholder("beta", {4}), 1), "layer_norm", "beta");
   EXPECT_OP_ERROR(layer_norm(x, te::Tensor(), te::Tensor(), 0, -1.0), "layer_norm", "epsilon");
   te::Tensor c3 = placeholder("p", {3}), c4 = placeholder("q", {4});
-  EXPECT_OP_ERROR(batch_norm_inference(x, c3, c3, c4, c3), "batch_norm_inference", "mean has shape [4]", "3 channels");
-  EXPECT_OP_ERROR(batch_norm_inference(placeholder("v", {3}), c3, c3, c3, c3), "batch_norm_inference", "rank at least 2");
+  EXPECT_OP_ERROR(batch_norm_inference(x, c3, c3, c4, c3), "batch_norm_inference", "mean has shape [4]",
+                  "3 channels");
+  EXPECT_OP_ERROR(batch_norm_inference(placeholder("v", {3}), c3, c3, c3, c3), "batch_norm_inference",
+                  "rank at least 2");
 }
 
 }  // namespace

@@ -1,11 +1,12 @@
 // The operator registry: every entry builds with its defaults and evaluates on its small example;
 // parameter parsing rejects bad input with messages naming the operator and the key.
+#include "ops/registry.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <set>
 
-#include "ops/registry.h"
 #include "test_util.h"
 
 namespace ttune::ops {
@@ -18,9 +19,12 @@ using namespace ttune::ops::testing;
 std::vector<Buffer> positiveInputs(const OpInstance& inst, Rng& rng) {
   std::vector<Buffer> data;
   for (const te::Tensor& t : inst.inputs) {
-    if (t.dtype() == te::DType::Float32) data.push_back(randomBuffer(t.shape(), rng, 0.5, 1.5));
-    else if (t.dtype() == te::DType::Bool) data.push_back(randomBuffer(t.shape(), rng, 0, 1, t.dtype()));
-    else data.push_back(randomBuffer(t.shape(), rng, 0, 2, t.dtype()));
+    if (t.dtype() == te::DType::Float32)
+      data.push_back(randomBuffer(t.shape(), rng, 0.5, 1.5));
+    else if (t.dtype() == te::DType::Bool)
+      data.push_back(randomBuffer(t.shape(), rng, 0, 1, t.dtype()));
+    else
+      data.push_back(randomBuffer(t.shape(), rng, 0, 2, t.dtype()));
   }
   return data;
 }
@@ -40,12 +44,29 @@ TEST(Registry, HasTheRequiredOperatorsSortedAndUnique) {
     EXPECT_FALSE(e.summary.empty()) << e.name;
     EXPECT_FALSE(e.example.empty()) << e.name;
   }
-  for (const char* n : {"conv2d", "depthwise_conv2d", "dense", "matmul", "batch_matmul", "max_pool2d", "avg_pool2d",
-                        "global_avg_pool2d", "relu", "clip", "relu6", "sigmoid", "tanh", "exp", "sqrt", "erf", "gelu",
-                        "silu", "hardswish", "hardsigmoid", "neg", "abs", "leaky_relu", "add", "sub", "mul", "div",
-                        "maximum", "minimum", "pow", "softmax", "layer_norm", "reduce_sum", "reduce_mean", "reduce_max",
-                        "batch_norm", "pad", "concat", "reshape", "flatten", "transpose", "slice", "gather",
-                        "conv2d_bias_relu", "dense_gelu"})
+  for (const char* n : {"conv2d",       "depthwise_conv2d",
+                        "dense",        "matmul",
+                        "batch_matmul", "max_pool2d",
+                        "avg_pool2d",   "global_avg_pool2d",
+                        "relu",         "clip",
+                        "relu6",        "sigmoid",
+                        "tanh",         "exp",
+                        "sqrt",         "erf",
+                        "gelu",         "silu",
+                        "hardswish",    "hardsigmoid",
+                        "neg",          "abs",
+                        "leaky_relu",   "add",
+                        "sub",          "mul",
+                        "div",          "maximum",
+                        "minimum",      "pow",
+                        "softmax",      "layer_norm",
+                        "reduce_sum",   "reduce_mean",
+                        "reduce_max",   "batch_norm",
+                        "pad",          "concat",
+                        "reshape",      "flatten",
+                        "transpose",    "slice",
+                        "gather",       "conv2d_bias_relu",
+                        "dense_gelu"})
     EXPECT_TRUE(names.count(n)) << n;
 }
 
@@ -67,7 +88,8 @@ TEST(Registry, EveryOpBuildsWithDefaultsAndEvaluatesItsExample) {
     // Defaults are realistic sizes; evaluate them only when that is cheap.
     int64_t elems = 0;
     for (const te::Tensor& t : dag.tensors()) elems += t.op().numElements();
-    if (elems < 600000 && dag.flops() < 4e6) expectFinite(run(def.inputs, positiveInputs(def, rng), def.outputs));
+    if (elems < 600000 && dag.flops() < 4e6)
+      expectFinite(run(def.inputs, positiveInputs(def, rng), def.outputs));
 
     OpInstance small = buildOp(e.name, e.example);
     expectFinite(run(small.inputs, positiveInputs(small, rng), small.outputs));
@@ -75,7 +97,8 @@ TEST(Registry, EveryOpBuildsWithDefaultsAndEvaluatesItsExample) {
 }
 
 TEST(Registry, IssueExampleConv) {
-  OpInstance inst = buildOp("conv2d", {"N=1", "C=64", "H=56", "W=56", "K=64", "R=3", "S=3", "stride=1", "pad=1"});
+  OpInstance inst =
+      buildOp("conv2d", {"N=1", "C=64", "H=56", "W=56", "K=64", "R=3", "S=3", "stride=1", "pad=1"});
   ASSERT_EQ(inst.outputs.size(), 1u);
   EXPECT_EQ(inst.outputs[0].shape(), (Shape{1, 64, 56, 56}));
   EXPECT_EQ(inst.inputs[0].name(), "data");
@@ -95,8 +118,10 @@ TEST(Registry, FusedConvBiasReluMatchesReference) {
   te::ComputeDAG dag = inst.dag();
   std::vector<std::string> names;
   for (const te::Tensor& t : dag.ops()) names.push_back(t.name());
-  EXPECT_EQ(names, (std::vector<std::string>{"data", "weight", "bias", "pad", "conv2d_nchw", "T_add", "T_relu"}));
-  std::vector<Buffer> data = {randomBuffer({1, 3, 5, 6}, rng), randomBuffer({4, 3, 3, 3}, rng), randomBuffer({4, 1, 1}, rng)};
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"data", "weight", "bias", "pad", "conv2d_nchw", "T_add", "T_relu"}));
+  std::vector<Buffer> data = {randomBuffer({1, 3, 5, 6}, rng), randomBuffer({4, 3, 3, 3}, rng),
+                              randomBuffer({4, 1, 1}, rng)};
   std::vector<double> want;
   for (int64_t k = 0; k < 4; ++k)
     for (int64_t y = 0; y < 5; ++y)
@@ -106,7 +131,8 @@ TEST(Registry, FusedConvBiasReluMatchesReference) {
           for (int64_t r = 0; r < 3; ++r)
             for (int64_t q = 0; q < 3; ++q) {
               int64_t iy = y + r - 1, ix = x + q - 1;
-              if (iy >= 0 && iy < 5 && ix >= 0 && ix < 6) s += data[0].at({0, c, iy, ix}) * data[1].at({k, c, r, q});
+              if (iy >= 0 && iy < 5 && ix >= 0 && ix < 6)
+                s += data[0].at({0, c, iy, ix}) * data[1].at({k, c, r, q});
             }
         want.push_back(std::max(s, 0.0));
       }
@@ -166,7 +192,8 @@ TEST(Params, RejectsBadInput) {
   EXPECT_OP_ERROR(buildOp("conv2d", {"C=0"}), "conv2d", "every dimension must be positive");
   EXPECT_OP_ERROR(buildOp("conv2d", {"H=2", "W=2"}), "conv2d_nchw", "kernel height 3");
   EXPECT_OP_ERROR(buildOp("relu", {"shape=2x0"}), "relu", "'shape' expects a shape");
-  EXPECT_OP_ERROR(buildOp("add", {"a_shape=2x3", "b_shape=4"}), "add: shapes [2, 3] and [4] do not broadcast");
+  EXPECT_OP_ERROR(buildOp("add", {"a_shape=2x3", "b_shape=4"}),
+                  "add: shapes [2, 3] and [4] do not broadcast");
   EXPECT_OP_ERROR(buildOp("pad", {"pads=1,1"}), "pad", "needs 8 integers");
   EXPECT_OP_ERROR(buildOp("pad", {"mode=wrap"}), "pad", "mode", "wrap");
   EXPECT_OP_ERROR(buildOp("cast", {"dtype=float16"}), "cast", "float16");

@@ -14,40 +14,64 @@ Buffer Buffer::zeros(const Shape& shape, DType dtype) {
   b.dtype = dtype;
   size_t n = static_cast<size_t>(te::shapeElements(shape));
   switch (dtype) {
-    case DType::Float32: b.f.assign(n, 0.0f); break;
-    case DType::Int32: b.i32.assign(n, 0); break;
-    case DType::Int64: b.i64.assign(n, 0); break;
-    case DType::Bool: b.b.assign(n, 0); break;
+    case DType::Float32:
+      b.f.assign(n, 0.0f);
+      break;
+    case DType::Int32:
+      b.i32.assign(n, 0);
+      break;
+    case DType::Int64:
+      b.i64.assign(n, 0);
+      break;
+    case DType::Bool:
+      b.b.assign(n, 0);
+      break;
   }
   return b;
 }
 
 void* Buffer::data() {
   switch (dtype) {
-    case DType::Float32: return f.data();
-    case DType::Int32: return i32.data();
-    case DType::Int64: return i64.data();
-    case DType::Bool: return b.data();
+    case DType::Float32:
+      return f.data();
+    case DType::Int32:
+      return i32.data();
+    case DType::Int64:
+      return i64.data();
+    case DType::Bool:
+      return b.data();
   }
   return nullptr;
 }
 
 double Buffer::get(int64_t i) const {
   switch (dtype) {
-    case DType::Float32: return f[i];
-    case DType::Int32: return i32[i];
-    case DType::Int64: return static_cast<double>(i64[i]);
-    case DType::Bool: return b[i];
+    case DType::Float32:
+      return f[i];
+    case DType::Int32:
+      return i32[i];
+    case DType::Int64:
+      return static_cast<double>(i64[i]);
+    case DType::Bool:
+      return b[i];
   }
   return 0;
 }
 
 void Buffer::set(int64_t i, double v) {
   switch (dtype) {
-    case DType::Float32: f[i] = static_cast<float>(v); break;
-    case DType::Int32: i32[i] = static_cast<int32_t>(v); break;
-    case DType::Int64: i64[i] = static_cast<int64_t>(v); break;
-    case DType::Bool: b[i] = v != 0; break;
+    case DType::Float32:
+      f[i] = static_cast<float>(v);
+      break;
+    case DType::Int32:
+      i32[i] = static_cast<int32_t>(v);
+      break;
+    case DType::Int64:
+      i64[i] = static_cast<int64_t>(v);
+      break;
+    case DType::Bool:
+      b[i] = v != 0;
+      break;
   }
 }
 
@@ -56,8 +80,10 @@ double Buffer::at(const std::vector<int64_t>& idx) const { return get(offsetOf(s
 Buffer randomBuffer(const Shape& shape, Rng& rng, double lo, double hi, DType dtype) {
   Buffer b = Buffer::zeros(shape, dtype);
   for (int64_t i = 0; i < b.size(); ++i) {
-    if (dtype == DType::Float32) b.set(i, rng.uniform(lo, hi));
-    else b.set(i, static_cast<double>(rng.uniformInt(static_cast<int64_t>(lo), static_cast<int64_t>(hi))));
+    if (dtype == DType::Float32)
+      b.set(i, rng.uniform(lo, hi));
+    else
+      b.set(i, static_cast<double>(rng.uniformInt(static_cast<int64_t>(lo), static_cast<int64_t>(hi))));
   }
   return b;
 }
@@ -109,13 +135,14 @@ void forEachIndex(const Shape& shape, const std::function<void(const std::vector
   }
 }
 
-::testing::AssertionResult allClose(const Buffer& got, const Shape& want_shape, const std::vector<double>& want,
-                                    double rtol, double atol) {
+::testing::AssertionResult allClose(const Buffer& got, const Shape& want_shape,
+                                    const std::vector<double>& want, double rtol, double atol) {
   if (got.shape != want_shape)
-    return ::testing::AssertionFailure() << "shape " << te::shapeToString(got.shape) << " != expected "
-                                         << te::shapeToString(want_shape);
+    return ::testing::AssertionFailure()
+           << "shape " << te::shapeToString(got.shape) << " != expected " << te::shapeToString(want_shape);
   if (static_cast<int64_t>(want.size()) != got.size())
-    return ::testing::AssertionFailure() << "reference has " << want.size() << " values, output " << got.size();
+    return ::testing::AssertionFailure()
+           << "reference has " << want.size() << " values, output " << got.size();
   int bad = 0;
   std::string report;
   for (int64_t i = 0; i < got.size(); ++i) {
@@ -123,11 +150,13 @@ void forEachIndex(const Shape& shape, const std::function<void(const std::vector
     bool ok = (std::isnan(g) && std::isnan(w)) || g == w || std::fabs(g - w) <= atol + rtol * std::fabs(w);
     if (!ok && bad++ < 5) report += cat("\n  [", i, "] got ", g, " want ", w);
   }
-  if (bad) return ::testing::AssertionFailure() << bad << " of " << got.size() << " elements differ:" << report;
+  if (bad)
+    return ::testing::AssertionFailure() << bad << " of " << got.size() << " elements differ:" << report;
   return ::testing::AssertionSuccess();
 }
 
-::testing::AssertionResult throwsError(const std::function<void()>& fn, std::initializer_list<std::string> parts) {
+::testing::AssertionResult throwsError(const std::function<void()>& fn,
+                                       std::initializer_list<std::string> parts) {
   try {
     fn();
   } catch (const Error& e) {
@@ -152,7 +181,8 @@ std::vector<std::string> reduceAxisNamesOf(const te::Tensor& t) {
   return out;
 }
 
-std::vector<std::string> opNames(const std::vector<te::Tensor>& inputs, const std::vector<te::Tensor>& outputs) {
+std::vector<std::string> opNames(const std::vector<te::Tensor>& inputs,
+                                 const std::vector<te::Tensor>& outputs) {
   te::ComputeDAG dag(inputs, outputs);
   std::vector<std::string> out;
   for (const te::Tensor& t : dag.ops()) out.push_back(t.name());

@@ -1,11 +1,12 @@
 // Injective operators (pad, concat, reshape, flatten, transpose, slice, gather, expand, cast)
 // against loop references, with the ONNX corner cases spelled out.
+#include "ops/transform.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <limits>
 
-#include "ops/transform.h"
 #include "test_util.h"
 
 namespace ttune::ops {
@@ -23,9 +24,12 @@ int64_t sourceCoord(int64_t i, int64_t n, PadMode mode) {
   // i is a coordinate relative to the input start; returns -1 for constant fill.
   if (i >= 0 && i < n) return i;
   switch (mode) {
-    case PadMode::Constant: return -1;
-    case PadMode::Edge: return i < 0 ? 0 : n - 1;
-    case PadMode::Reflect: return i < 0 ? -i : 2 * (n - 1) - i;
+    case PadMode::Constant:
+      return -1;
+    case PadMode::Edge:
+      return i < 0 ? 0 : n - 1;
+    case PadMode::Reflect:
+      return i < 0 ? -i : 2 * (n - 1) - i;
   }
   return -1;
 }
@@ -77,6 +81,7 @@ TEST(Pad, IntegerTensorsAndErrors) {
   EXPECT_OP_ERROR(pad(f, {1}, {1, 1}), "pad", "rank 2");
   EXPECT_OP_ERROR(pad(f, {0, -1}, {0, 0}), "pad", "non-negative");
   EXPECT_OP_ERROR(pad(f, {0, 3}, {0, 0}, 0, PadMode::Reflect), "pad", "reflect", "smaller than its extent 3");
+  EXPECT_OP_ERROR(pad(x, {1}, {0}, -INFINITY), "pad", "fill value -inf", "int64");
 }
 
 // ---- concat / reshape / flatten / transpose ------------------------------------------------------
@@ -126,8 +131,12 @@ TEST(Reshape, PreservesRowMajorOrder) {
   struct Case {
     Shape from, to;
   };
-  for (const Case& c : std::vector<Case>{{{2, 3, 4}, {4, 6}}, {{6, 5}, {3, 1, 10}}, {{1, 7, 1}, {7}},
-                                         {{2, 3, 5}, {5, 3, 2}}, {{4, 3}, {4, 3}}, {{1}, {}}}) {
+  for (const Case& c : std::vector<Case>{{{2, 3, 4}, {4, 6}},
+                                         {{6, 5}, {3, 1, 10}},
+                                         {{1, 7, 1}, {7}},
+                                         {{2, 3, 5}, {5, 3, 2}},
+                                         {{4, 3}, {4, 3}},
+                                         {{1}, {}}}) {
     SCOPED_TRACE(te::shapeToString(c.from) + " -> " + te::shapeToString(c.to));
     te::Tensor x = placeholder("x", c.from);
     te::Tensor y = reshape(x, c.to);
@@ -150,7 +159,8 @@ TEST(Flatten, OnnxAxes) {
     int64_t axis;
     Shape out;
   };
-  for (const Case& c : std::vector<Case>{{0, {1, 24}}, {1, {2, 12}}, {2, {6, 4}}, {3, {24, 1}}, {-1, {6, 4}}}) {
+  for (const Case& c :
+       std::vector<Case>{{0, {1, 24}}, {1, {2, 12}}, {2, {6, 4}}, {3, {24, 1}}, {-1, {6, 4}}}) {
     te::Tensor y = flatten(x, c.axis);
     EXPECT_EQ(y.name(), "T_flatten");
     EXPECT_TRUE(allClose(run1({x}, {xb}, y), c.out, want, 0, 0)) << "axis " << c.axis;
@@ -164,8 +174,11 @@ TEST(Transpose, MatchesReference) {
     Shape shape;
     std::vector<int64_t> perm;
   };
-  for (const Case& c : std::vector<Case>{{{2, 3}, {1, 0}}, {{2, 3, 5}, {}}, {{1, 3, 2, 5}, {0, 2, 1, 3}},
-                                         {{2, 3, 5}, {1, 2, 0}}, {{4}, {0}}}) {
+  for (const Case& c : std::vector<Case>{{{2, 3}, {1, 0}},
+                                         {{2, 3, 5}, {}},
+                                         {{1, 3, 2, 5}, {0, 2, 1, 3}},
+                                         {{2, 3, 5}, {1, 2, 0}},
+                                         {{4}, {0}}}) {
     SCOPED_TRACE(te::shapeToString(c.shape) + " " + listToString(c.perm));
     std::vector<int64_t> perm = c.perm;
     if (perm.empty())
@@ -216,18 +229,19 @@ TEST(Slice, OnnxSemantics) {
     std::vector<int64_t> starts, ends, axes, steps;
   };
   std::vector<Case> cases = {
-      {{5, 7, 4}, {1}, {4}, {}, {}},                                // axes default to 0..n-1
-      {{5, 7, 4}, {-3, 0}, {kMax, -2}, {1, 2}, {}},                 // negative start, "to the end", negative end
-      {{5, 7, 4}, {-1}, {kMin}, {1}, {-2}},                         // backwards with step 2 through index 0
-      {{5, 7, 4}, {10}, {-100}, {0}, {-1}},                         // both ends clamp: full reverse
-      {{5, 7, 4}, {2, 1}, {1000, 3}, {-1, 0}, {1, 1}},              // negative axis, clamped end
-      {{2, 4}, {1, 0}, {2, 3}, {0, 1}, {1, 2}},                     // ONNX docs example 1 -> [[5, 7]]
-      {{2, 4}, {0, 3}, {-1, 0}, {0, 1}, {1, -1}},                   // negative step on one axis -> [[4, 3, 2]]
-      {{3, 11}, {-20, 9}, {20, 2}, {0, 1}, {3, -3}},                // big steps both ways
+      {{5, 7, 4}, {1}, {4}, {}, {}},                         // axes default to 0..n-1
+      {{5, 7, 4}, {-3, 0}, {kMax, -2}, {1, 2}, {}},          // negative start, "to the end", negative end
+      {{5, 7, 4}, {-1}, {kMin}, {1}, {-2}},                  // backwards with step 2 through index 0
+      {{5, 7, 4}, {10}, {-100}, {0}, {-1}},                  // both ends clamp: full reverse
+      {{5, 7, 4}, {2, 1}, {1000, 3}, {-1, 0}, {1, 1}},       // negative axis, clamped end
+      {{2, 4}, {1, 0}, {2, 3}, {0, 1}, {1, 2}},              // ONNX docs example 1 -> [[5, 7]]
+      {{2, 4}, {0, 3}, {-1, 0}, {0, 1}, {1, -1}},            // negative step on one axis -> [[4, 3, 2]]
+      {{3, 11}, {-20, 9}, {20, 2}, {0, 1}, {3, -3}},         // big steps both ways
+      {{5, 7, 4}, {3, 0}, {0, kMax}, {2, 1}, {kMin, kMax}},  // extreme steps pick one element
   };
   for (const Case& c : cases) {
-    SCOPED_TRACE(te::shapeToString(c.shape) + " starts " + listToString(c.starts) + " ends " + listToString(c.ends) +
-                 " axes " + listToString(c.axes) + " steps " + listToString(c.steps));
+    SCOPED_TRACE(te::shapeToString(c.shape) + " starts " + listToString(c.starts) + " ends " +
+                 listToString(c.ends) + " axes " + listToString(c.axes) + " steps " + listToString(c.steps));
     std::vector<std::vector<int64_t>> picks;
     for (int64_t d : c.shape) {
       std::vector<int64_t> all;
@@ -305,7 +319,8 @@ TEST(Gather, OnnxSemanticsWithNegativeIndices) {
     std::vector<double> want;
     size_t q = c.ind_shape.size();
     forEachIndex(out, [&](const std::vector<int64_t>& i) {
-      std::vector<int64_t> ii(i.begin() + static_cast<std::ptrdiff_t>(ax), i.begin() + static_cast<std::ptrdiff_t>(ax + q));
+      std::vector<int64_t> ii(i.begin() + static_cast<std::ptrdiff_t>(ax),
+                              i.begin() + static_cast<std::ptrdiff_t>(ax + q));
       int64_t k = static_cast<int64_t>(ib.at(ii));
       if (k < 0) k += c.data[ax];
       std::vector<int64_t> src(i.begin(), i.begin() + static_cast<std::ptrdiff_t>(ax));
@@ -337,8 +352,11 @@ TEST(Expand, BidirectionalBroadcast) {
   struct Case {
     Shape in, target, out;
   };
-  for (const Case& c : std::vector<Case>{{{3, 1}, {2, 1, 4}, {2, 3, 4}}, {{1}, {2, 3}, {2, 3}},
-                                         {{2, 3}, {3}, {2, 3}}, {{3, 1}, {1, 5}, {3, 5}}, {{}, {2, 2}, {2, 2}}}) {
+  for (const Case& c : std::vector<Case>{{{3, 1}, {2, 1, 4}, {2, 3, 4}},
+                                         {{1}, {2, 3}, {2, 3}},
+                                         {{2, 3}, {3}, {2, 3}},
+                                         {{3, 1}, {1, 5}, {3, 5}},
+                                         {{}, {2, 2}, {2, 2}}}) {
     SCOPED_TRACE(te::shapeToString(c.in) + " -> " + te::shapeToString(c.target));
     te::Tensor x = placeholder("x", c.in);
     te::Tensor y = expand(x, c.target);
@@ -347,7 +365,8 @@ TEST(Expand, BidirectionalBroadcast) {
     std::vector<double> want;
     forEachIndex(c.out, [&](const std::vector<int64_t>& i) {
       std::vector<int64_t> src;
-      for (size_t d = 0; d < c.in.size(); ++d) src.push_back(c.in[d] == 1 ? 0 : i[d + c.out.size() - c.in.size()]);
+      for (size_t d = 0; d < c.in.size(); ++d)
+        src.push_back(c.in[d] == 1 ? 0 : i[d + c.out.size() - c.in.size()]);
       want.push_back(xb.at(src));
     });
     EXPECT_TRUE(allClose(run1({x}, {xb}, y), c.out, want, 0, 0));
@@ -368,7 +387,8 @@ TEST(Cast, TruncatesTowardZeroOnSeveralShapes) {
   for (const Shape& s : std::vector<Shape>{{7}, {2, 3, 5}, {1, 3, 1, 4}}) {
     te::Tensor x = placeholder("x", s);
     Buffer xb = randomBuffer(s, rng, -50, 50);
-    std::vector<Buffer> out = run({x}, {xb}, {cast(x, te::DType::Int64), cast(cast(x, te::DType::Int32), te::DType::Float32)});
+    std::vector<Buffer> out =
+        run({x}, {xb}, {cast(x, te::DType::Int64), cast(cast(x, te::DType::Int32), te::DType::Float32)});
     std::vector<double> want;
     for (int64_t i = 0; i < xb.size(); ++i) want.push_back(std::trunc(xb.get(i)));
     EXPECT_TRUE(allClose(out[0], s, want, 0, 0));
@@ -380,7 +400,8 @@ TEST(Cast, ConvertsBetweenDTypes) {
   te::Tensor x = placeholder("x", {6});
   Buffer xb = Buffer::zeros({6});
   xb.f = {-1.7f, -0.2f, 0.0f, 0.5f, 2.9f, 100.0f};
-  std::vector<Buffer> out = run({x}, {xb}, {cast(x, te::DType::Int32), cast(x, te::DType::Int64), cast(x, te::DType::Bool)});
+  std::vector<Buffer> out =
+      run({x}, {xb}, {cast(x, te::DType::Int32), cast(x, te::DType::Int64), cast(x, te::DType::Bool)});
   EXPECT_EQ(out[0].i32, (std::vector<int32_t>{-1, 0, 0, 0, 2, 100}));
   EXPECT_EQ(out[1].i64, (std::vector<int64_t>{-1, 0, 0, 0, 2, 100}));
   EXPECT_EQ(out[2].b, (std::vector<uint8_t>{1, 1, 0, 1, 1, 1}));
