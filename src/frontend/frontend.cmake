@@ -1,0 +1,1 @@
+# ONNX frontend sources (owned by the frontend helper)

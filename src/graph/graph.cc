@@ -1,0 +1,106 @@
+#include "graph/graph.h"
+
+#include "support/assert.h"
+#include "support/error.h"
+#include "te/compute_dag.h"
+#include "te/evaluator.h"
+
+namespace ttune::graph {
+
+int Graph::addInput(const std::string& name, te::Shape shape, te::DType dtype) {
+  for (int64_t d : shape) TT_CHECK_ARG(d > 0, "input ", name, " has the shape ", te::shapeToString(shape), "; every dimension must be positive");
+  values_.push_back(Value{name, std::move(shape), dtype, std::nullopt, -1});
+  inputs_.push_back(static_cast<int>(values_.size()) - 1);
+  return inputs_.back();
+}
+
+int Graph::addConstant(const std::string& name, runtime::NDArray data) {
+  Value v{name, data.shape(), data.dtype(), data, -1};
+  values_.push_back(std::move(v));
+  return static_cast<int>(values_.size()) - 1;
+}
+
+te::Tensor Graph::buildNode(int i, const std::vector<te::Tensor>& inputs) const { return buildOp(nodes_[i].attrs, inputs); }
+
+int Graph::addNode(const std::string& name, OpAttrs attrs, std::vector<int> inputs) {
+  std::vector<te::Tensor> ph;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    int id = inputs[k];
+    if (id < 0) {
+      ph.emplace_back();
+      continue;
+    }
+    TT_ASSERT(id < static_cast<int>(values_.size()), "node " + name + " reads an unknown value");
+    const Value& v = values_[id];
+    ph.push_back(te::placeholder("in" + std::to_string(k), v.shape, v.dtype, v.isConstant()));
+  }
+  te::Tensor out;
+  try {
+    out = buildOp(attrs, ph);
+  } catch (const Error& e) {
+    fail("node ", name, " (", opName(attrs), "): ", e.what());
+  }
+  Node n{name, std::move(attrs), std::move(inputs), -1};
+  values_.push_back(Value{name, out.shape(), out.dtype(), std::nullopt, static_cast<int>(nodes_.size())});
+  n.output = static_cast<int>(values_.size()) - 1;
+  nodes_.push_back(std::move(n));
+  return nodes_.back().output;
+}
+
+void Graph::markOutput(int value) { outputs_.push_back(value); }
+
+std::vector<std::vector<int>> Graph::consumers() const {
+  std::vector<std::vector<int>> c(values_.size());
+  for (size_t i = 0; i < nodes_.size(); ++i)
+    for (int v : nodes_[i].inputs)
+      if (v >= 0) c[v].push_back(static_cast<int>(i));
+  return c;
+}
+
+void Graph::setNodes(std::vector<Node> nodes) {
+  nodes_ = std::move(nodes);
+  for (Value& v : values_) v.producer = -1;
+  for (size_t i = 0; i < nodes_.size(); ++i) values_[nodes_[i].output].producer = static_cast<int>(i);
+}
+
+std::string Graph::toString() const {
+  std::string s;
+  for (int i : inputs_) s += "input " + values_[i].name + " " + te::shapeToString(values_[i].shape) + "\n";
+  for (const Node& n : nodes_) {
+    s += values_[n.output].name + " " + te::shapeToString(values_[n.output].shape) + " = " + opName(n.attrs) + "(";
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      if (k) s += ", ";
+      s += n.inputs[k] < 0 ? "-" : values_[n.inputs[k]].name;
+    }
+    std::string a = attrsToString(n.attrs);
+    s += ")" + (a.empty() ? "" : " " + a) + "\n";
+  }
+  for (int o : outputs_) s += "output " + values_[o].name + "\n";
+  return s;
+}
+
+runtime::NDArray evaluateConstantNode(const Graph& g, const Node& n) {
+  std::vector<te::Tensor> ph;
+  std::vector<te::Tensor> inputs;
+  std::vector<void*> args;
+  for (size_t k = 0; k < n.inputs.size(); ++k) {
+    if (n.inputs[k] < 0) {
+      ph.emplace_back();
+      continue;
+    }
+    const Value& v = g.value(n.inputs[k]);
+    TT_ASSERT(v.isConstant(), "evaluateConstantNode on a non-constant input");
+    te::Tensor t = te::placeholder("c" + std::to_string(k), v.shape, v.dtype, true);
+    ph.push_back(t);
+    inputs.push_back(t);
+    args.push_back(v.constant->data());
+  }
+  te::Tensor out = buildOp(n.attrs, ph);
+  te::ComputeDAG dag(inputs, {out});
+  runtime::NDArray result(out.shape(), out.dtype());
+  args.push_back(result.data());
+  te::evaluate(dag, args);
+  return result;
+}
+
+}  // namespace ttune::graph

@@ -1,0 +1,323 @@
+#include "graph/op_attrs.h"
+
+#include "ops/ops.h"
+#include "support/error.h"
+#include "support/overload.h"
+#include "support/strings.h"
+
+namespace ttune::graph {
+
+namespace {
+
+const char* unaryName(UnaryKind k) {
+  switch (k) {
+    case UnaryKind::Relu: return "relu";
+    case UnaryKind::LeakyRelu: return "leaky_relu";
+    case UnaryKind::Clip: return "clip";
+    case UnaryKind::Sigmoid: return "sigmoid";
+    case UnaryKind::Tanh: return "tanh";
+    case UnaryKind::Exp: return "exp";
+    case UnaryKind::Log: return "log";
+    case UnaryKind::Sqrt: return "sqrt";
+    case UnaryKind::Erf: return "erf";
+    case UnaryKind::Gelu: return "gelu";
+    case UnaryKind::Silu: return "silu";
+    case UnaryKind::HardSwish: return "hardswish";
+    case UnaryKind::HardSigmoid: return "hardsigmoid";
+    case UnaryKind::Neg: return "neg";
+    case UnaryKind::Abs: return "abs";
+    case UnaryKind::Identity: return "identity";
+    case UnaryKind::Reciprocal: return "reciprocal";
+    case UnaryKind::Floor: return "floor";
+    case UnaryKind::Ceil: return "ceil";
+    case UnaryKind::Not: return "not";
+  }
+  return "?";
+}
+
+const char* binaryName(BinaryKind k) {
+  switch (k) {
+    case BinaryKind::Add: return "add";
+    case BinaryKind::Sub: return "sub";
+    case BinaryKind::Mul: return "mul";
+    case BinaryKind::Div: return "div";
+    case BinaryKind::Pow: return "pow";
+    case BinaryKind::Max: return "maximum";
+    case BinaryKind::Min: return "minimum";
+    case BinaryKind::Greater: return "greater";
+    case BinaryKind::Less: return "less";
+    case BinaryKind::Equal: return "equal";
+    case BinaryKind::And: return "and";
+    case BinaryKind::Or: return "or";
+  }
+  return "?";
+}
+
+const char* reduceName(ReduceKind k) {
+  switch (k) {
+    case ReduceKind::Sum: return "reduce_sum";
+    case ReduceKind::Mean: return "reduce_mean";
+    case ReduceKind::Max: return "reduce_max";
+    case ReduceKind::Min: return "reduce_min";
+  }
+  return "?";
+}
+
+std::string ints(const std::vector<int64_t>& v) {
+  return join(v, ",", [](int64_t x) { return std::to_string(x); });
+}
+template <size_t N>
+std::string ints(const std::array<int64_t, N>& v) {
+  return ints(std::vector<int64_t>(v.begin(), v.end()));
+}
+
+const te::Tensor& in(const std::vector<te::Tensor>& v, size_t i, const char* op) {
+  TT_CHECK_ARG(i < v.size() && v[i].defined(), op, ": missing input ", i);
+  return v[i];
+}
+
+}  // namespace
+
+std::string opName(const OpAttrs& attrs) {
+  return std::visit(Overload{
+                        [](const Conv2dAttrs& a) -> std::string {
+                          std::string base = a.groups == 1 ? "conv2d" : "group_conv2d";
+                          return base + (a.layout == Layout::NCHW ? "_nchw" : "_nhwc");
+                        },
+                        [](const DenseAttrs&) -> std::string { return "dense"; },
+                        [](const MatMulAttrs&) -> std::string { return "matmul"; },
+                        [](const Pool2dAttrs& a) -> std::string { return a.kind == PoolKind::Max ? "max_pool2d" : "avg_pool2d"; },
+                        [](const GlobalPool2dAttrs& a) -> std::string {
+                          return a.kind == PoolKind::Max ? "global_max_pool2d" : "global_avg_pool2d";
+                        },
+                        [](const UnaryAttrs& a) -> std::string { return unaryName(a.kind); },
+                        [](const BinaryAttrs& a) -> std::string { return binaryName(a.kind); },
+                        [](const WhereAttrs&) -> std::string { return "where"; },
+                        [](const SoftmaxAttrs&) -> std::string { return "softmax"; },
+                        [](const LayerNormAttrs&) -> std::string { return "layer_norm"; },
+                        [](const ReduceAttrs& a) -> std::string { return reduceName(a.kind); },
+                        [](const BatchNormAttrs&) -> std::string { return "batch_norm"; },
+                        [](const PadAttrs&) -> std::string { return "pad"; },
+                        [](const ConcatAttrs&) -> std::string { return "concat"; },
+                        [](const ReshapeAttrs&) -> std::string { return "reshape"; },
+                        [](const TransposeAttrs&) -> std::string { return "transpose"; },
+                        [](const SliceAttrs&) -> std::string { return "slice"; },
+                        [](const GatherAttrs&) -> std::string { return "gather"; },
+                        [](const CastAttrs&) -> std::string { return "cast"; },
+                        [](const ExpandAttrs&) -> std::string { return "expand"; },
+                    },
+                    attrs);
+}
+
+FusionRole fusionRole(const OpAttrs& attrs) {
+  return std::visit(Overload{
+                        [](const Conv2dAttrs&) { return FusionRole::Anchor; },
+                        [](const DenseAttrs&) { return FusionRole::Anchor; },
+                        [](const MatMulAttrs&) { return FusionRole::Anchor; },
+                        [](const Pool2dAttrs&) { return FusionRole::Reduction; },
+                        [](const GlobalPool2dAttrs&) { return FusionRole::Reduction; },
+                        [](const UnaryAttrs&) { return FusionRole::Elementwise; },
+                        [](const BinaryAttrs&) { return FusionRole::Elementwise; },
+                        [](const WhereAttrs&) { return FusionRole::Elementwise; },
+                        [](const SoftmaxAttrs&) { return FusionRole::Reduction; },
+                        [](const LayerNormAttrs&) { return FusionRole::Reduction; },
+                        [](const ReduceAttrs&) { return FusionRole::Reduction; },
+                        [](const BatchNormAttrs&) { return FusionRole::Elementwise; },
+                        [](const PadAttrs&) { return FusionRole::Injective; },
+                        [](const ConcatAttrs&) { return FusionRole::Injective; },
+                        [](const ReshapeAttrs&) { return FusionRole::Injective; },
+                        [](const TransposeAttrs&) { return FusionRole::Injective; },
+                        [](const SliceAttrs&) { return FusionRole::Injective; },
+                        [](const GatherAttrs&) { return FusionRole::Injective; },
+                        [](const CastAttrs&) { return FusionRole::Elementwise; },
+                        [](const ExpandAttrs&) { return FusionRole::Injective; },
+                    },
+                    attrs);
+}
+
+int numInputs(const OpAttrs& attrs) {
+  return std::visit(Overload{
+                        [](const Conv2dAttrs&) { return -2; },  // data, weight [, bias]
+                        [](const DenseAttrs&) { return 2; },
+                        [](const MatMulAttrs&) { return 2; },
+                        [](const UnaryAttrs&) { return 1; },
+                        [](const BinaryAttrs&) { return 2; },
+                        [](const WhereAttrs&) { return 3; },
+                        [](const LayerNormAttrs&) { return 3; },
+                        [](const BatchNormAttrs&) { return 5; },
+                        [](const ConcatAttrs&) { return -1; },
+                        [](const GatherAttrs&) { return 2; },
+                        [](const auto&) { return 1; },
+                    },
+                    attrs);
+}
+
+std::string attrsToString(const OpAttrs& attrs) {
+  return std::visit(
+      Overload{
+          [](const Conv2dAttrs& a) {
+            return "strides=" + ints(a.strides) + " pads=" + ints(a.pads) + " dilation=" + ints(a.dilation) +
+                   " groups=" + std::to_string(a.groups);
+          },
+          [](const MatMulAttrs& a) {
+            return std::string("transpose_a=") + (a.transpose_a ? "1" : "0") + " transpose_b=" + (a.transpose_b ? "1" : "0");
+          },
+          [](const Pool2dAttrs& a) {
+            return "kernel=" + ints(a.kernel) + " strides=" + ints(a.strides) + " pads=" + ints(a.pads) +
+                   " dilation=" + ints(a.dilation) + " ceil_mode=" + (a.ceil_mode ? "1" : "0") +
+                   " count_include_pad=" + (a.count_include_pad ? "1" : "0");
+          },
+          [](const UnaryAttrs& a) {
+            if (a.kind == UnaryKind::Clip) return "min=" + formatDouble(a.alpha) + " max=" + formatDouble(a.beta);
+            if (a.kind == UnaryKind::LeakyRelu) return "alpha=" + formatDouble(a.alpha);
+            if (a.kind == UnaryKind::HardSigmoid) return "alpha=" + formatDouble(a.alpha) + " beta=" + formatDouble(a.beta);
+            return std::string();
+          },
+          [](const SoftmaxAttrs& a) { return "axis=" + std::to_string(a.axis); },
+          [](const LayerNormAttrs& a) { return "axis=" + std::to_string(a.axis) + " epsilon=" + formatDouble(a.epsilon); },
+          [](const ReduceAttrs& a) { return "axes=" + ints(a.axes) + " keepdims=" + (a.keepdims ? "1" : "0"); },
+          [](const BatchNormAttrs& a) { return "epsilon=" + formatDouble(a.epsilon); },
+          [](const PadAttrs& a) {
+            return "before=" + ints(a.before) + " after=" + ints(a.after) + " value=" + formatDouble(a.value) +
+                   " mode=" + std::to_string(static_cast<int>(a.mode));
+          },
+          [](const ConcatAttrs& a) { return "axis=" + std::to_string(a.axis); },
+          [](const ReshapeAttrs& a) { return "shape=" + ints(a.shape); },
+          [](const TransposeAttrs& a) { return "perm=" + ints(a.perm); },
+          [](const SliceAttrs& a) {
+            return "starts=" + ints(a.starts) + " ends=" + ints(a.ends) + " axes=" + ints(a.axes) + " steps=" + ints(a.steps);
+          },
+          [](const GatherAttrs& a) { return "axis=" + std::to_string(a.axis); },
+          [](const CastAttrs& a) { return std::string("to=") + te::dtypeName(a.to); },
+          [](const ExpandAttrs& a) { return "shape=" + ints(a.shape); },
+          [](const auto&) { return std::string(); },
+      },
+      attrs);
+}
+
+te::Tensor buildOp(const OpAttrs& attrs, const std::vector<te::Tensor>& x) {
+  return std::visit(
+      Overload{
+          [&](const Conv2dAttrs& a) {
+            const te::Tensor& data = in(x, 0, "conv2d");
+            const te::Tensor& w = in(x, 1, "conv2d");
+            bool nchw = a.layout == Layout::NCHW;
+            int64_t c = nchw ? data.shape()[1] : data.shape().back();
+            te::Tensor y;
+            bool depthwise = a.groups > 1 && a.groups == c && (nchw ? w.shape()[1] : w.shape()[2]) == 1;
+            if (depthwise) y = nchw ? ops::depthwise_conv2d_nchw(data, w, a.strides, a.pads, a.dilation)
+                                    : ops::depthwise_conv2d_nhwc(data, w, a.strides, a.pads, a.dilation);
+            else y = nchw ? ops::conv2d_nchw(data, w, a.strides, a.pads, a.dilation, a.groups)
+                          : ops::conv2d_nhwc(data, w, a.strides, a.pads, a.dilation, a.groups);
+            if (x.size() > 2 && x[2].defined()) {
+              const te::Tensor& b = x[2];
+              TT_CHECK_ARG(b.ndim() == 1 && b.shape()[0] == y.shape()[nchw ? 1 : 3], "conv2d: bias of shape ",
+                           te::shapeToString(b.shape()), " does not match ", y.shape()[nchw ? 1 : 3], " output channels");
+              te::Tensor bb = nchw ? ops::reshape(b, {1, b.shape()[0], 1, 1}) : b;
+              y = ops::add(y, bb);
+            }
+            return y;
+          },
+          [&](const DenseAttrs&) { return ops::dense(in(x, 0, "dense"), in(x, 1, "dense")); },
+          [&](const MatMulAttrs& a) {
+            const te::Tensor& l = in(x, 0, "matmul");
+            const te::Tensor& r = in(x, 1, "matmul");
+            if (l.ndim() == 2 && r.ndim() == 2) return ops::matmul(l, r, a.transpose_a, a.transpose_b);
+            return ops::batch_matmul(l, r, a.transpose_a, a.transpose_b);
+          },
+          [&](const Pool2dAttrs& a) {
+            const te::Tensor& d = in(x, 0, "pool2d");
+            if (a.kind == PoolKind::Max) return ops::max_pool2d(d, a.kernel, a.strides, a.pads, a.dilation, a.ceil_mode);
+            TT_CHECK_ARG(a.dilation == (Hw{1, 1}), "avg_pool2d: dilation is not supported");
+            return ops::avg_pool2d(d, a.kernel, a.strides, a.pads, a.ceil_mode, a.count_include_pad);
+          },
+          [&](const GlobalPool2dAttrs& a) {
+            const te::Tensor& d = in(x, 0, "global_pool2d");
+            return a.kind == PoolKind::Max ? ops::global_max_pool2d(d) : ops::global_avg_pool2d(d);
+          },
+          [&](const UnaryAttrs& a) {
+            const te::Tensor& v = in(x, 0, unaryName(a.kind));
+            switch (a.kind) {
+              case UnaryKind::Relu: return ops::relu(v);
+              case UnaryKind::LeakyRelu: return ops::leaky_relu(v, a.alpha);
+              case UnaryKind::Clip: return ops::clip(v, a.alpha, a.beta);
+              case UnaryKind::Sigmoid: return ops::sigmoid(v);
+              case UnaryKind::Tanh: return ops::tanh(v);
+              case UnaryKind::Exp: return ops::exp(v);
+              case UnaryKind::Log: return ops::log(v);
+              case UnaryKind::Sqrt: return ops::sqrt(v);
+              case UnaryKind::Erf: return ops::erf(v);
+              case UnaryKind::Gelu: return ops::gelu(v);
+              case UnaryKind::Silu: return ops::silu(v);
+              case UnaryKind::HardSwish: return ops::hardswish(v);
+              case UnaryKind::HardSigmoid: return ops::hardsigmoid(v, a.alpha, a.beta);
+              case UnaryKind::Neg: return ops::neg(v);
+              case UnaryKind::Abs: return ops::abs(v);
+              case UnaryKind::Identity:
+                return ops::unaryOp("identity", v, [](const te::Expr& e) { return e; });
+              case UnaryKind::Reciprocal:
+                return ops::unaryOp("reciprocal", v, [](const te::Expr& e) { return te::floatImm(1.0) / e; });
+              case UnaryKind::Floor: return ops::unaryOp("floor", v, [](const te::Expr& e) { return te::floor(e); });
+              case UnaryKind::Ceil: return ops::unaryOp("ceil", v, [](const te::Expr& e) { return te::ceil(e); });
+              case UnaryKind::Not: return ops::unaryOp("not", v, [](const te::Expr& e) { return !e; });
+            }
+            fail("unknown unary operator");
+          },
+          [&](const BinaryAttrs& a) {
+            const te::Tensor& l = in(x, 0, binaryName(a.kind));
+            const te::Tensor& r = in(x, 1, binaryName(a.kind));
+            switch (a.kind) {
+              case BinaryKind::Add: return ops::add(l, r);
+              case BinaryKind::Sub: return ops::sub(l, r);
+              case BinaryKind::Mul: return ops::mul(l, r);
+              case BinaryKind::Div: return ops::div(l, r);
+              case BinaryKind::Pow: return ops::pow(l, r);
+              case BinaryKind::Max: return ops::maximum(l, r);
+              case BinaryKind::Min: return ops::minimum(l, r);
+              case BinaryKind::Greater: return ops::greater(l, r);
+              case BinaryKind::Less: return ops::less(l, r);
+              case BinaryKind::Equal: return ops::equal(l, r);
+              case BinaryKind::And:
+                return ops::binaryOp("and", l, r, [](const te::Expr& p, const te::Expr& q) { return p && q; });
+              case BinaryKind::Or:
+                return ops::binaryOp("or", l, r, [](const te::Expr& p, const te::Expr& q) { return p || q; });
+            }
+            fail("unknown binary operator");
+          },
+          [&](const WhereAttrs&) { return ops::where(in(x, 0, "where"), in(x, 1, "where"), in(x, 2, "where")); },
+          [&](const SoftmaxAttrs& a) { return ops::softmax(in(x, 0, "softmax"), a.axis); },
+          [&](const LayerNormAttrs& a) {
+            te::Tensor g = x.size() > 1 ? x[1] : te::Tensor();
+            te::Tensor b = x.size() > 2 ? x[2] : te::Tensor();
+            return ops::layer_norm(in(x, 0, "layer_norm"), g, b, a.axis, a.epsilon);
+          },
+          [&](const ReduceAttrs& a) {
+            const te::Tensor& v = in(x, 0, reduceName(a.kind));
+            switch (a.kind) {
+              case ReduceKind::Sum: return ops::reduce_sum(v, a.axes, a.keepdims);
+              case ReduceKind::Mean: return ops::reduce_mean(v, a.axes, a.keepdims);
+              case ReduceKind::Max: return ops::reduce_max(v, a.axes, a.keepdims);
+              case ReduceKind::Min: return ops::reduce_min(v, a.axes, a.keepdims);
+            }
+            fail("unknown reduction");
+          },
+          [&](const BatchNormAttrs& a) {
+            return ops::batch_norm_inference(in(x, 0, "batch_norm"), in(x, 1, "batch_norm"), in(x, 2, "batch_norm"),
+                                             in(x, 3, "batch_norm"), in(x, 4, "batch_norm"), a.epsilon);
+          },
+          [&](const PadAttrs& a) { return ops::pad(in(x, 0, "pad"), a.before, a.after, a.value, a.mode); },
+          [&](const ConcatAttrs& a) {
+            TT_CHECK_ARG(!x.empty(), "concat: no inputs");
+            return ops::concat(x, a.axis);
+          },
+          [&](const ReshapeAttrs& a) { return ops::reshape(in(x, 0, "reshape"), a.shape); },
+          [&](const TransposeAttrs& a) { return ops::transpose(in(x, 0, "transpose"), a.perm); },
+          [&](const SliceAttrs& a) { return ops::slice(in(x, 0, "slice"), a.starts, a.ends, a.axes, a.steps); },
+          [&](const GatherAttrs& a) { return ops::gather(in(x, 0, "gather"), in(x, 1, "gather"), a.axis); },
+          [&](const CastAttrs& a) { return ops::cast(in(x, 0, "cast"), a.to); },
+          [&](const ExpandAttrs& a) { return ops::expand(in(x, 0, "expand"), a.shape); },
+      },
+      attrs);
+}
+
+}  // namespace ttune::graph

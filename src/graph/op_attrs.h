@@ -1,0 +1,136 @@
+// Graph operators: a closed set of operator kinds, each a plain attribute struct in the OpAttrs
+// variant. Every operation on operators (building its tensor expression, naming it, deciding its
+// fusion role, printing, hashing its attributes) is one std::visit over OpAttrs.
+//
+// Operators take their data inputs as graph values; everything that shapes the computation
+// (strides, axes, target shapes) is an attribute, resolved by the importer. Each operator has
+// exactly one output.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ops/transform.h"
+#include "te/tensor.h"
+
+namespace ttune::graph {
+
+using Hw = std::array<int64_t, 2>;
+using Pad4 = std::array<int64_t, 4>;  // top, left, bottom, right
+
+enum class Layout : uint8_t { NCHW, NHWC };
+
+struct Conv2dAttrs {
+  Hw strides{1, 1};
+  Pad4 pads{0, 0, 0, 0};
+  Hw dilation{1, 1};
+  int64_t groups = 1;
+  Layout layout = Layout::NCHW;
+};
+// y = x[M,K] * w[N,K]^T
+struct DenseAttrs {};
+// 2-D or batched (leading dims broadcast) matrix product of two activations or an activation and
+// a constant.
+struct MatMulAttrs {
+  bool transpose_a = false, transpose_b = false;
+};
+enum class PoolKind : uint8_t { Max, Avg };
+struct Pool2dAttrs {
+  PoolKind kind = PoolKind::Max;
+  Hw kernel{1, 1};
+  Hw strides{1, 1};
+  Pad4 pads{0, 0, 0, 0};
+  Hw dilation{1, 1};
+  bool ceil_mode = false;
+  bool count_include_pad = false;
+};
+struct GlobalPool2dAttrs {
+  PoolKind kind = PoolKind::Avg;
+};
+enum class UnaryKind : uint8_t {
+  Relu, LeakyRelu, Clip, Sigmoid, Tanh, Exp, Log, Sqrt, Erf, Gelu, Silu, HardSwish, HardSigmoid,
+  Neg, Abs, Identity, Reciprocal, Floor, Ceil, Not
+};
+struct UnaryAttrs {
+  UnaryKind kind = UnaryKind::Relu;
+  double alpha = 0, beta = 0;  // LeakyRelu: alpha; Clip: [alpha, beta]; HardSigmoid: alpha x + beta
+};
+enum class BinaryKind : uint8_t { Add, Sub, Mul, Div, Pow, Max, Min, Greater, Less, Equal, And, Or };
+struct BinaryAttrs {
+  BinaryKind kind = BinaryKind::Add;
+};
+// where(cond, a, b) with broadcasting
+struct WhereAttrs {};
+struct SoftmaxAttrs {
+  int64_t axis = -1;
+};
+// Inputs: x, gamma, beta; normalizes the dims from `axis` on.
+struct LayerNormAttrs {
+  int64_t axis = -1;
+  double epsilon = 1e-5;
+};
+enum class ReduceKind : uint8_t { Sum, Mean, Max, Min };
+struct ReduceAttrs {
+  ReduceKind kind = ReduceKind::Sum;
+  std::vector<int64_t> axes;  // empty: all
+  bool keepdims = true;
+};
+// Inputs: x, gamma, beta, mean, var (channel axis 1).
+struct BatchNormAttrs {
+  double epsilon = 1e-5;
+};
+struct PadAttrs {
+  std::vector<int64_t> before, after;
+  double value = 0;
+  ops::PadMode mode = ops::PadMode::Constant;
+};
+struct ConcatAttrs {
+  int64_t axis = 0;
+};
+struct ReshapeAttrs {
+  te::Shape shape;  // the final shape
+};
+struct TransposeAttrs {
+  std::vector<int64_t> perm;
+};
+struct SliceAttrs {
+  std::vector<int64_t> starts, ends, axes, steps;
+};
+// Inputs: data, indices.
+struct GatherAttrs {
+  int64_t axis = 0;
+};
+struct CastAttrs {
+  te::DType to = te::DType::Float32;
+};
+struct ExpandAttrs {
+  te::Shape shape;
+};
+
+using OpAttrs = std::variant<Conv2dAttrs, DenseAttrs, MatMulAttrs, Pool2dAttrs, GlobalPool2dAttrs,
+                             UnaryAttrs, BinaryAttrs, WhereAttrs, SoftmaxAttrs, LayerNormAttrs,
+                             ReduceAttrs, BatchNormAttrs, PadAttrs, ConcatAttrs, ReshapeAttrs,
+                             TransposeAttrs, SliceAttrs, GatherAttrs, CastAttrs, ExpandAttrs>;
+
+// How an operator takes part in fusion.
+enum class FusionRole : uint8_t {
+  Anchor,     // compute-heavy with data reuse (conv, dense, matmul): absorbs what follows
+  Reduction,  // pooling, softmax, normalizations, reductions: a kernel of their own
+  Elementwise,
+  Injective,  // data movement: reshape, transpose, slice, concat, gather, pad, expand
+};
+
+// Short lower-case name for classes and listings: "conv2d", "add", "relu", "max_pool2d", ...
+std::string opName(const OpAttrs& attrs);
+FusionRole fusionRole(const OpAttrs& attrs);
+// Attributes as text, e.g. "strides=2,2 pads=1,1,1,1 groups=1".
+std::string attrsToString(const OpAttrs& attrs);
+// Builds the operator's tensor expression on `inputs` (throws Error on bad shapes/attributes).
+te::Tensor buildOp(const OpAttrs& attrs, const std::vector<te::Tensor>& inputs);
+// Number of data inputs the operator takes (-1: variadic, e.g. concat).
+int numInputs(const OpAttrs& attrs);
+
+}  // namespace ttune::graph
