@@ -1,0 +1,156 @@
+#include "graph/fusion.h"
+
+#include <functional>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "support/assert.h"
+#include "support/hash.h"
+#include "support/strings.h"
+
+namespace ttune::graph {
+
+namespace {
+
+bool isAbsorbable(const Graph& g, const Node& n, int chain_value) {
+  FusionRole r = fusionRole(n.attrs);
+  if (r == FusionRole::Elementwise) return true;
+  if (r != FusionRole::Injective) return false;
+  for (int v : n.inputs)
+    if (v >= 0 && v != chain_value && !g.value(v).isConstant()) return false;
+  return true;
+}
+
+}  // namespace
+
+std::string classSignature(const te::ComputeDAG& dag) {
+  std::string s;
+  for (const te::Tensor& t : dag.ops()) {
+    const te::Operation& op = t.op();
+    if (op.isPlaceholder()) {
+      s += "P" + std::to_string(op.shape().size()) + (op.placeholder().is_constant ? "c" : "a") + ";";
+      continue;
+    }
+    s += op.name() + "(";
+    for (const te::IterVar& iv : op.compute().axes) s += iv.name() + ",";
+    s += "|";
+    for (const te::IterVar& iv : op.compute().reduceAxes()) s += iv.name() + ",";
+    s += ");";
+  }
+  return s;
+}
+
+std::string className(const te::ComputeDAG& dag) {
+  std::vector<std::string> parts;
+  for (const te::Tensor& t : dag.ops()) {
+    if (t.op().isPlaceholder()) continue;
+    std::string n = t.name();
+    size_t dot = n.find('.');  // drop the ".1" of renamed repeats
+    if (dot != std::string::npos) n = n.substr(0, dot);
+    if (startsWith(n, "T_")) n = n.substr(2);
+    parts.push_back(n);
+  }
+  return join(parts, "+", [](const std::string& x) { return x; });
+}
+
+std::vector<Kernel> partition(const Graph& g) {
+  const auto consumers = g.consumers();
+  const auto& nodes = g.nodes();
+  std::unordered_set<int> outputs(g.outputs().begin(), g.outputs().end());
+  std::vector<int> group(nodes.size(), -1);
+  std::vector<std::vector<int>> groups;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (group[i] >= 0) continue;
+    int gid = static_cast<int>(groups.size());
+    groups.push_back({static_cast<int>(i)});
+    group[i] = gid;
+    int cur = static_cast<int>(i);
+    while (true) {
+      int v = nodes[cur].output;
+      if (outputs.count(v) || consumers[v].size() != 1) break;
+      int next = consumers[v][0];
+      if (group[next] >= 0 || !isAbsorbable(g, nodes[next], v)) break;
+      groups[gid].push_back(next);
+      group[next] = gid;
+      cur = next;
+    }
+  }
+
+  // Kernel boundaries and DAGs.
+  std::vector<Kernel> kernels;
+  for (const auto& members : groups) {
+    Kernel k;
+    k.nodes = members;
+    std::unordered_set<int> inside(members.begin(), members.end());
+    std::unordered_map<int, te::Tensor> tensor;  // value id -> tensor
+    std::vector<te::Tensor> dag_inputs;
+    for (int ni : members) {
+      const Node& n = nodes[ni];
+      std::vector<te::Tensor> args;
+      for (int v : n.inputs) {
+        if (v < 0) {
+          args.emplace_back();
+          continue;
+        }
+        auto it = tensor.find(v);
+        if (it == tensor.end()) {
+          const Value& val = g.value(v);
+          te::Tensor t;
+          if (val.isConstant() && te::shapeElements(val.shape) == 1 && val.dtype == te::DType::Float32) {
+            double c = val.constant->as<float>()[0];
+            t = te::compute("const", val.shape, [c](const std::vector<te::Var>&) { return te::floatImm(c); }, "const");
+          } else {
+            t = te::placeholder("p" + std::to_string(dag_inputs.size()), val.shape, val.dtype, val.isConstant());
+            dag_inputs.push_back(t);
+            k.inputs.push_back(v);
+          }
+          it = tensor.emplace(v, t).first;
+        }
+        args.push_back(it->second);
+      }
+      tensor[n.output] = g.buildNode(ni, args);
+    }
+    std::vector<te::Tensor> dag_outputs;
+    for (int ni : members) {
+      int v = nodes[ni].output;
+      bool used_outside = outputs.count(v) > 0;
+      for (int c : consumers[v]) used_outside = used_outside || !inside.count(c);
+      if (used_outside) {
+        k.outputs.push_back(v);
+        dag_outputs.push_back(tensor.at(v));
+      }
+    }
+    TT_ASSERT(!dag_outputs.empty(), "a kernel without outputs");
+    k.dag = std::make_shared<const te::ComputeDAG>(dag_inputs, dag_outputs);
+    k.class_name = className(*k.dag);
+    k.class_id = toHex(Hasher().add(std::string_view(classSignature(*k.dag))).value());
+    k.workload_key = k.dag->workloadKey();
+    k.alias_only = true;
+    for (int ni : members) k.alias_only = k.alias_only && std::holds_alternative<ReshapeAttrs>(nodes[ni].attrs);
+    k.alias_only = k.alias_only && k.inputs.size() == 1 && k.outputs.size() == 1;
+    kernels.push_back(std::move(k));
+  }
+
+  // Order kernels so that each runs after the kernels producing its inputs.
+  std::unordered_map<int, int> producer_kernel;
+  for (size_t i = 0; i < kernels.size(); ++i)
+    for (int v : kernels[i].outputs) producer_kernel[v] = static_cast<int>(i);
+  std::vector<int> order, state(kernels.size(), 0);
+  std::function<void(int)> visit = [&](int k) {
+    if (state[k] == 2) return;
+    TT_ASSERT(state[k] == 0, "fusion produced a cycle between kernels");
+    state[k] = 1;
+    for (int v : kernels[k].inputs) {
+      auto it = producer_kernel.find(v);
+      if (it != producer_kernel.end()) visit(it->second);
+    }
+    state[k] = 2;
+    order.push_back(k);
+  };
+  for (size_t i = 0; i < kernels.size(); ++i) visit(static_cast<int>(i));
+  std::vector<Kernel> sorted;
+  for (int k : order) sorted.push_back(std::move(kernels[k]));
+  return sorted;
+}
+
+}  // namespace ttune::graph

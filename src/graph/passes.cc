@@ -1,0 +1,159 @@
+#include "graph/passes.h"
+
+#include <cmath>
+#include <unordered_map>
+
+#include "support/assert.h"
+#include "support/overload.h"
+
+namespace ttune::graph {
+
+namespace {
+
+// Rewrites every node input through `map` (value id -> value id).
+void remapInputs(std::vector<Node>& nodes, std::vector<int>& outputs, const std::unordered_map<int, int>& map) {
+  auto f = [&](int v) {
+    for (auto it = map.find(v); it != map.end(); it = map.find(v)) v = it->second;
+    return v;
+  };
+  for (Node& n : nodes)
+    for (int& v : n.inputs)
+      if (v >= 0) v = f(v);
+  for (int& o : outputs) o = f(o);
+}
+
+bool allConstant(const Graph& g, const Node& n) {
+  for (int v : n.inputs)
+    if (v >= 0 && !g.value(v).isConstant()) return false;
+  return true;
+}
+
+}  // namespace
+
+void foldConstants(Graph& g, int64_t max_elements) {
+  std::vector<Node> kept;
+  for (size_t i = 0; i < g.nodes().size(); ++i) {
+    const Node& n = g.node(static_cast<int>(i));
+    const Value& out = g.value(n.output);
+    bool foldable = allConstant(g, n) && te::shapeElements(out.shape) <= max_elements;
+    if (!foldable) {
+      kept.push_back(n);
+      continue;
+    }
+    g.mutableValue(n.output).constant = evaluateConstantNode(g, n);
+  }
+  g.setNodes(std::move(kept));
+}
+
+void foldBatchNorm(Graph& g) {
+  auto consumers = g.consumers();
+  std::vector<Node> nodes = g.nodes();
+  std::vector<bool> drop(nodes.size(), false);
+  std::unordered_map<int, int> remap;
+  for (size_t bi = 0; bi < nodes.size(); ++bi) {
+    Node& bn = nodes[bi];
+    const BatchNormAttrs* ba = std::get_if<BatchNormAttrs>(&bn.attrs);
+    if (!ba || bn.inputs.size() != 5) continue;
+    bool params_const = true;
+    for (int k = 1; k < 5; ++k) params_const = params_const && g.value(bn.inputs[k]).isConstant();
+    if (!params_const) continue;
+    // Walk back over an optional constant bias add to the conv.
+    int x = bn.inputs[0];
+    int add_node = -1;
+    int p = g.value(x).producer;
+    if (p >= 0 && consumers[x].size() == 1) {
+      const Node& pn = nodes[p];
+      const BinaryAttrs* b = std::get_if<BinaryAttrs>(&pn.attrs);
+      if (b && b->kind == BinaryKind::Add && g.value(pn.inputs[1]).isConstant()) {
+        add_node = p;
+        x = pn.inputs[0];
+        p = g.value(x).producer;
+      }
+    }
+    if (p < 0 || consumers[x].size() != 1) continue;
+    Node& conv = nodes[p];
+    const Conv2dAttrs* ca = std::get_if<Conv2dAttrs>(&conv.attrs);
+    if (!ca || ca->layout != Layout::NCHW || conv.inputs.size() != 2 || !g.value(conv.inputs[1]).isConstant()) continue;
+    const runtime::NDArray& w = *g.value(conv.inputs[1]).constant;
+    int64_t K = w.shape()[0];
+    const Value& gamma = g.value(bn.inputs[1]);
+    if (gamma.shape != te::Shape{K}) continue;
+    const float* gm = gamma.constant->as<float>();
+    const float* bt = g.value(bn.inputs[2]).constant->as<float>();
+    const float* mu = g.value(bn.inputs[3]).constant->as<float>();
+    const float* vr = g.value(bn.inputs[4]).constant->as<float>();
+    std::vector<float> bias(K, 0.0f);
+    if (add_node >= 0) {
+      const Value& b = g.value(nodes[add_node].inputs[1]);
+      if (te::shapeElements(b.shape) != K) continue;
+      for (int64_t k = 0; k < K; ++k) bias[k] = b.constant->as<float>()[k];
+    }
+    runtime::NDArray nw = w.clone();
+    int64_t per = w.numElements() / K;
+    runtime::NDArray nb({1, K, 1, 1}, te::DType::Float32);
+    for (int64_t k = 0; k < K; ++k) {
+      float s = gm[k] / std::sqrt(vr[k] + static_cast<float>(ba->epsilon));
+      for (int64_t e = 0; e < per; ++e) nw.as<float>()[k * per + e] *= s;
+      nb.as<float>()[k] = (bias[k] - mu[k]) * s + bt[k];
+    }
+    int wv = g.addConstant(g.value(conv.inputs[1]).name + ".bn_folded", nw);
+    int bv = g.addConstant(bn.name + ".bias", nb);
+    conv.inputs[1] = wv;
+    // The batch norm becomes the bias add (same output value, so readers need no change).
+    bn.attrs = BinaryAttrs{BinaryKind::Add};
+    bn.inputs = {conv.output, bv};
+    if (add_node >= 0) drop[add_node] = true;
+  }
+  std::vector<Node> kept;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (!drop[i]) kept.push_back(nodes[i]);
+  g.setNodes(std::move(kept));
+}
+
+void removeIdentities(Graph& g) {
+  std::vector<Node> kept;
+  std::unordered_map<int, int> remap;
+  std::vector<int> outputs = g.outputs();
+  for (const Node& n : g.nodes()) {
+    bool identity = false;
+    if (const UnaryAttrs* u = std::get_if<UnaryAttrs>(&n.attrs)) identity = u->kind == UnaryKind::Identity;
+    if (std::holds_alternative<ReshapeAttrs>(n.attrs) || std::holds_alternative<ExpandAttrs>(n.attrs))
+      identity = n.inputs[0] >= 0 && g.value(n.inputs[0]).shape == g.value(n.output).shape;
+    bool is_output = std::find(outputs.begin(), outputs.end(), n.output) != outputs.end();
+    // A graph output must stay a distinct value unless its source is not an input.
+    if (identity && !(is_output && g.value(n.inputs[0]).producer < 0)) {
+      remap[n.output] = n.inputs[0];
+      continue;
+    }
+    kept.push_back(n);
+  }
+  remapInputs(kept, outputs, remap);
+  g.setNodes(std::move(kept));
+  g.setOutputs(std::move(outputs));
+}
+
+void eliminateDeadCode(Graph& g) {
+  std::vector<bool> live_value(g.values().size(), false);
+  for (int o : g.outputs()) live_value[o] = true;
+  std::vector<bool> keep(g.nodes().size(), false);
+  for (int i = static_cast<int>(g.nodes().size()) - 1; i >= 0; --i) {
+    const Node& n = g.node(i);
+    if (!live_value[n.output]) continue;
+    keep[i] = true;
+    for (int v : n.inputs)
+      if (v >= 0) live_value[v] = true;
+  }
+  std::vector<Node> kept;
+  for (size_t i = 0; i < keep.size(); ++i)
+    if (keep[i]) kept.push_back(g.node(static_cast<int>(i)));
+  g.setNodes(std::move(kept));
+}
+
+void optimizeGraph(Graph& g) {
+  foldConstants(g);
+  foldBatchNorm(g);
+  removeIdentities(g);
+  eliminateDeadCode(g);
+}
+
+}  // namespace ttune::graph

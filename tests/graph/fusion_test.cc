@@ -1,0 +1,152 @@
+#include <gtest/gtest.h>
+
+#include "graph/fusion.h"
+#include "graph/passes.h"
+#include "te/evaluator.h"
+
+namespace ttune::graph {
+namespace {
+
+runtime::NDArray randomArray(te::Shape shape, uint64_t seed, double lo = -1, double hi = 1) {
+  runtime::NDArray a(shape, te::DType::Float32);
+  a.fillRandom(seed, lo, hi);
+  return a;
+}
+
+// x -> conv -> [bias] -> bn -> relu(6) -> [residual add] -> out
+Graph convBlock(int64_t c, int64_t hw, int64_t k, bool relu6, bool bias = false, bool pad = true) {
+  Graph g;
+  int x = g.addInput("x", {1, c, hw, hw});
+  int w = g.addConstant("w", randomArray({k, c, 3, 3}, 1));
+  Conv2dAttrs ca;
+  if (pad) ca.pads = {1, 1, 1, 1};
+  int y = g.addNode("conv", ca, {x, w});
+  if (bias) y = g.addNode("bias", BinaryAttrs{BinaryKind::Add}, {y, g.addConstant("b", randomArray({1, k, 1, 1}, 2))});
+  int bn = g.addNode("bn", BatchNormAttrs{1e-5},
+                     {y, g.addConstant("gamma", randomArray({k}, 3, 0.5, 1.5)), g.addConstant("beta", randomArray({k}, 4)),
+                      g.addConstant("mean", randomArray({k}, 5)), g.addConstant("var", randomArray({k}, 6, 0.5, 1.5))});
+  UnaryAttrs act{relu6 ? UnaryKind::Clip : UnaryKind::Relu, 0, 6};
+  int r = g.addNode("act", act, {bn});
+  g.markOutput(r);
+  return g;
+}
+
+// Evaluates a graph node by node with the reference evaluator.
+std::vector<runtime::NDArray> evalGraph(const Graph& g, const std::vector<runtime::NDArray>& inputs) {
+  std::vector<runtime::NDArray> vals(g.values().size());
+  for (size_t i = 0; i < g.inputs().size(); ++i) vals[g.inputs()[i]] = inputs[i];
+  for (size_t v = 0; v < g.values().size(); ++v)
+    if (g.value(static_cast<int>(v)).isConstant()) vals[v] = *g.value(static_cast<int>(v)).constant;
+  for (size_t ni = 0; ni < g.nodes().size(); ++ni) {
+    const Node& n = g.node(static_cast<int>(ni));
+    std::vector<te::Tensor> ph, ins;
+    std::vector<void*> args;
+    for (size_t k = 0; k < n.inputs.size(); ++k) {
+      const Value& val = g.value(n.inputs[k]);
+      ph.push_back(te::placeholder("i" + std::to_string(k), val.shape, val.dtype));
+      ins.push_back(ph.back());
+      args.push_back(vals[n.inputs[k]].data());
+    }
+    te::Tensor out = g.buildNode(static_cast<int>(ni), ph);
+    te::ComputeDAG dag(ins, {out});
+    runtime::NDArray res(out.shape(), out.dtype());
+    args.push_back(res.data());
+    te::evaluate(dag, args);
+    vals[n.output] = res;
+  }
+  std::vector<runtime::NDArray> outs;
+  for (int o : g.outputs()) outs.push_back(vals[o]);
+  return outs;
+}
+
+TEST(Passes, BatchNormFoldsIntoConvAndKeepsResults) {
+  for (bool bias : {false, true}) {
+    Graph g = convBlock(3, 6, 4, false, bias);
+    runtime::NDArray x = randomArray({1, 3, 6, 6}, 9);
+    auto before = evalGraph(g, {x});
+    optimizeGraph(g);
+    int bns = 0, adds = 0;
+    for (const Node& n : g.nodes()) {
+      bns += std::holds_alternative<BatchNormAttrs>(n.attrs);
+      adds += std::holds_alternative<BinaryAttrs>(n.attrs);
+    }
+    EXPECT_EQ(bns, 0);
+    EXPECT_EQ(adds, 1);
+    auto after = evalGraph(g, {x});
+    auto c = runtime::compare(after[0], before[0], 1e-4, 1e-4);
+    EXPECT_TRUE(c.ok()) << c.max_abs_err;
+  }
+}
+
+TEST(Passes, ConstantFoldingAndDeadCode) {
+  Graph g;
+  int x = g.addInput("x", {2, 3});
+  int a = g.addConstant("a", randomArray({2, 3}, 1));
+  int b = g.addConstant("b", randomArray({2, 3}, 2));
+  int ab = g.addNode("ab", BinaryAttrs{BinaryKind::Mul}, {a, b});  // constant
+  int dead = g.addNode("dead", UnaryAttrs{UnaryKind::Exp}, {x});
+  (void)dead;
+  int y = g.addNode("y", BinaryAttrs{BinaryKind::Add}, {x, ab});
+  g.markOutput(y);
+  optimizeGraph(g);
+  ASSERT_EQ(g.nodes().size(), 1u);
+  EXPECT_TRUE(g.value(ab).isConstant());
+}
+
+TEST(Fusion, ConvAbsorbsElementwiseChain) {
+  Graph g = convBlock(3, 8, 4, false);
+  optimizeGraph(g);
+  auto ks = partition(g);
+  ASSERT_EQ(ks.size(), 1u);
+  EXPECT_EQ(ks[0].class_name, "pad+conv2d_nchw+add+relu");
+  EXPECT_EQ(ks[0].dag->inputs().size(), 3u);  // x, folded weight, folded bias
+  EXPECT_TRUE(ks[0].dag->inputs()[1].op().placeholder().is_constant);
+}
+
+TEST(Fusion, ClassesAcrossShapesAndStructures) {
+  auto kernelOf = [](Graph g) {
+    optimizeGraph(g);
+    return partition(g).at(0);
+  };
+  Kernel a = kernelOf(convBlock(3, 8, 4, false));
+  Kernel b = kernelOf(convBlock(16, 14, 32, false));
+  Kernel c = kernelOf(convBlock(3, 8, 4, true));
+  Kernel d = kernelOf(convBlock(3, 8, 4, false, false, false));
+  EXPECT_EQ(a.class_id, b.class_id);  // same structure, other shapes
+  EXPECT_NE(a.workload_key, b.workload_key);
+  EXPECT_NE(a.class_id, c.class_id);  // relu vs relu6
+  EXPECT_EQ(c.class_name, "pad+conv2d_nchw+add+clip");
+  EXPECT_NE(a.class_id, d.class_id);  // no padding stage
+  EXPECT_EQ(a.workload_key, kernelOf(convBlock(3, 8, 4, false)).workload_key);
+}
+
+TEST(Fusion, BranchesResidualsAndReductions) {
+  // x -> conv1 -> relu --+--> conv2 -> add(residual) -> relu -> pool -> flatten -> dense -> softmax
+  Graph g;
+  int x = g.addInput("x", {1, 4, 8, 8});
+  Conv2dAttrs ca;
+  ca.pads = {1, 1, 1, 1};
+  int c1 = g.addNode("c1", ca, {x, g.addConstant("w1", randomArray({4, 4, 3, 3}, 1))});
+  int r1 = g.addNode("r1", UnaryAttrs{UnaryKind::Relu}, {c1});
+  int c2 = g.addNode("c2", ca, {r1, g.addConstant("w2", randomArray({4, 4, 3, 3}, 2))});
+  int add = g.addNode("add", BinaryAttrs{BinaryKind::Add}, {c2, r1});
+  int r2 = g.addNode("r2", UnaryAttrs{UnaryKind::Relu}, {add});
+  int p = g.addNode("pool", GlobalPool2dAttrs{PoolKind::Avg}, {r2});
+  int f = g.addNode("flat", ReshapeAttrs{{1, 4}}, {p});
+  int d = g.addNode("fc", DenseAttrs{}, {f, g.addConstant("wf", randomArray({10, 4}, 3))});
+  int s = g.addNode("sm", SoftmaxAttrs{-1}, {d});
+  g.markOutput(s);
+  optimizeGraph(g);
+  auto ks = partition(g);
+  std::vector<std::string> names;
+  for (const auto& k : ks) names.push_back(k.class_name);
+  EXPECT_EQ(names, (std::vector<std::string>{"pad+conv2d_nchw+relu", "pad+conv2d_nchw+add+relu",
+                                             "global_pool_sum+global_pool_avg+reshape", "dense",
+                                             "softmax_maxelem+softmax_exp+softmax_expsum+softmax_norm"}));
+  // r1 feeds two kernels, so it is an output of the first.
+  EXPECT_EQ(ks[0].outputs.size(), 1u);
+  EXPECT_EQ(ks[1].inputs.size(), 2u);  // r1 (read by the conv and the residual add) and w2
+}
+
+}  // namespace
+}  // namespace ttune::graph
