@@ -93,10 +93,13 @@ int64_t applyIntBinary(BinOp op, int64_t a, int64_t b) {
   TT_UNREACHABLE(std::string("int binary ") + binOpName(op));
 }
 
+// Computes element `idx` of a tensor that is not materialized (lazy mode).
+using LazyRead = std::function<double(const Operation*, const std::vector<int64_t>& idx)>;
+
 class Compiler {
  public:
-  Compiler(std::unordered_map<const Operation*, TensorData>& tensors, VarMap<int>& slots)
-      : tensors_(tensors), slots_(slots) {}
+  Compiler(std::unordered_map<const Operation*, TensorData>& tensors, VarMap<int>& slots, LazyRead lazy = {})
+      : tensors_(tensors), slots_(slots), lazy_(std::move(lazy)) {}
 
   IFn compileInt(const Expr& e) {
     if (isFloat(e.dtype())) {
@@ -170,6 +173,12 @@ class Compiler {
               return a;
             },
             [&](const TensorRead& n) -> IFn {
+              if (isLazy(n)) {
+                auto idx = compileIndices(n);
+                const Operation* op = n.tensor.get();
+                LazyRead lz = lazy_;
+                return [idx, op, lz](Env& env) { return static_cast<int64_t>(lz(op, idx(env))); };
+              }
               auto addr = compileAddress(n);
               DType t = e.dtype();
               return [addr, t](Env& env) -> int64_t {
@@ -218,6 +227,12 @@ class Compiler {
               return [a](Env& env) { return static_cast<float>(a(env)); };
             },
             [&](const TensorRead& n) -> FFn {
+              if (isLazy(n)) {
+                auto idx = compileIndices(n);
+                const Operation* op = n.tensor.get();
+                LazyRead lz = lazy_;
+                return [idx, op, lz](Env& env) { return static_cast<float>(lz(op, idx(env))); };
+              }
               auto addr = compileAddress(n);
               return [addr](Env& env) { return *static_cast<float*>(addr(env)); };
             },
@@ -225,6 +240,27 @@ class Compiler {
             [&](const Reduce&) -> FFn { TT_UNREACHABLE("nested reduction"); },
         },
         e.node().kind);
+  }
+
+  bool isLazy(const TensorRead& n) {
+    auto it = tensors_.find(n.tensor.get());
+    return it != tensors_.end() && it->second.data == nullptr && lazy_;
+  }
+
+  std::function<std::vector<int64_t>(Env&)> compileIndices(const TensorRead& n) {
+    std::vector<IFn> idx;
+    for (const Expr& i : n.indices) idx.push_back(compileInt(i));
+    const Operation* op = n.tensor.get();
+    return [idx, op](Env& env) {
+      std::vector<int64_t> out;
+      for (size_t d = 0; d < idx.size(); ++d) {
+        int64_t v = idx[d](env);
+        TT_ASSERT(v >= 0 && v < op->shape()[d], "evaluator: read of " + op->name() + " out of bounds on dimension " +
+                                                     std::to_string(d));
+        out.push_back(v);
+      }
+      return out;
+    };
   }
 
   std::function<void*(Env&)> compileAddress(const TensorRead& n) {
@@ -251,6 +287,7 @@ class Compiler {
  private:
   std::unordered_map<const Operation*, TensorData>& tensors_;
   VarMap<int>& slots_;
+  LazyRead lazy_;
 };
 
 // Iterates an odometer over extents, calling fn with the index vector written into env slots.
@@ -368,6 +405,114 @@ void evaluate(const ComputeDAG& dag, const std::vector<void*>& args) {
       storeValue(out.data, off, dt, facc, iacc);
     });
   }
+}
+
+namespace {
+
+// One compute op compiled for evaluation at single points.
+struct PointProgram {
+  const Operation* op = nullptr;
+  VarMap<int> slots;
+  std::vector<int> axis_slots, red_slots;
+  std::vector<int64_t> red_ext;
+  FFn fval;
+  IFn ival, cond;
+  const Reduce* red = nullptr;
+  std::unordered_map<int64_t, double> memo;
+};
+
+class LazyEvaluator {
+ public:
+  LazyEvaluator(const ComputeDAG& dag, const std::vector<void*>& args) : dag_(dag) {
+    for (const Tensor& t : dag.ops()) {
+      TensorData td;
+      td.op = t.get();
+      const Shape& s = t.shape();
+      td.strides.assign(s.size(), 1);
+      for (int d = static_cast<int>(s.size()) - 2; d >= 0; --d) td.strides[d] = td.strides[d + 1] * s[d + 1];
+      int arg = dag.argIndex(dag.opIndex(t.get()));
+      if (t.op().isPlaceholder()) {
+        TT_ASSERT(arg >= 0 && args[arg], "evaluateAt: missing input " + t.name());
+        td.data = args[arg];
+      }
+      tensors_[t.get()] = td;
+    }
+  }
+
+  double at(const Operation* op, const std::vector<int64_t>& idx) {
+    PointProgram& p = program(op);
+    int64_t flat = 0;
+    const TensorData& td = tensors_.at(op);
+    for (size_t d = 0; d < idx.size(); ++d) flat += idx[d] * td.strides[d];
+    auto it = p.memo.find(flat);
+    if (it != p.memo.end()) return it->second;
+    Env env;
+    env.vars.assign(p.slots.size(), 0);
+    for (size_t d = 0; d < idx.size(); ++d) env.vars[p.axis_slots[d]] = idx[d];
+    bool fl = isFloat(op->dtype());
+    double v;
+    if (!p.red) {
+      v = fl ? static_cast<double>(p.fval(env)) : static_cast<double>(p.ival(env));
+    } else {
+      Expr id = reduceIdentity(p.red->kind, op->dtype());
+      float facc = fl ? static_cast<float>(id.as<FloatImm>()->value) : 0.0f;
+      int64_t iacc = fl ? 0 : id.as<IntImm>()->value;
+      forEachPoint(env, p.red_slots, p.red_ext, [&] {
+        if (p.cond && !p.cond(env)) return;
+        if (fl) {
+          float x = p.fval(env);
+          facc = p.red->kind == ReduceKind::Sum ? facc + x : p.red->kind == ReduceKind::Max ? std::fmax(facc, x) : std::fmin(facc, x);
+        } else {
+          int64_t x = p.ival(env);
+          iacc = p.red->kind == ReduceKind::Sum ? iacc + x : p.red->kind == ReduceKind::Max ? std::max(iacc, x) : std::min(iacc, x);
+        }
+      });
+      v = fl ? static_cast<double>(facc) : static_cast<double>(iacc);
+    }
+    p.memo.emplace(flat, v);
+    return v;
+  }
+
+ private:
+  PointProgram& program(const Operation* op) {
+    auto it = programs_.find(op);
+    if (it != programs_.end()) return it->second;
+    PointProgram& p = programs_[op];
+    p.op = op;
+    const ComputeOp& c = op->compute();
+    for (const IterVar& iv : c.axes) {
+      p.axis_slots.push_back(static_cast<int>(p.slots.size()));
+      p.slots[iv.var.get()] = p.axis_slots.back();
+    }
+    for (const IterVar& iv : c.reduceAxes()) {
+      p.red_slots.push_back(static_cast<int>(p.slots.size()));
+      p.slots[iv.var.get()] = p.red_slots.back();
+      p.red_ext.push_back(iv.extent);
+    }
+    p.red = c.reduce();
+    LazyRead lazy = [this](const Operation* o, const std::vector<int64_t>& idx) { return at(o, idx); };
+    Compiler comp(tensors_, p.slots, lazy);
+    Expr value = p.red ? p.red->source : c.body;
+    if (isFloat(op->dtype())) p.fval = comp.compileFloat(value);
+    else p.ival = comp.compileInt(value);
+    if (p.red && p.red->cond.defined()) p.cond = comp.compileInt(p.red->cond);
+    return p;
+  }
+
+  const ComputeDAG& dag_;
+  std::unordered_map<const Operation*, TensorData> tensors_;
+  std::unordered_map<const Operation*, PointProgram> programs_;
+};
+
+}  // namespace
+
+std::vector<double> evaluateAt(const ComputeDAG& dag, const std::vector<void*>& args, int output,
+                               const std::vector<std::vector<int64_t>>& points) {
+  LazyEvaluator ev(dag, args);
+  const Operation* op = dag.outputs().at(output).get();
+  std::vector<double> out;
+  for (const auto& p : points) out.push_back(ev.at(op, p));
+  return out;
 }
 
 }  // namespace ttune::te

@@ -14,4 +14,10 @@ namespace ttune::te {
 
 void evaluate(const ComputeDAG& dag, const std::vector<void*>& args);
 
+// Evaluates only the given elements of output `output` (points are index vectors), computing
+// intermediate elements on demand (memoized). Reads still come from args (inputs only; output
+// buffers may be null). Meant for checking big kernels on a sample of their outputs.
+std::vector<double> evaluateAt(const ComputeDAG& dag, const std::vector<void*>& args, int output,
+                               const std::vector<std::vector<int64_t>>& points);
+
 }  // namespace ttune::te

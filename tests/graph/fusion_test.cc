@@ -2,6 +2,7 @@
 
 #include "graph/fusion.h"
 #include "graph/passes.h"
+#include "graph/reference.h"
 #include "te/evaluator.h"
 
 namespace ttune::graph {
@@ -31,33 +32,7 @@ Graph convBlock(int64_t c, int64_t hw, int64_t k, bool relu6, bool bias = false,
   return g;
 }
 
-// Evaluates a graph node by node with the reference evaluator.
-std::vector<runtime::NDArray> evalGraph(const Graph& g, const std::vector<runtime::NDArray>& inputs) {
-  std::vector<runtime::NDArray> vals(g.values().size());
-  for (size_t i = 0; i < g.inputs().size(); ++i) vals[g.inputs()[i]] = inputs[i];
-  for (size_t v = 0; v < g.values().size(); ++v)
-    if (g.value(static_cast<int>(v)).isConstant()) vals[v] = *g.value(static_cast<int>(v)).constant;
-  for (size_t ni = 0; ni < g.nodes().size(); ++ni) {
-    const Node& n = g.node(static_cast<int>(ni));
-    std::vector<te::Tensor> ph, ins;
-    std::vector<void*> args;
-    for (size_t k = 0; k < n.inputs.size(); ++k) {
-      const Value& val = g.value(n.inputs[k]);
-      ph.push_back(te::placeholder("i" + std::to_string(k), val.shape, val.dtype));
-      ins.push_back(ph.back());
-      args.push_back(vals[n.inputs[k]].data());
-    }
-    te::Tensor out = g.buildNode(static_cast<int>(ni), ph);
-    te::ComputeDAG dag(ins, {out});
-    runtime::NDArray res(out.shape(), out.dtype());
-    args.push_back(res.data());
-    te::evaluate(dag, args);
-    vals[n.output] = res;
-  }
-  std::vector<runtime::NDArray> outs;
-  for (int o : g.outputs()) outs.push_back(vals[o]);
-  return outs;
-}
+std::vector<runtime::NDArray> evalGraph(const Graph& g, const std::vector<runtime::NDArray>& in) { return evaluateGraph(g, in); }
 
 TEST(Passes, BatchNormFoldsIntoConvAndKeepsResults) {
   for (bool bias : {false, true}) {

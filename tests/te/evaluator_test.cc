@@ -55,3 +55,27 @@ TEST(Evaluator, IntegerGather) {
 
 }  // namespace
 }  // namespace ttune::te
+
+namespace ttune::te {
+namespace {
+
+TEST(Evaluator, PointsMatchFullEvaluation) {
+  // pad -> matmul-like reduction -> elementwise: intermediates are computed on demand.
+  Tensor a = placeholder("A", {5, 7});
+  Tensor p = compute("P", {5, 9}, [&](const std::vector<Var>& v) {
+    return select(v[1] >= 1 && v[1] < 8, a(v[0], max(Expr(v[1]) - 1, Expr(0))), floatImm(0.0));
+  });
+  IterVar k = reduceAxis(9, "k");
+  Tensor s = compute("S", {5, 3}, [&](const std::vector<Var>& v) { return sum(p(v[0], k.var) * cast(DType::Float32, v[1] + k.var), {k}); });
+  Tensor r = compute("R", {5, 3}, [&](const std::vector<Var>& v) { return tanh(s(v)); });
+  ComputeDAG dag({a}, {r});
+  std::vector<float> A(35), R(15);
+  for (int i = 0; i < 35; ++i) A[i] = 0.1f * (i % 11) - 0.4f;
+  evaluate(dag, {A.data(), R.data()});
+  std::vector<std::vector<int64_t>> pts = {{0, 0}, {4, 2}, {2, 1}, {2, 1}};
+  auto vals = evaluateAt(dag, {A.data(), nullptr}, 0, pts);
+  for (size_t i = 0; i < pts.size(); ++i) EXPECT_FLOAT_EQ(static_cast<float>(vals[i]), R[pts[i][0] * 3 + pts[i][1]]);
+}
+
+}  // namespace
+}  // namespace ttune::te

@@ -1,0 +1,82 @@
+// The graph executor: compiles a model's kernels and runs them in order.
+//
+// compile() partitions the (optimized) graph into kernels, picks a schedule for each distinct
+// workload (from the ScheduleProvider: a records file or the schedule bank; otherwise, or when
+// the provided steps do not apply, the default schedule), compiles the distinct kernels in
+// parallel, packs constant weights into the layouts the schedules chose (once, at load), and
+// plans memory: intermediate buffers are reused once their last reader has run. Kernels that only
+// reshape alias their input. run() binds the inputs and executes every kernel instance.
+//
+// runChecked() additionally checks every distinct kernel, on its real inputs, against the
+// reference evaluator at a sample of output elements (lazy evaluation keeps this affordable for
+// whole models).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/fusion.h"
+#include "runtime/ndarray.h"
+#include "schedule/step.h"
+
+namespace ttune::executor {
+
+// Steps for a kernel, or nullopt for the default schedule.
+using ScheduleProvider = std::function<std::optional<std::vector<schedule::Step>>(const graph::Kernel&)>;
+
+struct ModelOptions {
+  ScheduleProvider schedules;
+  int compile_threads = 0;  // 0: one per core
+};
+
+struct KernelStats {
+  std::string workload_key, class_name, class_id;
+  std::string schedule_source;  // "provided", "default", or why the provided one was not used
+  int occurrences = 0;
+  double flops = 0;  // one occurrence
+  double compile_s = 0;
+};
+
+struct CheckReport {
+  int kernels_checked = 0;
+  int64_t points = 0;
+  double max_abs_err = 0, max_rel_err = 0;
+  int64_t mismatches = 0;
+  std::string worst_kernel;  // class of the kernel with the largest error
+  bool ok() const { return mismatches == 0; }
+};
+
+class CompiledModel {
+ public:
+  static CompiledModel compile(const graph::Graph& graph, const ModelOptions& options = {});
+
+  // Inputs in graph input order; returns the outputs in graph output order.
+  std::vector<runtime::NDArray> run(const std::vector<runtime::NDArray>& inputs);
+  std::vector<runtime::NDArray> runChecked(const std::vector<runtime::NDArray>& inputs, CheckReport* report,
+                                           int samples_per_output = 64, uint64_t seed = 1,
+                                           double atol = 1e-3, double rtol = 1e-3);
+
+  const std::vector<KernelStats>& kernels() const;  // distinct workloads, in first-use order
+  const std::vector<graph::Kernel>& instances() const;
+  double compileSeconds() const;
+  int64_t workspaceBytes() const;  // intermediate buffers after reuse
+  double flops() const;            // whole model
+  const graph::Graph& graph() const;
+
+  CompiledModel(CompiledModel&&) noexcept;
+  CompiledModel& operator=(CompiledModel&&) noexcept;
+  ~CompiledModel();
+
+ private:
+  CompiledModel();
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Seeded random inputs for a graph: floats in [-1, 1); integer inputs (token ids) in [0, hi).
+std::vector<runtime::NDArray> randomInputs(const graph::Graph& g, uint64_t seed, int64_t int_hi = 100);
+
+}  // namespace ttune::executor

@@ -1,0 +1,117 @@
+#include <gtest/gtest.h>
+
+#include "executor/executor.h"
+#include "graph/passes.h"
+#include "graph/reference.h"
+
+namespace ttune::executor {
+namespace {
+
+using namespace graph;
+
+runtime::NDArray randomArray(te::Shape shape, uint64_t seed, double lo = -0.5, double hi = 0.5) {
+  runtime::NDArray a(shape, te::DType::Float32);
+  a.fillRandom(seed, lo, hi);
+  return a;
+}
+
+// A small CNN: conv-bn-relu x2 with a residual, max pool, global pool, flatten, dense, softmax;
+// plus a second output read from the middle.
+Graph smallCnn() {
+  Graph g;
+  int x = g.addInput("x", {1, 3, 17, 15});
+  Conv2dAttrs c1;
+  c1.pads = {1, 1, 1, 1};
+  int a = g.addNode("c1", c1, {x, g.addConstant("w1", randomArray({8, 3, 3, 3}, 1))});
+  a = g.addNode("bn1", BatchNormAttrs{1e-5}, {a, g.addConstant("g1", randomArray({8}, 2, 0.5, 1.5)),
+                                               g.addConstant("b1", randomArray({8}, 3)), g.addConstant("m1", randomArray({8}, 4)),
+                                               g.addConstant("v1", randomArray({8}, 5, 0.5, 1.5))});
+  a = g.addNode("r1", UnaryAttrs{UnaryKind::Relu}, {a});
+  Conv2dAttrs c2;
+  c2.pads = {1, 1, 1, 1};
+  int b = g.addNode("c2", c2, {a, g.addConstant("w2", randomArray({8, 8, 3, 3}, 6))});
+  b = g.addNode("bias2", BinaryAttrs{BinaryKind::Add}, {b, g.addConstant("bb2", randomArray({1, 8, 1, 1}, 7))});
+  b = g.addNode("res", BinaryAttrs{BinaryKind::Add}, {b, a});
+  b = g.addNode("r2", UnaryAttrs{UnaryKind::Relu}, {b});
+  Pool2dAttrs mp;
+  mp.kernel = {3, 3};
+  mp.strides = {2, 2};
+  mp.pads = {1, 1, 1, 1};
+  mp.ceil_mode = true;
+  int p = g.addNode("mp", mp, {b});
+  int gp = g.addNode("gap", GlobalPool2dAttrs{PoolKind::Avg}, {p});
+  int f = g.addNode("flat", ReshapeAttrs{{1, 8}}, {gp});
+  int d = g.addNode("fc", DenseAttrs{}, {f, g.addConstant("wf", randomArray({10, 8}, 8))});
+  d = g.addNode("fcb", BinaryAttrs{BinaryKind::Add}, {d, g.addConstant("bf", randomArray({10}, 9))});
+  int s = g.addNode("sm", SoftmaxAttrs{-1}, {d});
+  g.markOutput(s);
+  g.markOutput(p);
+  return g;
+}
+
+TEST(Executor, RunsSmallCnnLikeTheReference) {
+  Graph g = smallCnn();
+  auto inputs = randomInputs(g, 3);
+  auto expected = evaluateGraph(g, inputs);
+  optimizeGraph(g);
+  CompiledModel m = CompiledModel::compile(g);
+  EXPECT_GE(m.kernels().size(), 5u);
+  auto out = m.run(inputs);
+  ASSERT_EQ(out.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    auto c = runtime::compare(out[i], expected[i], 1e-4, 1e-4);
+    EXPECT_TRUE(c.ok()) << "output " << i << " max abs err " << c.max_abs_err;
+  }
+  CheckReport rep;
+  auto out2 = m.runChecked(inputs, &rep, 32);
+  EXPECT_TRUE(rep.ok()) << rep.worst_kernel << " " << rep.max_abs_err;
+  EXPECT_EQ(rep.kernels_checked, static_cast<int>(m.kernels().size()));
+  EXPECT_TRUE(runtime::compare(out2[0], expected[0]).ok());
+}
+
+TEST(Executor, ReusesIntermediateBuffers) {
+  // A chain of kernels that cannot fuse (each value read twice): buffers must be recycled.
+  Graph g;
+  int x = g.addInput("x", {64, 64});
+  int v = x;
+  for (int i = 0; i < 8; ++i) {
+    int e = g.addNode("e" + std::to_string(i), UnaryAttrs{UnaryKind::Tanh}, {v});
+    v = g.addNode("m" + std::to_string(i), BinaryAttrs{BinaryKind::Mul}, {e, e});
+  }
+  g.markOutput(v);
+  optimizeGraph(g);
+  CompiledModel m = CompiledModel::compile(g);
+  EXPECT_LE(m.workspaceBytes(), 3 * 64 * 64 * 4);
+  auto inputs = randomInputs(g, 5);
+  auto expected = evaluateGraph(g, inputs);
+  auto out = m.run(inputs);
+  EXPECT_TRUE(runtime::compare(out[0], expected[0]).ok());
+}
+
+TEST(Executor, ProvidedScheduleIsUsedAndBadOneFallsBack) {
+  Graph g = smallCnn();
+  optimizeGraph(g);
+  int calls = 0;
+  ModelOptions opt;
+  opt.schedules = [&](const Kernel& k) -> std::optional<std::vector<schedule::Step>> {
+    ++calls;
+    if (k.class_name == "dense+add") return std::vector<schedule::Step>{schedule::SplitStep{"dense", "nope", 1, {2}, true}};
+    return std::nullopt;
+  };
+  CompiledModel m = CompiledModel::compile(g, opt);
+  EXPECT_EQ(calls, static_cast<int>(m.kernels().size()));
+  bool saw = false;
+  for (const auto& k : m.kernels())
+    if (k.class_name == "dense+add") {
+      saw = true;
+      EXPECT_NE(k.schedule_source.find("the provided schedule failed"), std::string::npos) << k.schedule_source;
+    }
+  EXPECT_TRUE(saw);
+  auto inputs = randomInputs(g, 3);
+  CheckReport rep;
+  m.runChecked(inputs, &rep);
+  EXPECT_TRUE(rep.ok());
+}
+
+}  // namespace
+}  // namespace ttune::executor
