@@ -15,6 +15,7 @@ int run(int argc, char** argv) {
   bool verbose = false;
   app.add_flag("-v,--verbose", verbose, "Print progress details to stderr");
   addOpCommands(app);
+  addModelCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

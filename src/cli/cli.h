@@ -14,5 +14,6 @@ int run(int argc, char** argv);
 
 // Registration hooks, one per command area.
 void addOpCommands(CLI::App& app);
+void addModelCommands(CLI::App& app);
 
 }  // namespace ttune::cli

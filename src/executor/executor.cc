@@ -351,6 +351,20 @@ std::vector<runtime::NDArray> CompiledModel::runChecked(const std::vector<runtim
   return im.outputs();
 }
 
+ScheduleProvider recordsProvider(const std::vector<schedule::Record>& records) {
+  auto best = std::make_shared<std::map<std::string, schedule::Record>>();
+  for (const schedule::Record& r : records) {
+    if (!r.result.ok()) continue;
+    auto it = best->find(r.workload_key);
+    if (it == best->end() || r.result.median() < it->second.result.median()) (*best)[r.workload_key] = r;
+  }
+  return [best](const graph::Kernel& k) -> std::optional<std::vector<schedule::Step>> {
+    auto it = best->find(k.workload_key);
+    if (it == best->end()) return std::nullopt;
+    return it->second.steps;
+  };
+}
+
 std::vector<runtime::NDArray> randomInputs(const graph::Graph& g, uint64_t seed, int64_t int_hi) {
   std::vector<runtime::NDArray> out;
   for (size_t i = 0; i < g.inputs().size(); ++i) {

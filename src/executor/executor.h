@@ -20,6 +20,7 @@
 
 #include "graph/fusion.h"
 #include "runtime/ndarray.h"
+#include "schedule/record.h"
 #include "schedule/step.h"
 
 namespace ttune::executor {
@@ -75,6 +76,9 @@ class CompiledModel {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// A provider that serves, per workload key, the fastest successful record.
+ScheduleProvider recordsProvider(const std::vector<schedule::Record>& records);
 
 // Seeded random inputs for a graph: floats in [-1, 1); integer inputs (token ids) in [0, hi).
 std::vector<runtime::NDArray> randomInputs(const graph::Graph& g, uint64_t seed, int64_t int_hi = 100);

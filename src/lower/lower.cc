@@ -2,6 +2,7 @@
 
 #include <unordered_map>
 
+#include "lower/register_tiles.h"
 #include "schedule/bound.h"
 #include "support/assert.h"
 #include "te/arith.h"
@@ -84,7 +85,7 @@ class Lowerer {
     }
     Stmt s = makeSeq(std::move(body));
     for (auto it = globals.rbegin(); it != globals.rend(); ++it) s = makeAllocate(*it, s);
-    f.body = s;
+    f.body = unrollRegisterTileLoops(s);
     return f;
   }
 

@@ -1,0 +1,224 @@
+// bench_peers: ttune against oneDNN on a 1024^3 matmul and the 3x3 and 1x1 convolutions of
+// ResNet-50, in one process, on the same thread count. ttune runs hand-written, Ansor-shaped
+// schedules (multi-level tiling with a cached write-back tile, vectorize, parallel, unroll, weight
+// layout rewrite) given below as plain step lists. For each case it prints GFLOP/s of ttune,
+// oneDNN and the plain unscheduled loop nest, the ratio ttune/oneDNN and the compile time.
+//
+//   bench_peers [--threads N] [--json] [--case NAME]... [--repeat R] [--skip-unscheduled]
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+
+#include "codegen/jit.h"
+#include "lower/lower.h"
+#include "measure/builder.h"
+#include "measure/measurer.h"
+#include "measure/timing.h"
+#include "onednn_peer.h"
+#include "ops/nn.h"
+#include "runtime/thread_pool.h"
+#include "support/json.h"
+#include "support/strings.h"
+
+using namespace ttune;
+using schedule::Step;
+
+namespace {
+
+// Tile lengths of one spatial axis for SSRSRS-style tiling: lengths of the three inner levels.
+using Tiles = std::vector<std::optional<int64_t>>;
+
+// Multi-level tiling of a conv2d_nchw with a local write-back tile computed at the copy-out loop.
+std::vector<Step> convSchedule(Tiles ff, Tiles yy, Tiles xx, Tiles rc, int64_t unroll, bool pad_stage) {
+  const std::string C = "conv2d_nchw", L = C + ".local";
+  using namespace schedule;
+  std::vector<Step> s = {
+      CacheWriteStep{C, "local"},
+      SplitStep{L, "ff", std::nullopt, ff, true},
+      SplitStep{L, "yy", std::nullopt, yy, true},
+      SplitStep{L, "xx", std::nullopt, xx, true},
+      SplitStep{L, "rc", std::nullopt, rc, true},
+      ReorderStep{L, {"nn", "ff.0", "yy.0", "xx.0", "ff.1", "yy.1", "xx.1", "rc.0", "ry", "rx", "ff.2", "yy.2", "xx.2", "rc.1",
+                      "ff.3", "yy.3", "xx.3"}},
+      FollowSplitStep{C, "ff", 1, 2},
+      FollowSplitStep{C, "yy", 2, 2},
+      FollowSplitStep{C, "xx", 3, 2},
+      ReorderStep{C, {"nn", "ff.0", "yy.0", "xx.0", "ff.1", "yy.1", "xx.1", "ff.2", "yy.2", "xx.2"}},
+      ComputeAtStep{L, C, "xx.1"},
+      FuseStep{C, {"nn", "ff.0", "yy.0", "xx.0", "ff.1", "yy.1", "xx.1"}},
+      AnnotationStep{C, "nn@ff.0@yy.0@xx.0@ff.1@yy.1@xx.1@", IterAnnotation::Parallel},
+      AnnotationStep{L, "xx.3", IterAnnotation::Vectorize},
+      AnnotationStep{C, "xx.2", IterAnnotation::Vectorize},
+      AutoUnrollStep{L, unroll},
+      LayoutRewriteStep{L, "weight"},
+  };
+  if (pad_stage) {
+    s.push_back(FuseStep{"pad", {"i", "j"}});
+    s.push_back(AnnotationStep{"pad", "i@j@", IterAnnotation::Parallel});
+    s.push_back(AnnotationStep{"pad", "l", IterAnnotation::Vectorize});
+  }
+  return s;
+}
+
+std::vector<Step> matmulSchedule(Tiles ii, Tiles jj, Tiles kk, int64_t unroll) {
+  const std::string C = "matmul", L = C + ".local";
+  using namespace schedule;
+  return {
+      CacheWriteStep{C, "local"},
+      SplitStep{L, "i", std::nullopt, ii, true},
+      SplitStep{L, "j", std::nullopt, jj, true},
+      SplitStep{L, "k", std::nullopt, kk, true},
+      ReorderStep{L, {"i.0", "j.0", "i.1", "j.1", "k.0", "i.2", "j.2", "k.1", "i.3", "j.3"}},
+      FollowSplitStep{C, "i", 1, 2},
+      FollowSplitStep{C, "j", 2, 2},
+      ReorderStep{C, {"i.0", "j.0", "i.1", "j.1", "i.2", "j.2"}},
+      ComputeAtStep{L, C, "j.1"},
+      FuseStep{C, {"i.0", "j.0"}},
+      AnnotationStep{C, "i.0@j.0@", IterAnnotation::Parallel},
+      AnnotationStep{L, "j.3", IterAnnotation::Vectorize},
+      AnnotationStep{C, "j.2", IterAnnotation::Vectorize},
+      AutoUnrollStep{L, unroll},
+      LayoutRewriteStep{L, "B"},
+  };
+}
+
+struct Case {
+  std::string name;
+  std::shared_ptr<const te::ComputeDAG> dag;
+  std::vector<Step> steps;
+  std::function<bench::PeerKernel()> peer;
+};
+
+std::shared_ptr<const te::ComputeDAG> convDag(const bench::ConvShape& c) {
+  te::Tensor data = te::placeholder("data", {c.n, c.c, c.h, c.w});
+  te::Tensor w = te::placeholder("weight", {c.k, c.c, c.r, c.s}, te::DType::Float32, true);
+  te::Tensor y = ops::conv2d_nchw(data, w, {c.stride, c.stride}, {c.pad, c.pad, c.pad, c.pad});
+  return std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{data, w}, std::vector<te::Tensor>{y});
+}
+
+std::vector<Case> cases() {
+  std::vector<Case> out;
+  {
+    te::Tensor a = te::placeholder("A", {1024, 1024});
+    te::Tensor b = te::placeholder("B", {1024, 1024}, te::DType::Float32, true);
+    auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{a, b}, std::vector<te::Tensor>{ops::matmul(a, b)});
+    out.push_back({"matmul_1024", dag, matmulSchedule({4, 1, 8}, {2, 1, 32}, {4}, 64), [] { return bench::onednnMatmul(1024, 1024, 1024); }});
+  }
+  struct ConvCase {
+    const char* name;
+    bench::ConvShape shape;
+    Tiles ff, yy, xx, rc;
+    int64_t unroll;
+  };
+  const ConvCase convs[] = {
+      {"conv3x3_56_c64", {1, 64, 56, 56, 64, 3, 3, 1, 1}, {4, 1, 16}, {1, 1, 1}, {1, 1, 8}, {2}, 64},
+      {"conv3x3_28_c128", {1, 128, 28, 28, 128, 3, 3, 1, 1}, {4, 1, 16}, {1, 1, 1}, {1, 1, 14}, {2}, 64},
+      {"conv3x3_14_c256", {1, 256, 14, 14, 256, 3, 3, 1, 1}, {2, 1, 16}, {1, 1, 1}, {1, 1, 14}, {2}, 64},
+      {"conv3x3_7_c512", {1, 512, 7, 7, 512, 3, 3, 1, 1}, {2, 1, 16}, {1, 1, 1}, {1, 1, 7}, {2}, 64},
+      {"conv1x1_56_c64_k256", {1, 64, 56, 56, 256, 1, 1, 1, 0}, {4, 1, 16}, {1, 1, 1}, {1, 1, 8}, {4}, 64},
+      {"conv1x1_56_c256_k64", {1, 256, 56, 56, 64, 1, 1, 1, 0}, {4, 1, 16}, {1, 1, 1}, {1, 1, 8}, {4}, 64},
+      {"conv1x1_14_c1024_k256", {1, 1024, 14, 14, 256, 1, 1, 1, 0}, {2, 1, 16}, {1, 1, 1}, {1, 1, 14}, {4}, 64},
+      {"conv1x1_7_c512_k2048", {1, 512, 7, 7, 2048, 1, 1, 1, 0}, {2, 1, 16}, {1, 1, 1}, {1, 1, 7}, {4}, 64},
+  };
+  for (const ConvCase& c : convs) {
+    bench::ConvShape sh = c.shape;
+    out.push_back({c.name, convDag(sh), convSchedule(c.ff, c.yy, c.xx, c.rc, c.unroll, sh.pad > 0),
+                   [sh] { return bench::onednnConv(sh); }});
+  }
+  return out;
+}
+
+struct Timed {
+  double gflops = 0;
+  double median_ms = 0;
+};
+
+Timed timeKernel(const te::ComputeDAG& original, const measure::BuildResult& b, int repeat, double min_ms) {
+  auto fn = codegen::loadKernel(b.code);
+  if (!fn.ok()) throw std::runtime_error(fn.error());
+  std::vector<runtime::NDArray> inputs;
+  for (const te::Tensor& t : original.inputs()) {
+    runtime::NDArray a(t.shape(), t.dtype());
+    a.fillRandom(7, -1, 1);
+    inputs.push_back(a);
+  }
+  auto args_in = measure::scheduledInputs(original, inputs, *b.scheduled, b.layouts);
+  std::vector<void*> args;
+  for (auto& a : args_in) args.push_back(a.data());
+  std::vector<runtime::NDArray> outs;
+  for (const te::Tensor& t : b.scheduled->outputs()) {
+    outs.push_back(runtime::NDArray(t.shape(), t.dtype()));
+    args.push_back(outs.back().data());
+  }
+  measure::TimingOptions opt;
+  opt.repeat = repeat;
+  opt.min_repeat_ms = min_ms;
+  measure::Timing t = measure::timeFunction([&] { (**fn)(args.data()); }, opt);
+  return {original.flops() / t.median_s * 1e-9, t.median_s * 1e3};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"ttune vs oneDNN on matmul and ResNet-50 convolutions"};
+  int threads = runtime::defaultNumThreads();
+  bool json = false, skip_unscheduled = false;
+  int repeat = 5;
+  std::vector<std::string> only;
+  app.add_option("--threads", threads, "Threads for both ttune and oneDNN");
+  app.add_flag("--json", json, "One JSON object per case");
+  app.add_option("--case", only, "Run only these cases");
+  app.add_option("--repeat", repeat, "Timing repeats");
+  app.add_flag("--skip-unscheduled", skip_unscheduled, "Do not time the plain loop nests (slow)");
+  CLI11_PARSE(app, argc, argv);
+  runtime::ThreadPool::global().setNumThreads(threads);
+  bench::setOnednnThreads(threads);
+
+  std::vector<double> compile_ms;
+  double log_ratio_sum = 0;
+  int n = 0;
+  if (!json) std::printf("%-24s %10s %10s %8s %12s %10s\n", "case", "ttune", "oneDNN", "ratio", "unscheduled", "compile");
+  for (Case& c : cases()) {
+    if (!only.empty() && std::find(only.begin(), only.end(), c.name) == only.end()) continue;
+    measure::BuildResult b = measure::buildOne({c.dag, c.steps}, "kernel");
+    if (!b.ok()) {
+      std::fprintf(stderr, "bench_peers: %s: %s\n", c.name.c_str(), b.message.c_str());
+      return 1;
+    }
+    compile_ms.push_back(b.build_s * 1e3);
+    Timed tt = timeKernel(*c.dag, b, repeat, 100);
+    bench::PeerKernel peer = c.peer();
+    measure::TimingOptions opt;
+    opt.repeat = repeat;
+    opt.min_repeat_ms = 100;
+    measure::Timing pt = measure::timeFunction(peer.run, opt);
+    double peer_gflops = c.dag->flops() / pt.median_s * 1e-9;
+    double unsched = 0;
+    if (!skip_unscheduled) {
+      measure::BuildResult u = measure::buildOne({c.dag, {}}, "plain");
+      unsched = timeKernel(*c.dag, u, 1, 0).gflops;
+    }
+    double ratio = tt.gflops / peer_gflops;
+    log_ratio_sum += std::log(ratio);
+    ++n;
+    if (json) {
+      Json j{{"case", c.name},           {"ttune_gflops", tt.gflops}, {"onednn_gflops", peer_gflops},
+             {"ratio", ratio},           {"unscheduled_gflops", unsched}, {"speedup_over_unscheduled", unsched > 0 ? tt.gflops / unsched : 0.0},
+             {"ttune_ms", tt.median_ms}, {"compile_ms", b.build_s * 1e3}, {"threads", threads}};
+      std::cout << j.dump() << std::endl;
+    } else {
+      std::printf("%-24s %10.1f %10.1f %8.2f %12.1f %8.0fms\n", c.name.c_str(), tt.gflops, peer_gflops, ratio, unsched,
+                  b.build_s * 1e3);
+    }
+  }
+  double med = measure::median(compile_ms);
+  if (json) {
+    std::cout << Json{{"summary", true}, {"geomean_ratio", n ? std::exp(log_ratio_sum / n) : 0.0},
+                      {"median_compile_ms", med}, {"threads", threads}}.dump()
+              << std::endl;
+  } else {
+    std::printf("geomean ratio %.2f, median compile time %.0f ms, %d threads\n", n ? std::exp(log_ratio_sum / n) : 0.0, med,
+                threads);
+  }
+  return 0;
+}

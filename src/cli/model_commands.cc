@@ -1,0 +1,211 @@
+// `ttune models`, `ttune inspect` and `ttune run`: whole models.
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <map>
+
+#include "cli/cli.h"
+#include "cli/model_loader.h"
+#include "cli/output.h"
+#include "executor/executor.h"
+#include "measure/timing.h"
+#include "models/zoo.h"
+#include "runtime/npy.h"
+#include "runtime/thread_pool.h"
+#include "support/error.h"
+#include "support/strings.h"
+
+namespace ttune::cli {
+
+namespace {
+
+void addSourceOptions(CLI::App* cmd, ModelSource& src) {
+  cmd->add_option("model", src.spec, "A zoo model name (see `ttune models`) or an .onnx file")->required();
+  cmd->add_option("--input-shape", src.input_shapes, "ONNX: shape of an input, name=1x3x224x224 (repeatable)");
+  cmd->add_option("--dim", src.dims, "ONNX: value of a symbolic dimension, name=value (repeatable)");
+}
+
+// Distinct kernels of a model with their occurrences, in first-use order.
+struct KernelSummary {
+  const graph::Kernel* kernel;
+  int occurrences = 0;
+};
+
+std::vector<KernelSummary> summarize(const std::vector<graph::Kernel>& ks) {
+  std::vector<KernelSummary> out;
+  std::map<std::string, size_t> pos;
+  for (const graph::Kernel& k : ks) {
+    auto it = pos.find(k.workload_key);
+    if (it == pos.end()) {
+      pos[k.workload_key] = out.size();
+      out.push_back({&k, 1});
+    } else {
+      out[it->second].occurrences++;
+    }
+  }
+  return out;
+}
+
+void listModels(bool json) {
+  Json arr = Json::array();
+  for (const auto& m : models::zoo()) {
+    arr.push_back({{"name", m.name}, {"summary", m.summary}, {"input", m.input_name},
+                   {"input_shape", m.input_shape}, {"input_dtype", te::dtypeName(m.input_dtype)}, {"output_shape", m.output_shape}});
+  }
+  if (json) return printJson(arr);
+  for (const auto& m : models::zoo())
+    std::cout << m.name << std::string(m.name.size() < 18 ? 18 - m.name.size() : 1, ' ') << m.summary << "\n";
+}
+
+void inspect(const ModelSource& src, bool json) {
+  graph::Graph g = loadModel(src);
+  std::vector<graph::Kernel> ks = graph::partition(g);
+  auto sum = summarize(ks);
+  double total = 0;
+  for (const auto& s : sum) total += s.kernel->dag->flops() * s.occurrences;
+  Json arr = Json::array();
+  for (const auto& s : sum) {
+    const graph::Kernel& k = *s.kernel;
+    Json shapes = Json::array();
+    for (int v : k.inputs) shapes.push_back(g.value(v).shape);
+    Json outs = Json::array();
+    for (int v : k.outputs) outs.push_back(g.value(v).shape);
+    double fl = k.dag->flops() * s.occurrences;
+    arr.push_back({{"class", k.class_name}, {"class_id", k.class_id}, {"workload_key", k.workload_key},
+                   {"input_shapes", shapes}, {"output_shapes", outs}, {"flops", k.dag->flops()},
+                   {"occurrences", s.occurrences}, {"flops_share", total > 0 ? fl / total : 0.0}});
+  }
+  if (json) {
+    printJson({{"model", modelName(src.spec)}, {"nodes", g.nodes().size()}, {"kernel_instances", ks.size()},
+               {"kernels", sum.size()}, {"flops", total}, {"kernel_list", arr}});
+    return;
+  }
+  std::cout << modelName(src.spec) << ": " << g.nodes().size() << " nodes, " << ks.size() << " kernel instances, "
+            << sum.size() << " distinct kernels, " << formatCount(total) << "FLOP\n\n";
+  std::cout << strFormat("%-4s %-48s %-10s %5s %10s %6s  %s\n", "#", "class", "class_id", "occ", "FLOPs", "share", "workload");
+  for (size_t i = 0; i < sum.size(); ++i) {
+    const graph::Kernel& k = *sum[i].kernel;
+    std::string out_shape = te::shapeToString(g.value(k.outputs[0]).shape);
+    std::string cls = k.class_name.size() > 48 ? k.class_name.substr(0, 45) + "..." : k.class_name;
+    std::cout << strFormat("%-4zu %-48s %-10s %5d %10s %5.1f%%  %s -> %s\n", i, cls.c_str(), k.class_id.substr(0, 8).c_str(),
+                           sum[i].occurrences, formatCount(k.dag->flops()).c_str(),
+                           100.0 * k.dag->flops() * sum[i].occurrences / std::max(total, 1.0), k.workload_key.substr(17).c_str(),
+                           out_shape.c_str());
+  }
+}
+
+struct RunArgs {
+  ModelSource src;
+  std::string records;
+  std::vector<std::string> inputs, outputs;
+  bool check = false, bench = false, json = false;
+  int threads = 0, repeat = 10;
+  uint64_t seed = 1;
+};
+
+void runModel(const RunArgs& a) {
+  if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
+  graph::Graph g = loadModel(a.src);
+  executor::ModelOptions opt;
+  if (!a.records.empty()) {
+    auto recs = schedule::readRecordsFile(a.records);
+    if (!recs.ok()) fail(recs.error());
+    opt.schedules = executor::recordsProvider(*recs);
+  }
+  executor::CompiledModel m = executor::CompiledModel::compile(g, opt);
+
+  std::vector<runtime::NDArray> inputs;
+  if (!a.inputs.empty()) {
+    if (a.inputs.size() != g.inputs().size())
+      fail("the model takes ", g.inputs().size(), " inputs but ", a.inputs.size(), " --inputs files were given");
+    for (const std::string& p : a.inputs) {
+      auto arr = runtime::readNpy(p);
+      if (!arr.ok()) fail(arr.error());
+      inputs.push_back(*arr);
+    }
+  } else {
+    inputs = executor::randomInputs(g, a.seed);
+    if (models::isZooModel(a.src.spec)) {
+      const auto& info = models::modelInfo(a.src.spec);
+      if (!te::isFloat(info.input_dtype)) inputs[0].fillRandom(a.seed, info.input_lo, info.input_hi);
+    }
+  }
+  executor::CheckReport rep;
+  std::vector<runtime::NDArray> outs = a.check ? m.runChecked(inputs, &rep) : m.run(inputs);
+  for (size_t i = 0; i < a.outputs.size() && i < outs.size(); ++i) {
+    Status st = runtime::writeNpy(a.outputs[i], outs[i]);
+    if (!st.ok()) fail(st.error());
+  }
+  int provided = 0;
+  for (const auto& k : m.kernels()) provided += k.schedule_source == "provided";
+  Json j{{"model", modelName(a.src.spec)}, {"kernels", m.kernels().size()}, {"kernel_instances", m.instances().size()},
+         {"flops", m.flops()}, {"compile_s", m.compileSeconds()}, {"workspace_bytes", m.workspaceBytes()},
+         {"threads", runtime::ThreadPool::global().numThreads()}, {"scheduled_kernels", provided},
+         {"default_kernels", static_cast<int>(m.kernels().size()) - provided}};
+  if (a.check) {
+    j["check"] = rep.ok() ? "ok" : "failed";
+    j["kernels_checked"] = rep.kernels_checked;
+    j["points_checked"] = rep.points;
+    j["max_abs_err"] = rep.max_abs_err;
+    j["max_rel_err"] = rep.max_rel_err;
+    j["mismatches"] = rep.mismatches;
+  }
+  measure::Timing t;
+  if (a.bench) {
+    measure::TimingOptions topt;
+    topt.repeat = a.repeat;
+    topt.number = 1;
+    topt.min_repeat_ms = 0;
+    t = measure::timeFunction([&] { m.run(inputs); }, topt);
+    j["median_ms"] = t.median_s * 1e3;
+    j["min_ms"] = t.min_s * 1e3;
+    j["max_ms"] = t.max_s * 1e3;
+    j["repeats"] = t.costs_s.size();
+  }
+  if (a.json) {
+    printJson(j);
+  } else {
+    std::cout << modelName(a.src.spec) << ": " << m.kernels().size() << " kernels (" << m.instances().size() << " instances), "
+              << provided << " with provided schedules, compiled in " << formatSeconds(m.compileSeconds()) << " on "
+              << j["threads"].get<int>() << " threads\n";
+    if (a.check)
+      std::cout << "  check    " << (rep.ok() ? "ok" : "FAILED") << ": " << rep.kernels_checked << " kernels, " << rep.points
+                << " sampled outputs, max abs error " << rep.max_abs_err << " (worst: " << rep.worst_kernel << ")\n";
+    if (a.bench)
+      std::cout << "  latency  median " << formatSeconds(t.median_s) << ", min " << formatSeconds(t.min_s) << " over "
+                << t.costs_s.size() << " runs\n";
+    if (!a.bench && !a.check) std::cout << "  ran once; --bench times it, --check verifies it\n";
+  }
+  if (a.check && !rep.ok()) fail("the compiled model differs from the reference evaluator (kernel ", rep.worst_kernel, ")");
+}
+
+}  // namespace
+
+void addModelCommands(CLI::App& app) {
+  auto* ls = app.add_subcommand("models", "List the built-in model zoo");
+  auto ls_json = std::make_shared<bool>(false);
+  ls->add_flag("--json", *ls_json, "Print JSON");
+  ls->callback([ls_json] { listModels(*ls_json); });
+
+  auto* insp = app.add_subcommand("inspect", "Show a model's kernels: class, workload key, shapes, FLOPs, occurrences");
+  auto isrc = std::make_shared<ModelSource>();
+  auto ijson = std::make_shared<bool>(false);
+  addSourceOptions(insp, *isrc);
+  insp->add_flag("--json", *ijson, "Print JSON");
+  insp->callback([=] { inspect(*isrc, *ijson); });
+
+  auto* run = app.add_subcommand("run", "Compile and run a model with the best schedules known");
+  auto ra = std::make_shared<RunArgs>();
+  addSourceOptions(run, ra->src);
+  run->add_option("--records", ra->records, "Records file with schedules (the best record per workload is used)");
+  run->add_flag("--check", ra->check, "Check every kernel against the reference evaluator (sampled outputs)");
+  run->add_flag("--bench", ra->bench, "Time whole-model inference (median and min latency)");
+  run->add_flag("--json", ra->json, "Print one JSON object");
+  run->add_option("--inputs", ra->inputs, "Input .npy files, one per model input, in order");
+  run->add_option("--outputs", ra->outputs, "Output .npy files to write, one per model output, in order");
+  run->add_option("--threads", ra->threads, "Threads (default: all cores)");
+  run->add_option("--repeat", ra->repeat, "Timed runs for --bench");
+  run->add_option("--seed", ra->seed, "Seed of the random inputs");
+  run->callback([ra] { runModel(*ra); });
+}
+
+}  // namespace ttune::cli

@@ -1,0 +1,24 @@
+// Loading a MODEL argument: a built-in zoo name or a path to an .onnx file (with optional input
+// shapes for symbolic dimensions), optimized and ready to partition.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+
+namespace ttune::cli {
+
+struct ModelSource {
+  std::string spec;                          // zoo name or .onnx path
+  std::vector<std::string> input_shapes;     // "name=1x3x224x224"
+  std::vector<std::string> dims;             // "batch=1"
+};
+
+// Throws Error naming the model, file or option at fault.
+graph::Graph loadModel(const ModelSource& source);
+// The display name of a model spec (zoo name, or file name without directory and extension).
+std::string modelName(const std::string& spec);
+
+}  // namespace ttune::cli

@@ -1,0 +1,291 @@
+#include "frontend/onnx/context.h"
+
+#include <cstring>
+
+#include "support/strings.h"
+
+namespace ttune::frontend::detail {
+
+namespace {
+
+// Folding a node on constants is skipped when it would only materialize a large broadcast
+// (e.g. Expand of a scalar to an activation-sized tensor): the node stays and reads the constant.
+constexpr int64_t kFoldAlwaysElements = 1 << 16;
+
+// Graph::addNode reports "node <name> (<op>): <message>"; the importer re-prefixes with the ONNX
+// node, so the graph's own prefix is dropped.
+std::string stripGraphPrefix(const std::string& msg, const std::string& node_name, const graph::OpAttrs& attrs) {
+  std::string p = "node " + node_name + " (" + graph::opName(attrs) + "): ";
+  return startsWith(msg, p) ? msg.substr(p.size()) : msg;
+}
+
+}  // namespace
+
+std::string listStr(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  s += join(v, ", ", [](int64_t x) { return std::to_string(x); });
+  s += ']';
+  return s;
+}
+
+int64_t normAxis(const Ctx& c, int64_t axis, size_t rank, std::string_view what) {
+  int64_t r = static_cast<int64_t>(rank);
+  if (axis < -r || axis >= r) c.fail(what, " ", axis, " is out of range for a tensor of rank ", rank);
+  return axis < 0 ? axis + r : axis;
+}
+
+void Ctx::beginNode(const onnx::NodeProto& node, int index) {
+  node_ = &node;
+  index_ = index;
+  name_ = node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
+  first_value_ = static_cast<int>(graph_.values().size());
+}
+
+std::string Ctx::prefix() const {
+  std::string s = "node ";
+  if (node_->name().empty()) {
+    s += '#';
+    s += std::to_string(index_);
+  } else {
+    s += '"';
+    s += node_->name();
+    s += '"';
+  }
+  s += " (";
+  s += node_->op_type();
+  s += "): ";
+  return s;
+}
+
+std::string Ctx::inputLabel(int i, std::string_view role) const {
+  std::string n = i < numInputs() ? node_->input(i) : std::string();
+  if (!role.empty()) return cat("the ", role, " input", n.empty() ? "" : " \"" + n + "\"");
+  return cat("input ", i, n.empty() ? "" : " \"" + n + "\"");
+}
+
+int Ctx::in(int i, std::string_view role) const {
+  if (!has(i)) fail(role.empty() ? cat("input ", i) : cat("the ", role, " input"), " is missing");
+  auto it = names_.find(node_->input(i));
+  if (it == names_.end())
+    fail(inputLabel(i, role), " is not defined before the node (the graph is malformed or not topologically sorted)");
+  return it->second;
+}
+
+bool Ctx::present(int i) const { return has(i) && !isEmpty(i); }
+
+runtime::NDArray Ctx::constant(int i, std::string_view role) const {
+  const graph::Value& v = value(i);
+  if (!v.isConstant())
+    fail(inputLabel(i, role), " is computed at run time, but ttune needs it as a constant at import");
+  return *v.constant;
+}
+
+std::vector<int64_t> Ctx::ints(int i, std::string_view role) const {
+  runtime::NDArray a = constant(i, role);
+  std::vector<int64_t> out(static_cast<size_t>(a.numElements()));
+  switch (a.dtype()) {
+    case te::DType::Int64: std::memcpy(out.data(), a.data(), out.size() * 8); break;
+    case te::DType::Int32:
+      for (size_t k = 0; k < out.size(); ++k) out[k] = a.as<int32_t>()[k];
+      break;
+    case te::DType::Bool:
+      for (size_t k = 0; k < out.size(); ++k) out[k] = a.as<uint8_t>()[k];
+      break;
+    case te::DType::Float32: fail(inputLabel(i, role), " must be an integer tensor, not float32");
+  }
+  return out;
+}
+
+double Ctx::scalar(int i, std::string_view role) const {
+  runtime::NDArray a = constant(i, role);
+  if (a.numElements() != 1)
+    fail(inputLabel(i, role), " must hold one element, but has shape ", te::shapeToString(a.shape()));
+  switch (a.dtype()) {
+    case te::DType::Float32: return a.as<float>()[0];
+    case te::DType::Int32: return a.as<int32_t>()[0];
+    case te::DType::Int64: return static_cast<double>(a.as<int64_t>()[0]);
+    case te::DType::Bool: return a.as<uint8_t>()[0];
+  }
+  return 0;
+}
+
+const onnx::AttributeProto* Ctx::attr(std::string_view name) const {
+  for (const onnx::AttributeProto& a : node_->attribute())
+    if (a.name() == name) return &a;
+  return nullptr;
+}
+
+int64_t Ctx::attrInt(std::string_view name, int64_t def) const {
+  const onnx::AttributeProto* a = attr(name);
+  if (!a) return def;
+  if (a->type() != onnx::AttributeProto::INT && !(a->type() == onnx::AttributeProto::UNDEFINED && a->has_i()))
+    fail("attribute ", name, " must be an integer");
+  return a->i();
+}
+
+double Ctx::attrFloat(std::string_view name, double def) const {
+  const onnx::AttributeProto* a = attr(name);
+  if (!a) return def;
+  if (a->type() == onnx::AttributeProto::INT) return static_cast<double>(a->i());
+  if (a->type() != onnx::AttributeProto::FLOAT && !(a->type() == onnx::AttributeProto::UNDEFINED && a->has_f()))
+    fail("attribute ", name, " must be a float");
+  return a->f();
+}
+
+std::string Ctx::attrString(std::string_view name, std::string_view def) const {
+  const onnx::AttributeProto* a = attr(name);
+  if (!a) return std::string(def);
+  if (a->type() != onnx::AttributeProto::STRING && !(a->type() == onnx::AttributeProto::UNDEFINED && a->has_s()))
+    fail("attribute ", name, " must be a string");
+  return a->s();
+}
+
+std::vector<int64_t> Ctx::attrInts(std::string_view name) const {
+  const onnx::AttributeProto* a = attr(name);
+  if (!a) return {};
+  if (a->type() != onnx::AttributeProto::INTS && a->type() != onnx::AttributeProto::UNDEFINED)
+    fail("attribute ", name, " must be a list of integers");
+  return std::vector<int64_t>(a->ints().begin(), a->ints().end());
+}
+
+std::vector<float> Ctx::attrFloats(std::string_view name) const {
+  const onnx::AttributeProto* a = attr(name);
+  if (!a) return {};
+  if (a->type() != onnx::AttributeProto::FLOATS && a->type() != onnx::AttributeProto::UNDEFINED)
+    fail("attribute ", name, " must be a list of floats");
+  return std::vector<float>(a->floats().begin(), a->floats().end());
+}
+
+const onnx::TensorProto* Ctx::attrTensor(std::string_view name) const {
+  const onnx::AttributeProto* a = attr(name);
+  if (!a) return nullptr;
+  if (a->type() != onnx::AttributeProto::TENSOR && !(a->type() == onnx::AttributeProto::UNDEFINED && a->has_t()))
+    fail("attribute ", name, " must be a tensor");
+  return &a->t();
+}
+
+void Ctx::checkAttrs(std::initializer_list<std::string_view> known) const {
+  for (const onnx::AttributeProto& a : node_->attribute()) {
+    bool ok = false;
+    for (std::string_view k : known) ok = ok || a.name() == k;
+    if (!ok) fail("attribute ", a.name(), " is not supported");
+  }
+}
+
+bool Ctx::outputUsed(int i) const {
+  return i < numOutputs() && !node_->output(i).empty() && used_.count(node_->output(i)) > 0;
+}
+
+void Ctx::setOutput(int i, int value) {
+  if (i >= numOutputs() || node_->output(i).empty()) return;
+  const std::string& n = node_->output(i);
+  names_[n] = value;
+  if (value >= first_value_) graph_.mutableValue(value).name = n;
+}
+
+std::string Ctx::nodeName(std::string_view tag) const {
+  return tag.empty() ? name_ : name_ + "/" + std::string(tag);
+}
+
+int Ctx::emit(graph::OpAttrs attrs, std::vector<int> inputs, std::string_view tag) {
+  std::string nm = nodeName(tag);
+  bool all_const = !inputs.empty();
+  int64_t in_elems = 0;
+  std::vector<te::Tensor> ph;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    int v = inputs[k];
+    if (v < 0) {
+      ph.emplace_back();
+      continue;
+    }
+    const graph::Value& x = val(v);
+    if (te::shapeElements(x.shape) == 0)
+      fail("the operand \"", x.name, "\" is empty (shape ", te::shapeToString(x.shape),
+           "), and empty tensors are not supported as operands");
+    all_const = all_const && x.isConstant();
+    in_elems += te::shapeElements(x.shape);
+    ph.push_back(te::placeholder("in" + std::to_string(k), x.shape, x.dtype, x.isConstant()));
+  }
+  try {
+    if (all_const) {
+      te::Tensor out = graph::buildOp(attrs, ph);
+      int64_t out_elems = te::shapeElements(out.shape());
+      if (out_elems <= kFoldAlwaysElements || out_elems <= 2 * in_elems) {
+        graph::Node n{nm, attrs, inputs, -1};
+        return graph_.addConstant(nm, graph::evaluateConstantNode(graph_, n));
+      }
+    }
+    return graph_.addNode(nm, attrs, std::move(inputs));
+  } catch (const Error& e) {
+    fail(stripGraphPrefix(e.what(), nm, attrs));
+  }
+}
+
+int Ctx::addConstant(runtime::NDArray data, std::string_view tag) {
+  for (int64_t d : data.shape())
+    if (d < 0) fail("the result has the invalid shape ", te::shapeToString(data.shape()));
+  return graph_.addConstant(nodeName(tag), std::move(data));
+}
+
+int Ctx::scalarConstant(double v, te::DType dtype, std::string_view tag) {
+  runtime::NDArray a({}, dtype);
+  a.fill(v);
+  return addConstant(std::move(a), tag);
+}
+
+int Ctx::reshape(int v, const te::Shape& shape, std::string_view tag) {
+  const graph::Value& x = val(v);
+  if (x.shape == shape) return v;
+  for (int64_t d : shape)
+    if (d <= 0) fail("the target shape ", te::shapeToString(shape), " has an empty or negative dimension, which is not supported");
+  if (te::shapeElements(shape) != te::shapeElements(x.shape))
+    fail("cannot reshape ", te::shapeToString(x.shape), " to ", te::shapeToString(shape),
+         " (the element counts differ)");
+  if (x.isConstant()) {
+    runtime::NDArray a = runtime::NDArray::empty(shape, x.dtype);
+    std::memcpy(a.data(), x.constant->data(), static_cast<size_t>(a.bytes()));
+    return addConstant(std::move(a), tag);
+  }
+  return emit(graph::ReshapeAttrs{shape}, {v}, tag);
+}
+
+int Ctx::transpose(int v, const std::vector<int64_t>& perm, std::string_view tag) {
+  bool identity = true;
+  for (size_t k = 0; k < perm.size(); ++k) identity = identity && perm[k] == static_cast<int64_t>(k);
+  const graph::Value& x = val(v);
+  if (identity && perm.size() == x.shape.size()) return v;
+  if (x.isConstant() && x.shape.size() == 2 && perm == std::vector<int64_t>{1, 0}) {
+    // Weight transposes (Gemm, MatMul -> dense) on the host: large and common.
+    int64_t rows = x.shape[0], cols = x.shape[1];
+    size_t es = static_cast<size_t>(te::dtypeBytes(x.dtype));
+    runtime::NDArray t = runtime::NDArray::empty({cols, rows}, x.dtype);
+    const char* src = static_cast<const char*>(x.constant->data());
+    char* dst = static_cast<char*>(t.data());
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) std::memcpy(dst + (j * rows + i) * es, src + (i * cols + j) * es, es);
+    return addConstant(std::move(t), tag);
+  }
+  return emit(graph::TransposeAttrs{perm}, {v}, tag);
+}
+
+int Ctx::unary(graph::UnaryKind kind, int v, std::string_view tag, double alpha, double beta) {
+  return emit(graph::UnaryAttrs{kind, alpha, beta}, {v}, tag);
+}
+
+int Ctx::binary(graph::BinaryKind kind, int a, int b, std::string_view tag) {
+  return emit(graph::BinaryAttrs{kind}, {a, b}, tag);
+}
+
+int Ctx::cast(int v, te::DType to, std::string_view tag) {
+  if (val(v).dtype == to) return v;
+  return emit(graph::CastAttrs{to}, {v}, tag);
+}
+
+int Ctx::logicalNot(int v, std::string_view tag) {
+  // graph's unary "not" only takes float32, so not(x) = where(x, false, true).
+  int f = scalarConstant(0, te::DType::Bool, std::string(tag) + "_false");
+  int t = scalarConstant(1, te::DType::Bool, std::string(tag) + "_true");
+  return emit(graph::WhereAttrs{}, {v, f, t}, tag);
+}
+
+}  // namespace ttune::frontend::detail

@@ -1,0 +1,124 @@
+// Import state shared by the ONNX operator importers: the graph under construction, the map from
+// ONNX value names to graph values, and the ONNX node currently being imported.
+//
+// Invariants: every value id in the name map is a value of `graph()`; emit() folds a node whose
+// inputs are all constants into a constant (unless that would only materialize a large
+// broadcast); every error raised through fail() is one sentence prefixed with the node, e.g.
+// `node "Conv_12" (Conv): ...`. Op importers read inputs and attributes through the context,
+// emit graph nodes through it and bind each used ONNX output with setOutput().
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "graph/graph.h"
+#include "onnx/onnx_pb.h"
+#include "support/error.h"
+
+namespace ttune::frontend::detail {
+
+class Ctx {
+ public:
+  Ctx(graph::Graph& graph, std::map<std::string, int>& names, const std::set<std::string>& used, int opset)
+      : graph_(graph), names_(names), used_(used), opset_(opset) {}
+
+  // Selects the node to import next (index = position in the ONNX graph).
+  void beginNode(const onnx::NodeProto& node, int index);
+
+  graph::Graph& graph() { return graph_; }
+  const onnx::NodeProto& proto() const { return *node_; }
+  const std::string& opType() const { return node_->op_type(); }
+  int opset() const { return opset_; }
+  // Name for the graph nodes of this ONNX node: its ONNX name or "<OpType>_<index>".
+  const std::string& name() const { return name_; }
+  // `node "Conv_12" (Conv): ` or `node #12 (Conv): `.
+  std::string prefix() const;
+  template <class... Args>
+  [[noreturn]] void fail(const Args&... args) const {
+    throw Error(cat(prefix(), args...));
+  }
+
+  // ---- inputs --------------------------------------------------------------------------------
+  int numInputs() const { return node_->input_size(); }
+  // Input i is given (present and not the empty name).
+  bool has(int i) const { return i < numInputs() && !node_->input(i).empty(); }
+  // Value id of input i (fails when absent; `role` names it in the message).
+  int in(int i, std::string_view role = {}) const;
+  const graph::Value& value(int i) const { return graph_.value(in(i)); }
+  // Copies: graph storage moves when nodes are added.
+  te::Shape shape(int i) const { return value(i).shape; }
+  size_t rank(int i) const { return shape(i).size(); }
+  te::DType dtype(int i) const { return value(i).dtype; }
+  bool isConst(int i) const { return has(i) && value(i).isConstant(); }
+  // Input i is given and is not an empty constant (ONNX exporters pass empty tensors for absent
+  // optional inputs, e.g. Resize's roi and scales).
+  bool present(int i) const;
+  bool isEmpty(int i) const { return isConst(i) && value(i).constant->numElements() == 0; }
+  // Input i as a constant: fails naming the input when it is not one after folding.
+  runtime::NDArray constant(int i, std::string_view role) const;
+  // Integer (or bool) constant input as int64 values.
+  std::vector<int64_t> ints(int i, std::string_view role) const;
+  // Single-element constant input (any dtype) as a double.
+  double scalar(int i, std::string_view role) const;
+  // Describes input i for messages: `input 1 ("shape")`.
+  std::string inputLabel(int i, std::string_view role = {}) const;
+
+  // ---- attributes ----------------------------------------------------------------------------
+  const onnx::AttributeProto* attr(std::string_view name) const;
+  bool hasAttr(std::string_view name) const { return attr(name) != nullptr; }
+  int64_t attrInt(std::string_view name, int64_t def) const;
+  double attrFloat(std::string_view name, double def) const;
+  std::string attrString(std::string_view name, std::string_view def) const;
+  std::vector<int64_t> attrInts(std::string_view name) const;  // empty when absent
+  std::vector<float> attrFloats(std::string_view name) const;
+  const onnx::TensorProto* attrTensor(std::string_view name) const;  // null when absent
+  // Fails unless every attribute of the node is in `known` (catches unsupported attributes).
+  void checkAttrs(std::initializer_list<std::string_view> known) const;
+
+  // ---- outputs -------------------------------------------------------------------------------
+  int numOutputs() const { return node_->output_size(); }
+  // Output i exists and a later node or the graph output reads it.
+  bool outputUsed(int i) const;
+  void setOutput(int i, int value);
+
+  // ---- emitting ------------------------------------------------------------------------------
+  // Adds a graph node (or, when every input is a constant, its folded value). An empty `tag`
+  // names the node like the ONNX node; otherwise "<name>/<tag>".
+  int emit(graph::OpAttrs attrs, std::vector<int> inputs, std::string_view tag = {});
+  int addConstant(runtime::NDArray data, std::string_view tag);
+  int scalarConstant(double v, te::DType dtype, std::string_view tag);
+  // Common one-node helpers; reshape/transpose return `v` when nothing changes.
+  int reshape(int v, const te::Shape& shape, std::string_view tag);
+  int transpose(int v, const std::vector<int64_t>& perm, std::string_view tag);
+  int unary(graph::UnaryKind kind, int v, std::string_view tag, double alpha = 0, double beta = 0);
+  int binary(graph::BinaryKind kind, int a, int b, std::string_view tag);
+  int cast(int v, te::DType to, std::string_view tag);
+  // Bool helpers built from where(): not(x), and select with bool constants.
+  int logicalNot(int v, std::string_view tag);
+
+  // References into the graph stay valid only until the next node or constant is added.
+  const graph::Value& val(int id) const { return graph_.value(id); }
+
+ private:
+  std::string nodeName(std::string_view tag) const;
+
+  graph::Graph& graph_;
+  std::map<std::string, int>& names_;
+  const std::set<std::string>& used_;
+  int opset_;
+  const onnx::NodeProto* node_ = nullptr;
+  int index_ = 0;
+  std::string name_;
+  int first_value_ = 0;  // values created for the current node have ids >= first_value_
+};
+
+// Normalizes an ONNX axis in [-rank, rank) (fails through `c` otherwise).
+int64_t normAxis(const Ctx& c, int64_t axis, size_t rank, std::string_view what = "axis");
+// "[1, 2, 3]".
+std::string listStr(const std::vector<int64_t>& v);
+
+}  // namespace ttune::frontend::detail

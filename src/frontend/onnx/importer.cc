@@ -1,0 +1,264 @@
+// Model-level import: opset check, graph inputs (with symbolic dimensions resolved), initializers,
+// the node loop over the op table, graph outputs, and a final compaction that keeps only live
+// nodes and values.
+#include <fstream>
+#include <sstream>
+
+#include "frontend/onnx/context.h"
+#include "frontend/onnx/onnx_importer.h"
+#include "frontend/onnx/op_table.h"
+#include "support/strings.h"
+
+namespace ttune::frontend {
+
+using detail::Ctx;
+
+namespace detail {
+
+std::string opKey(const std::string& domain, const std::string& op_type) {
+  if (domain.empty() || domain == "ai.onnx") return op_type;
+  return domain + ":" + op_type;
+}
+
+const OpTable& opTable() {
+  static const OpTable table = [] {
+    OpTable t;
+    addElementwiseOps(t);
+    addNnOps(t);
+    addShapeOps(t);
+    addTensorOps(t);
+    addReduceOps(t);
+    addResizeOps(t);
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace detail
+
+bool isSupportedOnnxOp(const std::string& op_type, const std::string& domain) {
+  return detail::opTable().count(detail::opKey(domain, op_type)) > 0;
+}
+
+std::vector<std::string> supportedOnnxOps() {
+  std::vector<std::string> out;
+  for (const auto& [k, fn] : detail::opTable()) out.push_back(k);
+  return out;
+}
+
+namespace {
+
+te::Shape inputShape(const onnx::ValueInfoProto& vi, const OnnxOptions& opt) {
+  const std::string& n = vi.name();
+  auto it = opt.input_shapes.find(n);
+  if (it != opt.input_shapes.end()) {
+    for (int64_t d : it->second)
+      if (d <= 0)
+        fail("OnnxOptions::input_shapes gives input \"", n, "\" the shape ", te::shapeToString(it->second),
+             "; every dimension must be positive");
+    return it->second;
+  }
+  const onnx::TypeProto_Tensor& tt = vi.type().tensor_type();
+  if (!tt.has_shape())
+    fail("input \"", n, "\" has no declared shape; give it with OnnxOptions::input_shapes[\"", n, "\"]");
+  te::Shape shape;
+  for (int d = 0; d < tt.shape().dim_size(); ++d) {
+    const onnx::TensorShapeProto_Dimension& dim = tt.shape().dim(d);
+    if (dim.has_dim_value() && dim.dim_value() > 0) {
+      shape.push_back(dim.dim_value());
+    } else if (dim.has_dim_value() && dim.dim_value() == 0) {
+      fail("input \"", n, "\" has an empty dimension ", d, " (extent 0), and empty tensors are not supported");
+    } else if (dim.has_dim_param() && !dim.dim_param().empty()) {
+      auto v = opt.dim_values.find(dim.dim_param());
+      if (v == opt.dim_values.end())
+        fail("input \"", n, "\" dimension ", d, " is the symbolic \"", dim.dim_param(),
+             "\"; set it with OnnxOptions::dim_values[\"", dim.dim_param(), "\"] or OnnxOptions::input_shapes[\"", n,
+             "\"]");
+      if (v->second <= 0)
+        fail("OnnxOptions::dim_values sets \"", dim.dim_param(), "\" to ", v->second, "; it must be positive");
+      shape.push_back(v->second);
+    } else {
+      fail("input \"", n, "\" dimension ", d, " is unknown; set the full shape with OnnxOptions::input_shapes[\"", n,
+           "\"]");
+    }
+  }
+  return shape;
+}
+
+// A value bound to a graph input must have the declared element type and static dimensions.
+runtime::NDArray checkBound(const onnx::ValueInfoProto& vi, const runtime::NDArray& a) {
+  const std::string& n = vi.name();
+  const onnx::TypeProto_Tensor& tt = vi.type().tensor_type();
+  if (!a.defined()) fail("OnnxOptions::constant_inputs binds input \"", n, "\" to an undefined array");
+  te::DType dt = dtypeFromOnnx(tt.elem_type(), "input \"" + n + "\"");
+  if (dt != a.dtype())
+    fail("OnnxOptions::constant_inputs binds input \"", n, "\" (", te::dtypeName(dt), ") to a ", te::dtypeName(a.dtype()),
+         " array");
+  bool ok = !tt.has_shape() || tt.shape().dim_size() == static_cast<int>(a.shape().size());
+  for (int d = 0; ok && tt.has_shape() && d < tt.shape().dim_size(); ++d)
+    ok = !tt.shape().dim(d).has_dim_value() || tt.shape().dim(d).dim_value() == a.shape()[d];
+  if (!ok)
+    fail("OnnxOptions::constant_inputs binds input \"", n, "\" to an array of shape ", te::shapeToString(a.shape()),
+         ", which does not match its declared shape");
+  return a;
+}
+
+// Makes the value of every graph output carry the ONNX output name: a node output is renamed; an
+// input, a constant or a value that is already an output gets an explicit copy.
+void bindOutput(graph::Graph& g, const std::string& name, int v) {
+  const graph::Value& x = g.value(v);
+  if (te::shapeElements(x.shape) == 0)
+    fail("output \"", name, "\" is empty (shape ", te::shapeToString(x.shape), "), and empty tensors are not supported");
+  bool taken = false;
+  for (int o : g.outputs()) taken = taken || o == v;
+  if (x.name == name && !taken) {
+    g.markOutput(v);
+    return;
+  }
+  if (x.producer >= 0 && !taken) {
+    g.mutableValue(v).name = name;
+    g.markOutput(v);
+    return;
+  }
+  if (x.isConstant()) {
+    g.markOutput(g.addConstant(name, *x.constant));
+    return;
+  }
+  int c = g.addNode(name, graph::ReshapeAttrs{x.shape}, {v});
+  g.markOutput(c);
+}
+
+// Rebuilds the graph with only the nodes the outputs depend on and the constants they read (all
+// graph inputs are kept: callers feed them by position).
+graph::Graph compact(const graph::Graph& g) {
+  std::vector<bool> live(g.nodes().size(), false), live_value(g.values().size(), false);
+  for (int o : g.outputs()) live_value[o] = true;
+  for (size_t i = g.nodes().size(); i-- > 0;) {
+    const graph::Node& n = g.node(static_cast<int>(i));
+    if (!live_value[n.output]) continue;
+    live[i] = true;
+    for (int v : n.inputs)
+      if (v >= 0) live_value[v] = true;
+  }
+  graph::Graph out;
+  std::vector<int> map(g.values().size(), -1);
+  for (int v : g.inputs()) map[v] = out.addInput(g.value(v).name, g.value(v).shape, g.value(v).dtype);
+  auto get = [&](int v) {
+    if (v < 0) return -1;
+    if (map[v] < 0) {
+      const graph::Value& x = g.value(v);
+      if (!x.isConstant()) fail("internal: value ", x.name, " is read before it is defined");
+      map[v] = out.addConstant(x.name, *x.constant);
+    }
+    return map[v];
+  };
+  for (size_t i = 0; i < g.nodes().size(); ++i) {
+    if (!live[i]) continue;
+    const graph::Node& n = g.node(static_cast<int>(i));
+    std::vector<int> ins;
+    for (int v : n.inputs) ins.push_back(get(v));
+    int id = out.addNode(n.name, n.attrs, ins);
+    out.mutableValue(id).name = g.value(n.output).name;
+    map[n.output] = id;
+  }
+  for (int o : g.outputs()) out.markOutput(get(o));
+  return out;
+}
+
+graph::Graph importModel(const onnx::ModelProto& m, const OnnxOptions& opt, const std::string& base_dir,
+                         const std::string& what) {
+  if (!m.has_graph() || (m.graph().node_size() == 0 && m.graph().output_size() == 0))
+    fail(what, " is not a valid ONNX model (it has no graph)");
+  int opset = -1;
+  for (const onnx::OperatorSetIdProto& o : m.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = static_cast<int>(o.version());
+  if (opset < 0) fail(what, " does not import the default ONNX operator set (opset_import is missing)");
+  if (opset < kMinOnnxOpset || opset > kMaxOnnxOpset)
+    fail(what, " uses opset ", opset, " of the default ONNX domain, but ttune supports opsets ", kMinOnnxOpset, " to ",
+         kMaxOnnxOpset, " (convert the model, e.g. with onnx.version_converter)");
+  const onnx::GraphProto& gp = m.graph();
+  if (gp.sparse_initializer_size() > 0) fail(what, " has sparse initializers, which are not supported");
+
+  graph::Graph g;
+  std::map<std::string, int> names;
+  for (const onnx::TensorProto& t : gp.initializer()) {
+    if (t.name().empty()) fail(what, " has an initializer without a name");
+    names[t.name()] = g.addConstant(t.name(), tensorFromProto(t, base_dir));
+  }
+  std::set<std::string> input_names;
+  for (const onnx::ValueInfoProto& vi : gp.input()) {
+    if (names.count(vi.name())) continue;  // an initializer listed as an input (IR < 4): a constant
+    if (!vi.type().has_tensor_type())
+      fail("input \"", vi.name(), "\" is not a tensor (sequence, map and optional inputs are not supported)");
+    input_names.insert(vi.name());
+    auto bound = opt.constant_inputs.find(vi.name());
+    if (bound != opt.constant_inputs.end()) {
+      names[vi.name()] = g.addConstant(vi.name(), checkBound(vi, bound->second));
+      continue;
+    }
+    te::DType dt = dtypeFromOnnx(vi.type().tensor_type().elem_type(), "input \"" + vi.name() + "\"");
+    names[vi.name()] = g.addInput(vi.name(), inputShape(vi, opt), dt);
+  }
+  for (const auto& [n, s] : opt.input_shapes)
+    if (!input_names.count(n)) fail("OnnxOptions::input_shapes names \"", n, "\", which is not an input of the model");
+  for (const auto& [n, a] : opt.constant_inputs)
+    if (!input_names.count(n))
+      fail("OnnxOptions::constant_inputs names \"", n, "\", which is not an input of the model");
+
+  std::set<std::string> used;
+  for (const onnx::NodeProto& n : gp.node())
+    for (const std::string& i : n.input()) used.insert(i);
+  for (const onnx::ValueInfoProto& o : gp.output()) used.insert(o.name());
+
+  Ctx ctx(g, names, used, opset);
+  const detail::OpTable& table = detail::opTable();
+  for (int i = 0; i < gp.node_size(); ++i) {
+    const onnx::NodeProto& n = gp.node(i);
+    ctx.beginNode(n, i);
+    auto it = table.find(detail::opKey(n.domain(), n.op_type()));
+    if (it == table.end()) {
+      bool dflt = n.domain().empty() || n.domain() == "ai.onnx";
+      ctx.fail("operator ", dflt ? "" : n.domain() + ".", n.op_type(), " is not supported");
+    }
+    it->second(ctx);
+    for (int k = 0; k < n.output_size(); ++k)
+      if (ctx.outputUsed(k) && !names.count(n.output(k)))
+        ctx.fail("output ", k, " (\"", n.output(k), "\") is not supported");
+  }
+  for (const onnx::ValueInfoProto& o : gp.output()) {
+    auto it = names.find(o.name());
+    if (it == names.end()) fail("output \"", o.name(), "\" of ", what, " is not produced by any node");
+    bindOutput(g, o.name(), it->second);
+  }
+  return compact(g);
+}
+
+std::string dirName(const std::string& path) {
+  size_t p = path.find_last_of('/');
+  return p == std::string::npos ? std::string(".") : path.substr(0, p == 0 ? 1 : p);
+}
+
+}  // namespace
+
+graph::Graph importOnnxModel(const onnx::ModelProto& model, const OnnxOptions& options) {
+  return importModel(model, options, "", "the model");
+}
+
+graph::Graph importOnnxBytes(const std::string& bytes, const OnnxOptions& options) {
+  onnx::ModelProto m;
+  if (!m.ParseFromString(bytes)) fail("the data is not a valid ONNX model (protobuf parsing failed)");
+  return importModel(m, options, "", "the model");
+}
+
+graph::Graph importOnnx(const std::string& path, const OnnxOptions& options) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) fail("cannot open the ONNX file \"", path, "\"");
+  std::stringstream ss;
+  ss << f.rdbuf();
+  onnx::ModelProto m;
+  std::string what = "the ONNX file \"" + path + "\"";
+  if (!m.ParseFromString(ss.str())) fail(what, " is not a valid ONNX model (protobuf parsing failed)");
+  return importModel(m, options, dirName(path), what);
+}
+
+}  // namespace ttune::frontend

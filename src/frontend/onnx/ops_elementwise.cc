@@ -1,0 +1,387 @@
+// Elementwise ONNX operators: activations and math functions, binary arithmetic and comparisons
+// (numpy broadcasting), variadic Max/Min/Sum/Mean (chains), logic ops, Where and Clip, and a few
+// activations composed from graph ops (Elu, Selu, Celu, Softplus, Softsign, PRelu, ...).
+#include <cmath>
+#include <limits>
+
+#include "frontend/onnx/op_table.h"
+
+namespace ttune::frontend::detail {
+
+namespace {
+
+using graph::BinaryKind;
+using graph::UnaryKind;
+using te::DType;
+
+void requireFloat(const Ctx& c, int i) {
+  if (c.dtype(i) != DType::Float32)
+    c.fail(c.inputLabel(i), " has dtype ", te::dtypeName(c.dtype(i)), ", but only float32 is supported here");
+}
+
+// ---- unary ------------------------------------------------------------------------------------
+
+void unaryFloat(Ctx& c, UnaryKind k, double alpha = 0, double beta = 0) {
+  requireFloat(c, 0);
+  c.setOutput(0, c.unary(k, c.in(0), {}, alpha, beta));
+}
+
+template <UnaryKind K>
+void simpleUnary(Ctx& c) {
+  c.checkAttrs({});
+  unaryFloat(c, K);
+}
+
+void importRelu(Ctx& c) {
+  c.checkAttrs({});
+  if (te::isInt(c.dtype(0))) {
+    int zero = c.scalarConstant(0, c.dtype(0), "zero");
+    c.setOutput(0, c.binary(BinaryKind::Max, c.in(0), zero, {}));
+    return;
+  }
+  unaryFloat(c, UnaryKind::Relu);
+}
+
+void importNeg(Ctx& c) {
+  c.checkAttrs({});
+  if (te::isInt(c.dtype(0))) {
+    int zero = c.scalarConstant(0, c.dtype(0), "zero");
+    c.setOutput(0, c.binary(BinaryKind::Sub, zero, c.in(0), {}));
+    return;
+  }
+  unaryFloat(c, UnaryKind::Neg);
+}
+
+void importAbs(Ctx& c) {
+  c.checkAttrs({});
+  if (te::isInt(c.dtype(0))) {
+    int zero = c.scalarConstant(0, c.dtype(0), "zero");
+    int neg = c.binary(BinaryKind::Sub, zero, c.in(0), "neg");
+    c.setOutput(0, c.binary(BinaryKind::Max, c.in(0), neg, {}));
+    return;
+  }
+  unaryFloat(c, UnaryKind::Abs);
+}
+
+void importLeakyRelu(Ctx& c) {
+  c.checkAttrs({"alpha"});
+  unaryFloat(c, UnaryKind::LeakyRelu, c.attrFloat("alpha", 0.01));
+}
+
+void importHardSigmoid(Ctx& c) {
+  c.checkAttrs({"alpha", "beta"});
+  unaryFloat(c, UnaryKind::HardSigmoid, c.attrFloat("alpha", 0.2), c.attrFloat("beta", 0.5));
+}
+
+void importNot(Ctx& c) {
+  c.checkAttrs({});
+  if (c.dtype(0) != DType::Bool) c.fail(c.inputLabel(0), " must be a bool tensor");
+  c.setOutput(0, c.logicalNot(c.in(0), {}));
+}
+
+void importClip(Ctx& c) {
+  c.checkAttrs({"min", "max"});
+  double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
+  bool has_lo = false, has_hi = false;
+  if (c.hasAttr("min")) lo = c.attrFloat("min", lo), has_lo = true;  // opset < 11 form
+  if (c.hasAttr("max")) hi = c.attrFloat("max", hi), has_hi = true;
+  if (c.present(1)) lo = c.scalar(1, "min"), has_lo = true;
+  if (c.present(2)) hi = c.scalar(2, "max"), has_hi = true;
+  int x = c.in(0);
+  if (!has_lo && !has_hi) {
+    c.setOutput(0, x);
+    return;
+  }
+  if (c.dtype(0) == DType::Float32) {
+    c.setOutput(0, c.unary(UnaryKind::Clip, x, {}, lo, hi));
+    return;
+  }
+  if (!te::isInt(c.dtype(0))) c.fail(c.inputLabel(0), " has dtype ", te::dtypeName(c.dtype(0)), ", which Clip cannot take");
+  // Integer clip: max then min with constants (min > max yields max, as ONNX).
+  int y = x;
+  if (has_lo) y = c.binary(BinaryKind::Max, y, c.scalarConstant(lo, c.dtype(0), "min"), has_hi ? "lower" : "");
+  if (has_hi) y = c.binary(BinaryKind::Min, y, c.scalarConstant(hi, c.dtype(0), "max"), {});
+  c.setOutput(0, y);
+}
+
+// ---- composed activations ---------------------------------------------------------------------
+
+int floatConst(Ctx& c, double v, std::string_view tag) { return c.scalarConstant(v, DType::Float32, tag); }
+
+void importElu(Ctx& c) {
+  c.checkAttrs({"alpha"});
+  requireFloat(c, 0);
+  double alpha = c.attrFloat("alpha", 1.0);
+  int x = c.in(0);
+  int e = c.unary(UnaryKind::Exp, x, "exp");
+  int em1 = c.binary(BinaryKind::Sub, e, floatConst(c, 1, "one"), "expm1");
+  int neg = c.binary(BinaryKind::Mul, em1, floatConst(c, alpha, "alpha"), "negative");
+  int pos = c.binary(BinaryKind::Greater, x, floatConst(c, 0, "zero"), "positive");
+  c.setOutput(0, c.emit(graph::WhereAttrs{}, {pos, x, neg}));
+}
+
+void importSelu(Ctx& c) {
+  c.checkAttrs({"alpha", "gamma"});
+  requireFloat(c, 0);
+  double alpha = c.attrFloat("alpha", 1.67326319217681884765625);
+  double gamma = c.attrFloat("gamma", 1.05070102214813232421875);
+  int x = c.in(0);
+  int e = c.unary(UnaryKind::Exp, x, "exp");
+  int ae = c.binary(BinaryKind::Mul, e, floatConst(c, alpha, "alpha"), "alpha_exp");
+  int neg = c.binary(BinaryKind::Sub, ae, floatConst(c, alpha, "alpha2"), "negative");
+  int pos = c.binary(BinaryKind::Greater, x, floatConst(c, 0, "zero"), "positive");
+  int w = c.emit(graph::WhereAttrs{}, {pos, x, neg}, "select");
+  c.setOutput(0, c.binary(BinaryKind::Mul, w, floatConst(c, gamma, "gamma"), {}));
+}
+
+void importCelu(Ctx& c) {
+  c.checkAttrs({"alpha"});
+  requireFloat(c, 0);
+  double alpha = c.attrFloat("alpha", 1.0);
+  int x = c.in(0);
+  int d = c.binary(BinaryKind::Div, x, floatConst(c, alpha, "alpha"), "scaled");
+  int e = c.unary(UnaryKind::Exp, d, "exp");
+  int em1 = c.binary(BinaryKind::Sub, e, floatConst(c, 1, "one"), "expm1");
+  int s = c.binary(BinaryKind::Mul, em1, floatConst(c, alpha, "alpha2"), "negative");
+  int mn = c.binary(BinaryKind::Min, s, floatConst(c, 0, "zero"), "negative_part");
+  int r = c.unary(UnaryKind::Relu, x, "positive_part");
+  c.setOutput(0, c.binary(BinaryKind::Add, r, mn, {}));
+}
+
+void importSoftplus(Ctx& c) {
+  c.checkAttrs({});
+  requireFloat(c, 0);
+  // log(1 + exp(x)) = relu(x) + log(1 + exp(-|x|)), which does not overflow.
+  int x = c.in(0);
+  int a = c.unary(UnaryKind::Abs, x, "abs");
+  int n = c.unary(UnaryKind::Neg, a, "neg_abs");
+  int e = c.unary(UnaryKind::Exp, n, "exp");
+  int p = c.binary(BinaryKind::Add, e, floatConst(c, 1, "one"), "one_plus");
+  int l = c.unary(UnaryKind::Log, p, "log");
+  int r = c.unary(UnaryKind::Relu, x, "relu");
+  c.setOutput(0, c.binary(BinaryKind::Add, r, l, {}));
+}
+
+void importSoftsign(Ctx& c) {
+  c.checkAttrs({});
+  requireFloat(c, 0);
+  int x = c.in(0);
+  int a = c.unary(UnaryKind::Abs, x, "abs");
+  int p = c.binary(BinaryKind::Add, a, floatConst(c, 1, "one"), "one_plus");
+  c.setOutput(0, c.binary(BinaryKind::Div, x, p, {}));
+}
+
+void importThresholdedRelu(Ctx& c) {
+  c.checkAttrs({"alpha"});
+  requireFloat(c, 0);
+  int x = c.in(0);
+  int cond = c.binary(BinaryKind::Greater, x, floatConst(c, c.attrFloat("alpha", 1.0), "alpha"), "above");
+  c.setOutput(0, c.emit(graph::WhereAttrs{}, {cond, x, floatConst(c, 0, "zero")}));
+}
+
+void importPRelu(Ctx& c) {
+  c.checkAttrs({});
+  requireFloat(c, 0);
+  int x = c.in(0), slope = c.in(1, "slope");
+  int neg = c.binary(BinaryKind::Less, x, floatConst(c, 0, "zero"), "negative");
+  int scaled = c.binary(BinaryKind::Mul, x, slope, "scaled");
+  int y = c.emit(graph::WhereAttrs{}, {neg, scaled, x});
+  if (c.val(y).shape != c.shape(0))
+    c.fail("the slope of shape ", te::shapeToString(c.shape(1)), " does not broadcast to the input shape ",
+           te::shapeToString(c.shape(0)));
+  c.setOutput(0, y);
+}
+
+void importSign(Ctx& c) {
+  c.checkAttrs({});
+  requireFloat(c, 0);
+  int x = c.in(0);
+  int zero = floatConst(c, 0, "zero");
+  int pos = c.binary(BinaryKind::Greater, x, zero, "positive");
+  int neg = c.binary(BinaryKind::Less, x, zero, "negative");
+  int inner = c.emit(graph::WhereAttrs{}, {neg, floatConst(c, -1, "minus_one"), zero}, "non_positive");
+  c.setOutput(0, c.emit(graph::WhereAttrs{}, {pos, floatConst(c, 1, "one"), inner}));
+}
+
+void importIsNaN(Ctx& c) {
+  c.checkAttrs({});
+  requireFloat(c, 0);
+  int eq = c.binary(BinaryKind::Equal, c.in(0), c.in(0), "ordered");
+  c.setOutput(0, c.logicalNot(eq, {}));
+}
+
+void importGelu(Ctx& c) {  // com.microsoft Gelu: x * 0.5 * (1 + erf(x / sqrt 2))
+  c.checkAttrs({});
+  unaryFloat(c, UnaryKind::Gelu);
+}
+
+// ---- binary -----------------------------------------------------------------------------------
+
+// Integer division of constants on the host (graph's div is float-only): truncation toward zero.
+runtime::NDArray hostIntDiv(const Ctx& c, const runtime::NDArray& a, const runtime::NDArray& b) {
+  te::Shape out;
+  {
+    const te::Shape &sa = a.shape(), &sb = b.shape();
+    size_t r = std::max(sa.size(), sb.size());
+    out.resize(r);
+    for (size_t d = 0; d < r; ++d) {
+      int64_t x = d + sa.size() >= r ? sa[d + sa.size() - r] : 1;
+      int64_t y = d + sb.size() >= r ? sb[d + sb.size() - r] : 1;
+      if (x != y && x != 1 && y != 1)
+        c.fail("shapes ", te::shapeToString(sa), " and ", te::shapeToString(sb), " do not broadcast");
+      out[d] = std::max(x, y);
+    }
+  }
+  runtime::NDArray res = runtime::NDArray::empty(out, a.dtype());
+  auto read = [](const runtime::NDArray& t, int64_t i) -> int64_t {
+    return t.dtype() == DType::Int64 ? t.as<int64_t>()[i] : t.as<int32_t>()[i];
+  };
+  int64_t n = res.numElements();
+  std::vector<int64_t> idx(out.size(), 0);
+  for (int64_t lin = 0; lin < n; ++lin) {
+    auto offset = [&](const runtime::NDArray& t) {
+      const te::Shape& s = t.shape();
+      int64_t off = 0;
+      for (size_t d = 0; d < s.size(); ++d) off = off * s[d] + (s[d] == 1 ? 0 : idx[d + out.size() - s.size()]);
+      return off;
+    };
+    int64_t x = read(a, offset(a)), y = read(b, offset(b));
+    if (y == 0) c.fail("integer division by zero in a constant");
+    int64_t q = x / y;
+    if (res.dtype() == DType::Int64) res.as<int64_t>()[lin] = q;
+    else res.as<int32_t>()[lin] = static_cast<int32_t>(q);
+    for (size_t d = out.size(); d-- > 0;) {
+      if (++idx[d] < out[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return res;
+}
+
+template <BinaryKind K>
+void simpleBinary(Ctx& c) {
+  c.checkAttrs({});
+  int a = c.in(0), b = c.in(1);
+  if (c.dtype(0) != c.dtype(1))
+    c.fail("the operands have different dtypes (", te::dtypeName(c.dtype(0)), " and ", te::dtypeName(c.dtype(1)), ")");
+  if (K == BinaryKind::Div && te::isInt(c.dtype(0))) {
+    if (!c.isConst(0) || !c.isConst(1)) c.fail("integer division is only supported on constants");
+    c.setOutput(0, c.addConstant(hostIntDiv(c, c.constant(0, "dividend"), c.constant(1, "divisor")), {}));
+    return;
+  }
+  c.setOutput(0, c.binary(K, a, b, {}));
+}
+
+void importPow(Ctx& c) {
+  c.checkAttrs({});
+  requireFloat(c, 0);
+  int e = c.cast(c.in(1), DType::Float32, "exponent");
+  c.setOutput(0, c.binary(BinaryKind::Pow, c.in(0), e, {}));
+}
+
+// Equal on bools compares them as int32 (graph comparisons are numeric).
+void importEqual(Ctx& c) {
+  c.checkAttrs({});
+  int a = c.in(0), b = c.in(1);
+  if (c.dtype(0) != c.dtype(1)) c.fail("the operands have different dtypes");
+  if (c.dtype(0) == DType::Bool) {
+    a = c.cast(a, DType::Int32, "lhs_int");
+    b = c.cast(b, DType::Int32, "rhs_int");
+  }
+  c.setOutput(0, c.binary(BinaryKind::Equal, a, b, {}));
+}
+
+template <BinaryKind K>
+void negatedCompare(Ctx& c) {  // LessOrEqual = not(Greater), GreaterOrEqual = not(Less)
+  c.checkAttrs({});
+  int r = c.binary(K, c.in(0), c.in(1), "strict");
+  c.setOutput(0, c.logicalNot(r, {}));
+}
+
+void importXor(Ctx& c) {
+  c.checkAttrs({});
+  int a = c.in(0), b = c.in(1);
+  int nb = c.logicalNot(b, "not_rhs");
+  c.setOutput(0, c.emit(graph::WhereAttrs{}, {a, nb, b}));
+}
+
+template <BinaryKind K>
+void variadic(Ctx& c) {
+  c.checkAttrs({});
+  if (c.numInputs() == 0) c.fail("needs at least one input");
+  int acc = c.in(0);
+  for (int i = 1; i < c.numInputs(); ++i) {
+    bool last = i + 1 == c.numInputs();
+    acc = c.binary(K, acc, c.in(i), last ? std::string() : "step" + std::to_string(i));
+  }
+  c.setOutput(0, acc);
+}
+
+void importMean(Ctx& c) {
+  c.checkAttrs({});
+  if (c.numInputs() == 0) c.fail("needs at least one input");
+  requireFloat(c, 0);
+  int acc = c.in(0);
+  for (int i = 1; i < c.numInputs(); ++i) acc = c.binary(BinaryKind::Add, acc, c.in(i), "sum" + std::to_string(i));
+  if (c.numInputs() > 1) acc = c.binary(BinaryKind::Div, acc, floatConst(c, c.numInputs(), "count"), {});
+  c.setOutput(0, acc);
+}
+
+void importWhere(Ctx& c) {
+  c.checkAttrs({});
+  if (c.dtype(0) != DType::Bool) c.fail("the condition must be a bool tensor");
+  c.setOutput(0, c.emit(graph::WhereAttrs{}, {c.in(0), c.in(1), c.in(2)}));
+}
+
+}  // namespace
+
+void addElementwiseOps(OpTable& t) {
+  t["Relu"] = importRelu;
+  t["LeakyRelu"] = importLeakyRelu;
+  t["Sigmoid"] = simpleUnary<UnaryKind::Sigmoid>;
+  t["HardSigmoid"] = importHardSigmoid;
+  t["HardSwish"] = simpleUnary<UnaryKind::HardSwish>;
+  t["Tanh"] = simpleUnary<UnaryKind::Tanh>;
+  t["Erf"] = simpleUnary<UnaryKind::Erf>;
+  t["Exp"] = simpleUnary<UnaryKind::Exp>;
+  t["Log"] = simpleUnary<UnaryKind::Log>;
+  t["Sqrt"] = simpleUnary<UnaryKind::Sqrt>;
+  t["Reciprocal"] = simpleUnary<UnaryKind::Reciprocal>;
+  t["Floor"] = simpleUnary<UnaryKind::Floor>;
+  t["Ceil"] = simpleUnary<UnaryKind::Ceil>;
+  t["Neg"] = importNeg;
+  t["Abs"] = importAbs;
+  t["Not"] = importNot;
+  t["Clip"] = importClip;
+  t["Elu"] = importElu;
+  t["Selu"] = importSelu;
+  t["Celu"] = importCelu;
+  t["Softplus"] = importSoftplus;
+  t["Softsign"] = importSoftsign;
+  t["ThresholdedRelu"] = importThresholdedRelu;
+  t["PRelu"] = importPRelu;
+  t["Sign"] = importSign;
+  t["IsNaN"] = importIsNaN;
+  t["com.microsoft:Gelu"] = importGelu;
+
+  t["Add"] = simpleBinary<BinaryKind::Add>;
+  t["Sub"] = simpleBinary<BinaryKind::Sub>;
+  t["Mul"] = simpleBinary<BinaryKind::Mul>;
+  t["Div"] = simpleBinary<BinaryKind::Div>;
+  t["Pow"] = importPow;
+  t["And"] = simpleBinary<BinaryKind::And>;
+  t["Or"] = simpleBinary<BinaryKind::Or>;
+  t["Xor"] = importXor;
+  t["Equal"] = importEqual;
+  t["Less"] = simpleBinary<BinaryKind::Less>;
+  t["Greater"] = simpleBinary<BinaryKind::Greater>;
+  t["LessOrEqual"] = negatedCompare<BinaryKind::Greater>;
+  t["GreaterOrEqual"] = negatedCompare<BinaryKind::Less>;
+  t["Max"] = variadic<BinaryKind::Max>;
+  t["Min"] = variadic<BinaryKind::Min>;
+  t["Sum"] = variadic<BinaryKind::Add>;
+  t["Mean"] = importMean;
+  t["Where"] = importWhere;
+}
+
+}  // namespace ttune::frontend::detail

@@ -1,0 +1,131 @@
+// TensorProto -> NDArray conversion and ONNX element type names.
+#include <cstring>
+#include <fstream>
+
+#include "frontend/onnx/onnx_importer.h"
+#include "onnx/onnx_pb.h"
+#include "support/error.h"
+
+namespace ttune::frontend {
+
+std::string onnxTypeName(int t) {
+  switch (t) {
+    case onnx::TensorProto::FLOAT: return "FLOAT";
+    case onnx::TensorProto::UINT8: return "UINT8";
+    case onnx::TensorProto::INT8: return "INT8";
+    case onnx::TensorProto::UINT16: return "UINT16";
+    case onnx::TensorProto::INT16: return "INT16";
+    case onnx::TensorProto::INT32: return "INT32";
+    case onnx::TensorProto::INT64: return "INT64";
+    case onnx::TensorProto::STRING: return "STRING";
+    case onnx::TensorProto::BOOL: return "BOOL";
+    case onnx::TensorProto::FLOAT16: return "FLOAT16";
+    case onnx::TensorProto::DOUBLE: return "DOUBLE";
+    case onnx::TensorProto::UINT32: return "UINT32";
+    case onnx::TensorProto::UINT64: return "UINT64";
+    case onnx::TensorProto::COMPLEX64: return "COMPLEX64";
+    case onnx::TensorProto::COMPLEX128: return "COMPLEX128";
+    case onnx::TensorProto::BFLOAT16: return "BFLOAT16";
+    case onnx::TensorProto::UNDEFINED: return "UNDEFINED";
+  }
+  return "type " + std::to_string(t);
+}
+
+te::DType dtypeFromOnnx(int t, const std::string& what) {
+  switch (t) {
+    case onnx::TensorProto::FLOAT: return te::DType::Float32;
+    case onnx::TensorProto::INT32: return te::DType::Int32;
+    case onnx::TensorProto::INT64: return te::DType::Int64;
+    case onnx::TensorProto::BOOL: return te::DType::Bool;
+    default: break;
+  }
+  fail(what, " has element type ", onnxTypeName(t),
+       ", which ttune does not support (only FLOAT, INT32, INT64 and BOOL are)");
+}
+
+namespace {
+
+std::string readExternal(const onnx::TensorProto& t, const std::string& what, const std::string& base_dir) {
+  std::string location;
+  int64_t offset = 0, length = -1;
+  for (const onnx::StringStringEntryProto& e : t.external_data()) {
+    try {
+      if (e.key() == "location") location = e.value();
+      else if (e.key() == "offset") offset = std::stoll(e.value());
+      else if (e.key() == "length") length = std::stoll(e.value());
+    } catch (const std::exception&) {
+      fail(what, " has a malformed external-data entry ", e.key(), "=", e.value());
+    }
+  }
+  if (location.empty()) fail(what, " is stored externally but names no location");
+  std::string path = base_dir.empty() || location.front() == '/' ? location : base_dir + "/" + location;
+  std::ifstream f(path, std::ios::binary);
+  if (!f) fail(what, " is stored in the external file ", path, ", which cannot be opened");
+  f.seekg(0, std::ios::end);
+  int64_t size = static_cast<int64_t>(f.tellg());
+  if (length < 0) length = size - offset;
+  if (offset < 0 || offset + length > size)
+    fail(what, " reads bytes ", offset, " to ", offset + length, " of ", path, ", which has only ", size);
+  std::string data(static_cast<size_t>(length), '\0');
+  f.seekg(offset);
+  f.read(data.data(), length);
+  return data;
+}
+
+template <class Field>
+void checkCount(const Field& f, int64_t n, const std::string& what, const char* field) {
+  if (static_cast<int64_t>(f.size()) != n)
+    fail(what, " has ", f.size(), " values in ", field, " but its shape needs ", n);
+}
+
+}  // namespace
+
+runtime::NDArray tensorFromProto(const onnx::TensorProto& t, const std::string& base_dir) {
+  std::string what = t.name().empty() ? std::string("a tensor") : "tensor \"" + t.name() + "\"";
+  te::DType dtype = dtypeFromOnnx(t.data_type(), what);
+  te::Shape shape;
+  for (int64_t d : t.dims()) {
+    if (d < 0) fail(what, " has the negative dimension ", d);
+    shape.push_back(d);
+  }
+  if (t.has_segment()) fail(what, " is segmented, which is not supported");
+  runtime::NDArray a = runtime::NDArray::empty(shape, dtype);
+  int64_t n = a.numElements();
+  const std::string* raw = nullptr;
+  std::string external;
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    external = readExternal(t, what, base_dir);
+    raw = &external;
+  } else if (t.has_raw_data()) {
+    raw = &t.raw_data();
+  }
+  if (raw) {
+    if (static_cast<int64_t>(raw->size()) != a.bytes())
+      fail(what, " has ", raw->size(), " bytes of data but its shape ", te::shapeToString(shape), " needs ", a.bytes());
+    std::memcpy(a.data(), raw->data(), raw->size());  // little-endian, as the host
+    if (dtype == te::DType::Bool)
+      for (int64_t i = 0; i < n; ++i) a.as<uint8_t>()[i] = a.as<uint8_t>()[i] != 0;
+    return a;
+  }
+  switch (dtype) {
+    case te::DType::Float32:
+      checkCount(t.float_data(), n, what, "float_data");
+      for (int64_t i = 0; i < n; ++i) a.as<float>()[i] = t.float_data(static_cast<int>(i));
+      break;
+    case te::DType::Int32:
+      checkCount(t.int32_data(), n, what, "int32_data");
+      for (int64_t i = 0; i < n; ++i) a.as<int32_t>()[i] = t.int32_data(static_cast<int>(i));
+      break;
+    case te::DType::Bool:
+      checkCount(t.int32_data(), n, what, "int32_data");
+      for (int64_t i = 0; i < n; ++i) a.as<uint8_t>()[i] = t.int32_data(static_cast<int>(i)) != 0;
+      break;
+    case te::DType::Int64:
+      checkCount(t.int64_data(), n, what, "int64_data");
+      for (int64_t i = 0; i < n; ++i) a.as<int64_t>()[i] = t.int64_data(static_cast<int>(i));
+      break;
+  }
+  return a;
+}
+
+}  // namespace ttune::frontend

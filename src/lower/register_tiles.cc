@@ -1,0 +1,111 @@
+#include "lower/register_tiles.h"
+
+#include <unordered_set>
+
+#include "support/overload.h"
+#include "te/expr_functor.h"
+
+namespace ttune::lower {
+
+namespace {
+
+struct Result {
+  Stmt stmt;
+  int64_t steps = 1;     // statements executed per run (vector loops count once)
+  bool bounded = true;   // every loop inside has a constant extent
+};
+
+class Pass {
+ public:
+  Pass(int64_t max_tile, int64_t max_steps) : max_tile_(max_tile), max_steps_(max_steps) {}
+
+  Result run(const Stmt& s) {
+    if (!s) return {s, 0, true};
+    return std::visit(
+        Overload{
+            [&](const For& f) -> Result {
+              Result body = run(f.body);
+              int64_t ext;
+              bool constant = te::isConstInt(f.extent, &ext);
+              int64_t per = f.kind == ForKind::Vectorized ? 1 : f.max_extent;
+              Result r{nullptr, per * body.steps, body.bounded && constant};
+              ForKind kind = f.kind;
+              if (kind == ForKind::Serial && constant && body.bounded && r.steps <= max_steps_ && indexesTile(f.body, f.var.get()))
+                kind = ForKind::Unrolled;
+              r.stmt = (kind == f.kind && body.stmt == f.body) ? s : makeFor(f.var, f.extent, f.max_extent, kind, body.stmt);
+              return r;
+            },
+            [&](const Store& st) -> Result { return {s, 1, true}; },
+            [&](const IfThenElse& i) -> Result {
+              Result t = run(i.then_case), e = run(i.else_case);
+              Stmt out = (t.stmt == i.then_case && e.stmt == i.else_case) ? s : makeIf(i.cond, t.stmt, e.stmt);
+              return {out, std::max<int64_t>(1, t.steps + e.steps), t.bounded && e.bounded};
+            },
+            [&](const Allocate& a) -> Result {
+              bool small = a.buffer->scope == te::MemScope::Local && a.buffer->size <= max_tile_;
+              if (small) tiles_.insert(a.buffer.get());
+              Result b = run(a.body);
+              if (small) tiles_.erase(a.buffer.get());
+              return {b.stmt == a.body ? s : makeAllocate(a.buffer, b.stmt), b.steps, b.bounded};
+            },
+            [&](const Seq& q) -> Result {
+              std::vector<Stmt> out;
+              int64_t steps = 0;
+              bool bounded = true, changed = false;
+              for (const Stmt& c : q.stmts) {
+                Result r = run(c);
+                changed |= r.stmt != c;
+                out.push_back(r.stmt);
+                steps += r.steps;
+                bounded = bounded && r.bounded;
+              }
+              return {changed ? makeSeq(std::move(out)) : s, steps, bounded};
+            },
+            [&](const LetStmt& l) -> Result {
+              Result b = run(l.body);
+              return {b.stmt == l.body ? s : makeLet(l.var, l.value, b.stmt), b.steps, b.bounded};
+            },
+        },
+        s->kind);
+  }
+
+ private:
+  // True when the body reads or writes a small local tile at an index that depends on var.
+  bool indexesTile(const Stmt& s, const te::VarNode* var) {
+    bool found = false;
+    auto scan = [&](const te::Expr& e) {
+      te::visitAll(e, [&](const te::Expr& x) {
+        if (const te::BufferLoad* l = x.as<te::BufferLoad>())
+          if (tiles_.count(l->buffer.get()) && te::usesVar(l->index, var)) found = true;
+      });
+    };
+    std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
+      if (!st || found) return;
+      std::visit(Overload{
+                     [&](const For& f) { walk(f.body); },
+                     [&](const Store& x) {
+                       if (tiles_.count(x.buffer.get()) && te::usesVar(x.index, var)) found = true;
+                       scan(x.value);
+                     },
+                     [&](const IfThenElse& i) { walk(i.then_case); walk(i.else_case); },
+                     [&](const Allocate& a) { walk(a.body); },
+                     [&](const Seq& q) { for (const Stmt& c : q.stmts) walk(c); },
+                     [&](const LetStmt& l) { walk(l.body); },
+                 },
+                 st->kind);
+    };
+    walk(s);
+    return found;
+  }
+
+  int64_t max_tile_, max_steps_;
+  std::unordered_set<const te::Buffer*> tiles_;
+};
+
+}  // namespace
+
+Stmt unrollRegisterTileLoops(const Stmt& s, int64_t max_tile_elements, int64_t max_steps) {
+  return Pass(max_tile_elements, max_steps).run(s).stmt;
+}
+
+}  // namespace ttune::lower

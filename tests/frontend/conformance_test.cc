@@ -1,0 +1,319 @@
+// ONNX's backend node tests (libonnx-testdata) as a parameterized test, one test per case
+// directory. A case is
+//   skipped  when its model uses an operator the importer does not know, or is a training /
+//            sequence / optional / string case;
+//   rejected when the import fails with a clear one-line error (an unsupported attribute value,
+//            element type or empty tensor) — the test checks the message's form;
+//   passed   when the imported graph, evaluated with the reference evaluator on the case's
+//            inputs, matches every expected output (1e-4 relative + 1e-5 absolute).
+// Models declaring an opset below 11 whose operators are all unchanged up to opset 11 (checked
+// against ONNX's schema registry) are imported as opset 11; the others must be rejected.
+// Running the whole binary prints the pass / rejected / skipped table by operator (and writes it
+// to $TTUNE_CONFORMANCE_TABLE when set).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "frontend/evaluate.h"
+#include "frontend/onnx/onnx_importer.h"
+#include "onnx/defs/schema.h"
+#include "onnx/onnx_pb.h"
+#include "support/error.h"
+
+namespace ttune::frontend {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string dataDir() {
+  const char* env = std::getenv("TTUNE_ONNX_NODE_TESTS");
+  return env ? env : "/usr/share/libonnx-testdata/data/node";
+}
+
+std::vector<std::string> listCases() {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dataDir(), ec))
+    if (fs::exists(e.path() / "model.onnx")) out.push_back(e.path().filename().string());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+enum class Outcome { Pass, Rejected, Skipped, Fail };
+
+struct CaseResult {
+  Outcome outcome = Outcome::Fail;
+  std::string op;      // the operator the case tests, for the table
+  std::string reason;  // why skipped / rejected / failed
+  bool bound = false;  // passed with run-time shape inputs bound to the case's values
+};
+
+bool readProto(const fs::path& p, google::protobuf::Message& m) {
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return f && m.ParseFromString(ss.str());
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  return s;
+}
+
+// The operator a case tests: the model's only op type, else the ONNX op whose name is the longest
+// prefix of the case name (test_layer_normalization_..._expanded -> LayerNormalization).
+std::string caseOp(const std::string& name, const std::set<std::string>& ops) {
+  if (ops.size() == 1) return *ops.begin();
+  std::string squashed;
+  for (char ch : name.substr(5))
+    if (ch != '_') squashed += ch;
+  static const std::vector<std::string> all = [] {
+    std::vector<std::string> v;
+    for (const onnx::OpSchema& s : onnx::OpSchemaRegistry::get_all_schemas()) v.push_back(s.Name());
+    return v;
+  }();
+  std::string best;
+  for (const std::string& op : all)
+    if (op.size() > best.size() && squashed.rfind(lower(op), 0) == 0) best = op;
+  return best.empty() ? "(composite)" : best;
+}
+
+bool isTensorType(const onnx::TypeProto& t) {
+  return t.has_tensor_type() && t.tensor_type().elem_type() != onnx::TensorProto::STRING;
+}
+
+// One clear sentence naming what is at fault.
+bool isClearError(const std::string& msg) {
+  static const std::regex form(
+      R"(^(node (#[0-9]+|"[^"]*") \([A-Za-z0-9_.]+\): |input "|tensor "|the model |output "|OnnxOptions).+)");
+  return !msg.empty() && msg.find('\n') == std::string::npos && msg.size() < 400 && std::regex_search(msg, form);
+}
+
+std::string describe(const runtime::NDArray& a) {
+  return std::string(te::dtypeName(a.dtype())) + te::shapeToString(a.shape());
+}
+
+CaseResult runCase(const std::string& name) {
+  CaseResult r;
+  fs::path dir = fs::path(dataDir()) / name;
+  onnx::ModelProto model;
+  if (!readProto(dir / "model.onnx", model)) {
+    r.reason = "model.onnx does not parse";
+    return r;
+  }
+  std::set<std::string> ops, unsupported;
+  for (const onnx::NodeProto& n : model.graph().node()) {
+    ops.insert(n.op_type());
+    if (!isSupportedOnnxOp(n.op_type(), n.domain())) unsupported.insert(n.op_type());
+  }
+  r.op = caseOp(name, ops);
+  r.outcome = Outcome::Skipped;
+  if (name.find("training") != std::string::npos) {
+    r.reason = "training-only case";
+    return r;
+  }
+  for (const auto* list : {&model.graph().input(), &model.graph().output()})
+    for (const onnx::ValueInfoProto& v : *list)
+      if (!isTensorType(v.type())) {
+        r.reason = "sequence, optional or string values";
+        return r;
+      }
+  if (!unsupported.empty()) {
+    r.reason = "unsupported operator " + *unsupported.begin();
+    return r;
+  }
+
+  // Opsets below 11: import as opset 11 when no operator changed in between.
+  for (onnx::OperatorSetIdProto& o : *model.mutable_opset_import()) {
+    if (!o.domain().empty() || o.version() >= kMinOnnxOpset) continue;
+    bool unchanged = true;
+    for (const onnx::NodeProto& n : model.graph().node()) {
+      const onnx::OpSchema* at = onnx::OpSchemaRegistry::Schema(n.op_type(), static_cast<int>(o.version()));
+      const onnx::OpSchema* at11 = onnx::OpSchemaRegistry::Schema(n.op_type(), kMinOnnxOpset);
+      unchanged = unchanged && at && at11 && at->SinceVersion() == at11->SinceVersion();
+    }
+    if (unchanged) o.set_version(kMinOnnxOpset);
+  }
+
+  // The case's inputs by graph input name (graph inputs that are not initializers, in order).
+  fs::path data = dir / "test_data_set_0";
+  std::set<std::string> initializers;
+  for (const onnx::TensorProto& t : model.graph().initializer()) initializers.insert(t.name());
+  std::map<std::string, onnx::TensorProto> case_inputs;
+  int k = 0;
+  for (const onnx::ValueInfoProto& v : model.graph().input()) {
+    if (initializers.count(v.name())) continue;
+    onnx::TensorProto t;
+    if (!readProto(data / ("input_" + std::to_string(k++) + ".pb"), t)) {
+      r.reason = "cannot read the data of input " + v.name();
+      r.outcome = Outcome::Fail;
+      return r;
+    }
+    case_inputs[v.name()] = t;
+  }
+
+  // Import; inputs that must be constants (shapes, axes, pads fed at run time, or empty tensors
+  // standing for absent optional inputs) are bound to the case's values, as a deployment with
+  // static shapes would.
+  graph::Graph g;
+  OnnxOptions options;
+  static const std::regex runtime_input(R"re(input "([^"]+)" (is computed at run time|has an empty dimension))re");
+  for (;;) {
+    try {
+      g = importOnnxModel(model, options);
+      break;
+    } catch (const Error& e) {
+      std::string msg = e.what();
+      std::smatch m;
+      if (std::regex_search(msg, m, runtime_input) && case_inputs.count(m[1]) && !options.constant_inputs.count(m[1])) {
+        try {
+          options.constant_inputs[m[1]] = tensorFromProto(case_inputs[m[1]]);
+          continue;
+        } catch (const Error&) {  // e.g. an empty axes tensor: keep the original rejection
+        }
+      }
+      r.reason = msg;
+      r.outcome = isClearError(msg) ? Outcome::Rejected : Outcome::Fail;
+      if (r.outcome == Outcome::Fail) r.reason = "unclear error message: " + msg;
+      return r;
+    }
+  }
+  r.bound = !options.constant_inputs.empty();
+  r.outcome = Outcome::Fail;
+  std::vector<runtime::NDArray> inputs;
+  for (int id : g.inputs()) {
+    const std::string& n = g.value(id).name;
+    if (!case_inputs.count(n)) {
+      r.reason = "no data for input " + n;
+      return r;
+    }
+    inputs.push_back(tensorFromProto(case_inputs[n]));
+  }
+  std::vector<runtime::NDArray> outs;
+  try {
+    outs = evaluateGraph(g, inputs);
+  } catch (const Error& e) {
+    r.reason = std::string("evaluation failed: ") + e.what();
+    return r;
+  }
+  for (size_t i = 0; i < outs.size(); ++i) {
+    onnx::TensorProto t;
+    if (!readProto(data / ("output_" + std::to_string(i) + ".pb"), t)) {
+      r.reason = "cannot read output_" + std::to_string(i) + ".pb";
+      return r;
+    }
+    runtime::NDArray expected = tensorFromProto(t);
+    if (expected.shape() != outs[i].shape() || expected.dtype() != outs[i].dtype()) {
+      r.reason = "output " + std::to_string(i) + " is " + describe(outs[i]) + ", expected " + describe(expected);
+      return r;
+    }
+    runtime::Comparison cmp = runtime::compare(outs[i], expected, 1e-5, 1e-4);
+    if (!cmp.ok()) {
+      std::ostringstream os;
+      os << "output " << i << ": " << cmp.mismatches << " mismatches, " << cmp.non_finite
+         << " non-finite, max abs err " << cmp.max_abs_err << ", max rel err " << cmp.max_rel_err;
+      r.reason = os.str();
+      return r;
+    }
+  }
+  r.outcome = Outcome::Pass;
+  return r;
+}
+
+// ---- the table ----------------------------------------------------------------------------------
+
+struct Tally {
+  int pass = 0, bound = 0, rejected = 0, skipped = 0, fail = 0;
+};
+
+std::mutex g_mu;
+std::map<std::string, Tally> g_by_op;
+std::vector<std::pair<std::string, std::string>> g_rejections;
+
+void record(const std::string& name, const CaseResult& r) {
+  std::lock_guard<std::mutex> lock(g_mu);
+  Tally& t = g_by_op[r.op];
+  switch (r.outcome) {
+    case Outcome::Pass:
+      ++t.pass;
+      t.bound += r.bound ? 1 : 0;
+      break;
+    case Outcome::Rejected:
+      ++t.rejected;
+      g_rejections.emplace_back(name, r.reason);
+      break;
+    case Outcome::Skipped: ++t.skipped; break;
+    case Outcome::Fail: ++t.fail; break;
+  }
+}
+
+std::string table() {
+  std::ostringstream os;
+  Tally total;
+  os << "| operator | pass | (bound) | rejected | skipped | fail |\n|---|---:|---:|---:|---:|---:|\n";
+  std::vector<std::string> skipped_only;
+  for (const auto& [op, t] : g_by_op) {
+    total.pass += t.pass, total.bound += t.bound, total.rejected += t.rejected, total.skipped += t.skipped;
+    total.fail += t.fail;
+    if (t.pass + t.rejected + t.fail == 0) {
+      skipped_only.push_back(op + " (" + std::to_string(t.skipped) + ")");
+      continue;
+    }
+    os << "| " << op << " | " << t.pass << " | " << t.bound << " | " << t.rejected << " | " << t.skipped << " | "
+       << t.fail << " |\n";
+  }
+  os << "| **total** | " << total.pass << " | " << total.bound << " | " << total.rejected << " | " << total.skipped
+     << " | " << total.fail << " |\n\n(bound): passes whose run-time shape / axes / pads inputs were bound to the "
+     << "case's values with OnnxOptions::constant_inputs.\n\nSkipped only (operator not supported, or training / "
+     << "sequence / optional / string cases): ";
+  for (size_t i = 0; i < skipped_only.size(); ++i) os << (i ? ", " : "") << skipped_only[i];
+  os << "\n\nRejections:\n";
+  for (const auto& [n, why] : g_rejections) os << "- " << n << ": " << why << "\n";
+  return os.str();
+}
+
+class TableEnvironment : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    if (g_by_op.empty()) return;
+    int n = 0;
+    for (const auto& [op, t] : g_by_op) n += t.pass + t.rejected + t.skipped + t.fail;
+    if (n < 100) return;  // a filtered run: no table
+    std::string s = table();
+    std::cout << "\nONNX node-test conformance by operator:\n" << s;
+    if (const char* path = std::getenv("TTUNE_CONFORMANCE_TABLE")) std::ofstream(path) << s;
+  }
+};
+
+[[maybe_unused]] ::testing::Environment* const kTableEnv = ::testing::AddGlobalTestEnvironment(new TableEnvironment);
+
+// ---- the parameterized test ---------------------------------------------------------------------
+
+class OnnxNodeTest : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(OnnxNodeTest, Conforms) {
+  CaseResult r = runCase(GetParam());
+  record(GetParam(), r);
+  switch (r.outcome) {
+    case Outcome::Pass: break;
+    case Outcome::Rejected: RecordProperty("rejected", r.reason); break;
+    case Outcome::Skipped: GTEST_SKIP() << r.reason;
+    case Outcome::Fail: FAIL() << r.reason;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Onnx, OnnxNodeTest, ::testing::ValuesIn(listCases()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(OnnxNodeTest);
+
+}  // namespace
+}  // namespace ttune::frontend

@@ -1,0 +1,496 @@
+// Importer behaviour beyond single models: the clear one-line errors (unsupported operators,
+// malformed files, unresolvable dimensions, opsets, run-time shape inputs, unsupported attribute
+// values), options, TensorProto conversion, elision of no-op nodes, opset-11 attribute forms and
+// operator details (softmax coercion, 1-D matmul, conv padding modes, contrib Gelu).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "frontend/evaluate.h"
+#include "frontend/onnx/onnx_importer.h"
+#include "onnx_builder.h"
+#include "ops/ops.h"
+#include "support/error.h"
+#include "test_util.h"
+
+namespace ttune::frontend {
+namespace {
+
+using namespace testing;
+using I = int64_t;
+
+std::string importError(const onnx::ModelProto& m, const OnnxOptions& opt = {}) {
+  try {
+    importOnnxModel(m, opt);
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    return msg;
+  }
+  ADD_FAILURE() << "the import succeeded";
+  return "";
+}
+
+// ---- errors -------------------------------------------------------------------------------------
+
+TEST(OnnxErrors, UnsupportedOperatorNamesNodeAndOp) {
+  ModelBuilder b(13);
+  b.input("x", {I(4)});
+  b.node("Relu", {"x"}, {"r"});
+  b.node("NonZero", {"r"}, {"y"}, "my_nonzero");
+  b.output("y");
+  EXPECT_EQ(importError(b.model()), "node \"my_nonzero\" (NonZero): operator NonZero is not supported");
+
+  ModelBuilder u(13);
+  u.input("x", {I(4)});
+  u.node("Relu", {"x"}, {"r"});
+  u.node("Round", {"r"}, {"y"});
+  u.output("y");
+  EXPECT_EQ(importError(u.model()), "node #1 (Round): operator Round is not supported");
+}
+
+TEST(OnnxErrors, MalformedBytesAndFiles) {
+  try {
+    importOnnxBytes(std::string("\x0a\xff\xff\xff\xff\x0f garbage", 12));
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "the data is not a valid ONNX model (protobuf parsing failed)");
+  }
+  std::string path = ::testing::TempDir() + "ttune_bad.onnx";
+  std::ofstream(path, std::ios::binary) << std::string("\x0a\xff\xff\xff\xff\x0f garbage", 12);
+  try {
+    importOnnx(path);
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "the ONNX file \"" + path + "\" is not a valid ONNX model (protobuf parsing failed)");
+  }
+  std::remove(path.c_str());
+  try {
+    importOnnx("/nonexistent/model.onnx");
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot open the ONNX file \"/nonexistent/model.onnx\"");
+  }
+  try {  // valid protobuf, but no graph
+    importOnnxBytes("");
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "the model is not a valid ONNX model (it has no graph)");
+  }
+}
+
+TEST(OnnxErrors, OpsetOutOfRange) {
+  for (int opset : {9, 18}) {
+    ModelBuilder b(opset);
+    b.input("x", {I(4)});
+    b.node("Relu", {"x"}, {"y"});
+    b.output("y");
+    EXPECT_EQ(importError(b.model()), "the model uses opset " + std::to_string(opset) +
+                                          " of the default ONNX domain, but ttune supports opsets 11 to 17 (convert "
+                                          "the model, e.g. with onnx.version_converter)");
+  }
+}
+
+TEST(OnnxErrors, UnresolvableDimensions) {
+  ModelBuilder b(13);
+  b.input("x", {std::string("n"), I(4)});
+  b.node("Relu", {"x"}, {"y"});
+  b.output("y");
+  EXPECT_EQ(importError(b.model()), "input \"x\" dimension 0 is the symbolic \"n\"; set it with "
+                                    "OnnxOptions::dim_values[\"n\"] or OnnxOptions::input_shapes[\"x\"]");
+  b.model().mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->clear_dim_param();
+  EXPECT_EQ(importError(b.model()),
+            "input \"x\" dimension 0 is unknown; set the full shape with OnnxOptions::input_shapes[\"x\"]");
+  OnnxOptions opt;
+  opt.input_shapes["nope"] = {1};
+  EXPECT_EQ(importError(b.model(), opt), "OnnxOptions::input_shapes names \"nope\", which is not an input of the model");
+}
+
+TEST(OnnxErrors, RuntimeShapeInputNamesNodeAndInput) {
+  ModelBuilder b(13);
+  b.input("x", {I(2), I(6)});
+  b.input("s", {I(2)}, te::DType::Int64);
+  b.node("Reshape", {"x", "s"}, {"y"}, "reshape1");
+  b.output("y");
+  EXPECT_EQ(importError(b.model()), "node \"reshape1\" (Reshape): the shape input \"s\" is computed at run time, but "
+                                    "ttune needs it as a constant at import");
+  // ... which constant_inputs resolves.
+  OnnxOptions opt;
+  runtime::NDArray s({2}, te::DType::Int64);
+  s.as<int64_t>()[0] = 3, s.as<int64_t>()[1] = 4;
+  opt.constant_inputs["s"] = s;
+  graph::Graph g = importOnnxModel(b.model(), opt);
+  EXPECT_EQ(g.inputs().size(), 1u);
+  EXPECT_EQ(g.value(g.outputs()[0]).shape, (te::Shape{3, 4}));
+}
+
+TEST(OnnxErrors, UnsupportedAttributeValues) {
+  {
+    ModelBuilder b(13);
+    b.input("x", {I(1), I(1), I(5), I(5)});
+    b.random("w", {1, 1, 3, 3}, 1);
+    setAttr(b.node("Conv", {"x", "w"}, {"y"}, "Conv_12"), "auto_pad", std::string("SAME_MIDDLE"));
+    b.output("y");
+    EXPECT_EQ(importError(b.model()), "node \"Conv_12\" (Conv): auto_pad SAME_MIDDLE is not supported");
+  }
+  {
+    ModelBuilder b(13);
+    b.input("x", {I(1), I(1), I(4), I(4)});
+    setAttr(b.node("MaxPool", {"x"}, {"y", "idx"}), "kernel_shape", std::vector<int64_t>{2, 2});
+    b.output("y");
+    b.output("idx");
+    EXPECT_EQ(importError(b.model()), "node #0 (MaxPool): the Indices output is not supported");
+  }
+  {
+    ModelBuilder b(13);
+    b.input("x", {I(3)});
+    setAttr(b.node("Cast", {"x"}, {"y"}), "to", I(onnx::TensorProto::DOUBLE));
+    b.output("y");
+    EXPECT_EQ(importError(b.model()), "node #0 (Cast): the target type has element type DOUBLE, which ttune does not "
+                                      "support (only FLOAT, INT32, INT64 and BOOL are)");
+  }
+  {
+    ModelBuilder b(15);
+    b.input("x", {I(1), I(2), I(3)});
+    for (const char* n : {"s", "b", "m", "v"}) b.random(n, {2}, 1, 0.5, 1);
+    setAttr(b.node("BatchNormalization", {"x", "s", "b", "m", "v"}, {"y"}), "training_mode", I(1));
+    b.output("y");
+    EXPECT_EQ(importError(b.model()), "node #0 (BatchNormalization): training mode is not supported (inference only)");
+  }
+  {
+    ModelBuilder b(13);
+    b.input("x", {I(1), I(2), I(2), I(2), I(2)});
+    b.random("w", {1, 2, 1, 1, 1}, 1);
+    b.node("Conv", {"x", "w"}, {"y"});
+    b.output("y");
+    EXPECT_EQ(importError(b.model()), "node #0 (Conv): 3-D convolution is not supported (only 1-D and 2-D)");
+  }
+  {
+    ModelBuilder b(13);
+    b.input("x", {I(4)}, te::DType::Int32);
+    b.node("Relu", {"x"}, {"r"});
+    onnx::NodeProto& n = b.node("Gelu", {"r"}, {"y"});
+    n.set_domain("com.example");
+    b.output("y");
+    EXPECT_EQ(importError(b.model()), "node #1 (Gelu): operator com.example.Gelu is not supported");
+  }
+}
+
+// ---- TensorProto conversion ---------------------------------------------------------------------
+
+TEST(OnnxTensors, TypedFieldsRawDataAndErrors) {
+  onnx::TensorProto t;
+  t.set_name("w");
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  t.add_dims(2);
+  t.add_float_data(1.5f);
+  t.add_float_data(-2.0f);
+  runtime::NDArray a = tensorFromProto(t);
+  EXPECT_EQ(a.shape(), (te::Shape{2}));
+  EXPECT_EQ(a.as<float>()[1], -2.0f);
+
+  onnx::TensorProto b;
+  b.set_data_type(onnx::TensorProto::BOOL);
+  b.add_dims(3);
+  for (int v : {1, 0, 1}) b.add_int32_data(v);
+  runtime::NDArray ba = tensorFromProto(b);
+  EXPECT_EQ(ba.dtype(), te::DType::Bool);
+  EXPECT_EQ(ba.as<uint8_t>()[1], 0);
+
+  onnx::TensorProto i;
+  i.set_data_type(onnx::TensorProto::INT64);  // a scalar
+  i.add_int64_data(-7);
+  runtime::NDArray ia = tensorFromProto(i);
+  EXPECT_EQ(ia.shape(), te::Shape{});
+  EXPECT_EQ(ia.as<int64_t>()[0], -7);
+
+  runtime::NDArray r = randomArray({3, 2}, 1);
+  runtime::NDArray back = tensorFromProto(toProto("r", r));
+  expectClose(back, r, 0, 0);
+
+  t.add_float_data(3.0f);
+  try {
+    tensorFromProto(t);
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "tensor \"w\" has 3 values in float_data but its shape needs 2");
+  }
+  onnx::TensorProto d;
+  d.set_name("d");
+  d.set_data_type(onnx::TensorProto::DOUBLE);
+  try {
+    tensorFromProto(d);
+    ADD_FAILURE();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "tensor \"d\" has element type DOUBLE, which ttune does not support (only FLOAT, INT32, INT64 and BOOL are)");
+  }
+}
+
+TEST(OnnxTensors, ExternalData) {
+  std::string dir = ::testing::TempDir();
+  std::vector<float> v{1, 2, 3, 4, 5, 6};
+  {
+    std::ofstream f(dir + "/ttune_weights.bin", std::ios::binary);
+    f << "PAD!";
+    f.write(reinterpret_cast<const char*>(v.data()), 24);
+  }
+  onnx::TensorProto t;
+  t.set_name("w");
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  t.add_dims(2);
+  t.add_dims(3);
+  t.set_data_location(onnx::TensorProto::EXTERNAL);
+  auto kv = [&](const char* k, const std::string& val) {
+    onnx::StringStringEntryProto* e = t.add_external_data();
+    e->set_key(k);
+    e->set_value(val);
+  };
+  kv("location", "ttune_weights.bin");
+  kv("offset", "4");
+  kv("length", "24");
+  runtime::NDArray a = tensorFromProto(t, dir);
+  EXPECT_EQ(a.shape(), (te::Shape{2, 3}));
+  EXPECT_EQ(a.as<float>()[5], 6.0f);
+  std::remove((dir + "/ttune_weights.bin").c_str());
+}
+
+// ---- elision, naming, attribute forms -----------------------------------------------------------
+
+TEST(OnnxImport, IdentityAndDropoutAreElided) {
+  ModelBuilder b(13);
+  b.input("x", {I(2), I(3)});
+  b.node("Identity", {"x"}, {"i"});
+  b.node("Dropout", {"i"}, {"d", "mask"});
+  b.node("Relu", {"d"}, {"y"}, "act");
+  b.output("y");
+  b.output("mask");
+  graph::Graph g = importOnnxModel(b.model());
+  EXPECT_EQ(opNames(g), (std::vector<std::string>{"relu"}));
+  EXPECT_EQ(g.node(0).name, "act");
+  ASSERT_EQ(g.outputs().size(), 2u);
+  EXPECT_EQ(g.value(g.outputs()[0]).name, "y");
+  EXPECT_EQ(g.value(g.outputs()[1]).name, "mask");
+  EXPECT_TRUE(g.value(g.outputs()[1]).isConstant());  // inference: everything kept
+  EXPECT_EQ(g.value(g.outputs()[1]).dtype, te::DType::Bool);
+}
+
+TEST(OnnxImport, UnnamedNodesGetOpTypeAndIndex) {
+  ModelBuilder b(13);
+  b.input("x", {I(2)});
+  b.node("Relu", {"x"}, {"r"});
+  b.node("Sigmoid", {"r"}, {"y"});
+  b.output("y");
+  graph::Graph g = importOnnxModel(b.model());
+  EXPECT_EQ(g.node(0).name, "Relu_0");
+  EXPECT_EQ(g.node(1).name, "Sigmoid_1");
+  EXPECT_EQ(g.value(g.node(0).output).name, "r");
+}
+
+// Opset 11 spellings: Squeeze / Unsqueeze / Split / ReduceSum take attributes; Clip constant inputs.
+TEST(OnnxImport, Opset11AttributeForms) {
+  ModelBuilder b(11);
+  b.input("x", {I(1), I(6), I(4)});
+  setAttr(b.node("Squeeze", {"x"}, {"sq"}), "axes", std::vector<int64_t>{0});
+  onnx::NodeProto& split = b.node("Split", {"sq"}, {"a", "c"});
+  setAttr(split, "axis", I(0));
+  setAttr(split, "split", std::vector<int64_t>{2, 4});
+  setAttr(b.node("Unsqueeze", {"a"}, {"ua"}), "axes", std::vector<int64_t>{0, -1});
+  onnx::NodeProto& rs = b.node("ReduceSum", {"c"}, {"rc"});
+  setAttr(rs, "axes", std::vector<int64_t>{1});
+  setAttr(rs, "keepdims", I(0));
+  b.floats("lo", {}, {-0.25f});
+  b.floats("hi", {}, {0.5f});
+  b.node("Clip", {"rc", "lo", "hi"}, {"y"});
+  b.output("ua");
+  b.output("y");
+  graph::Graph g = importOnnxModel(b.model());
+  EXPECT_EQ(g.value(g.outputs()[0]).shape, (te::Shape{1, 2, 4, 1}));
+  EXPECT_EQ(g.value(g.outputs()[1]).shape, (te::Shape{4}));
+  runtime::NDArray x = randomArray({1, 6, 4}, 1);
+  std::vector<runtime::NDArray> out = evaluateGraph(g, {x});
+  std::vector<float> a(x.as<float>(), x.as<float>() + 8), y(4);
+  for (int j = 0; j < 4; ++j) {
+    float s = 0;
+    for (int i = 2; i < 6; ++i) s += x.as<float>()[i * 4 + j];
+    y[j] = std::min(std::max(s, -0.25f), 0.5f);
+  }
+  expectClose(out[0], floatArray({1, 2, 4, 1}, a));
+  expectClose(out[1], floatArray({4}, y));
+}
+
+// Opsets 11/12 Softmax and LogSoftmax coerce the input to 2-D at `axis`; 13 normalizes one axis.
+TEST(OnnxImport, SoftmaxAxisSemanticsByOpset) {
+  runtime::NDArray x = randomArray({2, 3, 4}, 1, -3, 3);
+  for (int opset : {11, 13})
+    for (bool log : {false, true}) {
+      ModelBuilder b(opset);
+      b.input("x", {I(2), I(3), I(4)});
+      setAttr(b.node(log ? "LogSoftmax" : "Softmax", {"x"}, {"y"}), "axis", I(1));
+      b.output("y");
+      graph::Graph g = importOnnxModel(b.model());
+      std::vector<float> want(24);
+      for (int n = 0; n < 2; ++n) {
+        auto at = [&](int i, int k) { return n * 12 + i * 4 + k; };
+        if (opset == 11) {  // over the 12 elements of each batch entry
+          float mx = -1e30f, s = 0;
+          for (int e = 0; e < 12; ++e) mx = std::max(mx, x.as<float>()[n * 12 + e]);
+          for (int e = 0; e < 12; ++e) s += std::exp(x.as<float>()[n * 12 + e] - mx);
+          for (int e = 0; e < 12; ++e) {
+            float v = x.as<float>()[n * 12 + e] - mx;
+            want[n * 12 + e] = log ? v - std::log(s) : std::exp(v) / s;
+          }
+        } else {  // over axis 1 only
+          for (int k = 0; k < 4; ++k) {
+            float mx = -1e30f, s = 0;
+            for (int i = 0; i < 3; ++i) mx = std::max(mx, x.as<float>()[at(i, k)]);
+            for (int i = 0; i < 3; ++i) s += std::exp(x.as<float>()[at(i, k)] - mx);
+            for (int i = 0; i < 3; ++i) {
+              float v = x.as<float>()[at(i, k)] - mx;
+              want[at(i, k)] = log ? v - std::log(s) : std::exp(v) / s;
+            }
+          }
+        }
+      }
+      SCOPED_TRACE(std::to_string(opset) + (log ? " LogSoftmax" : " Softmax"));
+      expectClose(evaluateGraph(g, {x})[0], floatArray({2, 3, 4}, want));
+    }
+}
+
+// MatMul with 1-D operands and the batched / dense conventions.
+TEST(OnnxImport, MatMulForms) {
+  struct Case {
+    te::Shape a, b;
+    bool b_const;
+    const char* expect_op;
+  };
+  for (const Case& cs : {Case{{4}, {4, 3}, true, "dense"}, Case{{1, 5, 4}, {4, 3}, true, "dense"},
+                         Case{{2, 5, 4}, {4, 3}, true, "matmul"}, Case{{2, 3, 4}, {4}, false, "matmul"},
+                         Case{{4}, {2, 4, 3}, false, "matmul"}, Case{{4}, {4}, false, "matmul"}}) {
+    ModelBuilder b(13);
+    std::vector<Dim> ad(cs.a.begin(), cs.a.end()), bd(cs.b.begin(), cs.b.end());
+    b.input("a", ad);
+    runtime::NDArray bv = randomArray(cs.b, 2);
+    if (cs.b_const) b.initializer("b", bv);
+    else b.input("b", bd);
+    b.node("MatMul", {"a", "b"}, {"y"});
+    b.output("y");
+    graph::Graph g = importOnnxModel(b.model());
+    SCOPED_TRACE(te::shapeToString(cs.a) + " x " + te::shapeToString(cs.b));
+    EXPECT_EQ(countOp(g, cs.expect_op), 1);
+    runtime::NDArray av = randomArray(cs.a, 1);
+    std::vector<runtime::NDArray> ins{av};
+    if (!cs.b_const) ins.push_back(bv);
+    runtime::NDArray got = evaluateGraph(g, ins)[0];
+    // numpy matmul semantics with loops: promote 1-D operands, broadcast the batch.
+    te::Shape as = cs.a.size() == 1 ? te::Shape{1, cs.a[0]} : cs.a, bs = cs.b.size() == 1 ? te::Shape{cs.b[0], 1} : cs.b;
+    int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
+    int64_t batch_a = te::shapeElements(as) / (m * k), batch_b = te::shapeElements(bs) / (k * n);
+    int64_t batch = std::max(batch_a, batch_b);
+    std::vector<float> want;
+    for (int64_t t = 0; t < batch; ++t)
+      for (int64_t i = 0; i < m; ++i)
+        for (int64_t j = 0; j < n; ++j) {
+          float s = 0;
+          for (int64_t kk = 0; kk < k; ++kk)
+            s += av.as<float>()[(batch_a == 1 ? 0 : t) * m * k + i * k + kk] *
+                 bv.as<float>()[(batch_b == 1 ? 0 : t) * k * n + kk * n + j];
+          want.push_back(s);
+        }
+    ASSERT_EQ(got.numElements(), static_cast<int64_t>(want.size()));
+    expectClose(got, floatArray(got.shape(), want));
+  }
+}
+
+// Depthwise SAME_UPPER with stride 2, SAME_LOWER (extra pad before), a dilated 1-D conv.
+TEST(OnnxImport, ConvPaddingModesAndOneD) {
+  {
+    ModelBuilder b(13);
+    b.input("x", {I(1), I(3), I(7), I(7)});
+    runtime::NDArray w = b.random("w", {3, 1, 3, 3}, 1);
+    onnx::NodeProto& n = b.node("Conv", {"x", "w"}, {"y"});
+    setAttr(n, "group", I(3));
+    setAttr(n, "strides", std::vector<int64_t>{2, 2});
+    setAttr(n, "auto_pad", std::string("SAME_UPPER"));
+    b.output("y");
+    graph::Graph g = importOnnxModel(b.model());
+    auto a = std::get<graph::Conv2dAttrs>(g.node(0).attrs);
+    EXPECT_EQ(a.pads, (graph::Pad4{1, 1, 1, 1}));
+    runtime::NDArray x = randomArray({1, 3, 7, 7}, 2);
+    te::Tensor X = ph("x", {1, 3, 7, 7}), W = ph("w", {3, 1, 3, 3});
+    expectClose(evaluateGraph(g, {x})[0],
+                evalTe({X, W}, ops::depthwise_conv2d_nchw(X, W, {2, 2}, {1, 1, 1, 1}), {x, w}));
+  }
+  {
+    ModelBuilder b(13);
+    b.input("x", {I(1), I(2), I(5), I(5)});
+    b.random("w", {2, 2, 2, 2}, 1);
+    setAttr(b.node("Conv", {"x", "w"}, {"y"}), "auto_pad", std::string("SAME_LOWER"));
+    b.output("y");
+    graph::Graph g = importOnnxModel(b.model());
+    EXPECT_EQ(std::get<graph::Conv2dAttrs>(g.node(0).attrs).pads, (graph::Pad4{1, 1, 0, 0}));
+    EXPECT_EQ(g.value(g.outputs()[0]).shape, (te::Shape{1, 2, 5, 5}));
+  }
+  {
+    ModelBuilder b(13);
+    b.input("x", {I(2), I(3), I(10)});
+    runtime::NDArray w = b.random("w", {4, 3, 3}, 1), bias = b.random("b", {4}, 2);
+    onnx::NodeProto& n = b.node("Conv", {"x", "w", "b"}, {"y"});
+    setAttr(n, "dilations", std::vector<int64_t>{2});
+    setAttr(n, "pads", std::vector<int64_t>{1, 2});
+    b.output("y");
+    graph::Graph g = importOnnxModel(b.model());
+    EXPECT_EQ(opNames(g), (std::vector<std::string>{"reshape", "conv2d_nchw", "add", "reshape"}));
+    runtime::NDArray x = randomArray({2, 3, 10}, 3);
+    runtime::NDArray got = evaluateGraph(g, {x})[0];
+    ASSERT_EQ(got.shape(), (te::Shape{2, 4, 9}));
+    std::vector<float> want;
+    for (int nn = 0; nn < 2; ++nn)
+      for (int f = 0; f < 4; ++f)
+        for (int o = 0; o < 9; ++o) {
+          float s = bias.as<float>()[f];
+          for (int c = 0; c < 3; ++c)
+            for (int k = 0; k < 3; ++k) {
+              int pos = o + 2 * k - 1;
+              if (pos >= 0 && pos < 10) s += x.as<float>()[(nn * 3 + c) * 10 + pos] * w.as<float>()[(f * 3 + c) * 3 + k];
+            }
+          want.push_back(s);
+        }
+    expectClose(got, floatArray({2, 4, 9}, want));
+  }
+}
+
+TEST(OnnxImport, ContribGelu) {
+  ModelBuilder b(13);
+  onnx::OperatorSetIdProto* ms = b.model().add_opset_import();
+  ms->set_domain("com.microsoft");
+  ms->set_version(1);
+  b.input("x", {I(6)});
+  b.node("Gelu", {"x"}, {"y"}).set_domain("com.microsoft");
+  b.output("y");
+  graph::Graph g = importOnnxModel(b.model());
+  ASSERT_EQ(opNames(g), (std::vector<std::string>{"gelu"}));
+  runtime::NDArray x = randomArray({6}, 1, -3, 3);
+  std::vector<float> want;
+  for (int i = 0; i < 6; ++i) {
+    float v = x.as<float>()[i];
+    want.push_back(0.5f * v * (1.0f + std::erf(v / std::sqrt(2.0f))));
+  }
+  expectClose(evaluateGraph(g, {x})[0], floatArray({6}, want));
+}
+
+TEST(OnnxImport, SupportedOpList) {
+  std::vector<std::string> ops = supportedOnnxOps();
+  for (const char* op : {"Conv", "Gemm", "MatMul", "BatchNormalization", "LayerNormalization", "Softmax", "Reshape",
+                         "Shape", "Gather", "Slice", "Split", "Resize", "Pad", "Tile"})
+    EXPECT_TRUE(isSupportedOnnxOp(op)) << op;
+  EXPECT_TRUE(isSupportedOnnxOp("Gelu", "com.microsoft"));
+  EXPECT_FALSE(isSupportedOnnxOp("Gelu"));
+  EXPECT_FALSE(isSupportedOnnxOp("Loop"));
+  EXPECT_GT(ops.size(), 80u);
+}
+
+}  // namespace
+}  // namespace ttune::frontend

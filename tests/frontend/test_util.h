@@ -1,0 +1,65 @@
+// Shared helpers of the frontend tests: evaluating a te expression with the reference evaluator,
+// listing a graph's operators, and finding nodes.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "graph/graph.h"
+#include "runtime/ndarray.h"
+#include "te/compute_dag.h"
+#include "te/evaluator.h"
+
+namespace ttune::frontend::testing {
+
+inline runtime::NDArray evalTe(const std::vector<te::Tensor>& ins, const te::Tensor& out,
+                               const std::vector<runtime::NDArray>& arrays) {
+  te::ComputeDAG dag(ins, {out});
+  runtime::NDArray r = runtime::NDArray::empty(out.shape(), out.dtype());
+  std::vector<void*> args;
+  for (const runtime::NDArray& a : arrays) args.push_back(a.data());
+  args.push_back(r.data());
+  te::evaluate(dag, args);
+  return r;
+}
+
+inline te::Tensor ph(const std::string& name, const te::Shape& s, te::DType t = te::DType::Float32) {
+  return te::placeholder(name, s, t);
+}
+
+inline std::vector<std::string> opNames(const graph::Graph& g) {
+  std::vector<std::string> v;
+  for (const graph::Node& n : g.nodes()) v.push_back(graph::opName(n.attrs));
+  return v;
+}
+
+inline int countOp(const graph::Graph& g, const std::string& op) {
+  int n = 0;
+  for (const graph::Node& node : g.nodes()) n += graph::opName(node.attrs) == op ? 1 : 0;
+  return n;
+}
+
+inline const graph::Node* findNode(const graph::Graph& g, const std::string& name) {
+  for (const graph::Node& n : g.nodes())
+    if (n.name == name) return &n;
+  return nullptr;
+}
+
+inline void expectClose(const runtime::NDArray& got, const runtime::NDArray& want, double atol = 1e-5,
+                        double rtol = 1e-4) {
+  ASSERT_EQ(got.shape(), want.shape());
+  ASSERT_EQ(got.dtype(), want.dtype());
+  runtime::Comparison c = runtime::compare(got, want, atol, rtol);
+  EXPECT_TRUE(c.ok()) << c.mismatches << " mismatches, max abs err " << c.max_abs_err << ", max rel err "
+                      << c.max_rel_err;
+}
+
+inline runtime::NDArray floatArray(const te::Shape& s, const std::vector<float>& v) {
+  runtime::NDArray a(s, te::DType::Float32);
+  for (size_t i = 0; i < v.size(); ++i) a.as<float>()[i] = v[i];
+  return a;
+}
+
+}  // namespace ttune::frontend::testing
