@@ -308,6 +308,7 @@ class Lowerer {
 }  // namespace
 
 Expected<LoweredFunc> lower(const State& state, const std::string& name, const LowerOptions& options) {
+  if (state.boundsInferred()) return Lowerer(state, options).run(name);
   State s = state;
   TT_TRY_STATUS(s.inferBounds());
   return Lowerer(s, options).run(name);

@@ -90,17 +90,6 @@ void State::resetStages() {
   for (int i = 0; i < dag_->numOps(); ++i) stages_.push_back(makeStage(*dag_, i));
 }
 
-Expected<State> State::replay(std::shared_ptr<const te::ComputeDAG> dag, const std::vector<Step>& steps) {
-  State s(std::move(dag));
-  for (size_t i = 0; i < steps.size(); ++i) {
-    Status st = s.apply(steps[i]);
-    if (!st.ok())
-      return Unexpected("step " + std::to_string(i) + " " + stepToString(steps[i]) + ": " + st.error());
-  }
-  if (s.concrete()) TT_TRY_STATUS(s.inferBounds());
-  return s;
-}
-
 int State::stageIndex(const std::string& op) const {
   for (size_t i = 0; i < stages_.size(); ++i)
     if (stages_[i].op == op) return static_cast<int>(i);
@@ -136,6 +125,10 @@ std::vector<int> State::effectiveConsumers(int stage) const {
 }
 
 bool State::concrete() const {
+  for (const Step& st : steps_)
+    if (const SplitStep* sp = std::get_if<SplitStep>(&st))
+      for (const auto& l : sp->lengths)
+        if (!l) return false;
   for (const Stage& s : stages_)
     for (const Relation& r : s.relations)
       if (const SplitRelation* sp = std::get_if<SplitRelation>(&r))

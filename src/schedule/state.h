@@ -78,8 +78,10 @@ class State {
   // Applies one step (validating it) and records it. On failure the state is unchanged.
   Status apply(const Step& step);
   // Recomputes the regions of attached stages and all iterator extents; fails for schedules that
-  // cannot be lowered (nested parallel loops, unset split lengths).
+  // cannot be lowered (nested parallel loops, unset split lengths). Cheap when nothing changed
+  // since the last successful call.
   Status inferBounds();
+  bool boundsInferred() const { return bounds_inferred_; }
 
   const te::ComputeDAG& dag() const { return *dag_; }
   const std::shared_ptr<const te::ComputeDAG>& dagPtr() const { return dag_; }
@@ -113,6 +115,7 @@ class State {
   std::vector<Stage> stages_;
   std::vector<Step> steps_;
   std::vector<WeightLayout> layouts_;
+  bool bounds_inferred_ = false;
 };
 
 // Builds the initial stage for op `index` of `dag` (root, unsplit).

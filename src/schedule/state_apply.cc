@@ -284,7 +284,15 @@ class StepApplier {
 
   Status applyOne(const RfactorStep& step) {
     TT_TRY(Stage* st, computeStage(step.stage));
-    TT_TRY(te::ComputeDAG nd, rfactorDag(s_.dag(), *st, step.iter, step.factor_axis));
+    // In a sketch the split lengths are not sampled yet: build the structure with length 1 (the
+    // step is replayed with real lengths once they are filled).
+    Stage shaped = *st;
+    for (Relation& r : shaped.relations)
+      if (SplitRelation* sp = std::get_if<SplitRelation>(&r))
+        for (auto& f : sp->factors)
+          if (!f) f = 1;
+    computeLeafExtents(shaped);
+    TT_TRY(te::ComputeDAG nd, rfactorDag(s_.dag(), shaped, step.iter, step.factor_axis));
     swapDag(std::move(nd), {step.stage});
     return okStatus();
   }
@@ -310,10 +318,24 @@ Status State::apply(const Step& step) {
     return st;
   }
   steps_.push_back(step);
+  bounds_inferred_ = false;
   return okStatus();
 }
 
+Expected<State> State::replay(std::shared_ptr<const te::ComputeDAG> dag, const std::vector<Step>& steps) {
+  State s(std::move(dag));
+  for (size_t i = 0; i < steps.size(); ++i) {
+    // No backup copy: a failed replay discards the whole state.
+    Status st = StepApplier(s).apply(steps[i]);
+    if (!st.ok()) return Unexpected("step " + std::to_string(i) + " " + stepToString(steps[i]) + ": " + st.error());
+    s.steps_.push_back(steps[i]);
+  }
+  if (s.concrete()) TT_TRY_STATUS(s.inferBounds());
+  return s;
+}
+
 Status State::inferBounds() {
+  if (bounds_inferred_) return okStatus();
   if (!concrete()) return Unexpected("the schedule has unset split lengths");
   for (int si = static_cast<int>(stages_.size()) - 1; si >= 0; --si) {
     Stage& st = stages_[si];
@@ -354,6 +376,7 @@ Status State::inferBounds() {
   };
   for (size_t i = 0; i < stages_.size(); ++i)
     if (!stages_[i].is_placeholder && stages_[i].location == ComputeLocation::Root) TT_TRY_STATUS(check(static_cast<int>(i), false));
+  bounds_inferred_ = true;
   return okStatus();
 }
 

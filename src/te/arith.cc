@@ -211,11 +211,29 @@ class Simplifier {
   explicit Simplifier(const VarBounds& bounds) : bounds_(bounds) {}
 
   Expr run(const Expr& e) {
+    // Integer additive chains are canonicalized once, at their top: collect the linear form of
+    // the whole chain, simplify only its non-linear atoms, rebuild.
+    if (isInt(e.dtype()) && isLinearNode(e)) {
+      LinearForm f = toLinear(e);
+      LinearForm g;
+      g.constant = f.constant;
+      for (auto& [atom, coef] : f.terms) {
+        Expr a = atom.as<VarRef>() ? atom : run(atom);
+        if (int64_t v; isConstInt(a, &v)) g.constant += coef * v;
+        else accumulateTerm(g, a, coef);
+      }
+      recombineDivMod(g);
+      Expr out = fromLinear(g, e.dtype());
+      IntBound b = constIntBound(out, bounds_);
+      return b.isConst() ? intImm(b.lo, e.dtype()) : out;
+    }
     Expr s = mapChildren(e, [&](const Expr& c) { return run(c); });
     if (isInt(s.dtype())) {
       if (int64_t v; isConstInt(s, &v)) return s;
-      IntBound b = constIntBound(s, bounds_);
-      if (b.isConst()) return intImm(b.lo, s.dtype());
+      if (!s.as<VarRef>()) {
+        IntBound b = constIntBound(s, bounds_);
+        if (b.isConst()) return intImm(b.lo, s.dtype());
+      }
     }
     return std::visit(Overload{
                           [&](const Binary& n) { return simplifyBinary(s, n); },
@@ -234,6 +252,59 @@ class Simplifier {
   }
 
  private:
+  static bool isLinearNode(const Expr& e) {
+    const Binary* b = e.as<Binary>();
+    if (b) {
+      if (b->op == BinOp::Add || b->op == BinOp::Sub) return true;
+      if (b->op == BinOp::Mul) return isConstInt(b->a) || isConstInt(b->b);
+      return false;
+    }
+    const Unary* u = e.as<Unary>();
+    return u && u->op == UnOp::Neg;
+  }
+
+  // k*c*(x // c) + k*(x % c) == k*x: what splitting a fused loop back apart produces.
+  static void recombineDivMod(LinearForm& f) {
+    for (size_t i = 0; i < f.terms.size(); ++i) {
+      const Binary* m = f.terms[i].first.as<Binary>();
+      int64_t c;
+      if (!m || m->op != BinOp::FloorMod || !isConstInt(m->b, &c) || c <= 0) continue;
+      int64_t k = f.terms[i].second;
+      for (size_t j = 0; j < f.terms.size(); ++j) {
+        const Binary* d = f.terms[j].first.as<Binary>();
+        int64_t c2;
+        if (!d || d->op != BinOp::FloorDiv || !isConstInt(d->b, &c2) || c2 != c || f.terms[j].second != k * c) continue;
+        if (!structurallyEqual(d->a, m->a)) continue;
+        Expr x = m->a;
+        f.terms[i].second = 0;
+        f.terms[j].second = 0;
+        accumulateTerm(f, x, k);
+        recombineDivMod(f);
+        return;
+      }
+    }
+  }
+
+  static void accumulateTerm(LinearForm& f, const Expr& atom, int64_t coef) {
+    // The simplified atom may itself be linear (e.g. a div that simplified to a sum).
+    LinearForm a = toLinear(atom);
+    f.constant += coef * a.constant;
+    for (const auto& [t, c] : a.terms) {
+      bool merged = false;
+      for (auto& [t2, c2] : f.terms) {
+        const VarRef* v1 = t.as<VarRef>();
+        const VarRef* v2 = t2.as<VarRef>();
+        if ((v1 && v2) ? v1->var.same(v2->var) : (!v1 && !v2 && structurallyEqual(t, t2))) {
+          c2 += coef * c;
+          merged = true;
+          break;
+        }
+      }
+      if (!merged) f.terms.emplace_back(t, coef * c);
+    }
+    std::erase_if(f.terms, [](const auto& p) { return p.second == 0; });
+  }
+
   Expr simplifyUnary(const Expr& s, const Unary& n) {
     double v;
     if (isConstFloat(n.a, &v)) {
@@ -252,11 +323,9 @@ class Simplifier {
     if (isFloat(n.a.dtype())) return foldFloat(s, n);
     if (!isInt(n.a.dtype())) return s;
     if (isComparison(n.op) || isLogical(n.op)) {
-      IntBound b = constIntBound(s, bounds_);
-      if (b.isConst()) return boolImm(b.lo != 0);
       if (isComparison(n.op)) {
         // Decide a ? b by the bound of a - b.
-        IntBound d = constIntBound(simplifyLinear(n.a - n.b), bounds_);
+        IntBound d = constIntBound(run(n.a - n.b), bounds_);
         switch (n.op) {
           case BinOp::Lt: if (d.hi < 0) return boolImm(true); if (d.lo >= 0) return boolImm(false); break;
           case BinOp::Le: if (d.hi <= 0) return boolImm(true); if (d.lo > 0) return boolImm(false); break;
@@ -266,14 +335,13 @@ class Simplifier {
           case BinOp::Ne: if (d.isConst()) return boolImm(d.lo != 0); if (d.lo > 0 || d.hi < 0) return boolImm(true); break;
           default: break;
         }
+      } else {
+        IntBound b = constIntBound(s, bounds_);
+        if (b.isConst()) return boolImm(b.lo != 0);
       }
       return s;
     }
     switch (n.op) {
-      case BinOp::Add:
-      case BinOp::Sub:
-      case BinOp::Mul:
-        return simplifyLinear(s);
       case BinOp::FloorDiv:
       case BinOp::FloorMod: {
         int64_t c;
@@ -286,7 +354,7 @@ class Simplifier {
         bool isMin = n.op == BinOp::Min;
         if (a.hi <= b.lo) return isMin ? n.a : n.b;
         if (b.hi <= a.lo) return isMin ? n.b : n.a;
-        IntBound d = constIntBound(simplifyLinear(n.a - n.b), bounds_);
+        IntBound d = constIntBound(run(n.a - n.b), bounds_);
         if (d.hi <= 0) return isMin ? n.a : n.b;
         if (d.lo >= 0) return isMin ? n.b : n.a;
         return s;
@@ -295,8 +363,6 @@ class Simplifier {
         return s;
     }
   }
-
-  Expr simplifyLinear(const Expr& e) { return fromLinear(toLinear(e), e.dtype()); }
 
   // x // c and x % c: split x = c*Q + R (terms whose coefficient c divides go to Q) and decide R's
   // contribution from its bounds.
@@ -310,16 +376,16 @@ class Simplifier {
       if (coef % c == 0) q.terms.emplace_back(atom, coef / c);
       else r.terms.emplace_back(atom, coef);
     }
-    Expr rem = fromLinear(r, s.dtype());
-    IntBound rb = constIntBound(rem, bounds_);
     DType t = s.dtype();
+    Expr rem = fromLinear(r, t);
+    IntBound rb = constIntBound(rem, bounds_);
     if (rb.bounded() && floorDivI(rb.lo, c) == floorDivI(rb.hi, c)) {
       int64_t k = floorDivI(rb.lo, c);
       if (op == BinOp::FloorDiv) {
         q.constant += k;
         return fromLinear(q, t);
       }
-      return rem - intImm(k * c, t);
+      return k == 0 ? rem : rem - intImm(k * c, t);
     }
     if (q.terms.empty() && q.constant == 0) return op == BinOp::FloorDiv ? binary(BinOp::FloorDiv, rem, intImm(c, t))
                                                                           : binary(BinOp::FloorMod, rem, intImm(c, t));

@@ -1,0 +1,236 @@
+#include "autotune/search_task.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <thread>
+
+#include "runtime/thread_pool.h"
+#include "schedule/record.h"
+#include "support/hash.h"
+
+namespace ttune::autotune {
+
+using schedule::State;
+
+namespace {
+
+// Runs fn(i) for i in [0, n) on `threads` threads (deterministic results: fn writes slot i).
+void parallelFor(int n, int threads, const std::function<void(int)>& fn) {
+  threads = std::max(1, std::min(threads, n));
+  if (threads == 1) {
+    for (int i = 0; i < n; ++i) fn(i);
+    return;
+  }
+  std::atomic<int> next{0};
+  auto work = [&] {
+    for (int i = next++; i < n; i = next++) fn(i);
+  };
+  std::vector<std::thread> pool;
+  for (int t = 1; t < threads; ++t) pool.emplace_back(work);
+  work();
+  for (auto& t : pool) t.join();
+}
+
+uint64_t mixSeed(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
+  return Hasher().add(a).add(b).add(c).add(d).value();
+}
+
+}  // namespace
+
+std::string SearchTask::stepsKey(const std::vector<schedule::Step>& steps) {
+  Hasher h;
+  for (const auto& s : steps) h.add(std::string_view(schedule::stepToJson(s).dump()));
+  return toHex(h.value());
+}
+
+std::string SearchTask::stateKey(const State& s) { return stepsKey(s.steps()); }
+
+SearchTask::SearchTask(std::shared_ptr<const te::ComputeDAG> dag, std::string workload_key, SearchOptions options, uint64_t seed)
+    : dag_(std::move(dag)), key_(std::move(workload_key)), opt_(options), seed_(seed) {
+  if (opt_.threads <= 0) opt_.threads = runtime::defaultNumThreads();
+  sketches_ = generateSketches(dag_, opt_.sketch);
+}
+
+const StateFeatures* SearchTask::features(const State& s, const std::string& key) {
+  auto it = feature_cache_.find(key);
+  if (it != feature_cache_.end()) return it->second ? &*it->second : nullptr;
+  return nullptr;
+}
+
+std::vector<double> SearchTask::score(const std::vector<State>& states, const std::vector<std::string>& keys,
+                                      CostModel& model) {
+  // Features of new states in parallel, then one prediction call.
+  std::vector<int> missing;
+  for (size_t i = 0; i < states.size(); ++i)
+    if (!feature_cache_.count(keys[i])) {
+      feature_cache_[keys[i]] = std::nullopt;  // placeholder, filled below
+      missing.push_back(static_cast<int>(i));
+    }
+  std::vector<std::optional<StateFeatures>> computed(missing.size());
+  parallelFor(static_cast<int>(missing.size()), opt_.threads, [&](int m) {
+    auto f = featuresOf(states[missing[m]]);
+    if (f.ok()) computed[m] = std::move(*f);
+  });
+  for (size_t m = 0; m < missing.size(); ++m) feature_cache_[keys[missing[m]]] = std::move(computed[m]);
+  std::vector<StateFeatures> feats;
+  std::vector<int> valid;
+  for (size_t i = 0; i < states.size(); ++i) {
+    const auto& f = feature_cache_.at(keys[i]);
+    if (!f) continue;
+    valid.push_back(static_cast<int>(i));
+    feats.push_back(*f);
+  }
+  std::vector<double> out(states.size(), -std::numeric_limits<double>::infinity());
+  if (feats.empty()) return out;
+  std::vector<double> pred = model.predict(feats);
+  for (size_t k = 0; k < valid.size(); ++k) out[valid[k]] = pred[k];
+  return out;
+}
+
+std::vector<State> SearchTask::initPopulation(uint64_t round_seed) {
+  std::vector<State> pop;
+  std::unordered_set<std::string> seen;
+  if (sketches_.empty()) return pop;
+  // Sample in batches until enough unique valid states (giving up after a few empty batches).
+  int empty_batches = 0;
+  int batch = std::max(opt_.init_min_population, 64);
+  for (int b = 0; static_cast<int>(pop.size()) < opt_.init_min_population && empty_batches < 5; ++b) {
+    std::vector<std::optional<State>> drawn(batch);
+    parallelFor(batch, opt_.threads, [&](int i) {
+      Rng rng(mixSeed(round_seed, 1, b, i));
+      drawn[i] = sampleState(sketches_[rng.index(sketches_.size())], rng, opt_.sampler);
+    });
+    size_t before = pop.size();
+    for (auto& d : drawn) {
+      if (!d) continue;
+      std::string k = stateKey(*d);
+      if (seen.insert(k).second) pop.push_back(std::move(*d));
+    }
+    empty_batches = pop.size() == before ? empty_batches + 1 : 0;
+  }
+  // The best measured states join the population.
+  std::vector<std::pair<double, const State*>> best;
+  for (const auto& [s, c] : measured_)
+    if (std::isfinite(c)) best.push_back({c, &s});
+  std::sort(best.begin(), best.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  size_t keep = std::min(best.size(), static_cast<size_t>(opt_.use_measured_ratio * opt_.population));
+  for (size_t i = 0; i < keep; ++i)
+    if (seen.insert(stateKey(*best[i].second)).second) pop.push_back(*best[i].second);
+  return pop;
+}
+
+std::vector<Candidate> SearchTask::nextBatch(int n, CostModel& model) {
+  uint64_t round_seed = mixSeed(seed_, round_++, 0, 0);
+  Rng rng(round_seed);
+  std::vector<State> init = initPopulation(round_seed);
+  if (init.empty()) return {};
+  int num_random = static_cast<int>(opt_.eps_greedy * n);
+
+  // Evolution: keep the best 2n unmeasured states seen in any generation.
+  size_t out_size = static_cast<size_t>(2 * n);
+  std::vector<std::pair<double, State>> heap;  // (score, state), best first after sorting
+  std::unordered_set<std::string> in_heap;
+  std::vector<State> pop = init;
+  for (int gen = 0; gen <= opt_.generations; ++gen) {
+    std::vector<std::string> keys;
+    for (const State& s : pop) keys.push_back(stateKey(s));
+    std::vector<double> sc = score(pop, keys, model);
+    for (size_t i = 0; i < pop.size(); ++i) {
+      if (!std::isfinite(sc[i]) || measured_keys_.count(keys[i]) || in_heap.count(keys[i])) continue;
+      heap.push_back({sc[i], pop[i]});
+      in_heap.insert(keys[i]);
+    }
+    std::stable_sort(heap.begin(), heap.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    if (heap.size() > out_size) {
+      for (size_t i = out_size; i < heap.size(); ++i) in_heap.erase(stateKey(heap[i].second));
+      heap.resize(out_size);
+    }
+    if (gen == opt_.generations) break;
+    // Next generation: roulette-wheel parents on max(score, 0), mutated with mutation_prob.
+    std::vector<double> prefix(pop.size());
+    double acc = 0;
+    for (size_t i = 0; i < pop.size(); ++i) {
+      acc += std::isfinite(sc[i]) ? std::max(sc[i], 0.0) : 0.0;
+      prefix[i] = acc;
+    }
+    int size = opt_.population;
+    std::vector<std::optional<State>> next(size);
+    parallelFor(size, opt_.threads, [&](int i) {
+      Rng r(mixSeed(round_seed, 2 + gen, i, 0));
+      for (int attempt = 0; attempt < 4; ++attempt) {
+        size_t p = acc > 0 ? static_cast<size_t>(std::lower_bound(prefix.begin(), prefix.end(), r.uniform() * acc) - prefix.begin())
+                           : r.index(pop.size());
+        p = std::min(p, pop.size() - 1);
+        if (!r.bernoulli(opt_.mutation_prob)) {
+          next[i] = pop[p];
+          return;
+        }
+        auto m = mutateState(pop[p], r, opt_.sampler);
+        if (m) {
+          next[i] = std::move(*m);
+          return;
+        }
+      }
+    });
+    pop.clear();
+    for (auto& s : next)
+      if (s) pop.push_back(std::move(*s));
+    if (pop.empty()) break;
+  }
+
+  // Eps-greedy pick: mostly the best predicted, a few random draws from the initial population.
+  std::vector<Candidate> out;
+  std::unordered_set<std::string> picked;
+  auto take = [&](const State& s) {
+    std::string k = stateKey(s);
+    if (measured_keys_.count(k) || !picked.insert(k).second) return false;
+    out.push_back(Candidate{s, finalizeForMeasurement(s)});
+    return true;
+  };
+  for (const auto& [sc, s] : heap) {
+    if (static_cast<int>(out.size()) >= n - num_random) break;
+    take(s);
+  }
+  std::vector<size_t> order(init.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  rng.shuffle(order);
+  for (size_t i : order) {
+    if (static_cast<int>(out.size()) >= n) break;
+    take(init[i]);
+  }
+  for (const auto& [sc, s] : heap) {  // fill up when random draws ran out
+    if (static_cast<int>(out.size()) >= n) break;
+    take(s);
+  }
+  return out;
+}
+
+void SearchTask::addMeasured(const State& state, double cost_s) {
+  std::string k = stateKey(state);
+  if (!measured_keys_.insert(k).second) return;
+  measured_.push_back({state, cost_s});
+  if (std::isfinite(cost_s) && cost_s < best_cost_) {
+    best_cost_ = cost_s;
+    best_state_ = state;
+  }
+}
+
+void SearchTask::markMeasured(const std::vector<schedule::Step>& steps) { measured_keys_.insert(stepsKey(steps)); }
+
+std::optional<TrainingSample> SearchTask::trainingSample(const State& s, double cost_s) const {
+  auto it = feature_cache_.find(stateKey(s));
+  if (it != feature_cache_.end() && it->second) return TrainingSample{*it->second, key_, cost_s};
+  auto f = featuresOf(s);
+  if (!f.ok()) return std::nullopt;
+  return TrainingSample{std::move(*f), key_, cost_s};
+}
+
+std::vector<TrainingSample> SearchTask::trainingSamples() const {
+  std::vector<TrainingSample> out;
+  for (const auto& [s, c] : measured_)
+    if (auto t = trainingSample(s, c)) out.push_back(std::move(*t));
+  return out;
+}
+
+}  // namespace ttune::autotune

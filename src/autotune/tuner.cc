@@ -1,0 +1,207 @@
+#include "autotune/tuner.h"
+
+#include <chrono>
+#include <cmath>
+#include <map>
+
+#include "support/log.h"
+#include "support/timer.h"
+
+namespace ttune::autotune {
+
+using schedule::Record;
+
+namespace {
+double now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+constexpr double kInf = std::numeric_limits<double>::infinity();
+}  // namespace
+
+Tuner::Tuner(std::vector<TuneTaskSpec> tasks, TunerOptions options, CostModel& model, measure::Measurer& measurer)
+    : specs_(std::move(tasks)), opt_(options), model_(model), measurer_(measurer), rng_(options.seed ^ 0x7475) {
+  for (size_t i = 0; i < specs_.size(); ++i)
+    search_.push_back(std::make_unique<SearchTask>(specs_[i].dag, specs_[i].workload_key, opt_.search, opt_.seed * 1000003 + i));
+  best_history_.resize(specs_.size());
+  rounds_.assign(specs_.size(), 0);
+  trials_of_.assign(specs_.size(), 0);
+  last_improve_trial_.assign(specs_.size(), 0);
+  dead_.assign(specs_.size(), false);
+}
+
+int Tuner::preload(const std::vector<Record>& records, int64_t trials_already_done) {
+  std::map<std::string, int> by_key;
+  for (size_t i = 0; i < specs_.size(); ++i) by_key[specs_[i].workload_key] = static_cast<int>(i);
+  std::vector<TrainingSample> samples;
+  int used = 0;
+  for (const Record& r : records) {
+    auto it = by_key.find(r.workload_key);
+    if (it == by_key.end()) continue;
+    SearchTask& t = *search_[it->second];
+    // Search states carry no layout rewrite (it is added when building).
+    std::vector<schedule::Step> steps;
+    for (const auto& s : r.steps)
+      if (!std::holds_alternative<schedule::LayoutRewriteStep>(s)) steps.push_back(s);
+    auto st = schedule::State::replay(t.dag(), steps);
+    if (!st.ok()) {
+      t.markMeasured(steps);
+      continue;
+    }
+    double cost = r.result.ok() ? r.result.median() : kInf;
+    t.addMeasured(*st, cost);
+    trials_of_[it->second]++;
+    ++used;
+  }
+  for (auto& t : search_) {
+    auto s = t->trainingSamples();
+    samples.insert(samples.end(), s.begin(), s.end());
+  }
+  if (!samples.empty()) model_.update(samples);
+  trials_ = trials_at_start_ = trials_already_done;
+  for (size_t i = 0; i < specs_.size(); ++i)
+    if (trials_of_[i] > 0) {
+      rounds_[i] = 1;
+      best_history_[i].push_back(search_[i]->bestCost());
+    }
+  return used;
+}
+
+TunerProgress Tuner::snapshot() const {
+  TunerProgress p;
+  p.trials = trials_;
+  p.trials_total = opt_.trials;
+  p.elapsed_s = now() - start_;
+  p.search_s = search_s_;
+  p.build_s = build_s_;
+  p.run_s = run_s_;
+  double est = 0;
+  for (size_t i = 0; i < specs_.size(); ++i) {
+    TaskProgress tp{specs_[i].workload_key, specs_[i].class_name, specs_[i].weight, trials_of_[i], search_[i]->bestCost(), dead_[i]};
+    est += specs_[i].weight * tp.best_s;
+    p.tasks.push_back(tp);
+  }
+  p.estimated_latency_s = est;
+  return p;
+}
+
+void Tuner::runRound(int ti, const RecordSink& sink) {
+  SearchTask& t = *search_[ti];
+  int64_t left = opt_.trials - trials_;
+  int n = static_cast<int>(std::min<int64_t>(opt_.measures_per_round, left));
+  // Spread the budget: no more than trials / tasks per round (the reference's rule), at least 8.
+  n = std::min<int>(n, std::max<int64_t>(8, opt_.trials / static_cast<int64_t>(std::max<size_t>(1, specs_.size()))));
+  if (n <= 0) return;
+  Timer ts;
+  std::vector<Candidate> cands = t.nextBatch(n, model_);
+  search_s_ += ts.seconds();
+  rounds_[ti]++;
+  if (cands.empty()) {
+    dead_[ti] = true;  // search space exhausted
+    best_history_[ti].push_back(t.bestCost());
+    return;
+  }
+  std::vector<measure::MeasureInput> inputs;
+  for (const Candidate& c : cands) inputs.push_back({t.dag(), c.build_steps});
+  Timer tm;
+  std::vector<schedule::RecordResult> res = measurer_.measure(inputs);
+  double batch_s = tm.seconds();
+  double run_sum = 0;
+  for (const auto& r : res) run_sum += r.measure_s;
+  run_s_ += run_sum;
+  build_s_ += std::max(0.0, batch_s - run_sum);
+
+  double before = t.bestCost();
+  std::vector<Record> records;
+  std::vector<TrainingSample> samples;
+  for (size_t k = 0; k < cands.size(); ++k) {
+    double cost = res[k].ok() ? res[k].median() : kInf;
+    t.addMeasured(cands[k].state, cost);
+    ++trials_;
+    trials_of_[ti]++;
+    Record rec;
+    rec.workload_key = specs_[ti].workload_key;
+    rec.kernel_class = specs_[ti].class_name;
+    rec.target = opt_.target;
+    rec.steps = cands[k].build_steps;
+    rec.result = res[k];
+    rec.provenance = schedule::Provenance{opt_.model, opt_.run_id, "tune", trials_, now() - start_};
+    records.push_back(std::move(rec));
+  }
+  if (t.bestCost() < before) last_improve_trial_[ti] = trials_of_[ti];
+  best_history_[ti].push_back(t.bestCost());
+  if (sink) sink(records);
+  // New samples for the shared cost model.
+  for (size_t k = 0; k < cands.size(); ++k)
+    if (auto smp = t.trainingSample(cands[k].state, res[k].ok() ? res[k].median() : kInf)) samples.push_back(std::move(*smp));
+  model_.update(samples);
+  if (opt_.early_stopping > 0 && trials_of_[ti] - last_improve_trial_[ti] >= opt_.early_stopping) dead_[ti] = true;
+}
+
+int Tuner::chooseTask() {
+  // Tasks without a valid schedule after warm-up cannot be improved by the gradient: dead.
+  std::vector<int> live;
+  for (size_t i = 0; i < specs_.size(); ++i)
+    if (!dead_[i]) live.push_back(static_cast<int>(i));
+  if (live.empty()) return -1;
+  // Similarity groups: same class and FLOP magnitude.
+  auto tag = [&](size_t i) {
+    double fl = specs_[i].dag->flops();
+    return specs_[i].class_id + ":" + std::to_string(static_cast<int>(std::log(fl + 1) / std::log(1.618)));
+  };
+  double best_grad = kInf;
+  int pick = -1;
+  for (int i : live) {
+    double g = search_[i]->bestCost();
+    if (!std::isfinite(g)) continue;
+    double chain = specs_[i].weight;
+    const auto& h = best_history_[i];
+    int W = opt_.backward_window;
+    double backward = h.size() > static_cast<size_t>(W) ? (h.back() - h[h.size() - 1 - W]) / W : 0.0;
+    if (!std::isfinite(backward)) backward = 0;
+    double t = std::max(1, rounds_[i]);
+    double g_next1 = g - g / t;
+    double g_next2 = opt_.beta * 1e30;
+    int members = 0;
+    double best_speed = 0;
+    for (size_t j = 0; j < specs_.size(); ++j) {
+      if (tag(j) != tag(i)) continue;
+      ++members;
+      double gj = search_[j]->bestCost();
+      if (std::isfinite(gj)) best_speed = std::max(best_speed, specs_[j].dag->flops() / gj);
+    }
+    if (members >= 2 && best_speed > 0) g_next2 = opt_.beta * specs_[i].dag->flops() / best_speed;
+    double forward = std::min(g_next1, g_next2) - g;
+    double grad = chain * (opt_.alpha * backward + (1 - opt_.alpha) * forward);
+    if (grad < best_grad) {
+      best_grad = grad;
+      pick = i;
+    }
+  }
+  if (pick < 0) pick = live[rng_.index(live.size())];
+  return pick;
+}
+
+TunerProgress Tuner::run(const RecordSink& sink, const ProgressFn& progress) {
+  start_ = now();
+  auto outOfBudget = [&] {
+    if (trials_ >= opt_.trials) return true;
+    return opt_.time_budget_s > 0 && now() - start_ >= opt_.time_budget_s;
+  };
+  // Warm-up: one round for every task that has nothing measured yet.
+  for (size_t i = 0; i < specs_.size() && !outOfBudget(); ++i) {
+    if (trials_of_[i] > 0) continue;
+    runRound(static_cast<int>(i), sink);
+    if (progress) progress(snapshot());
+  }
+  for (size_t i = 0; i < specs_.size(); ++i)
+    if (!std::isfinite(search_[i]->bestCost()) && trials_of_[i] > 0) dead_[i] = true;
+  while (!outOfBudget()) {
+    int t = chooseTask();
+    if (t < 0) break;
+    runRound(t, sink);
+    if (progress) progress(snapshot());
+  }
+  return snapshot();
+}
+
+}  // namespace ttune::autotune

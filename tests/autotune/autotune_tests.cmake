@@ -1,0 +1,2 @@
+ttune_test(autotune SOURCES autotune/sketch_test.cc autotune/tuner_test.cc DEPS ttune_autotune ttune_ops ttune_testing)
+add_dependencies(test_autotune ttune-worker)

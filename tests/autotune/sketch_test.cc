@@ -1,0 +1,82 @@
+// Conformance with the reference's sketch counts (ansor-study §2; num_cores = 4 as in its tests).
+#include <gtest/gtest.h>
+
+#include "autotune/sketch.h"
+#include "ops/ops.h"
+#include "schedule/record.h"
+
+namespace ttune::autotune {
+namespace {
+
+using namespace te;
+
+std::shared_ptr<const ComputeDAG> dagOf(std::vector<Tensor> in, std::vector<Tensor> out) {
+  return std::make_shared<const ComputeDAG>(std::move(in), std::move(out));
+}
+
+size_t count(const std::shared_ptr<const ComputeDAG>& dag) {
+  return generateSketches(dag, SketchOptions{4, "SSRSRS"}).size();
+}
+
+TEST(Sketch, Matmul512) {
+  Tensor a = placeholder("A", {512, 512}), b = placeholder("B", {512, 512});
+  EXPECT_EQ(count(dagOf({a, b}, {ops::matmul(a, b)})), 3u);
+}
+
+TEST(Sketch, SmallMatmulGetsRfactor) {
+  Tensor a = placeholder("A", {8, 512}), b = placeholder("B", {512, 8});
+  EXPECT_EQ(count(dagOf({a, b}, {ops::matmul(a, b)})), 5u);
+}
+
+TEST(Sketch, DoubleMatmul) {
+  Tensor a = placeholder("A", {512, 512}), b = placeholder("B", {512, 512}), c = placeholder("C", {512, 512});
+  Tensor d = ops::matmul(ops::matmul(a, b), c);
+  EXPECT_EQ(count(dagOf({a, b, c}, {d})), 9u);
+}
+
+TEST(Sketch, ConvBnRelu) {
+  Tensor x = placeholder("data", {1, 512, 56, 56});
+  Tensor w = placeholder("weight", {512, 512, 3, 3}, DType::Float32, true);
+  Tensor bias = placeholder("bias", {1, 512, 1, 1});
+  Tensor scale = placeholder("scale", {1, 512, 1, 1});
+  Tensor shift = placeholder("shift", {1, 512, 1, 1});
+  Tensor y = ops::conv2d_nchw(x, w, {1, 1}, {1, 1, 1, 1});
+  y = ops::relu(ops::add(ops::mul(ops::add(y, bias), scale), shift));
+  auto sketches = generateSketches(dagOf({x, w, bias, scale, shift}, {y}), SketchOptions{4, "SSRSRS"});
+  EXPECT_EQ(sketches.size(), 3u);
+}
+
+TEST(Sketch, MaxPoolHasNoSteps) {
+  Tensor x = placeholder("data", {1, 64, 56, 56});
+  auto sketches = generateSketches(dagOf({x}, {ops::max_pool2d(x, {2, 2}, {2, 2})}), SketchOptions{4, "SSRSRS"});
+  ASSERT_EQ(sketches.size(), 1u);
+  EXPECT_TRUE(sketches[0].steps().empty());
+}
+
+TEST(Sketch, MinReduce) {
+  Tensor x = placeholder("A", {10, 1024});
+  EXPECT_EQ(count(dagOf({x}, {ops::reduce_min(x, {1}, false)})), 3u);
+}
+
+TEST(Sketch, Softmax) {
+  Tensor x = placeholder("A", {1, 1024});
+  EXPECT_EQ(count(dagOf({x}, {ops::softmax(x, -1)})), 9u);
+}
+
+TEST(Sketch, TiledMatmulStructure) {
+  Tensor a = placeholder("A", {512, 512}), b = placeholder("B", {512, 512});
+  auto sketches = generateSketches(dagOf({a, b}, {ops::matmul(a, b)}), SketchOptions{4, "SSRSRS"});
+  // The sketch without cache write: SSRSRS order of the matmul's loops.
+  bool found = false;
+  for (const auto& s : sketches) {
+    if (s.stageIndex("matmul.local") >= 0) continue;
+    std::vector<std::string> names;
+    for (const auto& it : s.stage("matmul").iters) names.push_back(it.name);
+    EXPECT_EQ(names, (std::vector<std::string>{"i.0", "j.0", "i.1", "j.1", "k.0", "i.2", "j.2", "k.1", "i.3", "j.3"}));
+    found = true;
+  }
+  EXPECT_TRUE(found);
+}
+
+}  // namespace
+}  // namespace ttune::autotune
