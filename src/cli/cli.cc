@@ -16,6 +16,8 @@ int run(int argc, char** argv) {
   app.add_flag("-v,--verbose", verbose, "Print progress details to stderr");
   addOpCommands(app);
   addModelCommands(app);
+  addTuneCommand(app);
+  addDbCommands(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -15,5 +15,7 @@ int run(int argc, char** argv);
 // Registration hooks, one per command area.
 void addOpCommands(CLI::App& app);
 void addModelCommands(CLI::App& app);
+void addTuneCommand(CLI::App& app);
+void addDbCommands(CLI::App& app);
 
 }  // namespace ttune::cli

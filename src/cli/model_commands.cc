@@ -3,6 +3,7 @@
 #include <iostream>
 #include <map>
 
+#include "cli/bank_access.h"
 #include "cli/cli.h"
 #include "cli/model_loader.h"
 #include "cli/output.h"
@@ -95,7 +96,8 @@ void inspect(const ModelSource& src, bool json) {
 
 struct RunArgs {
   ModelSource src;
-  std::string records;
+  std::string records, db;
+  bool use_db = false;
   std::vector<std::string> inputs, outputs;
   bool check = false, bench = false, json = false;
   int threads = 0, repeat = 10;
@@ -106,7 +108,11 @@ void runModel(const RunArgs& a) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
   graph::Graph g = loadModel(a.src);
   executor::ModelOptions opt;
-  if (!a.records.empty()) {
+  if (a.use_db) {
+    if (!a.records.empty()) fail("--records and --db both give schedules; use one");
+    store::Bank bank = openBank(a.db);
+    opt.schedules = bankProvider(bank, graph::partition(g));
+  } else if (!a.records.empty()) {
     auto recs = schedule::readRecordsFile(a.records);
     if (!recs.ok()) fail(recs.error());
     opt.schedules = executor::recordsProvider(*recs);
@@ -197,6 +203,7 @@ void addModelCommands(CLI::App& app) {
   auto ra = std::make_shared<RunArgs>();
   addSourceOptions(run, ra->src);
   run->add_option("--records", ra->records, "Records file with schedules (the best record per workload is used)");
+  run->add_option("--db", ra->db, "Use the best schedules in this bank (default bank with --db \"\")")->each([ra](const std::string&) { ra->use_db = true; });
   run->add_flag("--check", ra->check, "Check every kernel against the reference evaluator (sampled outputs)");
   run->add_flag("--bench", ra->bench, "Time whole-model inference (median and min latency)");
   run->add_flag("--json", ra->json, "Print one JSON object");

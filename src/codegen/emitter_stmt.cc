@@ -295,10 +295,14 @@ void Emitter::emitVectorized(const lower::For& f) {
     g.kind = L <= 64 ? ForKind::Unrolled : ForKind::Serial;
     return g.kind == ForKind::Unrolled ? emitUnrolled(g) : emitFor(g);
   }
-  int W = static_cast<int>(L <= 64 ? L : 16);
+  // Chunks of the native vector width: odd or wide lane counts legalize badly in LLVM.
+  int native = std::max(4, vector_bits_ / 32);
+  int W = static_cast<int>(L <= native ? L : native);
   int64_t n;
-  if (te::isConstInt(f.extent, &n) && n == L && W == L) {
-    emitVectorBody(f.var, b_.getInt64(0), W, L, f.body);
+  if (te::isConstInt(f.extent, &n) && n == L) {
+    int64_t full = L / W, rem = L % W;
+    for (int64_t c = 0; c < full; ++c) emitVectorBody(f.var, b_.getInt64(c * W), W, L, f.body);
+    if (rem > 0) emitVectorBody(f.var, b_.getInt64(full * W), static_cast<int>(rem), L, f.body);
     return;
   }
   // Full chunks of W lanes, then a scalar tail.

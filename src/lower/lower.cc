@@ -85,7 +85,7 @@ class Lowerer {
     }
     Stmt s = makeSeq(std::move(body));
     for (auto it = globals.rbegin(); it != globals.rend(); ++it) s = makeAllocate(*it, s);
-    f.body = unrollRegisterTileLoops(s);
+    f.body = limitUnrolling(unrollRegisterTileLoops(s), opt_.max_unrolled_statements, opt_.vector_lanes);
     return f;
   }
 

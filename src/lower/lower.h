@@ -22,6 +22,10 @@ struct LowerOptions {
   int64_t max_stack_bytes = 256 * 1024;
   // An `unroll` annotation is honoured while the replicated body stays within this many steps.
   int64_t max_explicit_unroll = 1024;
+  // Expression nodes of one loop nest after unrolling (bounds compile time; see
+  // limitUnrolling), counting vectorized loops per `vector_lanes` lanes.
+  int64_t max_unrolled_statements = 24000;
+  int vector_lanes = 16;
 };
 
 // Fails (with the reason) for schedules that cannot be lowered.

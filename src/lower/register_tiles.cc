@@ -102,7 +102,81 @@ class Pass {
   std::unordered_set<const te::Buffer*> tiles_;
 };
 
+int64_t exprSize(const te::Expr& e) {
+  int64_t n = 0;
+  te::visitAll(e, [&](const te::Expr&) { ++n; });
+  return n;
+}
+
+// Emitted size of a statement (in expression nodes): unrolled loops multiply their body, vectorized loops emit one body
+// per chunk of lanes, and a dynamic extent emits the body twice (full and tail version).
+int64_t emittedSize(const Stmt& s, int lanes) {
+  if (!s) return 0;
+  return std::visit(Overload{
+                        [&](const For& f) -> int64_t {
+                          int64_t body = emittedSize(f.body, lanes);
+                          int64_t ext;
+                          bool constant = te::isConstInt(f.extent, &ext);
+                          int64_t versions = constant ? 1 : 2;
+                          if (f.kind == ForKind::Unrolled) return versions * f.max_extent * body;
+                          if (f.kind == ForKind::Vectorized) return versions * ((f.max_extent + lanes - 1) / lanes) * body;
+                          return body + 1;
+                        },
+                        [&](const Store& st) -> int64_t { return 1 + exprSize(st.index) + exprSize(st.value); },
+                        [&](const IfThenElse& i) -> int64_t {
+                          return 1 + exprSize(i.cond) + emittedSize(i.then_case, lanes) + emittedSize(i.else_case, lanes);
+                        },
+                        [&](const Allocate& a) -> int64_t { return emittedSize(a.body, lanes); },
+                        [&](const Seq& q) -> int64_t {
+                          int64_t t = 0;
+                          for (const Stmt& c : q.stmts) t += emittedSize(c, lanes);
+                          return t;
+                        },
+                        [&](const LetStmt& l) -> int64_t { return emittedSize(l.body, lanes); },
+                    },
+                    s->kind);
+}
+
+Stmt limit(const Stmt& s, int64_t budget, int lanes) {
+  if (!s) return s;
+  return std::visit(Overload{
+                        [&](const For& f) -> Stmt {
+                          if (f.kind == ForKind::Unrolled && emittedSize(s, lanes) > budget) {
+                            Stmt body = limit(f.body, budget, lanes);
+                            return makeFor(f.var, f.extent, f.max_extent, ForKind::Serial, body);
+                          }
+                          Stmt body = limit(f.body, budget, lanes);
+                          return body == f.body ? s : makeFor(f.var, f.extent, f.max_extent, f.kind, body);
+                        },
+                        [&](const Store&) -> Stmt { return s; },
+                        [&](const IfThenElse& i) -> Stmt {
+                          Stmt t = limit(i.then_case, budget, lanes), e = limit(i.else_case, budget, lanes);
+                          return t == i.then_case && e == i.else_case ? s : makeIf(i.cond, t, e);
+                        },
+                        [&](const Allocate& a) -> Stmt {
+                          Stmt b = limit(a.body, budget, lanes);
+                          return b == a.body ? s : makeAllocate(a.buffer, b);
+                        },
+                        [&](const Seq& q) -> Stmt {
+                          std::vector<Stmt> out;
+                          bool changed = false;
+                          for (const Stmt& c : q.stmts) {
+                            out.push_back(limit(c, budget, lanes));
+                            changed |= out.back() != c;
+                          }
+                          return changed ? makeSeq(std::move(out)) : s;
+                        },
+                        [&](const LetStmt& l) -> Stmt {
+                          Stmt b = limit(l.body, budget, lanes);
+                          return b == l.body ? s : makeLet(l.var, l.value, b);
+                        },
+                    },
+                    s->kind);
+}
+
 }  // namespace
+
+Stmt limitUnrolling(const Stmt& s, int64_t max_statements, int lanes) { return limit(s, max_statements, std::max(1, lanes)); }
 
 Stmt unrollRegisterTileLoops(const Stmt& s, int64_t max_tile_elements, int64_t max_steps) {
   return Pass(max_tile_elements, max_steps).run(s).stmt;

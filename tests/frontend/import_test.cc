@@ -8,7 +8,7 @@
 #include <cstdio>
 #include <fstream>
 
-#include "frontend/evaluate.h"
+#include "graph/reference.h"
 #include "frontend/onnx/onnx_importer.h"
 #include "onnx_builder.h"
 #include "ops/ops.h"
@@ -310,12 +310,12 @@ TEST(OnnxImport, Opset11AttributeForms) {
   EXPECT_EQ(g.value(g.outputs()[0]).shape, (te::Shape{1, 2, 4, 1}));
   EXPECT_EQ(g.value(g.outputs()[1]).shape, (te::Shape{4}));
   runtime::NDArray x = randomArray({1, 6, 4}, 1);
-  std::vector<runtime::NDArray> out = evaluateGraph(g, {x});
+  std::vector<runtime::NDArray> out = graph::evaluateGraph(g, {x});
   std::vector<float> a(x.as<float>(), x.as<float>() + 8), y(4);
-  for (int j = 0; j < 4; ++j) {
+  for (int i = 0; i < 4; ++i) {  // rows 2..5, summed over their 4 columns
     float s = 0;
-    for (int i = 2; i < 6; ++i) s += x.as<float>()[i * 4 + j];
-    y[j] = std::min(std::max(s, -0.25f), 0.5f);
+    for (int j = 0; j < 4; ++j) s += x.as<float>()[(i + 2) * 4 + j];
+    y[i] = std::min(std::max(s, -0.25f), 0.5f);
   }
   expectClose(out[0], floatArray({1, 2, 4, 1}, a));
   expectClose(out[1], floatArray({4}, y));
@@ -355,7 +355,7 @@ TEST(OnnxImport, SoftmaxAxisSemanticsByOpset) {
         }
       }
       SCOPED_TRACE(std::to_string(opset) + (log ? " LogSoftmax" : " Softmax"));
-      expectClose(evaluateGraph(g, {x})[0], floatArray({2, 3, 4}, want));
+      expectClose(graph::evaluateGraph(g, {x})[0], floatArray({2, 3, 4}, want));
     }
 }
 
@@ -383,7 +383,7 @@ TEST(OnnxImport, MatMulForms) {
     runtime::NDArray av = randomArray(cs.a, 1);
     std::vector<runtime::NDArray> ins{av};
     if (!cs.b_const) ins.push_back(bv);
-    runtime::NDArray got = evaluateGraph(g, ins)[0];
+    runtime::NDArray got = graph::evaluateGraph(g, ins)[0];
     // numpy matmul semantics with loops: promote 1-D operands, broadcast the batch.
     te::Shape as = cs.a.size() == 1 ? te::Shape{1, cs.a[0]} : cs.a, bs = cs.b.size() == 1 ? te::Shape{cs.b[0], 1} : cs.b;
     int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
@@ -420,7 +420,7 @@ TEST(OnnxImport, ConvPaddingModesAndOneD) {
     EXPECT_EQ(a.pads, (graph::Pad4{1, 1, 1, 1}));
     runtime::NDArray x = randomArray({1, 3, 7, 7}, 2);
     te::Tensor X = ph("x", {1, 3, 7, 7}), W = ph("w", {3, 1, 3, 3});
-    expectClose(evaluateGraph(g, {x})[0],
+    expectClose(graph::evaluateGraph(g, {x})[0],
                 evalTe({X, W}, ops::depthwise_conv2d_nchw(X, W, {2, 2}, {1, 1, 1, 1}), {x, w}));
   }
   {
@@ -444,7 +444,7 @@ TEST(OnnxImport, ConvPaddingModesAndOneD) {
     graph::Graph g = importOnnxModel(b.model());
     EXPECT_EQ(opNames(g), (std::vector<std::string>{"reshape", "conv2d_nchw", "add", "reshape"}));
     runtime::NDArray x = randomArray({2, 3, 10}, 3);
-    runtime::NDArray got = evaluateGraph(g, {x})[0];
+    runtime::NDArray got = graph::evaluateGraph(g, {x})[0];
     ASSERT_EQ(got.shape(), (te::Shape{2, 4, 9}));
     std::vector<float> want;
     for (int nn = 0; nn < 2; ++nn)
@@ -478,7 +478,89 @@ TEST(OnnxImport, ContribGelu) {
     float v = x.as<float>()[i];
     want.push_back(0.5f * v * (1.0f + std::erf(v / std::sqrt(2.0f))));
   }
-  expectClose(evaluateGraph(g, {x})[0], floatArray({6}, want));
+  expectClose(graph::evaluateGraph(g, {x})[0], floatArray({6}, want));
+}
+
+// Negative pads crop (a slice), positive ones pad; empty constants in a Concat add nothing; an
+// Expand to the input's own shape is elided.
+TEST(OnnxImport, PadCropConcatEmptyExpandNoop) {
+  ModelBuilder b(13);
+  b.input("x", {I(2), I(4)});
+  b.ints("pads", {0, -1, 0, 2});
+  b.floats("value", {}, {0.5f});
+  b.node("Pad", {"x", "pads", "value"}, {"p"});
+  b.node("Shape", {"p"}, {"s"});
+  b.ints("zero", {0});
+  b.node("Slice", {"s", "zero", "zero"}, {"prefix"});  // empty
+  setAttr(b.node("Concat", {"prefix", "s"}, {"shape"}), "axis", I(0));
+  b.node("Expand", {"p", "shape"}, {"y"});
+  b.output("y");
+  graph::Graph g = importOnnxModel(b.model());
+  EXPECT_EQ(opNames(g), (std::vector<std::string>{"slice", "pad"}));
+  runtime::NDArray x = randomArray({2, 4}, 1);
+  std::vector<float> want;
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 1; j < 4; ++j) want.push_back(x.as<float>()[i * 4 + j]);
+    want.push_back(0.5f);
+    want.push_back(0.5f);
+  }
+  expectClose(graph::evaluateGraph(g, {x})[0], floatArray({2, 5}, want));
+}
+
+// Corrupted files give an Error (or import), never a crash or another exception.
+TEST(OnnxErrors, CorruptedModelsNeverCrash) {
+  ModelBuilder b(13);
+  b.input("x", {I(1), I(2), I(5), I(5)});
+  b.random("w", {3, 2, 3, 3}, 1);
+  b.random("bias", {3}, 2);
+  b.ints("shape", {1, -1});
+  setAttr(b.node("Conv", {"x", "w", "bias"}, {"c"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  setAttr(b.node("MaxPool", {"c"}, {"p"}), "kernel_shape", std::vector<int64_t>{2, 2});
+  b.node("Reshape", {"p", "shape"}, {"f"});
+  b.node("Softmax", {"f"}, {"y"});
+  b.output("y");
+  const std::string good = b.bytes();
+  uint64_t state = 12345;
+  auto next = [&] { return state = state * 6364136223846793005ull + 1442695040888963407ull, state >> 33; };
+  int imported = 0, rejected = 0;
+  for (int trial = 0; trial < 400; ++trial) {
+    std::string bad = good;
+    int flips = 1 + static_cast<int>(next() % 4);
+    for (int k = 0; k < flips; ++k) bad[next() % bad.size()] = static_cast<char>(next() & 0xff);
+    try {
+      importOnnxBytes(bad);
+      ++imported;
+    } catch (const Error& e) {
+      ++rejected;
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "trial " << trial << " threw a non-ttune exception: " << e.what();
+    }
+  }
+  EXPECT_GT(rejected, 0);
+  EXPECT_GT(imported + rejected, 0);
+}
+
+// Constant subgraphs fold, except broadcasts that would only materialize large constants.
+TEST(OnnxImport, ConstantFoldingPolicy) {
+  ModelBuilder b(13);
+  b.input("x", {I(1), I(300), I(300)});
+  b.floats("one", {}, {1.0f});
+  b.ints("big", {1, 300, 300});
+  b.node("Expand", {"one", "big"}, {"ones"});  // 90000 elements from 1: stays a node
+  b.node("Add", {"x", "ones"}, {"a"});
+  b.random("w", {4, 3}, 1);
+  setAttr(b.node("Transpose", {"w"}, {"wt"}), "perm", std::vector<int64_t>{1, 0});  // folds
+  b.node("Shape", {"wt"}, {"s"});
+  b.node("ReduceSum", {"a"}, {"r"});
+  b.output("r");
+  b.output("s");
+  graph::Graph g = importOnnxModel(b.model());
+  EXPECT_EQ(opNames(g), (std::vector<std::string>{"expand", "add", "reduce_sum"}));
+  const graph::Value& s = g.value(g.outputs()[1]);
+  ASSERT_TRUE(s.isConstant());
+  EXPECT_EQ(s.constant->as<int64_t>()[0], 3);
+  EXPECT_EQ(s.constant->as<int64_t>()[1], 4);
 }
 
 TEST(OnnxImport, SupportedOpList) {

@@ -3,14 +3,18 @@
 #include <cstring>
 
 #include "support/strings.h"
+#include "te/compute_dag.h"
 
 namespace ttune::frontend::detail {
 
 namespace {
 
 // Folding a node on constants is skipped when it would only materialize a large broadcast
-// (e.g. Expand of a scalar to an activation-sized tensor): the node stays and reads the constant.
+// (e.g. Expand of a scalar to an activation-sized tensor) or when the reference evaluator would
+// need long for it (a product of two large constant matrices): the node stays and reads the
+// constants, and the compiled model computes it.
 constexpr int64_t kFoldAlwaysElements = 1 << 16;
+constexpr double kFoldMaxFlops = 1e8;
 
 // Graph::addNode reports "node <name> (<op>): <message>"; the importer re-prefixes with the ONNX
 // node, so the graph's own prefix is dropped.
@@ -210,7 +214,11 @@ int Ctx::emit(graph::OpAttrs attrs, std::vector<int> inputs, std::string_view ta
     if (all_const) {
       te::Tensor out = graph::buildOp(attrs, ph);
       int64_t out_elems = te::shapeElements(out.shape());
-      if (out_elems <= kFoldAlwaysElements || out_elems <= 2 * in_elems) {
+      std::vector<te::Tensor> dag_inputs;
+      for (const te::Tensor& t : ph)
+        if (t.defined()) dag_inputs.push_back(t);
+      bool cheap = te::ComputeDAG(dag_inputs, {out}).flops() <= kFoldMaxFlops;
+      if (cheap && (out_elems <= kFoldAlwaysElements || out_elems <= 2 * in_elems)) {
         graph::Node n{nm, attrs, inputs, -1};
         return graph_.addConstant(nm, graph::evaluateConstantNode(graph_, n));
       }
@@ -225,6 +233,17 @@ int Ctx::addConstant(runtime::NDArray data, std::string_view tag) {
   for (int64_t d : data.shape())
     if (d < 0) fail("the result has the invalid shape ", te::shapeToString(data.shape()));
   return graph_.addConstant(nodeName(tag), std::move(data));
+}
+
+int64_t Ctx::checkSize(const te::Shape& shape) const {
+  constexpr int64_t kMax = int64_t(1) << 32;
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) fail("the shape ", te::shapeToString(shape), " has a negative dimension");
+    if (d > 0 && n > kMax / d) fail("the shape ", te::shapeToString(shape), " is too large (more than 2^32 elements)");
+    n *= d;
+  }
+  return n;
 }
 
 int Ctx::scalarConstant(double v, te::DType dtype, std::string_view tag) {

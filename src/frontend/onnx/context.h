@@ -90,6 +90,9 @@ class Ctx {
   // names the node like the ONNX node; otherwise "<name>/<tag>".
   int emit(graph::OpAttrs attrs, std::vector<int> inputs, std::string_view tag = {});
   int addConstant(runtime::NDArray data, std::string_view tag);
+  // Fails when a tensor of `shape` would be unreasonably large to create at import (> 2^32
+  // elements), e.g. from a corrupt shape; returns the element count.
+  int64_t checkSize(const te::Shape& shape) const;
   int scalarConstant(double v, te::DType dtype, std::string_view tag);
   // Common one-node helpers; reshape/transpose return `v` when nothing changes.
   int reshape(int v, const te::Shape& shape, std::string_view tag);

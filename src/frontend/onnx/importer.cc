@@ -2,7 +2,6 @@
 // the node loop over the op table, graph outputs, and a final compaction that keeps only live
 // nodes and values.
 #include <fstream>
-#include <sstream>
 
 #include "frontend/onnx/context.h"
 #include "frontend/onnx/onnx_importer.h"
@@ -52,6 +51,10 @@ te::Shape inputShape(const onnx::ValueInfoProto& vi, const OnnxOptions& opt) {
   const std::string& n = vi.name();
   auto it = opt.input_shapes.find(n);
   if (it != opt.input_shapes.end()) {
+    const onnx::TypeProto_Tensor& declared = vi.type().tensor_type();
+    if (declared.has_shape() && declared.shape().dim_size() != static_cast<int>(it->second.size()))
+      fail("OnnxOptions::input_shapes gives input \"", n, "\" the shape ", te::shapeToString(it->second),
+           ", but the model declares rank ", declared.shape().dim_size());
     for (int64_t d : it->second)
       if (d <= 0)
         fail("OnnxOptions::input_shapes gives input \"", n, "\" the shape ", te::shapeToString(it->second),
@@ -62,10 +65,16 @@ te::Shape inputShape(const onnx::ValueInfoProto& vi, const OnnxOptions& opt) {
   if (!tt.has_shape())
     fail("input \"", n, "\" has no declared shape; give it with OnnxOptions::input_shapes[\"", n, "\"]");
   te::Shape shape;
+  int64_t elements = 1;
+  auto push = [&](int64_t v) {
+    if (elements > (int64_t(1) << 40) / v) fail("input \"", n, "\" has more than 2^40 elements");
+    elements *= v;
+    shape.push_back(v);
+  };
   for (int d = 0; d < tt.shape().dim_size(); ++d) {
     const onnx::TensorShapeProto_Dimension& dim = tt.shape().dim(d);
     if (dim.has_dim_value() && dim.dim_value() > 0) {
-      shape.push_back(dim.dim_value());
+      push(dim.dim_value());
     } else if (dim.has_dim_value() && dim.dim_value() == 0) {
       fail("input \"", n, "\" has an empty dimension ", d, " (extent 0), and empty tensors are not supported");
     } else if (dim.has_dim_param() && !dim.dim_param().empty()) {
@@ -76,7 +85,7 @@ te::Shape inputShape(const onnx::ValueInfoProto& vi, const OnnxOptions& opt) {
              "\"]");
       if (v->second <= 0)
         fail("OnnxOptions::dim_values sets \"", dim.dim_param(), "\" to ", v->second, "; it must be positive");
-      shape.push_back(v->second);
+      push(v->second);
     } else {
       fail("input \"", n, "\" dimension ", d, " is unknown; set the full shape with OnnxOptions::input_shapes[\"", n,
            "\"]");
@@ -129,7 +138,8 @@ void bindOutput(graph::Graph& g, const std::string& name, int v) {
 }
 
 // Rebuilds the graph with only the nodes the outputs depend on and the constants they read (all
-// graph inputs are kept: callers feed them by position).
+// graph inputs are kept: callers feed them by position). Value names are made unique: inputs and
+// outputs keep their ONNX names, a clashing helper value gets a ".1", ".2", ... suffix.
 graph::Graph compact(const graph::Graph& g) {
   std::vector<bool> live(g.nodes().size(), false), live_value(g.values().size(), false);
   for (int o : g.outputs()) live_value[o] = true;
@@ -142,13 +152,25 @@ graph::Graph compact(const graph::Graph& g) {
   }
   graph::Graph out;
   std::vector<int> map(g.values().size(), -1);
+  std::set<std::string> used;
+  std::set<int> outputs(g.outputs().begin(), g.outputs().end());
+  for (int v : g.inputs()) used.insert(g.value(v).name);
+  for (int o : g.outputs()) used.insert(g.value(o).name);
+  auto unique = [&](int v) {
+    const std::string& n = g.value(v).name;
+    if (outputs.count(v)) return n;
+    std::string u = n;
+    for (int k = 1; used.count(u); ++k) u = n + "." + std::to_string(k);
+    used.insert(u);
+    return u;
+  };
   for (int v : g.inputs()) map[v] = out.addInput(g.value(v).name, g.value(v).shape, g.value(v).dtype);
   auto get = [&](int v) {
     if (v < 0) return -1;
     if (map[v] < 0) {
       const graph::Value& x = g.value(v);
       if (!x.isConstant()) fail("internal: value ", x.name, " is read before it is defined");
-      map[v] = out.addConstant(x.name, *x.constant);
+      map[v] = out.addConstant(unique(v), *x.constant);
     }
     return map[v];
   };
@@ -158,7 +180,7 @@ graph::Graph compact(const graph::Graph& g) {
     std::vector<int> ins;
     for (int v : n.inputs) ins.push_back(get(v));
     int id = out.addNode(n.name, n.attrs, ins);
-    out.mutableValue(id).name = g.value(n.output).name;
+    out.mutableValue(id).name = unique(n.output);
     map[n.output] = id;
   }
   for (int o : g.outputs()) out.markOutput(get(o));
@@ -186,11 +208,17 @@ graph::Graph importModel(const onnx::ModelProto& m, const OnnxOptions& opt, cons
     names[t.name()] = g.addConstant(t.name(), tensorFromProto(t, base_dir));
   }
   std::set<std::string> input_names;
+  for (const onnx::ValueInfoProto& vi : gp.input())
+    if (!names.count(vi.name())) input_names.insert(vi.name());
+  for (const auto& [n, s] : opt.input_shapes)
+    if (!input_names.count(n)) fail("OnnxOptions::input_shapes names \"", n, "\", which is not an input of the model");
+  for (const auto& [n, a] : opt.constant_inputs)
+    if (!input_names.count(n))
+      fail("OnnxOptions::constant_inputs names \"", n, "\", which is not an input of the model");
   for (const onnx::ValueInfoProto& vi : gp.input()) {
     if (names.count(vi.name())) continue;  // an initializer listed as an input (IR < 4): a constant
     if (!vi.type().has_tensor_type())
       fail("input \"", vi.name(), "\" is not a tensor (sequence, map and optional inputs are not supported)");
-    input_names.insert(vi.name());
     auto bound = opt.constant_inputs.find(vi.name());
     if (bound != opt.constant_inputs.end()) {
       names[vi.name()] = g.addConstant(vi.name(), checkBound(vi, bound->second));
@@ -199,11 +227,6 @@ graph::Graph importModel(const onnx::ModelProto& m, const OnnxOptions& opt, cons
     te::DType dt = dtypeFromOnnx(vi.type().tensor_type().elem_type(), "input \"" + vi.name() + "\"");
     names[vi.name()] = g.addInput(vi.name(), inputShape(vi, opt), dt);
   }
-  for (const auto& [n, s] : opt.input_shapes)
-    if (!input_names.count(n)) fail("OnnxOptions::input_shapes names \"", n, "\", which is not an input of the model");
-  for (const auto& [n, a] : opt.constant_inputs)
-    if (!input_names.count(n))
-      fail("OnnxOptions::constant_inputs names \"", n, "\", which is not an input of the model");
 
   std::set<std::string> used;
   for (const onnx::NodeProto& n : gp.node())
@@ -233,6 +256,19 @@ graph::Graph importModel(const onnx::ModelProto& m, const OnnxOptions& opt, cons
   return compact(g);
 }
 
+// Errors are one line: control characters of (possibly corrupt) names in messages become '?'.
+graph::Graph importChecked(const onnx::ModelProto& m, const OnnxOptions& opt, const std::string& base_dir,
+                           const std::string& what) {
+  try {
+    return importModel(m, opt, base_dir, what);
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    for (char& ch : msg)
+      if (static_cast<unsigned char>(ch) < 0x20) ch = '?';
+    throw Error(msg);
+  }
+}
+
 std::string dirName(const std::string& path) {
   size_t p = path.find_last_of('/');
   return p == std::string::npos ? std::string(".") : path.substr(0, p == 0 ? 1 : p);
@@ -241,24 +277,22 @@ std::string dirName(const std::string& path) {
 }  // namespace
 
 graph::Graph importOnnxModel(const onnx::ModelProto& model, const OnnxOptions& options) {
-  return importModel(model, options, "", "the model");
+  return importChecked(model, options, "", "the model");
 }
 
 graph::Graph importOnnxBytes(const std::string& bytes, const OnnxOptions& options) {
   onnx::ModelProto m;
   if (!m.ParseFromString(bytes)) fail("the data is not a valid ONNX model (protobuf parsing failed)");
-  return importModel(m, options, "", "the model");
+  return importChecked(m, options, "", "the model");
 }
 
 graph::Graph importOnnx(const std::string& path, const OnnxOptions& options) {
   std::ifstream f(path, std::ios::binary);
   if (!f) fail("cannot open the ONNX file \"", path, "\"");
-  std::stringstream ss;
-  ss << f.rdbuf();
   onnx::ModelProto m;
   std::string what = "the ONNX file \"" + path + "\"";
-  if (!m.ParseFromString(ss.str())) fail(what, " is not a valid ONNX model (protobuf parsing failed)");
-  return importModel(m, options, dirName(path), what);
+  if (!m.ParseFromIstream(&f)) fail(what, " is not a valid ONNX model (protobuf parsing failed)");
+  return importChecked(m, options, dirName(path), what);
 }
 
 }  // namespace ttune::frontend

@@ -264,6 +264,9 @@ void simpleBinary(Ctx& c) {
   int a = c.in(0), b = c.in(1);
   if (c.dtype(0) != c.dtype(1))
     c.fail("the operands have different dtypes (", te::dtypeName(c.dtype(0)), " and ", te::dtypeName(c.dtype(1)), ")");
+  bool logic = K == BinaryKind::And || K == BinaryKind::Or;
+  if (logic != (c.dtype(0) == DType::Bool))
+    c.fail("the operands have dtype ", te::dtypeName(c.dtype(0)), ", which ", c.opType(), " does not take");
   if (K == BinaryKind::Div && te::isInt(c.dtype(0))) {
     if (!c.isConst(0) || !c.isConst(1)) c.fail("integer division is only supported on constants");
     c.setOutput(0, c.addConstant(hostIntDiv(c, c.constant(0, "dividend"), c.constant(1, "divisor")), {}));
@@ -300,6 +303,7 @@ void negatedCompare(Ctx& c) {  // LessOrEqual = not(Greater), GreaterOrEqual = n
 
 void importXor(Ctx& c) {
   c.checkAttrs({});
+  if (c.dtype(0) != DType::Bool || c.dtype(1) != DType::Bool) c.fail("the operands must be bool tensors");
   int a = c.in(0), b = c.in(1);
   int nb = c.logicalNot(b, "not_rhs");
   c.setOutput(0, c.emit(graph::WhereAttrs{}, {a, nb, b}));

@@ -196,7 +196,7 @@ void importGemm(Ctx& c) {
     y = c.emit(graph::MatMulAttrs{ta, tb}, {a, b});
     if (alpha != 1.0) y = c.binary(BinaryKind::Mul, y, c.scalarConstant(alpha, DType::Float32, "alpha"), "scaled");
   }
-  if (c.has(2) && beta != 0.0) {
+  if (c.present(2) && beta != 0.0) {
     int bias = c.in(2, "C");
     if (beta != 1.0) bias = c.binary(BinaryKind::Mul, bias, c.scalarConstant(beta, DType::Float32, "beta"), "scaled_bias");
     y = c.binary(BinaryKind::Add, y, bias, "bias");

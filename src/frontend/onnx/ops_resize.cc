@@ -32,20 +32,21 @@ struct ResizeAttrs {
   bool exclude_outside = false;
 };
 
-// Input coordinate of output position x (ONNX's coordinate_transformation_mode).
-double sourceCoordinate(const Ctx& c, const ResizeAttrs& a, int64_t x, double scale, int64_t in, int64_t out,
-                        double roi_start, double roi_end) {
+// Input coordinate of output position x (ONNX's coordinate_transformation_mode). The resized
+// length is in * scale before flooring, as in ONNX's reference implementation (it differs from
+// the output extent when scales, not sizes, are given).
+double sourceCoordinate(const Ctx& c, const ResizeAttrs& a, int64_t x, double scale, int64_t in, double roi_start,
+                        double roi_end) {
   const std::string& m = a.coord;
-  double xd = static_cast<double>(x);
+  double xd = static_cast<double>(x), len = static_cast<double>(in) * scale;
   if (m == "half_pixel") return (xd + 0.5) / scale - 0.5;
-  if (m == "pytorch_half_pixel") return out > 1 ? (xd + 0.5) / scale - 0.5 : 0.0;
-  if (m == "align_corners") return out == 1 ? 0.0 : xd * static_cast<double>(in - 1) / static_cast<double>(out - 1);
+  if (m == "pytorch_half_pixel") return len > 1 ? (xd + 0.5) / scale - 0.5 : 0.0;
+  if (m == "align_corners") return len == 1 ? 0.0 : xd * static_cast<double>(in - 1) / (len - 1);
   if (m == "asymmetric") return xd / scale;
   if (m == "tf_half_pixel_for_nn") return (xd + 0.5) / scale;
   if (m == "tf_crop_and_resize") {
     double span = static_cast<double>(in - 1);
-    return out > 1 ? roi_start * span + xd * (roi_end - roi_start) * span / static_cast<double>(out - 1)
-                   : 0.5 * (roi_start + roi_end) * span;
+    return len > 1 ? roi_start * span + xd * (roi_end - roi_start) * span / (len - 1) : 0.5 * (roi_start + roi_end) * span;
   }
   c.fail("coordinate_transformation_mode ", m, " is not supported");
 }
@@ -76,7 +77,7 @@ AxisPlan planAxis(const Ctx& c, const ResizeAttrs& a, int64_t in, int64_t out, d
   p.extra.assign(out, 0.0f);
   auto clampIndex = [&](int64_t i) { return std::clamp<int64_t>(i, 0, in - 1); };
   for (int64_t x = 0; x < out; ++x) {
-    double src = sourceCoordinate(c, a, x, scale, in, out, roi_start, roi_end);
+    double src = sourceCoordinate(c, a, x, scale, in, roi_start, roi_end);
     if (a.coord == "tf_crop_and_resize" && (src < 0 || src > static_cast<double>(in - 1))) {
       p.extra[x] = static_cast<float>(a.extrapolation);
       p.has_extra = true;
@@ -194,6 +195,7 @@ void importResize(Ctx& c) {
   }
   for (size_t d = 0; d < rank; ++d)
     if (out[d] <= 0) c.fail("the output shape ", te::shapeToString(out), " is empty, and empty tensors are not supported");
+  c.checkSize(out);
   std::vector<double> roi(2 * rank, 0.0);
   if (a.coord == "tf_crop_and_resize") {
     if (!c.present(1)) c.fail("tf_crop_and_resize needs the roi input");

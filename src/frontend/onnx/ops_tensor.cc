@@ -73,6 +73,7 @@ void importConstantOfShape(Ctx& c) {
     }
     if (dt == DType::Int64 && std::fabs(fill) > 9007199254740992.0) c.fail("the fill value is too large");
   }
+  c.checkSize(shape);
   runtime::NDArray out = runtime::NDArray::empty(shape, dt);
   out.fill(fill);
   c.setOutput(0, c.addConstant(std::move(out), {}));
@@ -90,6 +91,7 @@ void importRange(Ctx& c) {
     if (delta == 0) c.fail("delta is zero");
     n = std::max<int64_t>(static_cast<int64_t>(std::ceil((limit - start) / delta)), 0);
     if (n == 0) c.fail("the range is empty, and empty tensors are not supported");
+    c.checkSize({n});
     out = runtime::NDArray::empty({n}, dt);
     for (int64_t i = 0; i < n; ++i) out.as<float>()[i] = start + static_cast<float>(i) * delta;
   } else if (te::isInt(dt)) {
@@ -99,6 +101,7 @@ void importRange(Ctx& c) {
     int64_t span = l[0] - s[0];
     n = span / d[0] + (span % d[0] != 0 && (span > 0) == (d[0] > 0) ? 1 : 0);
     if (n <= 0) c.fail("the range is empty, and empty tensors are not supported");
+    c.checkSize({n});
     out = runtime::NDArray::empty({n}, dt);
     for (int64_t i = 0; i < n; ++i) {
       int64_t v = s[0] + i * d[0];
@@ -159,6 +162,7 @@ void importDropout(Ctx& c) {
   int x = c.in(0);
   c.setOutput(0, x);
   if (c.outputUsed(1)) {  // the inference mask keeps everything
+    c.checkSize(c.shape(0));
     runtime::NDArray mask(c.shape(0), DType::Bool);
     mask.fill(1);
     c.setOutput(1, c.addConstant(std::move(mask), "mask"));

@@ -45,7 +45,10 @@ te::DType dtypeFromOnnx(int t, const std::string& what) {
 
 namespace {
 
-std::string readExternal(const onnx::TensorProto& t, const std::string& what, const std::string& base_dir) {
+constexpr int64_t kMaxTensorElements = int64_t(1) << 40;
+
+std::string readExternal(const onnx::TensorProto& t, const std::string& what, const std::string& base_dir,
+                         int64_t expected_bytes) {
   std::string location;
   int64_t offset = 0, length = -1;
   for (const onnx::StringStringEntryProto& e : t.external_data()) {
@@ -64,6 +67,8 @@ std::string readExternal(const onnx::TensorProto& t, const std::string& what, co
   f.seekg(0, std::ios::end);
   int64_t size = static_cast<int64_t>(f.tellg());
   if (length < 0) length = size - offset;
+  if (length != expected_bytes)
+    fail(what, " stores ", length, " external bytes but its shape needs ", expected_bytes);
   if (offset < 0 || offset + length > size)
     fail(what, " reads bytes ", offset, " to ", offset + length, " of ", path, ", which has only ", size);
   std::string data(static_cast<size_t>(length), '\0');
@@ -72,56 +77,56 @@ std::string readExternal(const onnx::TensorProto& t, const std::string& what, co
   return data;
 }
 
-template <class Field>
-void checkCount(const Field& f, int64_t n, const std::string& what, const char* field) {
-  if (static_cast<int64_t>(f.size()) != n)
-    fail(what, " has ", f.size(), " values in ", field, " but its shape needs ", n);
-}
-
 }  // namespace
 
 runtime::NDArray tensorFromProto(const onnx::TensorProto& t, const std::string& base_dir) {
   std::string what = t.name().empty() ? std::string("a tensor") : "tensor \"" + t.name() + "\"";
   te::DType dtype = dtypeFromOnnx(t.data_type(), what);
   te::Shape shape;
+  int64_t n = 1;
   for (int64_t d : t.dims()) {
     if (d < 0) fail(what, " has the negative dimension ", d);
+    if (d > 0 && n > kMaxTensorElements / d) fail(what, " has more than 2^40 elements");
+    n *= d;
     shape.push_back(d);
   }
   if (t.has_segment()) fail(what, " is segmented, which is not supported");
-  runtime::NDArray a = runtime::NDArray::empty(shape, dtype);
-  int64_t n = a.numElements();
+  // The data size is checked before anything is allocated, so a corrupt shape cannot exhaust memory.
+  const int64_t bytes = n * te::dtypeBytes(dtype);
   const std::string* raw = nullptr;
   std::string external;
   if (t.data_location() == onnx::TensorProto::EXTERNAL) {
-    external = readExternal(t, what, base_dir);
+    external = readExternal(t, what, base_dir, bytes);
     raw = &external;
   } else if (t.has_raw_data()) {
     raw = &t.raw_data();
   }
   if (raw) {
-    if (static_cast<int64_t>(raw->size()) != a.bytes())
-      fail(what, " has ", raw->size(), " bytes of data but its shape ", te::shapeToString(shape), " needs ", a.bytes());
+    if (static_cast<int64_t>(raw->size()) != bytes)
+      fail(what, " has ", raw->size(), " bytes of data but its shape ", te::shapeToString(shape), " needs ", bytes);
+    runtime::NDArray a = runtime::NDArray::empty(shape, dtype);
     std::memcpy(a.data(), raw->data(), raw->size());  // little-endian, as the host
     if (dtype == te::DType::Bool)
       for (int64_t i = 0; i < n; ++i) a.as<uint8_t>()[i] = a.as<uint8_t>()[i] != 0;
     return a;
   }
+  const int64_t count = dtype == te::DType::Float32 ? t.float_data_size()
+                        : dtype == te::DType::Int64 ? t.int64_data_size()
+                                                    : t.int32_data_size();
+  const char* field = dtype == te::DType::Float32 ? "float_data" : dtype == te::DType::Int64 ? "int64_data" : "int32_data";
+  if (count != n) fail(what, " has ", count, " values in ", field, " but its shape needs ", n);
+  runtime::NDArray a = runtime::NDArray::empty(shape, dtype);
   switch (dtype) {
     case te::DType::Float32:
-      checkCount(t.float_data(), n, what, "float_data");
       for (int64_t i = 0; i < n; ++i) a.as<float>()[i] = t.float_data(static_cast<int>(i));
       break;
     case te::DType::Int32:
-      checkCount(t.int32_data(), n, what, "int32_data");
       for (int64_t i = 0; i < n; ++i) a.as<int32_t>()[i] = t.int32_data(static_cast<int>(i));
       break;
     case te::DType::Bool:
-      checkCount(t.int32_data(), n, what, "int32_data");
       for (int64_t i = 0; i < n; ++i) a.as<uint8_t>()[i] = t.int32_data(static_cast<int>(i)) != 0;
       break;
     case te::DType::Int64:
-      checkCount(t.int64_data(), n, what, "int64_data");
       for (int64_t i = 0; i < n; ++i) a.as<int64_t>()[i] = t.int64_data(static_cast<int>(i));
       break;
   }

@@ -1,0 +1,52 @@
+#include "cli/bank_access.h"
+
+#include <map>
+
+#include "codegen/codegen.h"
+#include "runtime/thread_pool.h"
+#include "store/seed.h"
+#include "support/error.h"
+
+namespace ttune::cli {
+
+store::Bank openBank(const std::string& path) {
+  auto bank = store::openBank(path);
+  if (!bank.ok()) fail(bank.error());
+  return std::move(*bank);
+}
+
+schedule::TargetInfo currentTarget() {
+  const auto& h = codegen::hostInfo();
+  return schedule::TargetInfo{h.cpu, h.vector_bits, runtime::ThreadPool::global().numThreads()};
+}
+
+void registerModel(store::Bank& bank, const std::string& name, const std::string& spec, const std::vector<graph::Kernel>& kernels) {
+  std::vector<store::ModelKernel> mk;
+  std::map<std::string, size_t> pos;
+  for (const graph::Kernel& k : kernels) {
+    auto it = pos.find(k.workload_key);
+    if (it != pos.end()) {
+      mk[it->second].occurrences++;
+      continue;
+    }
+    pos[k.workload_key] = mk.size();
+    mk.push_back({store::workloadInfo(*k.dag, k.class_id, k.class_name), 1});
+  }
+  Status st = bank.addModel(name, spec, mk);
+  if (!st.ok()) fail(st.error());
+}
+
+executor::ScheduleProvider bankProvider(const store::Bank& bank, const std::vector<graph::Kernel>& kernels) {
+  std::vector<std::string> keys;
+  for (const graph::Kernel& k : kernels) keys.push_back(k.workload_key);
+  const auto& h = codegen::hostInfo();
+  store::TargetFilter t;
+  t.cpu = h.cpu;
+  t.vector_bits = h.vector_bits;
+  std::map<std::string, schedule::Record> best = bank.bestRecords(keys, t);
+  std::vector<schedule::Record> recs;
+  for (auto& [k, r] : best) recs.push_back(r);
+  return executor::recordsProvider(recs);
+}
+
+}  // namespace ttune::cli

@@ -1,0 +1,28 @@
+// A live view for long operations on a terminal: a block of lines redrawn in place (progress
+// bar with ETA and the best result so far, plus detail lines). Off a terminal it prints nothing
+// unless verbose, then one plain line per update at most every few seconds.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ttune::cli {
+
+class LiveView {
+ public:
+  explicit LiveView(bool verbose = false);
+  ~LiveView();
+  // done/total drive the bar and the ETA; lines are printed below it.
+  void update(double done, double total, double elapsed_s, const std::string& headline,
+              const std::vector<std::string>& lines = {});
+  void finish();  // leaves the last view on screen
+
+ private:
+  bool tty_, verbose_;
+  int drawn_ = 0;
+  double last_plain_ = -1e9;
+};
+
+std::string progressBar(double fraction, int width);
+
+}  // namespace ttune::cli

@@ -1,0 +1,227 @@
+// `ttune tune`: Ansor-style auto-scheduling of a model's kernels; every measurement goes to the
+// schedule bank as it happens, so an interrupted run resumes where it stopped.
+#include <CLI/CLI.hpp>
+#include <atomic>
+#include <csignal>
+#include <iostream>
+#include <map>
+
+#include "autotune/tuner.h"
+#include "cli/bank_access.h"
+#include "cli/cli.h"
+#include "cli/model_loader.h"
+#include "cli/output.h"
+#include "cli/progress.h"
+#include "executor/executor.h"
+#include "measure/timing.h"
+#include "models/zoo.h"
+#include "runtime/thread_pool.h"
+#include "support/error.h"
+#include "support/strings.h"
+#include "support/timer.h"
+
+namespace ttune::cli {
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+extern "C" void onInterrupt(int) { g_interrupted = true; }
+
+struct TuneArgs {
+  ModelSource src;
+  int64_t trials = 1000;
+  double time_budget_min = 0;
+  std::string db;
+  uint64_t seed = 0;
+  bool json = false, new_run = false, verbose = false;
+  int threads = 0;
+  int measures_per_round = 64;
+  int population = 2048;
+  int64_t early_stopping = -1;
+};
+
+// Latency of the whole model with the given schedules (median of a few runs).
+double modelLatency(const graph::Graph& g, const executor::ModelOptions& opt, int repeat = 5) {
+  executor::CompiledModel m = executor::CompiledModel::compile(g, opt);
+  auto inputs = executor::randomInputs(g, 1);
+  m.run(inputs);
+  measure::TimingOptions t;
+  t.number = 1;
+  t.repeat = repeat;
+  t.min_repeat_ms = 0;
+  return measure::timeFunction([&] { m.run(inputs); }, t).median_s;
+}
+
+bool hasReduction(const te::ComputeDAG& dag) {
+  for (const te::Tensor& t : dag.ops())
+    if (t.op().isCompute() && t.op().compute().reduce()) return true;
+  return false;
+}
+
+void tune(const TuneArgs& a) {
+  if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
+  if (a.trials <= 0) fail("--trials must be positive");
+  graph::Graph g = loadModel(a.src);
+  std::string name = modelName(a.src.spec);
+  std::vector<graph::Kernel> kernels = graph::partition(g);
+
+  // Tasks: distinct kernels with a reduction (element-wise kernels keep the default schedule).
+  std::vector<autotune::TuneTaskSpec> tasks;
+  std::map<std::string, size_t> pos;
+  for (const graph::Kernel& k : kernels) {
+    if (k.alias_only || !hasReduction(*k.dag)) continue;
+    auto it = pos.find(k.workload_key);
+    if (it != pos.end()) {
+      tasks[it->second].weight += 1;
+      continue;
+    }
+    pos[k.workload_key] = tasks.size();
+    tasks.push_back({k.workload_key, k.class_id, k.class_name, k.dag, 1});
+  }
+  if (tasks.empty()) fail("model ", name, " has no kernel to tune");
+
+  store::Bank bank = openBank(a.db);
+  registerModel(bank, name, a.src.spec, kernels);
+  schedule::TargetInfo target = currentTarget();
+
+  // Resume the latest unfinished run of this model unless told otherwise.
+  std::string run_id;
+  int64_t done = 0;
+  if (!a.new_run) {
+    for (const auto& r : bank.runs())
+      if (r.kind == store::RunKind::Tune && r.model == name && r.status != store::RunStatus::Finished) run_id = r.run_id;
+    if (!run_id.empty()) {
+      done = bank.trialsOfRun(run_id);
+      Status st = bank.resumeRun(run_id);
+      if (!st.ok()) fail(st.error());
+    }
+  }
+  Json settings{{"trials", a.trials}, {"time_budget_min", a.time_budget_min}, {"seed", a.seed},
+                {"measures_per_round", a.measures_per_round}, {"population", a.population}, {"threads", target.threads}};
+  if (run_id.empty()) {
+    auto r = bank.beginRun(store::RunKind::Tune, name, settings);
+    if (!r.ok()) fail(r.error());
+    run_id = *r;
+  }
+
+  LiveView view(a.verbose);
+  if (!a.json && stderrIsTerminal()) std::cerr << "ttune: measuring " << name << " untuned...\n";
+  double untuned_s = modelLatency(g, {});
+
+  measure::MeasureOptions mo;
+  mo.threads = target.threads;
+  measure::Measurer measurer(mo);
+  autotune::XGBoostModel model;
+  autotune::TunerOptions topt;
+  topt.trials = a.trials;
+  topt.time_budget_s = a.time_budget_min * 60;
+  topt.measures_per_round = a.measures_per_round;
+  topt.early_stopping = a.early_stopping;
+  topt.search.population = a.population;
+  topt.search.sketch.num_cores = target.threads;
+  topt.search.sampler.num_cores = target.threads;
+  topt.seed = a.seed;
+  topt.model = name;
+  topt.run_id = run_id;
+  topt.target = target;
+  autotune::Tuner tuner(tasks, topt, model, measurer);
+  if (done > 0 || !a.new_run) {
+    store::RecordQuery q;
+    q.kernels_of_model = name;
+    q.target = store::TargetFilter::exactly(target);
+    int used = tuner.preload(bank.records(q), done);
+    if (used > 0 && !a.json && stderrIsTerminal())
+      std::cerr << "ttune: resuming with " << used << " measured schedules from " << bank.path() << "\n";
+  }
+
+  g_interrupted = false;
+  auto old_int = std::signal(SIGINT, onInterrupt);
+  Timer wall;
+  auto sink = [&](const std::vector<schedule::Record>& recs) {
+    Status st = bank.addRecords(recs);
+    if (!st.ok()) fail(st.error());
+  };
+  auto progress = [&](const autotune::TunerProgress& p) {
+    (void)bank.updateRun(run_id, p.trials, wall.seconds());
+    std::vector<std::string> lines;
+    std::vector<const autotune::TaskProgress*> order;
+    for (const auto& t : p.tasks) order.push_back(&t);
+    std::sort(order.begin(), order.end(), [](auto* x, auto* y) { return x->weight * x->best_s > y->weight * y->best_s; });
+    for (size_t i = 0; i < std::min<size_t>(6, order.size()); ++i) {
+      const auto* t = order[i];
+      std::string cls = t->class_name.size() > 40 ? t->class_name.substr(0, 37) + "..." : t->class_name;
+      lines.push_back(strFormat("%-40s x%-2.0f %5d trials  best %s%s", cls.c_str(), t->weight, t->trials,
+                                std::isfinite(t->best_s) ? formatSeconds(t->best_s).c_str() : "-", t->dead ? " (done)" : ""));
+    }
+    std::string head = strFormat("%lld/%lld trials, est. latency %s", static_cast<long long>(p.trials),
+                                 static_cast<long long>(p.trials_total),
+                                 std::isfinite(p.estimated_latency_s) ? formatSeconds(p.estimated_latency_s).c_str() : "-");
+    if (!a.json) view.update(static_cast<double>(p.trials), static_cast<double>(p.trials_total), p.elapsed_s, head, lines);
+    if (g_interrupted) throw Error("tuning interrupted; run the same command again to resume");
+  };
+  autotune::TunerProgress p;
+  try {
+    p = tuner.run(sink, progress);
+  } catch (const Error&) {
+    std::signal(SIGINT, old_int);
+    (void)bank.finishRun(run_id, store::RunStatus::Interrupted);
+    throw;
+  }
+  std::signal(SIGINT, old_int);
+  view.finish();
+  double wall_s = wall.seconds();
+  (void)bank.updateRun(run_id, p.trials, wall_s);
+  Status st = bank.finishRun(run_id, store::RunStatus::Finished);
+  if (!st.ok()) fail(st.error());
+
+  executor::ModelOptions tuned;
+  tuned.schedules = bankProvider(bank, kernels);
+  double tuned_s = modelLatency(g, tuned);
+  double total = p.search_s + p.build_s + p.run_s;
+  Json j{{"model", name},
+         {"run_id", run_id},
+         {"db", bank.path()},
+         {"untuned_ms", untuned_s * 1e3},
+         {"tuned_ms", tuned_s * 1e3},
+         {"speedup", untuned_s / tuned_s},
+         {"trials", p.trials},
+         {"tasks", tasks.size()},
+         {"wall_s", wall_s},
+         {"search_share", total > 0 ? p.search_s / total : 0.0},
+         {"compile_share", total > 0 ? p.build_s / total : 0.0},
+         {"measure_share", total > 0 ? p.run_s / total : 0.0},
+         {"trials_per_s", wall_s > 0 ? (p.trials - done) / wall_s : 0.0},
+         {"threads", target.threads}};
+  if (a.json) return printJson(j);
+  std::cout << name << ": " << p.trials << " trials over " << tasks.size() << " kernels in " << formatSeconds(wall_s) << " ("
+            << strFormat("%.1f", j["trials_per_s"].get<double>()) << " trials/s), run " << run_id << " in " << bank.path() << "\n";
+  std::cout << "  untuned  " << formatSeconds(untuned_s) << "\n  tuned    " << formatSeconds(tuned_s)
+            << strFormat("  (%.2fx)\n", untuned_s / tuned_s);
+  std::cout << strFormat("  time     %.0f%% measuring, %.0f%% compiling, %.0f%% searching, on %d threads\n",
+                         100 * j["measure_share"].get<double>(), 100 * j["compile_share"].get<double>(),
+                         100 * j["search_share"].get<double>(), target.threads);
+}
+
+}  // namespace
+
+void addTuneCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand("tune", "Auto-schedule a model's kernels (Ansor-style search); records go to the bank");
+  auto a = std::make_shared<TuneArgs>();
+  cmd->add_option("model", a->src.spec, "A zoo model name or an .onnx file")->required();
+  cmd->add_option("--input-shape", a->src.input_shapes, "ONNX: shape of an input, name=1x3x224x224");
+  cmd->add_option("--dim", a->src.dims, "ONNX: value of a symbolic dimension, name=value");
+  cmd->add_option("--trials", a->trials, "Measurement trials in total (a resumed run counts what it did)");
+  cmd->add_option("--time-budget", a->time_budget_min, "Stop after this many minutes");
+  cmd->add_option("--db", a->db, "Schedule bank (default: $TTUNE_DB or ~/.local/share/ttune/bank.db)");
+  cmd->add_option("--seed", a->seed, "Seed of the search");
+  cmd->add_option("--threads", a->threads, "Threads for kernels (default: all cores)");
+  cmd->add_option("--measures-per-round", a->measures_per_round, "Candidates measured per round");
+  cmd->add_option("--population", a->population, "Evolutionary search population");
+  cmd->add_option("--early-stopping", a->early_stopping, "Stop a kernel after this many trials without improvement");
+  cmd->add_flag("--new-run", a->new_run, "Start a new run instead of resuming an unfinished one");
+  cmd->add_flag("--json", a->json, "Print a JSON summary");
+  cmd->add_flag("--progress", a->verbose, "Print progress lines also when stderr is not a terminal");
+  cmd->callback([a] { tune(*a); });
+}
+
+}  // namespace ttune::cli

@@ -1,0 +1,389 @@
+// Bank: opening, the schema, and every write.
+#include <sqlite3.h>
+
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <map>
+
+#include "store/bank_impl.h"
+#include "support/hash.h"
+#include "support/strings.h"
+
+namespace ttune::store {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Schema version 1. Every statement is idempotent so that two processes creating a bank at the
+// same moment both succeed. JSON columns hold compact JSON text.
+const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta(
+  key   TEXT PRIMARY KEY,
+  value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS workloads(
+  workload_key TEXT PRIMARY KEY,
+  class_id     TEXT NOT NULL DEFAULT '',
+  class_name   TEXT NOT NULL DEFAULT '',
+  flops        REAL,
+  signature    TEXT);
+CREATE INDEX IF NOT EXISTS workloads_class ON workloads(class_id);
+CREATE TABLE IF NOT EXISTS records(
+  id                 INTEGER PRIMARY KEY AUTOINCREMENT,
+  workload_key       TEXT NOT NULL,
+  class_id           TEXT NOT NULL DEFAULT '',
+  kernel_class       TEXT NOT NULL DEFAULT '',
+  target_cpu         TEXT NOT NULL,
+  target_vector_bits INTEGER NOT NULL,
+  target_threads     INTEGER NOT NULL,
+  steps              TEXT NOT NULL,
+  costs              TEXT NOT NULL,
+  median_s           REAL,
+  error              TEXT NOT NULL,
+  error_msg          TEXT NOT NULL DEFAULT '',
+  build_s            REAL NOT NULL DEFAULT 0,
+  measure_s          REAL NOT NULL DEFAULT 0,
+  timestamp          INTEGER NOT NULL DEFAULT 0,
+  model              TEXT NOT NULL DEFAULT '',
+  run_id             TEXT NOT NULL DEFAULT '',
+  source             TEXT NOT NULL DEFAULT '',
+  trial              INTEGER NOT NULL DEFAULT -1,
+  elapsed_s          REAL NOT NULL DEFAULT 0,
+  digest             TEXT NOT NULL UNIQUE);
+CREATE INDEX IF NOT EXISTS records_workload_median ON records(workload_key, median_s);
+CREATE INDEX IF NOT EXISTS records_class ON records(class_id);
+CREATE INDEX IF NOT EXISTS records_run ON records(run_id);
+CREATE TABLE IF NOT EXISTS models(
+  name  TEXT PRIMARY KEY,
+  spec  TEXT NOT NULL,
+  added INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS model_kernels(
+  model        TEXT NOT NULL,
+  kernel_index INTEGER NOT NULL,
+  workload_key TEXT NOT NULL,
+  occurrences  INTEGER NOT NULL,
+  PRIMARY KEY(model, kernel_index));
+CREATE INDEX IF NOT EXISTS model_kernels_workload ON model_kernels(workload_key);
+CREATE TABLE IF NOT EXISTS runs(
+  run_id      TEXT PRIMARY KEY,
+  kind        TEXT NOT NULL CHECK(kind IN ('tune', 'transfer')),
+  model       TEXT NOT NULL,
+  settings    TEXT NOT NULL,
+  started     INTEGER NOT NULL,
+  finished    INTEGER,
+  status      TEXT NOT NULL CHECK(status IN ('running', 'finished', 'interrupted')),
+  trials_done INTEGER NOT NULL DEFAULT 0,
+  wall_s      REAL NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS seeded_files(
+  name         TEXT NOT NULL,
+  content_hash TEXT NOT NULL,
+  records      INTEGER NOT NULL,
+  imported     INTEGER NOT NULL,
+  PRIMARY KEY(name, content_hash));
+INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '1');
+)sql";
+
+// Checks an existing file before anything is written to it: true when it holds a bank of a
+// supported version, false when it is empty. Throws Error naming the file otherwise.
+bool checkExistingSchema(sql::Db& db) {
+  const std::string& path = db.path();
+  // The first read tells a non-database file apart (SQLITE_NOTADB).
+  int64_t tables = db.queryInt("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").value_or(0);
+  bool has_meta = db.queryInt("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'meta'").value_or(0) > 0;
+  if (tables > 0 && !has_meta) fail(path, " is an SQLite database but not a ttune schedule bank (it has no meta table)");
+  if (!has_meta) return false;
+  auto v = db.queryText("SELECT value FROM meta WHERE key = 'schema_version'");
+  auto version = v ? parseInt(*v) : std::nullopt;
+  if (!version) fail("the schedule bank ", path, " has no valid schema version in its meta table");
+  if (*version > kSchemaVersion)
+    fail("the schedule bank ", path, " has schema version ", *version, ", written by a newer ttune (this one reads up to version ",
+         kSchemaVersion, ")");
+  if (*version < 1) fail("the schedule bank ", path, " has an invalid schema version ", *version);
+  // Version 1 is the first; migrations from older versions will go here, in a write transaction.
+  return true;
+}
+
+void createSchema(sql::Db& db) {
+  sql::WriteTransaction tx(db);
+  db.exec(kSchema);
+  db.exec("INSERT OR IGNORE INTO meta(key, value) VALUES('created', '" + std::to_string(unixNow()) + "')");
+  tx.commit();
+}
+
+std::string openErrorMessage(const sql::SqlError& e, const std::string& path) {
+  switch (e.code) {
+    case SQLITE_NOTADB: return path + " is not a ttune schedule bank: it is not an SQLite database";
+    case SQLITE_CORRUPT: return "the schedule bank " + path + " is corrupted (" + e.what() + ")";
+    case SQLITE_READONLY: return "the schedule bank " + path + " is read-only: ttune needs to write to it and its folder";
+    default: return e.what();
+  }
+}
+
+void checkFinite(const std::string& path, double v, const char* what, size_t i) {
+  if (!std::isfinite(v)) fail("bank ", path, ": record ", i, " of the batch has a non-finite ", what);
+}
+
+}  // namespace
+
+int64_t unixNow() { return static_cast<int64_t>(std::time(nullptr)); }
+
+std::string recordDigest(const std::string& line) { return toHex(Hasher().add(std::string_view(line)).value()); }
+
+std::string stepsKey(const std::vector<schedule::Step>& steps) {
+  Json arr = Json::array();
+  for (const auto& s : steps) arr.push_back(schedule::stepToJson(s));
+  return arr.dump();
+}
+
+Bank::Bank(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Bank::Bank(Bank&&) noexcept = default;
+Bank& Bank::operator=(Bank&&) noexcept = default;
+Bank::~Bank() = default;
+
+const std::string& Bank::path() const { return impl_->path; }
+
+Expected<Bank> Bank::open(const std::string& path, const OpenOptions& opts) {
+  if (path.empty()) return Unexpected("the schedule bank path is empty");
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) return Unexpected(path + " is a folder, not a schedule bank file");
+  if (!fs::exists(path, ec)) {
+    if (!opts.create) return Unexpected("there is no schedule bank at " + path);
+    fs::path parent = fs::path(path).parent_path();
+    if (!parent.empty() && !fs::is_directory(parent, ec)) {
+      fs::create_directories(parent, ec);
+      if (ec) return Unexpected("cannot create the folder " + parent.string() + " for the schedule bank " + path + ": " + ec.message());
+    }
+  }
+  auto impl = std::make_unique<Impl>();
+  impl->path = path;
+  try {
+    impl->db = std::make_unique<sql::Db>(path, opts.create, opts.busy_timeout_ms);
+    sql::Db& db = *impl->db;
+    bool exists = checkExistingSchema(db);  // before anything is written to a foreign file
+    if (sqlite3_db_readonly(db.handle(), "main") == 1)
+      return Unexpected("the schedule bank " + path + " is read-only: ttune needs to write to it and its folder");
+    auto mode = db.queryText("PRAGMA journal_mode = WAL");
+    if (!mode || *mode != "wal")
+      logWarning("bank ", path, ": could not switch to write-ahead logging (journal mode is ", mode.value_or("?"), ")");
+    // FULL: the WAL is synced at every commit, so a committed record survives power loss too, not
+    // only a killed process; commits are per measured batch, so the cost is negligible.
+    db.exec("PRAGMA synchronous = FULL");
+    if (!exists) createSchema(db);
+  } catch (const sql::SqlError& e) {
+    return Unexpected(openErrorMessage(e, path));
+  } catch (const Error& e) {
+    return Unexpected(e.what());
+  }
+  return Bank(std::move(impl));
+}
+
+namespace {
+// Inserts or updates a workload inside the caller's transaction.
+void upsertWorkload(sql::Db& db, const WorkloadInfo& w) {
+  sql::Stmt up(db,
+               "INSERT INTO workloads(workload_key, class_id, class_name, flops, signature) VALUES(?1, ?2, ?3, ?4, ?5) "
+               "ON CONFLICT(workload_key) DO UPDATE SET "
+               "class_id = CASE WHEN excluded.class_id <> '' THEN excluded.class_id ELSE class_id END, "
+               "class_name = CASE WHEN excluded.class_name <> '' THEN excluded.class_name ELSE class_name END, "
+               "flops = coalesce(excluded.flops, flops), signature = coalesce(excluded.signature, signature)");
+  up.bindAll({w.workload_key, w.class_id, w.class_name, w.flops ? sql::Value(*w.flops) : sql::Value(),
+              w.signature.is_null() ? sql::Value() : sql::Value(w.signature.dump())});
+  up.run();
+  if (!w.class_id.empty()) {
+    // A workload has one class: records stored before it was known (or under an old id) follow.
+    sql::Stmt rc(db, "UPDATE records SET class_id = ?2 WHERE workload_key = ?1 AND class_id <> ?2");
+    rc.bindAll({w.workload_key, w.class_id});
+    rc.run();
+  }
+}
+}  // namespace
+
+Status Bank::addWorkload(const WorkloadInfo& w) {
+  if (w.workload_key.empty()) return Unexpected("bank " + path() + ": a workload needs a workload key");
+  return writeGuard(*impl_, [&] {
+    sql::WriteTransaction tx(*impl_->db);
+    upsertWorkload(*impl_->db, w);
+    tx.commit();
+  });
+}
+
+size_t Bank::Impl::insertRecords(const std::vector<schedule::Record>& records) {
+  // Validate and serialize everything before writing anything.
+  struct Row {
+    std::string line, steps, costs;
+  };
+  std::vector<Row> rows;
+  rows.reserve(records.size());
+  for (size_t i = 0; i < records.size(); ++i) {
+    const schedule::Record& r = records[i];
+    if (r.workload_key.empty()) fail("bank ", path, ": record ", i, " of the batch has no workload key");
+    for (double c : r.result.costs_s) checkFinite(path, c, "cost", i);
+    checkFinite(path, r.result.build_s, "build time", i);
+    checkFinite(path, r.result.measure_s, "measure time", i);
+    checkFinite(path, r.provenance.elapsed_s, "elapsed time", i);
+    Json costs = Json::array();
+    for (double c : r.result.costs_s) costs.push_back(c);
+    rows.push_back({schedule::recordToLine(r), stepsKey(r.steps), costs.dump()});
+  }
+  sql::WriteTransaction tx(*db);
+  sql::Stmt wl(*db, "INSERT OR IGNORE INTO workloads(workload_key, class_name) VALUES(?1, ?2)");
+  sql::Stmt ins(*db,
+                "INSERT INTO records(workload_key, class_id, kernel_class, target_cpu, target_vector_bits, target_threads, "
+                "steps, costs, median_s, error, error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, "
+                "elapsed_s, digest) VALUES(?1, coalesce((SELECT class_id FROM workloads WHERE workload_key = ?1), ''), "
+                "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19) "
+                "ON CONFLICT(digest) DO NOTHING");
+  size_t inserted = 0;
+  for (size_t i = 0; i < records.size(); ++i) {
+    const schedule::Record& r = records[i];
+    wl.bindAll({r.workload_key, r.kernel_class});
+    wl.run();
+    ins.bindAll({r.workload_key, r.kernel_class, r.target.cpu, int64_t{r.target.vector_bits}, int64_t{r.target.threads},
+                 rows[i].steps, rows[i].costs, sql::Value(), std::string(schedule::errorKindName(r.result.error)),
+                 r.result.error_msg, r.result.build_s, r.result.measure_s, r.result.timestamp, r.provenance.model,
+                 r.provenance.run_id, r.provenance.source, r.provenance.trial, r.provenance.elapsed_s,
+                 recordDigest(rows[i].line)});
+    if (r.result.ok()) ins.bind(8, r.result.median());  // NULL for failures
+    ins.step();
+    inserted += static_cast<size_t>(db->changes());
+    ins.reset();
+  }
+  tx.commit();
+  return inserted;
+}
+
+Status Bank::addRecords(const std::vector<schedule::Record>& records, size_t* inserted) {
+  size_t n = 0;
+  Status s = writeGuard(*impl_, [&] { n = impl_->insertRecords(records); });
+  if (inserted) *inserted = s.ok() ? n : 0;
+  return s;
+}
+
+Status Bank::addModel(const std::string& name, const std::string& spec, const std::vector<ModelKernel>& kernels) {
+  if (name.empty()) return Unexpected("bank " + path() + ": a model needs a name");
+  // Merge repeated workload keys, keeping the first position.
+  std::vector<ModelKernel> distinct;
+  std::map<std::string, size_t> pos;
+  for (const ModelKernel& k : kernels) {
+    if (k.workload.workload_key.empty()) return Unexpected("bank " + path() + ": a kernel of model " + name + " has no workload key");
+    auto it = pos.find(k.workload.workload_key);
+    if (it == pos.end()) {
+      pos[k.workload.workload_key] = distinct.size();
+      distinct.push_back(k);
+    } else {
+      distinct[it->second].occurrences += k.occurrences;
+    }
+  }
+  return writeGuard(*impl_, [&] {
+    sql::Db& db = *impl_->db;
+    sql::WriteTransaction tx(db);
+    sql::Stmt m(db, "INSERT INTO models(name, spec, added) VALUES(?1, ?2, ?3) ON CONFLICT(name) DO UPDATE SET spec = excluded.spec");
+    m.bindAll({name, spec, unixNow()});
+    m.run();
+    sql::Stmt del(db, "DELETE FROM model_kernels WHERE model = ?1");
+    del.bindAll({name});
+    del.run();
+    sql::Stmt ins(db, "INSERT INTO model_kernels(model, kernel_index, workload_key, occurrences) VALUES(?1, ?2, ?3, ?4)");
+    for (size_t i = 0; i < distinct.size(); ++i) {
+      ins.bindAll({name, static_cast<int64_t>(i), distinct[i].workload.workload_key, distinct[i].occurrences});
+      ins.run();
+      upsertWorkload(db, distinct[i].workload);
+    }
+    tx.commit();
+  });
+}
+
+Expected<std::string> Bank::beginRun(RunKind kind, const std::string& model, const Json& settings) {
+  std::string id;
+  Status s = writeGuard(*impl_, [&] {
+    sql::Db& db = *impl_->db;
+    sql::WriteTransaction tx(db);
+    std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&now, &tm);
+    char day[16];
+    std::strftime(day, sizeof day, "%Y%m%d", &tm);
+    std::string prefix = std::string(runKindName(kind)) + "-" + day + "-";
+    sql::Stmt count(db, "SELECT count(*) FROM runs WHERE substr(run_id, 1, length(?1)) = ?1");
+    count.bindAll({prefix});
+    int64_t n = count.step() ? count.getInt(0) + 1 : 1;
+    sql::Stmt exists(db, "SELECT 1 FROM runs WHERE run_id = ?1");
+    for (;; ++n) {
+      id = prefix + std::to_string(n);
+      exists.bindAll({id});
+      bool taken = exists.step();
+      exists.reset();
+      if (!taken) break;
+    }
+    sql::Stmt ins(db, "INSERT INTO runs(run_id, kind, model, settings, started, status) VALUES(?1, ?2, ?3, ?4, ?5, 'running')");
+    ins.bindAll({id, std::string(runKindName(kind)), model, settings.dump(), static_cast<int64_t>(now)});
+    ins.run();
+    tx.commit();
+  });
+  if (!s.ok()) return Unexpected(s.reason());
+  return id;
+}
+
+namespace {
+// Runs one UPDATE of the runs table; fails when the run does not exist.
+Status updateRunRow(Bank::Impl& im, const std::string& run_id, const std::string& sql, const std::vector<sql::Value>& params) {
+  return writeGuard(im, [&] {
+    sql::WriteTransaction tx(*im.db);
+    sql::Stmt st(*im.db, sql);
+    st.bindAll(params);
+    st.step();
+    if (im.db->changes() == 0) fail("bank ", im.path, " has no run ", run_id);
+    tx.commit();
+  });
+}
+}  // namespace
+
+Status Bank::updateRun(const std::string& run_id, int64_t trials_done, double wall_s) {
+  return updateRunRow(*impl_, run_id, "UPDATE runs SET trials_done = ?2, wall_s = ?3 WHERE run_id = ?1",
+                      {run_id, trials_done, std::isfinite(wall_s) ? wall_s : 0.0});
+}
+
+Status Bank::finishRun(const std::string& run_id, RunStatus status) {
+  if (status == RunStatus::Running) return resumeRun(run_id);
+  return updateRunRow(*impl_, run_id, "UPDATE runs SET status = ?2, finished = ?3 WHERE run_id = ?1",
+                      {run_id, std::string(runStatusName(status)), unixNow()});
+}
+
+Status Bank::resumeRun(const std::string& run_id) {
+  return updateRunRow(*impl_, run_id, "UPDATE runs SET status = 'running', finished = NULL WHERE run_id = ?1", {run_id});
+}
+
+bool Bank::isSeeded(const std::string& name, const std::string& content_hash) const {
+  bool seeded = false;
+  readGuard(*impl_, [&] {
+    sql::Stmt st(*impl_->db, "SELECT 1 FROM seeded_files WHERE name = ?1 AND content_hash = ?2");
+    st.bindAll({name, content_hash});
+    seeded = st.step();
+  });
+  return seeded;
+}
+
+Status Bank::markSeeded(const std::string& name, const std::string& content_hash, int64_t records) {
+  return writeGuard(*impl_, [&] {
+    sql::WriteTransaction tx(*impl_->db);
+    sql::Stmt st(*impl_->db, "INSERT OR REPLACE INTO seeded_files(name, content_hash, records, imported) VALUES(?1, ?2, ?3, ?4)");
+    st.bindAll({name, content_hash, records, unixNow()});
+    st.run();
+    tx.commit();
+  });
+}
+
+Status Bank::integrityCheck() const {
+  std::vector<std::string> problems;
+  Status s = writeGuard(*impl_, [&] {
+    sql::Stmt st(*impl_->db, "PRAGMA integrity_check");
+    while (st.step()) problems.push_back(st.getText(0));
+  });
+  if (!s.ok()) return s;
+  if (problems.size() == 1 && problems[0] == "ok") return okStatus();
+  return Unexpected("the schedule bank " + path() + " fails its integrity check: " +
+                    join(problems, "; ", [](const std::string& p) { return p; }));
+}
+
+}  // namespace ttune::store

@@ -1,0 +1,62 @@
+// Internals of Bank shared by bank.cc (open, schema, writes), bank_read.cc (queries) and
+// bank_io.cc (JSON lines). Not part of the store's interface.
+//
+// Internal functions throw ttune::Error (sql::SqlError for SQLite failures) and expect the caller
+// to hold `mu`; the public Bank methods take the lock and convert exceptions with writeGuard
+// (into a Status) or readGuard (into a warning; the read returns what it has).
+#pragma once
+
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "store/bank.h"
+#include "store/sqlite.h"
+#include "support/expected.h"
+#include "support/log.h"
+
+namespace ttune::store {
+
+struct Bank::Impl {
+  std::string path;
+  std::unique_ptr<sql::Db> db;
+  std::mutex mu;
+
+  // Stores records in one transaction; returns how many were new. Throws on invalid records.
+  size_t insertRecords(const std::vector<schedule::Record>& records);
+  // Records matching the query; corrupt rows are skipped with a warning.
+  std::vector<StoredRecord> queryRecords(const RecordQuery& q);
+};
+
+template <class F>
+Status writeGuard(Bank::Impl& im, F&& f) {
+  std::lock_guard<std::mutex> lock(im.mu);
+  try {
+    f();
+    return okStatus();
+  } catch (const Error& e) {
+    return Unexpected(e.what());
+  } catch (const std::exception& e) {
+    return Unexpected("bank " + im.path + ": " + e.what());
+  }
+}
+
+template <class F>
+void readGuard(Bank::Impl& im, F&& f) {
+  std::lock_guard<std::mutex> lock(im.mu);
+  try {
+    f();
+  } catch (const Error& e) {
+    logWarning(e.what(), " (the read stopped there)");
+  } catch (const std::exception& e) {
+    logWarning("bank ", im.path, ": ", e.what(), " (the read stopped there)");
+  }
+}
+
+// A record's digest: a hash of its canonical JSON line (deduplication key).
+std::string recordDigest(const std::string& line);
+int64_t unixNow();
+
+}  // namespace ttune::store
