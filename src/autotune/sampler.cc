@@ -109,6 +109,29 @@ void changeComputeLocations(State& s, Rng& rng, const SamplerOptions&) {
   }
 }
 
+// The innermost tile of a multi-level-tiled stage runs its spatial parts in axis order; half of
+// the draws move another axis innermost (it is then the one vectorized, and the private tile is
+// laid out along it): e.g. output channels of an NCHW convolution.
+void chooseInnerOrder(State& s, Rng& rng) {
+  for (const Stage& st : std::vector<Stage>(s.stages())) {
+    int si = s.stageIndex(st.op);
+    if (st.is_placeholder || !isTiled(s, si) || !st.isReduction() || rng.bernoulli(0.5)) continue;
+    // The trailing run of spatial iterators is the innermost tile level.
+    size_t end = st.iters.size(), begin = end;
+    while (begin > 0 && st.iters[begin - 1].kind == te::IterKind::Spatial) --begin;
+    std::vector<size_t> cand;
+    for (size_t k = begin; k + 1 < end; ++k)
+      if (st.iters[k].extent && *st.iters[k].extent > 1) cand.push_back(k);
+    if (cand.empty()) continue;
+    size_t move = rng.choice(cand);
+    std::vector<std::string> order;
+    for (size_t k = 0; k < end; ++k)
+      if (k != move) order.push_back(st.iters[k].name);
+    order.push_back(st.iters[move].name);
+    (void)s.apply(ReorderStep{st.op, order});
+  }
+}
+
 void annotateParallel(State& s, const SamplerOptions& opt) {
   for (size_t si = 0; si < s.stages().size(); ++si) {
     const Stage& st = s.stages()[si];
@@ -223,6 +246,7 @@ std::optional<State> sampleState(const State& sketch, Rng& rng, const SamplerOpt
   auto s = replay(sketch, steps);
   if (!s) return std::nullopt;
   changeComputeLocations(*s, rng, opt);
+  chooseInnerOrder(*s, rng);
   annotateParallel(*s, opt);
   annotateUnroll(*s, rng, opt);
   annotateVectorize(*s, rng, opt);

@@ -29,6 +29,8 @@ class Emitter {
   void emitSerialLoop(const te::Var& var, llvm::Value* begin, llvm::Value* end, int64_t max_extent,
                       const lower::Stmt& body);
   void emitUnrolled(const lower::For& f);
+  // for k in [0, max): if (k < extent) body[var = k] -- every access at a constant offset.
+  void emitGuardedUnroll(const te::Var& var, llvm::Value* extent, int64_t max_extent, const lower::Stmt& body);
   void emitVectorized(const lower::For& f);
   void emitVectorBody(const te::Var& var, llvm::Value* base, int lanes, int64_t max_extent, const lower::Stmt& body);
   void emitParallel(const lower::For& f);
@@ -75,11 +77,16 @@ class Emitter {
   std::unordered_map<const te::Buffer*, llvm::Value*> bufs_;
   te::VarBounds bounds_;
 
-  // Vector mode: the lane variable, its lane count, and the active lane mask (null = all lanes).
+  // Vector mode: the lane variable, its lane count, and the active lane masks (null = all
+  // lanes): mask_ from lane-dependent conditions, tail_mask_ for lanes past a loop's run-time
+  // extent (private tiles ignore the latter: those slots are never read).
   const te::VarNode* vvar_ = nullptr;
   te::Var vbase_;
   int lanes_ = 0;
   llvm::Value* mask_ = nullptr;
+  llvm::Value* tail_mask_ = nullptr;
+  // The mask for an access to `buf` (null when every lane may touch it).
+  llvm::Value* accessMask(const te::Buffer* buf);
 
   // Alias analysis: every buffer is its own scope; an access is noalias with all other buffers.
   llvm::MDNode* alias_domain_ = nullptr;

@@ -25,6 +25,12 @@ llvm::Value* Emitter::toLanes(llvm::Value* v) { return (vvar_ && !isVector(v)) ?
 
 llvm::Value* Emitter::allOnesMask() { return splat(b_.getTrue()); }
 
+llvm::Value* Emitter::accessMask(const te::Buffer* buf) {
+  if (buf->scope == te::MemScope::Local) return mask_;
+  if (mask_ && tail_mask_) return b_.CreateAnd(mask_, tail_mask_);
+  return mask_ ? mask_ : tail_mask_;
+}
+
 void Emitter::tagAccess(llvm::Instruction* inst, const te::Buffer* buf) {
   auto s = scope_.find(buf);
   if (s == scope_.end()) return;
@@ -204,13 +210,16 @@ llvm::Value* Emitter::emitLoad(const te::BufferRef& bref, const te::Expr& index)
     return b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
   };
   bool varying = vvar_ && te::usesVar(index, vvar_);
+  // A private tile is sized for every lane and is read without a mask (a blend where a condition
+  // masks its writes), which keeps it promotable to registers.
+  llvm::Value* mask = buf->scope == te::MemScope::Local ? nullptr : accessMask(buf);
   if (!varying) {
     llvm::Value* idx = emitExpr(index);
     llvm::Value* p = address(buf, idx);
-    if (mask_) {  // lanes may be inactive: gather from the same address under the mask
+    if (mask) {  // lanes may be inactive: gather from the same address under the mask
       llvm::Value* ptrs = splat(p);
       llvm::Type* vt = llvm::VectorType::get(st, llvm::ElementCount::getFixed(lanes_));
-      auto* g = b_.CreateMaskedGather(vt, ptrs, align, mask_, llvm::Constant::getNullValue(vt));
+      auto* g = b_.CreateMaskedGather(vt, ptrs, align, mask, llvm::Constant::getNullValue(vt));
       tagAccess(g, buf);
       return finish(g);
     }
@@ -223,14 +232,14 @@ llvm::Value* Emitter::emitLoad(const te::BufferRef& bref, const te::Expr& index)
   if (coef && *coef == 1) {
     te::VarMap<te::Expr> sub{{vvar_, te::Expr(vbase_)}};
     llvm::Value* p = address(buf, emitExpr(te::substitute(index, sub)));
-    llvm::Instruction* ld = mask_ ? static_cast<llvm::Instruction*>(b_.CreateMaskedLoad(vt, p, align, mask_, llvm::Constant::getNullValue(vt)))
-                                  : b_.CreateAlignedLoad(vt, p, align);
+    llvm::Instruction* ld = mask ? static_cast<llvm::Instruction*>(b_.CreateMaskedLoad(vt, p, align, mask, llvm::Constant::getNullValue(vt)))
+                                 : b_.CreateAlignedLoad(vt, p, align);
     tagAccess(ld, buf);
     return finish(ld);
   }
   llvm::Value* vidx = toLanes(emitExpr(index));
   llvm::Value* ptrs = address(buf, vidx);
-  auto* g = b_.CreateMaskedGather(vt, ptrs, align, mask_ ? mask_ : allOnesMask(), llvm::Constant::getNullValue(vt));
+  auto* g = b_.CreateMaskedGather(vt, ptrs, align, mask ? mask : allOnesMask(), llvm::Constant::getNullValue(vt));
   tagAccess(g, buf);
   return finish(g);
 }
@@ -245,6 +254,7 @@ void Emitter::emitStore(const lower::Store& s) {
     v = b_.CreateZExt(v, t8);
   }
   bool varying = vvar_ && te::usesVar(s.index, vvar_);
+  llvm::Value* mask = accessMask(buf);
   if (!varying) {
     TT_ASSERT(!isVector(v) && !mask_, "codegen: lane-varying store to one address");
     auto* si = b_.CreateAlignedStore(v, address(buf, emitExpr(s.index)), align);
@@ -256,13 +266,21 @@ void Emitter::emitStore(const lower::Store& s) {
   if (coef && *coef == 1) {
     te::VarMap<te::Expr> sub{{vvar_, te::Expr(vbase_)}};
     llvm::Value* p = address(buf, emitExpr(te::substitute(s.index, sub)));
-    llvm::Instruction* si = mask_ ? static_cast<llvm::Instruction*>(b_.CreateMaskedStore(v, p, align, mask_))
-                                  : b_.CreateAlignedStore(v, p, align);
+    if (mask && buf->scope == te::MemScope::Local) {
+      // Blend into a private tile instead of a masked store (keeps it in registers).
+      llvm::Type* vt = v->getType();
+      auto* old = b_.CreateAlignedLoad(vt, p, align);
+      tagAccess(old, buf);
+      v = b_.CreateSelect(mask, v, old);
+      mask = nullptr;
+    }
+    llvm::Instruction* si = mask ? static_cast<llvm::Instruction*>(b_.CreateMaskedStore(v, p, align, mask))
+                                 : b_.CreateAlignedStore(v, p, align);
     tagAccess(si, buf);
     return;
   }
   llvm::Value* ptrs = address(buf, toLanes(emitExpr(s.index)));
-  auto* sc = b_.CreateMaskedScatter(v, ptrs, align, mask_ ? mask_ : allOnesMask());
+  auto* sc = b_.CreateMaskedScatter(v, ptrs, align, mask ? mask : allOnesMask());
   tagAccess(sc, buf);
 }
 

@@ -199,7 +199,8 @@ void Emitter::emitUnrolled(const lower::For& f) {
     }
   };
   if (te::isConstInt(f.extent, &n) && n == f.max_extent) return replicate();
-  // A shorter run-time extent (a tail tile) takes the rolled loop.
+  // A shorter run-time extent (a tail tile) takes a guarded copy, still at constant offsets so
+  // that register tiles stay in registers.
   llvm::Value* ext = emitExpr(f.extent);
   llvm::BasicBlock* full = llvm::BasicBlock::Create(ctx_, "unroll.full", fn_);
   llvm::BasicBlock* part = llvm::BasicBlock::Create(ctx_, "unroll.tail", fn_);
@@ -209,9 +210,23 @@ void Emitter::emitUnrolled(const lower::For& f) {
   replicate();
   b_.CreateBr(done);
   b_.SetInsertPoint(part);
-  emitSerialLoop(f.var, b_.getInt64(0), ext, f.max_extent, f.body);
+  emitGuardedUnroll(f.var, ext, f.max_extent, f.body);
   b_.CreateBr(done);
   b_.SetInsertPoint(done);
+}
+
+void Emitter::emitGuardedUnroll(const te::Var& var, llvm::Value* ext, int64_t max_extent, const Stmt& body) {
+  for (int64_t k = 0; k < max_extent; ++k) {
+    llvm::BasicBlock* run = llvm::BasicBlock::Create(ctx_, "lane", fn_);
+    llvm::BasicBlock* next = llvm::BasicBlock::Create(ctx_, "lane.next", fn_);
+    b_.CreateCondBr(b_.CreateICmpSLT(b_.getInt64(k), ext), run, next);
+    b_.SetInsertPoint(run);
+    vars_[var.get()] = b_.getInt64(k);
+    bounds_[var.get()] = te::IntBound::exact(k);
+    emitStmt(body);
+    b_.CreateBr(next);
+    b_.SetInsertPoint(next);
+  }
 }
 
 bool Emitter::canVectorize(const Stmt& body, const te::VarNode* v) {
@@ -305,8 +320,38 @@ void Emitter::emitVectorized(const lower::For& f) {
     if (rem > 0) emitVectorBody(f.var, b_.getInt64(full * W), static_cast<int>(rem), L, f.body);
     return;
   }
-  // Full chunks of W lanes, then a scalar tail.
   llvm::Value* ext = emitExpr(f.extent);
+  if (L <= 64) {
+    // A tail tile: full vectors when the run-time extent is the whole loop, else guarded scalar
+    // lanes at constant offsets (a variable offset would keep a register tile in memory).
+    llvm::BasicBlock* full = llvm::BasicBlock::Create(ctx_, "vec.full", fn_);
+    llvm::BasicBlock* part = llvm::BasicBlock::Create(ctx_, "vec.tail", fn_);
+    llvm::BasicBlock* done = llvm::BasicBlock::Create(ctx_, "vec.done", fn_);
+    b_.CreateCondBr(b_.CreateICmpEQ(ext, b_.getInt64(L)), full, part);
+    b_.SetInsertPoint(full);
+    int64_t nfull = L / W, rem = L % W;
+    for (int64_t c = 0; c < nfull; ++c) emitVectorBody(f.var, b_.getInt64(c * W), W, L, f.body);
+    if (rem > 0) emitVectorBody(f.var, b_.getInt64(nfull * W), static_cast<int>(rem), L, f.body);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(part);
+    // The tail runs the same vectors under a lane mask (lane < extent).
+    for (int64_t c = 0; c * W < L; ++c) {
+      int lanes = static_cast<int>(std::min<int64_t>(W, L - c * W));
+      std::vector<llvm::Constant*> iota;
+      for (int i = 0; i < lanes; ++i) iota.push_back(b_.getInt64(c * W + i));
+      llvm::Value* saved = tail_mask_;
+      int saved_lanes = lanes_;
+      lanes_ = lanes;
+      tail_mask_ = b_.CreateICmpSLT(llvm::ConstantVector::get(iota), splat(ext));
+      lanes_ = saved_lanes;
+      emitVectorBody(f.var, b_.getInt64(c * W), lanes, L, f.body);
+      tail_mask_ = saved;
+    }
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+    return;
+  }
+  // Long loops: full chunks of W lanes, then a scalar tail.
   llvm::Value* chunks = b_.CreateSDiv(ext, b_.getInt64(W));
   te::Var c(f.var.name() + ".chunk");
   {

@@ -64,7 +64,20 @@ class Lowerer {
       b.buffer = std::make_shared<te::Buffer>(te::Buffer{op.name(), op.dtype(), size, scope});
       b.extents = ext;
       b.strides.assign(ext.size(), 1);
-      for (int d = static_cast<int>(ext.size()) - 2; d >= 0; --d) b.strides[d] = b.strides[d + 1] * ext[d + 1];
+      // A tile computed inside another stage is private to it: lay it out in the order of the
+      // stage's own loops (the dimension whose innermost loop runs innermost gets stride 1), so
+      // a tile vectorized along any axis is stored contiguously.
+      std::vector<int> order(ext.size());
+      for (size_t d = 0; d < ext.size(); ++d) order[d] = static_cast<int>(d);
+      if (st.location == ComputeLocation::At) {
+        std::vector<int> inner = innermostLoopOf(st);
+        std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return inner[x] < inner[y]; });
+      }
+      int64_t stride = 1;
+      for (int k = static_cast<int>(order.size()) - 1; k >= 0; --k) {
+        b.strides[order[k]] = stride;
+        stride *= ext[order[k]];
+      }
       if (st.location != ComputeLocation::At) b.min.assign(ext.size(), te::intImm(0));
     }
     for (const te::Tensor& t : dag_.tensors()) f.args.push_back(bufs_[dag_.opIndex(t.get())].buffer);
@@ -90,6 +103,22 @@ class Lowerer {
   }
 
  private:
+  // For each spatial root axis of a stage: the position of the innermost leaf loop it depends
+  // on (-1 when none).
+  static std::vector<int> innermostLoopOf(const Stage& st) {
+    std::vector<int> out;
+    auto loops = schedule::buildStageLoops(st);
+    for (size_t d = 0; d < st.root.size(); ++d) {
+      if (st.root[d].kind != te::IterKind::Spatial) continue;
+      int pos = -1;
+      if (loops.ok())
+        for (size_t p = 0; p < loops->leaf_vars.size(); ++p)
+          if (te::usesVar(loops->root_rel[d], loops->leaf_vars[p].get())) pos = static_cast<int>(p);
+      out.push_back(pos);
+    }
+    return out;
+  }
+
   struct Guard {
     Expr rel;        // root axis offset inside the region (in leaf vars)
     Expr limit;      // must stay below this

@@ -28,9 +28,11 @@ class Pass {
               int64_t ext;
               bool constant = te::isConstInt(f.extent, &ext);
               int64_t per = f.kind == ForKind::Vectorized ? 1 : f.max_extent;
-              Result r{nullptr, per * body.steps, body.bounded && constant};
+              Result r{nullptr, per * body.steps, body.bounded};
               ForKind kind = f.kind;
-              if (kind == ForKind::Serial && constant && body.bounded && r.steps <= max_steps_ && indexesTile(f.body, f.var.get()))
+              // A run-time extent is fine: unrolled loops with a short tail stay at constant offsets.
+              (void)constant;
+              if (kind == ForKind::Serial && body.bounded && r.steps <= max_steps_ && indexesTile(f.body, f.var.get()))
                 kind = ForKind::Unrolled;
               r.stmt = (kind == f.kind && body.stmt == f.body) ? s : makeFor(f.var, f.extent, f.max_extent, kind, body.stmt);
               return r;

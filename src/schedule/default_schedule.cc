@@ -28,57 +28,118 @@ std::vector<std::string> parallelPrefix(const std::vector<std::pair<std::string,
   return out;
 }
 
-// A reduction with a register tile: the stage is computed into a local tile of (rows x vector)
-// outputs, whose loops run inside the reduction loops, and copied out.
-void tiledReduction(std::vector<Step>& steps, const te::ComputeOp& c, const std::string& name, const DefaultScheduleOptions& opt) {
-  const std::string L = name + ".local";
-  steps.push_back(CacheWriteStep{name, "local"});
-  size_t n = c.axes.size();
-  const te::IterVar& last = c.axes[n - 1];
-  int64_t lanes = std::min<int64_t>(opt.vector_lanes, last.extent);
-  bool has_row = n >= 2 && c.axes[n - 2].extent > 1;
-  int64_t rows = has_row ? std::min<int64_t>(4, c.axes[n - 2].extent) : 1;
-  std::vector<std::string> outer, tile, reduce;
-  for (size_t d = 0; d + (has_row ? 2 : 1) < n; ++d) outer.push_back(c.axes[d].name());
-  int split_step = static_cast<int>(steps.size());
-  if (has_row) {
-    const std::string& r = c.axes[n - 2].name();
-    steps.push_back(SplitStep{L, r, c.axes[n - 2].extent, {rows}, true});
-    outer.push_back(r + ".0");
-    tile.push_back(r + ".1");
+// The non-inlined stage that reads `op` element-wise through a chain of inlined single-consumer
+// stages, or -1.
+int elementwiseConsumer(const te::ComputeDAG& dag, int op, const std::vector<bool>& inlined) {
+  int cur = op;
+  while (true) {
+    const auto& cons = dag.consumers(cur);
+    if (cons.size() != 1) return -1;
+    int c = cons[0];
+    const te::Operation& co = dag.op(c);
+    if (!co.isCompute() || co.compute().reduce() || co.shape() != dag.op(op).shape()) return -1;
+    if (!inlined[c]) return c;
+    cur = c;
   }
-  steps.push_back(SplitStep{L, last.name(), last.extent, {lanes}, true});
-  outer.push_back(last.name() + ".0");
-  tile.push_back(last.name() + ".1");
+}
+
+// A reduction with a register tile: the reduction is computed into a private tile of
+// (rows x vector) outputs, inside the loops of the stage that writes it out -- its element-wise
+// consumer when it has one (so the epilogue is fused), else a copy stage (cache_write). The
+// vector runs along the last axis when it is long enough, else along the longest axis (the
+// channels of a late convolution layer).
+void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri, int consumer,
+                    const DefaultScheduleOptions& opt) {
+  const te::ComputeOp& c = dag.op(ri).compute();
+  std::string R = dag.op(ri).name();
+  std::string E;  // the stage the tile is computed in, and R's stage name for tiling
+  if (consumer >= 0) {
+    E = dag.op(consumer).name();
+  } else {
+    steps.push_back(CacheWriteStep{R, "local"});
+    E = R;
+    R = R + ".local";
+  }
+  size_t n = c.axes.size();
+  // The vector axis and the row axis.
+  int v = static_cast<int>(n) - 1;
+  if (c.axes[v].extent < opt.vector_lanes) {
+    int best = v;
+    for (int d = static_cast<int>(n) - 1; d >= 0; --d)
+      if (c.axes[d].extent > c.axes[best].extent) best = d;
+    if (c.axes[best].extent >= opt.vector_lanes) v = best;
+  }
+  int r = -1;
+  for (int d = static_cast<int>(n) - 1; d >= 0; --d)
+    if (d != v && c.axes[d].extent > 1) {
+      r = d;
+      break;
+    }
+  int64_t lanes = std::min<int64_t>(opt.vector_lanes, c.axes[v].extent);
+  int64_t rows = r >= 0 ? std::min<int64_t>(4, c.axes[r].extent) : 1;
+  // Tiles of R's spatial axes: [r, v] split, everything else whole and outside.
+  std::vector<std::string> outer, reduce, tile;
+  int split_r = -1, split_v = -1;
+  for (size_t d = 0; d < n; ++d) {
+    const std::string& a = c.axes[d].name();
+    if (static_cast<int>(d) == r) {
+      split_r = static_cast<int>(steps.size());
+      steps.push_back(SplitStep{R, a, c.axes[d].extent, {rows}, true});
+      outer.push_back(a + ".0");
+    } else if (static_cast<int>(d) == v) {
+      split_v = static_cast<int>(steps.size());
+      steps.push_back(SplitStep{R, a, c.axes[d].extent, {lanes}, true});
+      outer.push_back(a + ".0");
+    } else {
+      outer.push_back(a);
+    }
+  }
+  if (r >= 0) tile.push_back(c.axes[r].name() + ".1");
+  tile.push_back(c.axes[v].name() + ".1");
   for (const te::IterVar& iv : c.reduceAxes()) reduce.push_back(iv.name());
   std::vector<std::string> order = outer;
   order.insert(order.end(), reduce.begin(), reduce.end());
   order.insert(order.end(), tile.begin(), tile.end());
-  steps.push_back(ReorderStep{L, order});
-  // The copy-out stage is tiled the same way; the local tile is computed at its tile loop.
-  std::vector<std::pair<std::string, int64_t>> par_axes;
-  for (size_t d = 0; d + (has_row ? 2 : 1) < n; ++d) par_axes.push_back({c.axes[d].name(), c.axes[d].extent});
-  std::vector<std::string> couter;
-  for (size_t d = 0; d + (has_row ? 2 : 1) < n; ++d) couter.push_back(c.axes[d].name());
-  if (has_row) {
-    const std::string& r = c.axes[n - 2].name();
-    steps.push_back(FollowSplitStep{name, r, split_step, 1});
-    couter.push_back(r + ".0");
-    par_axes.push_back({r + ".0", (c.axes[n - 2].extent + rows - 1) / rows});
+  steps.push_back(ReorderStep{R, order});
+  // The writer E is tiled the same way (its axes have R's names when E is R's copy, and are in
+  // the same order otherwise); R is computed at E's last outer loop.
+  const te::ComputeOp& ec = consumer >= 0 ? dag.op(consumer).compute() : c;
+  std::vector<std::string> eouter, etile;
+  std::vector<std::pair<std::string, int64_t>> par;
+  for (size_t d = 0; d < n; ++d) {
+    const std::string& a = ec.axes[d].name();
+    if (static_cast<int>(d) == r) {
+      steps.push_back(FollowSplitStep{E, a, split_r, 1});
+      eouter.push_back(a + ".0");
+      par.push_back({a + ".0", (c.axes[d].extent + rows - 1) / rows});
+    } else if (static_cast<int>(d) == v) {
+      steps.push_back(FollowSplitStep{E, a, split_v, 1});
+      eouter.push_back(a + ".0");
+      par.push_back({a + ".0", (c.axes[d].extent + lanes - 1) / lanes});
+    } else {
+      eouter.push_back(a);
+      par.push_back({a, c.axes[d].extent});
+    }
   }
-  steps.push_back(FollowSplitStep{name, last.name(), split_step + (has_row ? 1 : 0), 1});
-  couter.push_back(last.name() + ".0");
-  par_axes.push_back({last.name() + ".0", (last.extent + lanes - 1) / lanes});
-  std::vector<std::string> corder = couter;
-  if (has_row) corder.push_back(c.axes[n - 2].name() + ".1");
-  corder.push_back(last.name() + ".1");
-  steps.push_back(ReorderStep{name, corder});
-  steps.push_back(ComputeAtStep{L, name, couter.back()});
-  std::string par = fuseOuter(steps, name, parallelPrefix(par_axes, opt.min_parallel));
-  if (!par.empty()) steps.push_back(AnnotationStep{name, par, IterAnnotation::Parallel});
-  if (has_row) steps.push_back(AnnotationStep{L, c.axes[n - 2].name() + ".1", IterAnnotation::Unroll});
-  steps.push_back(AnnotationStep{L, last.name() + ".1", IterAnnotation::Vectorize});
-  steps.push_back(AnnotationStep{name, last.name() + ".1", IterAnnotation::Vectorize});
+  if (r >= 0) etile.push_back(ec.axes[r].name() + ".1");
+  etile.push_back(ec.axes[v].name() + ".1");
+  std::vector<std::string> eorder = eouter;
+  eorder.insert(eorder.end(), etile.begin(), etile.end());
+  steps.push_back(ReorderStep{E, eorder});
+  steps.push_back(ComputeAtStep{R, E, eouter.back()});
+  std::string p = fuseOuter(steps, E, parallelPrefix(par, opt.min_parallel));
+  if (!p.empty()) steps.push_back(AnnotationStep{E, p, IterAnnotation::Parallel});
+  if (r >= 0) steps.push_back(AnnotationStep{R, c.axes[r].name() + ".1", IterAnnotation::Unroll});
+  steps.push_back(AnnotationStep{R, c.axes[v].name() + ".1", IterAnnotation::Vectorize});
+  steps.push_back(AnnotationStep{E, ec.axes[v].name() + ".1", IterAnnotation::Vectorize});
+  // Constant weights are packed in the tile's loop order at load time (when the tiling allows it).
+  for (int p : dag.producers(ri)) {
+    const te::Operation& w = dag.op(p);
+    if (!w.isPlaceholder() || !w.placeholder().is_constant) continue;
+    steps.push_back(LayoutRewriteStep{R, w.name()});
+    auto dagp = std::make_shared<const te::ComputeDAG>(dag);
+    if (!State::replay(dagp, steps).ok()) steps.pop_back();
+  }
 }
 
 // Elementwise / injective stage, or a reduction too small to tile: parallel outer loops and a
@@ -125,14 +186,25 @@ std::vector<Step> defaultSchedule(const te::ComputeDAG& dag, const DefaultSchedu
     steps.push_back(ComputeInlineStep{op.name()});
     inlined[i] = true;
   }
+  std::vector<bool> done(dag.numOps(), false);
   for (int i = 0; i < dag.numOps(); ++i) {
     const te::Operation& op = dag.op(i);
-    if (!op.isCompute() || inlined[i] || op.compute().axes.empty()) continue;
+    if (!op.isCompute() || inlined[i] || done[i] || op.compute().axes.empty()) continue;
     const te::ComputeOp& c = op.compute();
-    int64_t reduce_len = 1;
+    int64_t reduce_len = 1, space = 1;
     for (const te::IterVar& iv : c.reduceAxes()) reduce_len *= iv.extent;
-    if (c.reduce() && reduce_len >= 16 && c.axes.back().extent >= 4) tiledReduction(steps, c, op.name(), opt);
-    else simpleStage(steps, c, op.name(), opt);
+    for (const te::IterVar& iv : c.axes) space *= iv.extent;
+    if (c.reduce() && reduce_len >= 16 && space >= 64) {
+      int e = dag.isOutput(i) ? -1 : elementwiseConsumer(dag, i, inlined);
+      if (e < 0 && !dag.isOutput(i)) {
+        simpleStage(steps, c, op.name(), opt);
+        continue;
+      }
+      tiledReduction(steps, dag, i, e, opt);
+      if (e >= 0) done[e] = true;
+    } else {
+      simpleStage(steps, c, op.name(), opt);
+    }
   }
   return steps;
 }

@@ -218,7 +218,13 @@ class Simplifier {
       LinearForm g;
       g.constant = f.constant;
       for (auto& [atom, coef] : f.terms) {
-        Expr a = atom.as<VarRef>() ? atom : run(atom);
+        Expr a = atom;
+        if (const VarRef* v = atom.as<VarRef>()) {
+          auto it = bounds_.find(v->var.get());
+          if (it != bounds_.end() && it->second.isConst()) a = intImm(it->second.lo, atom.dtype());
+        } else {
+          a = run(atom);
+        }
         if (int64_t v; isConstInt(a, &v)) g.constant += coef * v;
         else accumulateTerm(g, a, coef);
       }
