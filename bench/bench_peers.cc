@@ -14,8 +14,8 @@
 #include "measure/builder.h"
 #include "measure/measurer.h"
 #include "measure/timing.h"
+#include "cases.h"
 #include "onednn_peer.h"
-#include "ops/nn.h"
 #include "runtime/thread_pool.h"
 #include "support/json.h"
 #include "support/strings.h"
@@ -91,20 +91,11 @@ struct Case {
   std::function<bench::PeerKernel()> peer;
 };
 
-std::shared_ptr<const te::ComputeDAG> convDag(const bench::ConvShape& c) {
-  te::Tensor data = te::placeholder("data", {c.n, c.c, c.h, c.w});
-  te::Tensor w = te::placeholder("weight", {c.k, c.c, c.r, c.s}, te::DType::Float32, true);
-  te::Tensor y = ops::conv2d_nchw(data, w, {c.stride, c.stride}, {c.pad, c.pad, c.pad, c.pad});
-  return std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{data, w}, std::vector<te::Tensor>{y});
-}
-
 std::vector<Case> cases() {
   std::vector<Case> out;
   {
-    te::Tensor a = te::placeholder("A", {1024, 1024});
-    te::Tensor b = te::placeholder("B", {1024, 1024}, te::DType::Float32, true);
-    auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{a, b}, std::vector<te::Tensor>{ops::matmul(a, b)});
-    out.push_back({"matmul_1024", dag, matmulSchedule({4, 1, 8}, {2, 1, 32}, {4}, 64), [] { return bench::onednnMatmul(1024, 1024, 1024); }});
+    bench::Workload w = bench::matmulWorkload(1024);
+    out.push_back({w.name, w.dag, matmulSchedule({4, 1, 8}, {2, 1, 32}, {4}, 64), w.peer});
   }
   struct ConvCase {
     const char* name;
@@ -123,40 +114,10 @@ std::vector<Case> cases() {
       {"conv1x1_7_c512_k2048", {1, 512, 7, 7, 2048, 1, 1, 1, 0}, {1, 1, 16}, {1, 1, 2}, {1, 1, 7}, {4}, 64},
   };
   for (const ConvCase& c : convs) {
-    bench::ConvShape sh = c.shape;
-    out.push_back({c.name, convDag(sh), convSchedule(c.ff, c.yy, c.xx, c.rc, c.unroll, sh.pad > 0),
-                   [sh] { return bench::onednnConv(sh); }});
+    bench::Workload w = bench::convWorkload(c.name, c.shape);
+    out.push_back({w.name, w.dag, convSchedule(c.ff, c.yy, c.xx, c.rc, c.unroll, c.shape.pad > 0), w.peer});
   }
   return out;
-}
-
-struct Timed {
-  double gflops = 0;
-  double median_ms = 0;
-};
-
-Timed timeKernel(const te::ComputeDAG& original, const measure::BuildResult& b, int repeat, double min_ms) {
-  auto fn = codegen::loadKernel(b.code);
-  if (!fn.ok()) throw std::runtime_error(fn.error());
-  std::vector<runtime::NDArray> inputs;
-  for (const te::Tensor& t : original.inputs()) {
-    runtime::NDArray a(t.shape(), t.dtype());
-    a.fillRandom(7, -1, 1);
-    inputs.push_back(a);
-  }
-  auto args_in = measure::scheduledInputs(original, inputs, *b.scheduled, b.layouts);
-  std::vector<void*> args;
-  for (auto& a : args_in) args.push_back(a.data());
-  std::vector<runtime::NDArray> outs;
-  for (const te::Tensor& t : b.scheduled->outputs()) {
-    outs.push_back(runtime::NDArray(t.shape(), t.dtype()));
-    args.push_back(outs.back().data());
-  }
-  measure::TimingOptions opt;
-  opt.repeat = repeat;
-  opt.min_repeat_ms = min_ms;
-  measure::Timing t = measure::timeFunction([&] { (**fn)(args.data()); }, opt);
-  return {original.flops() / t.median_s * 1e-9, t.median_s * 1e3};
 }
 
 }  // namespace
@@ -188,7 +149,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     compile_ms.push_back(b.build_s * 1e3);
-    Timed tt = timeKernel(*c.dag, b, repeat, 100);
+    bench::Timed tt = bench::timeBuild(*c.dag, b, repeat, 100);
     bench::PeerKernel peer = c.peer();
     measure::TimingOptions opt;
     opt.repeat = repeat;
@@ -198,7 +159,7 @@ int main(int argc, char** argv) {
     double unsched = 0;
     if (!skip_unscheduled) {
       measure::BuildResult u = measure::buildOne({c.dag, {}}, "plain");
-      unsched = timeKernel(*c.dag, u, 1, 0).gflops;
+      unsched = bench::timeBuild(*c.dag, u, 1, 0).gflops;
     }
     double ratio = tt.gflops / peer_gflops;
     log_ratio_sum += std::log(ratio);

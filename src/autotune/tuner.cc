@@ -101,7 +101,9 @@ void Tuner::runRound(int ti, const RecordSink& sink) {
     return;
   }
   std::vector<measure::MeasureInput> inputs;
-  for (const Candidate& c : cands) inputs.push_back({t.dag(), c.build_steps});
+  // Candidates ten times slower than the best so far are timed by their warm-up run only.
+  double cutoff = std::isfinite(t.bestCost()) ? 10 * t.bestCost() : 0.0;
+  for (const Candidate& c : cands) inputs.push_back({t.dag(), c.build_steps, cutoff});
   Timer tm;
   std::vector<schedule::RecordResult> res = measurer_.measure(inputs);
   double batch_s = tm.seconds();

@@ -19,6 +19,7 @@ namespace ttune::measure {
 struct MeasureInput {
   std::shared_ptr<const te::ComputeDAG> dag;  // the workload, unscheduled
   std::vector<schedule::Step> steps;
+  double slow_cutoff_s = 0;  // see TimingOptions::slow_cutoff_s (0: time fully)
 };
 
 struct BuildResult {

@@ -97,6 +97,7 @@ std::vector<schedule::RecordResult> Measurer::measure(const std::vector<MeasureI
     }
     req.seed = options_.seed;
     req.timing = options_.timing;
+    if (inputs[i].slow_cutoff_s > 0) req.timing.slow_cutoff_s = inputs[i].slow_cutoff_s;
     req.threads = options_.threads;
     req.timeout_s = options_.run_timeout_s;
     RunResult rr = runner_.run(req);

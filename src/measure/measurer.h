@@ -13,8 +13,19 @@
 
 namespace ttune::measure {
 
+// Tuning measures thousands of candidates: each repeat lasts at least 15 ms, three repeats
+// (the median is what ranks candidates; a 10 ms repeat of a sub-millisecond kernel still holds
+// dozens of runs). Benchmarks use longer repeats.
+inline TimingOptions tuningTiming() {
+  TimingOptions t;
+  t.warmup = 1;
+  t.repeat = 3;
+  t.min_repeat_ms = 15;
+  return t;
+}
+
 struct MeasureOptions {
-  TimingOptions timing;
+  TimingOptions timing = tuningTiming();
   int build_threads = 0;     // 0: one per core
   double build_timeout_s = 15;
   double run_timeout_s = 10;

@@ -101,6 +101,7 @@ std::vector<char> encode(const RunRequest& r) {
   w.pod<int32_t>(r.timing.repeat);
   w.pod<double>(r.timing.min_repeat_ms);
   w.pod<uint8_t>(r.timing.cache_flush);
+  w.pod<double>(r.timing.slow_cutoff_s);
   w.pod<uint64_t>(r.seed);
   w.pod<uint32_t>(static_cast<uint32_t>(r.args.size()));
   size_t in = 0;

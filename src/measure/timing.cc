@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 
 namespace ttune::measure {
@@ -33,21 +34,22 @@ Timing timeFunction(const std::function<void()>& fn, const TimingOptions& opt, c
     last = secs(clock::now() - t0);
   }
   Timing t;
+  if (opt.slow_cutoff_s > 0 && last > opt.slow_cutoff_s) {
+    t.costs_s = {last};
+    t.median_s = t.min_s = t.max_s = last;
+    return t;
+  }
   int number = opt.number > 0 ? opt.number : 1;
   if (!flushing && opt.number <= 0 && opt.min_repeat_ms > 0) {
-    // Grow the run count until one repeat is long enough to time reliably.
+    // Enough runs per repeat to last min_repeat_ms, calibrated on a second (warm) run.
+    auto t0 = clock::now();
+    fn();
+    double per = std::max(std::min(last, secs(clock::now() - t0)), 1e-9);
     double target = opt.min_repeat_ms * 1e-3;
-    while (true) {
-      auto t0 = clock::now();
-      for (int i = 0; i < number; ++i) fn();
-      double d = secs(clock::now() - t0);
-      if (d >= target || number >= (1 << 24)) break;
-      double per = std::max(d / number, 1e-9);
-      number = std::max(number * 2, static_cast<int>(std::min(1.2 * target / per, double(1 << 24))));
-    }
+    number = static_cast<int>(std::min(std::ceil(target / per), double(1 << 24)));
+    number = std::max(number, 1);
   }
   if (flushing) number = 1;
-  (void)last;
   t.number = number;
   for (int r = 0; r < std::max(1, opt.repeat); ++r) {
     double total = 0;

@@ -14,8 +14,11 @@ struct TimingOptions {
   int warmup = 1;
   int number = 0;  // 0: grown automatically to reach min_repeat_ms
   int repeat = 3;
-  double min_repeat_ms = 40;
+  double min_repeat_ms = 40;  // per repeat
   bool cache_flush = false;
+  // When the warm-up run alone takes longer than this (seconds; 0: never), it is the only
+  // sample: a candidate far slower than the best known one needs no precise time.
+  double slow_cutoff_s = 0;
 };
 
 struct Timing {

@@ -1,0 +1,73 @@
+#include "cases.h"
+
+#include <stdexcept>
+
+#include "codegen/jit.h"
+#include "measure/measurer.h"
+#include "measure/timing.h"
+#include "ops/nn.h"
+
+namespace ttune::bench {
+
+std::shared_ptr<const te::ComputeDAG> matmulDag(int64_t m, int64_t n, int64_t k) {
+  te::Tensor a = te::placeholder("A", {m, k});
+  te::Tensor b = te::placeholder("B", {k, n}, te::DType::Float32, true);
+  return std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{a, b}, std::vector<te::Tensor>{ops::matmul(a, b)});
+}
+
+std::shared_ptr<const te::ComputeDAG> convDag(const ConvShape& c) {
+  te::Tensor data = te::placeholder("data", {c.n, c.c, c.h, c.w});
+  te::Tensor w = te::placeholder("weight", {c.k, c.c, c.r, c.s}, te::DType::Float32, true);
+  te::Tensor y = ops::conv2d_nchw(data, w, {c.stride, c.stride}, {c.pad, c.pad, c.pad, c.pad});
+  return std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{data, w}, std::vector<te::Tensor>{y});
+}
+
+Workload matmulWorkload(int64_t n) {
+  return {"matmul_" + std::to_string(n), matmulDag(n, n, n), [n] { return onednnMatmul(n, n, n); }};
+}
+
+Workload convWorkload(const std::string& name, const ConvShape& shape) {
+  return {name, convDag(shape), [shape] { return onednnConv(shape); }};
+}
+
+Workload resnetConv(const std::string& name) {
+  struct Named {
+    const char* name;
+    ConvShape shape;
+  };
+  static const Named layers[] = {
+      {"conv3x3_56_c64", {1, 64, 56, 56, 64, 3, 3, 1, 1}},        {"conv3x3_28_c128", {1, 128, 28, 28, 128, 3, 3, 1, 1}},
+      {"conv3x3_14_c256", {1, 256, 14, 14, 256, 3, 3, 1, 1}},     {"conv3x3_7_c512", {1, 512, 7, 7, 512, 3, 3, 1, 1}},
+      {"conv1x1_56_c64_k256", {1, 64, 56, 56, 256, 1, 1, 1, 0}},  {"conv1x1_56_c256_k64", {1, 256, 56, 56, 64, 1, 1, 1, 0}},
+      {"conv1x1_14_c1024_k256", {1, 1024, 14, 14, 256, 1, 1, 1, 0}}, {"conv1x1_7_c512_k2048", {1, 512, 7, 7, 2048, 1, 1, 1, 0}},
+  };
+  for (const Named& l : layers)
+    if (name == l.name) return convWorkload(l.name, l.shape);
+  throw std::runtime_error("unknown benchmark layer " + name);
+}
+
+Timed timeBuild(const te::ComputeDAG& original, const measure::BuildResult& b, int repeat, double min_ms) {
+  auto fn = codegen::loadKernel(b.code);
+  if (!fn.ok()) throw std::runtime_error(fn.error());
+  std::vector<runtime::NDArray> inputs;
+  for (const te::Tensor& t : original.inputs()) {
+    runtime::NDArray a(t.shape(), t.dtype());
+    a.fillRandom(7, -1, 1);
+    inputs.push_back(a);
+  }
+  auto args_in = measure::scheduledInputs(original, inputs, *b.scheduled, b.layouts);
+  std::vector<void*> args;
+  for (auto& a : args_in) args.push_back(a.data());
+  std::vector<runtime::NDArray> outs;
+  for (const te::Tensor& t : b.scheduled->outputs()) {
+    outs.push_back(runtime::NDArray(t.shape(), t.dtype()));
+    args.push_back(outs.back().data());
+  }
+  measure::TimingOptions opt;
+  opt.repeat = repeat;
+  opt.min_repeat_ms = min_ms;
+  measure::Timing t = measure::timeFunction([&] { (**fn)(args.data()); }, opt);
+  return {original.flops() / t.median_s * 1e-9, t.median_s * 1e3};
+}
+
+}  // namespace ttune::bench

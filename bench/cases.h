@@ -1,0 +1,37 @@
+// Benchmark workloads shared by bench_peers and bench_tune: the ComputeDAGs of a 1024^3 matmul
+// and of ResNet-50's convolutions (NCHW, constant weights), with their oneDNN counterparts.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "measure/builder.h"
+#include "onednn_peer.h"
+#include "te/compute_dag.h"
+
+namespace ttune::bench {
+
+std::shared_ptr<const te::ComputeDAG> matmulDag(int64_t m, int64_t n, int64_t k);
+std::shared_ptr<const te::ComputeDAG> convDag(const ConvShape& c);
+
+struct Workload {
+  std::string name;
+  std::shared_ptr<const te::ComputeDAG> dag;
+  std::function<PeerKernel()> peer;
+};
+
+Workload matmulWorkload(int64_t n);
+// The matmul and the four ResNet-50 layers tuned by bench_tune, or every layer of bench_peers.
+Workload resnetConv(const std::string& name);
+
+struct Timed {
+  double gflops = 0;
+  double median_ms = 0;
+};
+// Times a built kernel in this process (inputs packed as its schedule needs).
+Timed timeBuild(const te::ComputeDAG& original, const measure::BuildResult& b, int repeat, double min_repeat_ms);
+Workload convWorkload(const std::string& name, const ConvShape& shape);
+
+}  // namespace ttune::bench
