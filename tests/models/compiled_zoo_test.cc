@@ -1,0 +1,60 @@
+// Every zoo model builds, compiles and runs (each distinct kernel checked against the reference
+// evaluator on sampled outputs), with a stable kernel list; small models also match, as a whole,
+// an independent plain-loop implementation of their operators (tests/models/reference.h).
+#include <gtest/gtest.h>
+
+#include "executor/executor.h"
+#include "graph/passes.h"
+#include "models/zoo.h"
+#include "reference.h"
+
+namespace ttune::models {
+namespace {
+
+struct Expect {
+  const char* model;
+  size_t kernels, instances;
+};
+
+class CompiledZoo : public ::testing::TestWithParam<Expect> {};
+
+TEST_P(CompiledZoo, CompilesRunsAndChecks) {
+  const Expect& e = GetParam();
+  graph::Graph g = buildModel(e.model);
+  graph::optimizeGraph(g);
+  executor::CompiledModel m = executor::CompiledModel::compile(g);
+  EXPECT_EQ(m.kernels().size(), e.kernels);
+  EXPECT_EQ(m.instances().size(), e.instances);
+  auto inputs = executor::randomInputs(g, 1);
+  const ModelInfo& info = modelInfo(e.model);
+  if (!te::isFloat(info.input_dtype)) inputs[0].fillRandom(1, info.input_lo, info.input_hi);
+  executor::CheckReport rep;
+  auto out = m.runChecked(inputs, &rep, 4);
+  EXPECT_TRUE(rep.ok()) << rep.worst_kernel << " max abs err " << rep.max_abs_err;
+  EXPECT_EQ(rep.kernels_checked, static_cast<int>(e.kernels));
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].shape(), info.output_shape);
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, CompiledZoo,
+                         ::testing::Values(Expect{"resnet18", 18, 23}, Expect{"resnet50", 27, 56}, Expect{"alexnet", 12, 12},
+                                           Expect{"vgg16", 18, 22}, Expect{"mobilenet_v2", 32, 54},
+                                           Expect{"efficientnet_b0", 61, 99}, Expect{"efficientnet_b4", 72, 194},
+                                           Expect{"googlenet", 70, 81}, Expect{"mnasnet1_0", 35, 54},
+                                           Expect{"bert_base", 12, 136}, Expect{"mobilebert", 18, 438}),
+                         [](const ::testing::TestParamInfo<Expect>& i) { return std::string(i.param.model); });
+
+// Whole-model outputs against the independent implementation (before graph optimization: it
+// interprets batch norms as written).
+TEST(CompiledZooWhole, MobileNetV2MatchesIndependentImplementation) {
+  graph::Graph g = buildModel("mobilenet_v2");
+  auto inputs = executor::randomInputs(g, 3);
+  auto expected = testing::interpret(g, inputs);
+  graph::optimizeGraph(g);
+  executor::CompiledModel m = executor::CompiledModel::compile(g);
+  auto out = m.run(inputs);
+  EXPECT_TRUE(testing::near(out[0], expected[0], 1e-3, 1e-3));
+}
+
+}  // namespace
+}  // namespace ttune::models
