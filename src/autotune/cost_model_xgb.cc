@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -37,7 +38,7 @@ class Matrix {
 };
 
 constexpr const char* kFileMagic = "ttune-xgboost-model";
-constexpr int kFileVersion = 1;
+constexpr int kFileVersion = 2;
 
 }  // namespace
 
@@ -49,6 +50,9 @@ struct XGBoostModel::Impl {
   size_t trained_on = 0;  // samples at the last training
   TrainStats stats;
   Rng rng;
+  // Ranking scores are mapped to the throughput scale: label ~ exp(calib_a * score + calib_b).
+  bool calibrated = false;
+  double calib_a = 1, calib_b = 0;
 
   explicit Impl(XGBoostOptions o) : opt(std::move(o)), rng(opt.seed) {
     if (opt.nthread <= 0) opt.nthread = std::max(1u, std::thread::hardware_concurrency() / 2);
@@ -68,11 +72,86 @@ struct XGBoostModel::Impl {
     set("base_score", "0");
     set("tree_method", opt.tree_method);
     set("max_depth", std::to_string(opt.max_depth));
+    set("max_bin", std::to_string(opt.max_bin));
     set("gamma", std::to_string(opt.gamma));
     set("min_child_weight", std::to_string(opt.min_child_weight));
     set("eta", std::to_string(opt.eta));
     set("seed", std::to_string(opt.seed));
     set("nthread", std::to_string(opt.nthread));
+    for (const auto& [k, v] : opt.extra_params) set(k.c_str(), v);
+  }
+
+  // Squared error: per pack (sum - label) * weight, hessian weight. Ranking: pairwise logistic.
+  void gradients(const std::vector<double>& pack, const std::vector<double>& labels, const std::vector<double>& weights,
+                 const std::vector<std::pair<size_t, size_t>>& pairs, std::vector<double>& g,
+                 std::vector<double>& h) const {
+    if (opt.objective == XGBoostObjective::kPackSumSquare) {
+      for (size_t p = 0; p < pack.size(); ++p) {
+        g[p] = (pack[p] - labels[p]) * weights[p];
+        h[p] = weights[p];
+      }
+      return;
+    }
+    std::fill(g.begin(), g.end(), 0.0);
+    std::fill(h.begin(), h.end(), 1e-6);
+    for (const auto& [a, b] : pairs) {
+      double q = 1.0 / (1.0 + std::exp(pack[a] - pack[b]));  // probability the pair is misordered
+      g[a] -= q;
+      g[b] += q;
+      h[a] += q * (1 - q);
+      h[b] += q * (1 - q);
+    }
+  }
+
+  // p-rmse for the squared objective, mean pairwise logistic loss for ranking.
+  double trainingLoss(const std::vector<double>& pack, const std::vector<double>& labels,
+                      const std::vector<std::pair<size_t, size_t>>& pairs) const {
+    double loss = 0;
+    if (opt.objective == XGBoostObjective::kPackSumSquare) {
+      for (size_t p = 0; p < pack.size(); ++p) loss += (pack[p] - labels[p]) * (pack[p] - labels[p]);
+      return std::sqrt(loss / static_cast<double>(std::max<size_t>(pack.size(), 1)));
+    }
+    for (const auto& [a, b] : pairs) loss += std::log1p(std::exp(pack[b] - pack[a]));
+    return loss / static_cast<double>(std::max<size_t>(pairs.size(), 1));
+  }
+
+  // For each state, rank_pairs_per_state partners of its task with another label (seeded).
+  std::vector<std::pair<size_t, size_t>> samplePairs(const std::vector<const std::string*>& tasks,
+                                                     const std::vector<double>& labels) const {
+    std::vector<std::pair<size_t, size_t>> pairs;
+    std::map<std::string, std::vector<size_t>> groups;
+    for (size_t p = 0; p < tasks.size(); ++p) groups[*tasks[p]].push_back(p);
+    Rng prng(opt.seed);
+    for (const auto& [task, members] : groups) {
+      if (members.size() < 2) continue;
+      for (size_t a : members)
+        for (int k = 0; k < opt.rank_pairs_per_state; ++k) {
+          size_t b = members[prng.index(members.size())];
+          if (labels[a] > labels[b]) pairs.emplace_back(a, b);
+          else if (labels[b] > labels[a]) pairs.emplace_back(b, a);
+        }
+    }
+    return pairs;
+  }
+
+  // Least squares of log(label) on the pack scores of the final model (positive slope), so that
+  // exp(a * score + b) is a strictly increasing estimate of the normalized throughput.
+  void calibrate(const std::vector<double>& pack, const std::vector<double>& labels) {
+    calibrated = opt.objective == XGBoostObjective::kPackSumRank;
+    if (!calibrated) return;
+    double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+    for (size_t p = 0; p < pack.size(); ++p) {
+      if (labels[p] <= 0) continue;
+      double x = pack[p], y = std::log(labels[p]);
+      n += 1;
+      sx += x;
+      sy += y;
+      sxx += x * x;
+      sxy += x * y;
+    }
+    double var = n > 0 ? sxx / n - (sx / n) * (sx / n) : 0;
+    calib_a = var > 1e-12 ? std::max((sxy / n - (sx / n) * (sy / n)) / var, 1e-3) : 1.0;
+    calib_b = n > 0 ? sy / n - calib_a * sx / n : 0.0;
   }
 
   void train() {
@@ -83,13 +162,16 @@ struct XGBoostModel::Impl {
     std::vector<float> rows;
     std::vector<size_t> begin{0};
     std::vector<double> labels, weights;
+    std::vector<const std::string*> tasks;
     for (size_t i = 0; i < samples.size(); ++i) {
       const StateFeatures& f = samples[i].features;
       if (!f.valid()) continue;
+      tasks.push_back(&samples[i].task);
       rows.insert(rows.end(), f.data.begin(), f.data.end());
       begin.push_back(begin.back() + static_cast<size_t>(f.n_stores));
-      labels.push_back(labels_all[i]);
-      weights.push_back(std::max(labels_all[i], opt.min_weight));
+      double y = opt.label_power == 1.0 ? labels_all[i] : std::pow(labels_all[i], opt.label_power);
+      labels.push_back(y);
+      weights.push_back(std::max(y, opt.min_weight));
     }
     size_t npacks = labels.size(), nrows = begin.back();
     stats.packs = npacks;
@@ -101,36 +183,37 @@ struct XGBoostModel::Impl {
     check(XGBoosterCreate(dm, 1, &booster), "XGBoosterCreate");
     setParams(booster);
 
+    // Pairs (better, worse) within a task for the ranking objective.
+    std::vector<std::pair<size_t, size_t>> pairs;
+    if (opt.objective == XGBoostObjective::kPackSumRank) pairs = samplePairs(tasks, labels);
+
     std::vector<float> grad(nrows), hess(nrows);
     std::vector<double> pack(npacks, 0.0);  // current pack sums (base score 0)
+    std::vector<double> g(npacks), h(npacks);
     double best = std::numeric_limits<double>::infinity();
     int best_round = 0;
     const char* cfg = R"({"type": 1, "training": true, "iteration_begin": 0, "iteration_end": 0, "strict_shape": false})";
     for (int r = 0; r < opt.max_rounds; ++r) {
-      for (size_t p = 0; p < npacks; ++p) {
-        auto g = static_cast<float>((pack[p] - labels[p]) * weights[p]);
-        auto h = static_cast<float>(weights[p]);
+      gradients(pack, labels, weights, pairs, g, h);
+      for (size_t p = 0; p < npacks; ++p)
         for (size_t k = begin[p]; k < begin[p + 1]; ++k) {
-          grad[k] = g;
-          hess[k] = h;
+          grad[k] = static_cast<float>(g[p]);
+          hess[k] = static_cast<float>(h[p]);
         }
-      }
       check(XGBoosterBoostOneIter(booster, dtrain.get(), grad.data(), hess.data(), nrows), "XGBoosterBoostOneIter");
       const bst_ulong* shape = nullptr;
       bst_ulong dim = 0;
       const float* pred = nullptr;
       check(XGBoosterPredictFromDMatrix(booster, dtrain.get(), cfg, &shape, &dim, &pred), "XGBoosterPredictFromDMatrix");
-      double se = 0;
       for (size_t p = 0; p < npacks; ++p) {
         double s = 0;
         for (size_t k = begin[p]; k < begin[p + 1]; ++k) s += pred[k];
         pack[p] = s;
-        se += (s - labels[p]) * (s - labels[p]);
       }
-      double rmse = std::sqrt(se / static_cast<double>(npacks));
+      double loss = trainingLoss(pack, labels, pairs);
       stats.rounds = r + 1;
-      if (rmse < best) {
-        best = rmse;
+      if (loss < best) {
+        best = loss;
         best_round = r + 1;
       } else if (r + 1 - best_round >= opt.early_stopping_rounds) {
         break;
@@ -142,8 +225,9 @@ struct XGBoostModel::Impl {
       freeBooster();
       booster = sliced;
     }
+    calibrate(pack, labels);
     stats.best_round = best_round;
-    stats.best_prmse = best;
+    stats.best_loss = best;
     stats.seconds = timer.seconds();
     trained_on = samples.size();
   }
@@ -170,7 +254,7 @@ struct XGBoostModel::Impl {
       if (!states[i].valid()) continue;
       double s = 0;
       for (int r = 0; r < states[i].n_stores; ++r) s += pred[k++];
-      out[i] = s;
+      out[i] = calibrated ? std::exp(calib_a * s + calib_b) : s;
     }
     return out;
   }
@@ -215,8 +299,10 @@ void XGBoostModel::save(const std::string& path) const {
   check(XGBoosterSaveModelToBuffer(impl_->booster, R"({"format": "json"})", &len, &buf), "XGBoosterSaveModelToBuffer");
   std::ofstream out(path, std::ios::binary);
   TT_CHECK_ARG(out.good(), "cannot write the cost model to ", path);
-  out << kFileMagic << " " << kFileVersion << " features " << StoreFeatures::kVersion << " " << kNumFeatures << " bytes "
-      << len << "\n";
+  out.precision(17);
+  out << kFileMagic << " " << kFileVersion << " features " << StoreFeatures::kVersion << " " << kNumFeatures
+      << " calibration " << (impl_->calibrated ? 1 : 0) << " " << impl_->calib_a << " " << impl_->calib_b << " bytes " << len
+      << "\n";
   out.write(buf, static_cast<std::streamsize>(len));
   TT_CHECK_ARG(out.good(), "cannot write the cost model to ", path);
 }
@@ -227,13 +313,16 @@ void XGBoostModel::load(const std::string& path) {
   std::string header;
   std::getline(in, header);
   std::istringstream hs(header);
-  std::string magic, kw1, kw2;
-  int version = 0;
+  std::string magic, kw1, kw2, kw3;
+  int version = 0, calibrated = 0;
   uint32_t feature_version = 0;
   size_t num_features = 0, len = 0;
-  hs >> magic >> version >> kw1 >> feature_version >> num_features >> kw2 >> len;
-  TT_CHECK_ARG(hs && magic == kFileMagic && kw1 == "features" && kw2 == "bytes", path, " is not a ttune cost model file");
+  double a = 1, b = 0;
+  hs >> magic >> version;
+  TT_CHECK_ARG(hs && magic == kFileMagic, path, " is not a ttune cost model file");
   TT_CHECK_ARG(version == kFileVersion, path, " has cost model file version ", version, ", expected ", kFileVersion);
+  hs >> kw1 >> feature_version >> num_features >> kw2 >> calibrated >> a >> b >> kw3 >> len;
+  TT_CHECK_ARG(hs && kw1 == "features" && kw2 == "calibration" && kw3 == "bytes", path, " has a malformed header");
   TT_CHECK_ARG(feature_version == StoreFeatures::kVersion && num_features == kNumFeatures, path,
                " was trained on feature layout v", feature_version, " (", num_features, " features); this build uses v",
                StoreFeatures::kVersion, " (", kNumFeatures, " features)");
@@ -252,6 +341,9 @@ void XGBoostModel::load(const std::string& path) {
   impl_->booster = h;
   impl_->loaded = true;
   impl_->trained_on = 0;
+  impl_->calibrated = calibrated != 0;
+  impl_->calib_a = a;
+  impl_->calib_b = b;
 }
 
 bool XGBoostModel::trained() const { return impl_->booster != nullptr; }

@@ -25,7 +25,7 @@ float log2p(double x) {
 }
 
 void StoreFeatures::appendScaled(std::vector<float>& out) const {
-  const_cast<StoreFeatures*>(this)->forEach([&](const char*, int, float& v) { out.push_back(log2p(v)); });
+  forEach([&](const char*, int, float v) { out.push_back(log2p(v)); });
 }
 
 const std::vector<std::string>& featureNames() {
@@ -382,6 +382,12 @@ class StoreFeaturizer {
     return r.bounded() && ext > 1 ? static_cast<double>(r.hi - r.lo) / static_cast<double>(ext - 1) : 1.0;
   }
 
+  static double execs_outside(const std::vector<double>& trips, int pos) {
+    double p = 1;
+    for (int i = 0; i < pos; ++i) p *= trips[i];
+    return p;
+  }
+
   enum Pos { kNone, kInnerSpatial, kMiddleSpatial, kOuterSpatial, kInnerReduce, kMiddleReduce, kOuterReduce, kMixed };
 
   void annotationFeatures(const StoreInfo& si, const BufferUse& written, lower::ForKind kind, bool use_trips,
@@ -453,6 +459,34 @@ class StoreFeaturizer {
         break;
       }
     c.unknown_extents = static_cast<float>(unknown);
+    int rolled = -1;  // innermost loop left as a loop in machine code
+    for (int i = n - 1; i >= 0 && rolled < 0; --i) {
+      lower::ForKind k = w_.loops[si.loops[i]].kind;
+      if (k == lower::ForKind::Serial || k == lower::ForKind::Parallel) rolled = i;
+    }
+    int vec = -1;  // innermost vectorized loop
+    for (int i = n - 1; i >= 0 && vec < 0; --i)
+      if (w_.loops[si.loops[i]].kind == lower::ForKind::Vectorized) vec = i;
+    auto maxStride = [&](int pos) {
+      double m = 0;
+      for (const BufferUse& u : uses)
+        for (const Access& a : u.accesses) m = std::max(m, strideOf(si, a, pos));
+      return static_cast<float>(m);
+    };
+    if (rolled >= 0) {
+      c.rolled_len = static_cast<float>(trips[rolled]);
+      c.rolled_reduce = !movesWith(written, rolled);
+      c.rolled_max_stride = maxStride(rolled);
+      double body = 1;
+      for (int i = rolled + 1; i < n; ++i) body *= static_cast<double>(w_.loops[si.loops[i]].max_extent);
+      c.rolled_body = static_cast<float>(body);
+    }
+    if (vec >= 0) c.vec_max_stride = maxStride(vec);
+    for (int i = 0; i < n; ++i)
+      if (w_.loops[si.loops[i]].kind == lower::ForKind::Parallel) {
+        c.parallel_launches = static_cast<float>(si.guard_prob * execs_outside(trips, i));
+        break;
+      }
 
     // Touched elements of every buffer at every level (level i: loops at positions >= i range).
     size_t nb = uses.size();
@@ -533,6 +567,7 @@ class StoreFeaturizer {
       bf.lines_d_reuse_ct = static_cast<float>(lines / div);
       bf.unique_lines_d_reuse_ct = static_cast<float>(unique_lines / div);
       bf.stride = static_cast<float>(stride);
+      bf.rolled_stride = rolled >= 0 && movesWith(u, rolled) ? static_cast<float>(strideOf(si, a, rolled)) : 0.f;
       bf.local_scope = u.buffer->scope == te::MemScope::Local;
       ranked.push_back({bf, lines, bytes});
     }

@@ -7,17 +7,21 @@
 //
 // Layout (version kVersion; every value is log2p(x) = sign(x)*log2(1+|x|), one-hots included,
 // which leaves them 0/1):
-//   1 computation (53)  float/int op counts by kind (mad = mul+add pairs that contract to FMA,
+//   1 computation (59)  float/int op counts by kind (mad = mul+add pairs that contract to FMA,
 //                       addsub, mul, divmod, cmp incl. min/max, math_func, other_func), bool and
 //                       select ops, all times the store's expected execution count; for each of
 //                       vectorized / unrolled / parallel loops: number, product, innermost length
 //                       and an 8-way position one-hot; guard features (executed fraction of the
 //                       max iteration space, enclosing ifs, vector-tail fraction, loops whose
-//                       extent could not be evaluated).
-//   2 buffer access (5 x 19) the store's buffers sorted by (lines, bytes) descending, top five,
+//                       extent could not be evaluated); the innermost rolled loop (one left as a
+//                       loop in machine code): trips, reduction or not, largest access stride,
+//                       statements per iteration; largest stride under the innermost vector
+//                       loop; how often parallel regions are entered.
+//   2 buffer access (5 x 20) the store's buffers sorted by (lines, bytes) descending, top five,
 //                       zero-padded: access type, bytes, unique bytes, cache lines, unique lines,
-//                       reuse type / distance / count, the same per reuse, innermost stride and
-//                       whether the buffer is a local (stack / register) tile.
+//                       reuse type / distance / count, the same per reuse, the stride of the
+//                       innermost loop moving the access (Ansor's) and of the innermost rolled
+//                       loop (0: invariant), and whether the buffer is a local (register) tile.
 //   3 arithmetic intensity curve (10): float ops / bytes touched, sampled at 10 points of the
 //                       cumulative op count from the innermost loop outwards.
 //   4 allocation (5)    of the written buffer when the kernel allocates it.
@@ -36,12 +40,20 @@
 //    its variable indexes the stored element, reduce otherwise; inner / outer when it is the
 //    innermost / outermost loop of the store, middle otherwise; mixed when loops disagree.
 //  - One row per Store node (Ansor keeps one per written buffer, so a reduction's init nest is lost).
-//  - No GPU features; added: guard features, per-buffer local_scope, allocation local flag.
+//  - No GPU features; added for CPUs: guard features, the innermost rolled loop group (LLVM's
+//    auto-vectorizer and loop overhead act there), gather detection under vector loops, parallel
+//    dispatch count, per-buffer rolled-loop stride and local_scope, allocation local flag.
 //  - Touched regions are counted on the flat index: terms with equal strides merge (conv windows
 //    give (OH+R-1)(OW+S-1)), overlapping strides merge into progressions; no magic constants.
 //  - reuse_dis_bytes counts the current store's accesses only (Ansor's depends on visit order).
 //
-// Extraction is a pure function of the IR (deterministic, thread-safe, no global state).
+// Expected counts are exact whenever the enumeration fits its budget (tested against a
+// brute-force execution count on random schedules). Extraction is a pure function of the IR
+// (deterministic, thread-safe, no global state).
+//
+// To add a feature: add X(name) to a group macro below (the struct field, the count and the name
+// come from it), compute it in features.cc (StoreFeaturizer::featurize), bump kVersion (saved
+// models of another version are refused) and update the count in tests/autotune/feature_test.cc.
 #pragma once
 
 #include <array>
@@ -78,7 +90,23 @@ namespace ttune::autotune {
   /* fraction of runs of the innermost vectorized loop shorter than its width (scalar) */ \
   X(vec_tail_frac)                                                                      \
   /* enclosing loops whose extent could not be evaluated (max_extent used) */           \
-  X(unknown_extents)
+  X(unknown_extents)                                                                    \
+  /* the innermost loop that stays a loop in machine code (serial or parallel: unrolled \
+     and vectorized loops are replicated): its expected trips (loop overhead; LLVM's     \
+     auto-vectorizer works on it) and whether it does not index the stored element      \
+     (an accumulation chain) */                                                         \
+  X(rolled_len)                                                                         \
+  X(rolled_reduce)                                                                      \
+  /* largest access stride in elements under that loop (0: all invariant, 1: all        \
+     contiguous or invariant, so LLVM can vectorize it) */                              \
+  X(rolled_max_stride)                                                                  \
+  /* statements per iteration of that loop: product of the unrolled and vectorized      \
+     loops inside it */                                                                 \
+  X(rolled_body)                                                                        \
+  /* largest access stride under the innermost vectorized loop (> 1: gathers/scatters) */\
+  X(vec_max_stride)                                                                     \
+  /* times the outermost parallel loop is entered (thread-pool dispatches) */            \
+  X(parallel_launches)
 
 // Group 2: one buffer accessed by the store.
 #define TTUNE_FEATURES_BUFFER(X)                                                        \
@@ -87,7 +115,7 @@ namespace ttune::autotune {
   X(reuse_loop) X(reuse_serial) X(reuse_none)                                           \
   X(reuse_dis_iter) X(reuse_dis_bytes) X(reuse_ct)                                      \
   X(bytes_d_reuse_ct) X(unique_bytes_d_reuse_ct) X(lines_d_reuse_ct)                    \
-  X(unique_lines_d_reuse_ct) X(stride) X(local_scope)
+  X(unique_lines_d_reuse_ct) X(stride) X(rolled_stride) X(local_scope)
 
 // Group 4: allocation of the written buffer.
 #define TTUNE_FEATURES_ALLOC(X) \
@@ -98,34 +126,34 @@ namespace ttune::autotune {
 
 #define TTUNE_FEATURE_FIELD(name) float name = 0;
 #define TTUNE_FEATURE_COUNT(name) +1
-#define TTUNE_FEATURE_VISIT(name) f(#name, index, name);
+#define TTUNE_FEATURE_VISIT(name) f(#name, index, self.name);
 
 struct ComputeFeatures {
   TTUNE_FEATURES_COMPUTE(TTUNE_FEATURE_FIELD)
   static constexpr size_t kCount = 0 TTUNE_FEATURES_COMPUTE(TTUNE_FEATURE_COUNT);
-  template <class F>
-  void forEach(F&& f, int index = -1) { TTUNE_FEATURES_COMPUTE(TTUNE_FEATURE_VISIT) }
+  template <class Self, class F>
+  static void visit(Self& self, F&& f, int index = -1) { TTUNE_FEATURES_COMPUTE(TTUNE_FEATURE_VISIT) }
 };
 
 struct BufferFeatures {
   TTUNE_FEATURES_BUFFER(TTUNE_FEATURE_FIELD)
   static constexpr size_t kCount = 0 TTUNE_FEATURES_BUFFER(TTUNE_FEATURE_COUNT);
-  template <class F>
-  void forEach(F&& f, int index = -1) { TTUNE_FEATURES_BUFFER(TTUNE_FEATURE_VISIT) }
+  template <class Self, class F>
+  static void visit(Self& self, F&& f, int index = -1) { TTUNE_FEATURES_BUFFER(TTUNE_FEATURE_VISIT) }
 };
 
 struct AllocFeatures {
   TTUNE_FEATURES_ALLOC(TTUNE_FEATURE_FIELD)
   static constexpr size_t kCount = 0 TTUNE_FEATURES_ALLOC(TTUNE_FEATURE_COUNT);
-  template <class F>
-  void forEach(F&& f, int index = -1) { TTUNE_FEATURES_ALLOC(TTUNE_FEATURE_VISIT) }
+  template <class Self, class F>
+  static void visit(Self& self, F&& f, int index = -1) { TTUNE_FEATURES_ALLOC(TTUNE_FEATURE_VISIT) }
 };
 
 struct OuterFeatures {
   TTUNE_FEATURES_OUTER(TTUNE_FEATURE_FIELD)
   static constexpr size_t kCount = 0 TTUNE_FEATURES_OUTER(TTUNE_FEATURE_COUNT);
-  template <class F>
-  void forEach(F&& f, int index = -1) { TTUNE_FEATURES_OUTER(TTUNE_FEATURE_VISIT) }
+  template <class Self, class F>
+  static void visit(Self& self, F&& f, int index = -1) { TTUNE_FEATURES_OUTER(TTUNE_FEATURE_VISIT) }
 };
 
 // The raw (not yet log-scaled) features of one store. Field order is the vector order.
@@ -144,19 +172,25 @@ struct StoreFeatures {
     return ComputeFeatures::kCount + kMaxBuffers * BufferFeatures::kCount + kCurveSamples +
            AllocFeatures::kCount + OuterFeatures::kCount;
   }
-  // Visits f(const char* name, int index, float& value) in vector order; index is the buffer
-  // rank for buffer features, the sample for the curve, -1 otherwise (featureNames() shows how
-  // they combine: "b<index>.<name>", "<name>_<index>").
+  // Visits f(const char* name, int index, float& value) (const float& on a const object) in
+  // vector order; index is the buffer rank for buffer features, the sample for the curve, -1
+  // otherwise (featureNames() shows how they combine: "b<index>.<name>", "<name>_<index>").
   template <class F>
-  void forEach(F&& f) {
-    compute.forEach(f);
-    for (size_t k = 0; k < kMaxBuffers; ++k) buffers[k].forEach(f, static_cast<int>(k));
-    for (size_t k = 0; k < kCurveSamples; ++k) f("ai_curve", static_cast<int>(k), ai_curve[k]);
-    alloc.forEach(f);
-    outer.forEach(f);
-  }
+  void forEach(F&& f) { visit(*this, f); }
+  template <class F>
+  void forEach(F&& f) const { visit(*this, f); }
   // Appends the log2p-scaled values (num_features() of them).
   void appendScaled(std::vector<float>& out) const;
+
+ private:
+  template <class Self, class F>
+  static void visit(Self& self, F&& f) {
+    ComputeFeatures::visit(self.compute, f);
+    for (size_t k = 0; k < kMaxBuffers; ++k) BufferFeatures::visit(self.buffers[k], f, static_cast<int>(k));
+    for (size_t k = 0; k < kCurveSamples; ++k) f("ai_curve", static_cast<int>(k), self.ai_curve[k]);
+    AllocFeatures::visit(self.alloc, f);
+    OuterFeatures::visit(self.outer, f);
+  }
 };
 
 // Names of the features in vector order (size num_features()).

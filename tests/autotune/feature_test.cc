@@ -54,7 +54,7 @@ const BufferFeatures* findBuffer(const StoreFeatures& f, float BufferFeatures::*
 TEST(FeatureLayout, NamesMatchTheVector) {
   const auto& names = featureNames();
   EXPECT_EQ(names.size(), kNumFeatures);
-  EXPECT_EQ(kNumFeatures, 166u);
+  EXPECT_EQ(kNumFeatures, 177u);
   EXPECT_EQ(StoreFeatures::kVersion, 1u);
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()).size(), names.size());
   EXPECT_EQ(names.front(), "float_mad");
@@ -88,6 +88,12 @@ TEST(FeatureValues, MatmulAnchor) {
   EXPECT_EQ(up.compute.exec_ratio, 1);
   EXPECT_EQ(up.outer.outer_prod, n * n * n);
   EXPECT_EQ(up.outer.num_loops, 5);
+  EXPECT_EQ(up.compute.rolled_len, 16);  // i.1: the vector loop j.1 is not a loop in machine code
+  EXPECT_EQ(up.compute.rolled_reduce, 0);
+  EXPECT_EQ(up.compute.rolled_max_stride, n);  // A and C move by a row per i.1
+  EXPECT_EQ(up.compute.rolled_body, 8);
+  EXPECT_EQ(up.compute.vec_max_stride, 1);     // B and C contiguous, A broadcast
+  EXPECT_EQ(up.compute.parallel_launches, 1);
   // C (read and written): Ansor's anchor values.
   const BufferFeatures* c = findBuffer(up, &BufferFeatures::acc_readwrite);
   ASSERT_NE(c, nullptr);
@@ -98,6 +104,7 @@ TEST(FeatureValues, MatmulAnchor) {
   EXPECT_EQ(c->reuse_dis_bytes, (8 * 16 + 8 + 16) * 4);
   EXPECT_EQ(c->reuse_ct, n);
   EXPECT_EQ(c->stride, 1);
+  EXPECT_EQ(c->rolled_stride, n);
   // A[i, k] is read with stride 512 (i.1) under the vector loop that does not move it.
   const BufferFeatures& a = up.buffers[0];
   EXPECT_EQ(a.acc_read, 1);
@@ -105,6 +112,7 @@ TEST(FeatureValues, MatmulAnchor) {
   EXPECT_EQ(a.unique_bytes, n * n * 4);
   EXPECT_EQ(a.reuse_ct, 8);
   EXPECT_EQ(a.lines, n * n * n / 8);
+  EXPECT_EQ(a.rolled_stride, n);
   // B[k, j]: unique bytes are the whole matrix, reused across i.1.
   const BufferFeatures& b = up.buffers[2];
   EXPECT_EQ(b.acc_read, 1);
@@ -331,6 +339,23 @@ TEST(FeatureSpeed, StatesPerSecond) {
                 name.c_str(), extract_rate, full_rate, sink % 10);
     EXPECT_GT(extract_rate, 2000);  // loose: shared CI cores
   }
+  // Random schedules (non-dividing splits, guards, fused loops): extraction of pre-lowered IR.
+  std::vector<std::pair<lower::LoweredFunc, State>> funcs;
+  for (auto dag : {opDag("matmul", {"M=64", "N=64", "K=64"}), opDag("conv2d", {"C=16", "H=16", "W=16", "K=16", "pad=1"})})
+    for (int i = 0; funcs.size() < 400 && i < 300; ++i) {
+      State s = testing::randomSchedule(dag, 9000 + i);
+      auto f = lower::lower(s, "kernel");
+      if (f.ok()) funcs.emplace_back(*f, s);
+    }
+  Timer t;
+  size_t n = 0, sink = 0;
+  while (t.seconds() < 0.3)
+    for (const auto& [f, s] : funcs) {
+      sink += extractFeatures(f, &s).data.size();
+      ++n;
+    }
+  std::printf("[ features ] %zu random matmul/conv schedules: extraction %8.0f states/s (%zu)\n", funcs.size(),
+              static_cast<double>(n) / t.seconds(), sink % 10);
 }
 
 }  // namespace
