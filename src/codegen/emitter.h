@@ -36,7 +36,6 @@ class Emitter {
   void emitParallel(const lower::For& f);
   void emitAllocate(const lower::Allocate& a);
   void emitIf(const lower::IfThenElse& s);
-  bool canVectorize(const lower::Stmt& body, const te::VarNode* v);
   llvm::Function* newFunction(const std::string& name, llvm::FunctionType* type);
   llvm::AllocaInst* entryAlloca(llvm::Type* type, llvm::Value* count, const std::string& name);
 

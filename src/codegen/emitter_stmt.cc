@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "codegen/emitter.h"
+#include "lower/register_tiles.h"
 #include "support/assert.h"
 #include "support/overload.h"
 #include "te/expr_functor.h"
@@ -229,57 +230,6 @@ void Emitter::emitGuardedUnroll(const te::Var& var, llvm::Value* ext, int64_t ma
   }
 }
 
-bool Emitter::canVectorize(const Stmt& body, const te::VarNode* v) {
-  bool ok = true;
-  std::unordered_map<const te::Buffer*, std::vector<te::Expr>> stored;
-  std::vector<std::pair<const te::Buffer*, te::Expr>> loads;
-  auto scanLoads = [&](const te::Expr& e) {
-    te::visitAll(e, [&](const te::Expr& x) {
-      if (const te::BufferLoad* l = x.as<te::BufferLoad>()) loads.emplace_back(l->buffer.get(), l->index);
-    });
-  };
-  std::function<void(const Stmt&)> walk = [&](const Stmt& s) {
-    if (!s || !ok) return;
-    std::visit(Overload{
-                   [&](const lower::For& x) {
-                     if (te::usesVar(x.extent, v) || x.kind == ForKind::Parallel) ok = false;
-                     walk(x.body);
-                   },
-                   [&](const lower::Store& x) {
-                     auto coef = te::linearCoefficient(x.index, v);
-                     if (!coef || *coef == 0) ok = false;
-                     stored[x.buffer.get()].push_back(x.index);
-                     scanLoads(x.index);
-                     scanLoads(x.value);
-                   },
-                   [&](const lower::IfThenElse& x) {
-                     scanLoads(x.cond);
-                     walk(x.then_case);
-                     walk(x.else_case);
-                   },
-                   [&](const lower::Allocate&) { ok = false; },
-                   [&](const lower::Seq& x) { for (const Stmt& c : x.stmts) walk(c); },
-                   [&](const lower::LetStmt& x) {
-                     scanLoads(x.value);
-                     walk(x.body);
-                   },
-               },
-               s->kind);
-  };
-  walk(body);
-  if (!ok) return false;
-  // A buffer written here may only be read at the very index it is written at (the reduction's
-  // own element): other lanes' reads would see the wrong order of writes.
-  for (const auto& [buf, idx] : loads) {
-    auto it = stored.find(buf);
-    if (it == stored.end()) continue;
-    bool same = false;
-    for (const te::Expr& s : it->second) same = same || te::structurallyEqual(s, idx);
-    if (!same) return false;
-  }
-  return true;
-}
-
 void Emitter::emitVectorBody(const te::Var& var, llvm::Value* base, int lanes, int64_t max_extent, const Stmt& body) {
   const te::VarNode* saved_v = vvar_;
   te::Var saved_base = vbase_;
@@ -304,7 +254,7 @@ void Emitter::emitVectorBody(const te::Var& var, llvm::Value* base, int lanes, i
 
 void Emitter::emitVectorized(const lower::For& f) {
   int64_t L = f.max_extent;
-  if (L <= 1 || !canVectorize(f.body, f.var.get())) {
+  if (L <= 1 || !lower::isLaneParallel(f.body, f.var.get())) {
     // Not lane-parallel: run lanes one after the other (replicated when short).
     lower::For g = f;
     g.kind = L <= 64 ? ForKind::Unrolled : ForKind::Serial;

@@ -98,7 +98,7 @@ class Lowerer {
     }
     Stmt s = makeSeq(std::move(body));
     for (auto it = globals.rbegin(); it != globals.rend(); ++it) s = makeAllocate(*it, s);
-    f.body = limitUnrolling(unrollRegisterTileLoops(s), opt_.max_unrolled_statements, opt_.vector_lanes);
+    f.body = limitUnrolling(unrollRegisterTileLoops(resolveVectorLoops(s)), opt_.max_unrolled_statements, opt_.vector_lanes);
     return f;
   }
 
@@ -324,7 +324,11 @@ class Lowerer {
       kind = ForKind::Parallel;
     }
     int64_t steps = kind == ForKind::Vectorized ? inner_steps : max_ext * inner_steps;
-    if (max_ext == 1 && te::isIntValue(extent, 1)) return Emitted{makeLet(v, te::intImm(0), body), steps};
+    if (max_ext == 1) {  // at most one iteration: no loop (and no parallel dispatch)
+      Stmt one = makeLet(v, te::intImm(0), body);
+      if (!te::isIntValue(extent, 1)) one = makeIf(extent > te::intImm(0), one);
+      return Emitted{one, steps};
+    }
     return Emitted{makeFor(v, extent, max_ext, kind, body), steps};
   }
 

@@ -1,8 +1,11 @@
 #include "lower/register_tiles.h"
 
+#include <functional>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "support/overload.h"
+#include "te/arith.h"
 #include "te/expr_functor.h"
 
 namespace ttune::lower {
@@ -179,6 +182,91 @@ Stmt limit(const Stmt& s, int64_t budget, int lanes) {
 }  // namespace
 
 Stmt limitUnrolling(const Stmt& s, int64_t max_statements, int lanes) { return limit(s, max_statements, std::max(1, lanes)); }
+
+bool isLaneParallel(const Stmt& body, const te::VarNode* v) {
+  bool ok = true;
+  std::unordered_map<const te::Buffer*, std::vector<te::Expr>> stored;
+  std::vector<std::pair<const te::Buffer*, te::Expr>> loads;
+  auto scanLoads = [&](const te::Expr& e) {
+    te::visitAll(e, [&](const te::Expr& x) {
+      if (const te::BufferLoad* l = x.as<te::BufferLoad>()) loads.emplace_back(l->buffer.get(), l->index);
+    });
+  };
+  std::function<void(const Stmt&)> walk = [&](const Stmt& s) {
+    if (!s || !ok) return;
+    std::visit(Overload{
+                   [&](const For& x) {
+                     if (te::usesVar(x.extent, v) || x.kind == ForKind::Parallel) ok = false;
+                     walk(x.body);
+                   },
+                   [&](const Store& x) {
+                     auto coef = te::linearCoefficient(x.index, v);
+                     if (!coef || *coef == 0) ok = false;
+                     stored[x.buffer.get()].push_back(x.index);
+                     scanLoads(x.index);
+                     scanLoads(x.value);
+                   },
+                   [&](const IfThenElse& x) {
+                     scanLoads(x.cond);
+                     walk(x.then_case);
+                     walk(x.else_case);
+                   },
+                   [&](const Allocate&) { ok = false; },
+                   [&](const Seq& x) { for (const Stmt& c : x.stmts) walk(c); },
+                   [&](const LetStmt& x) {
+                     scanLoads(x.value);
+                     walk(x.body);
+                   },
+               },
+               s->kind);
+  };
+  walk(body);
+  if (!ok) return false;
+  for (const auto& [buf, idx] : loads) {
+    auto it = stored.find(buf);
+    if (it == stored.end()) continue;
+    bool same = false;
+    for (const te::Expr& e : it->second) same = same || te::structurallyEqual(e, idx);
+    if (!same) return false;
+  }
+  return true;
+}
+
+Stmt resolveVectorLoops(const Stmt& s) {
+  if (!s) return s;
+  return std::visit(Overload{
+                        [&](const For& f) -> Stmt {
+                          Stmt body = resolveVectorLoops(f.body);
+                          ForKind kind = f.kind;
+                          if (kind == ForKind::Vectorized && (f.max_extent <= 1 || !isLaneParallel(body, f.var.get())))
+                            kind = f.max_extent <= 16 ? ForKind::Unrolled : ForKind::Serial;
+                          return kind == f.kind && body == f.body ? s : makeFor(f.var, f.extent, f.max_extent, kind, body);
+                        },
+                        [&](const Store&) -> Stmt { return s; },
+                        [&](const IfThenElse& i) -> Stmt {
+                          Stmt t = resolveVectorLoops(i.then_case), e = resolveVectorLoops(i.else_case);
+                          return t == i.then_case && e == i.else_case ? s : makeIf(i.cond, t, e);
+                        },
+                        [&](const Allocate& a) -> Stmt {
+                          Stmt b = resolveVectorLoops(a.body);
+                          return b == a.body ? s : makeAllocate(a.buffer, b);
+                        },
+                        [&](const Seq& q) -> Stmt {
+                          std::vector<Stmt> out;
+                          bool changed = false;
+                          for (const Stmt& c : q.stmts) {
+                            out.push_back(resolveVectorLoops(c));
+                            changed |= out.back() != c;
+                          }
+                          return changed ? makeSeq(std::move(out)) : s;
+                        },
+                        [&](const LetStmt& l) -> Stmt {
+                          Stmt b = resolveVectorLoops(l.body);
+                          return b == l.body ? s : makeLet(l.var, l.value, b);
+                        },
+                    },
+                    s->kind);
+}
 
 Stmt unrollRegisterTileLoops(const Stmt& s, int64_t max_tile_elements, int64_t max_steps) {
   return Pass(max_tile_elements, max_steps).run(s).stmt;

@@ -17,4 +17,13 @@ Stmt unrollRegisterTileLoops(const Stmt& s, int64_t max_tile_elements = 1024, in
 // it fits. Keeps compile time bounded for any schedule.
 Stmt limitUnrolling(const Stmt& s, int64_t max_nodes, int lanes);
 
+// True when a vectorized loop's body can run its lanes at once: every store is indexed by the
+// lane with a non-zero linear stride, no loop extent depends on the lane, nothing is allocated
+// per lane, and a buffer written here is read only at the very index it is written at.
+bool isLaneParallel(const Stmt& body, const te::VarNode* lane);
+
+// Vectorized loops whose body is not lane-parallel become unrolled (short) or serial loops,
+// so that what is emitted is what the size limits above count.
+Stmt resolveVectorLoops(const Stmt& s);
+
 }  // namespace ttune::lower
