@@ -123,6 +123,7 @@ void Tuner::runRound(int ti, const RecordSink& sink) {
     Record rec;
     rec.workload_key = specs_[ti].workload_key;
     rec.kernel_class = specs_[ti].class_name;
+    rec.class_id = specs_[ti].class_id;
     rec.target = opt_.target;
     rec.steps = cands[k].build_steps;
     rec.result = res[k];

@@ -18,6 +18,8 @@ int run(int argc, char** argv) {
   addModelCommands(app);
   addTuneCommand(app);
   addDbCommands(app);
+  addTransferCommands(app);
+  addCompareCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -17,5 +17,7 @@ void addOpCommands(CLI::App& app);
 void addModelCommands(CLI::App& app);
 void addTuneCommand(CLI::App& app);
 void addDbCommands(CLI::App& app);
+void addTransferCommands(CLI::App& app);
+void addCompareCommand(CLI::App& app);
 
 }  // namespace ttune::cli

@@ -1,19 +1,19 @@
 // `ttune tune`: Ansor-style auto-scheduling of a model's kernels; every measurement goes to the
 // schedule bank as it happens, so an interrupted run resumes where it stopped.
 #include <CLI/CLI.hpp>
-#include <atomic>
-#include <csignal>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "autotune/tuner.h"
 #include "cli/bank_access.h"
 #include "cli/cli.h"
+#include "cli/interrupt.h"
+#include "cli/latency.h"
 #include "cli/model_loader.h"
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "executor/executor.h"
-#include "measure/timing.h"
 #include "models/zoo.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
@@ -23,9 +23,6 @@
 namespace ttune::cli {
 
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-extern "C" void onInterrupt(int) { g_interrupted = true; }
 
 struct TuneArgs {
   ModelSource src;
@@ -40,24 +37,6 @@ struct TuneArgs {
   int64_t early_stopping = -1;
 };
 
-// Latency of the whole model with the given schedules (median of a few runs).
-double modelLatency(const graph::Graph& g, const executor::ModelOptions& opt, int repeat = 5) {
-  executor::CompiledModel m = executor::CompiledModel::compile(g, opt);
-  auto inputs = executor::randomInputs(g, 1);
-  m.run(inputs);
-  measure::TimingOptions t;
-  t.number = 1;
-  t.repeat = repeat;
-  t.min_repeat_ms = 0;
-  return measure::timeFunction([&] { m.run(inputs); }, t).median_s;
-}
-
-bool hasReduction(const te::ComputeDAG& dag) {
-  for (const te::Tensor& t : dag.ops())
-    if (t.op().isCompute() && t.op().compute().reduce()) return true;
-  return false;
-}
-
 void tune(const TuneArgs& a) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
   if (a.trials <= 0) fail("--trials must be positive");
@@ -67,17 +46,8 @@ void tune(const TuneArgs& a) {
 
   // Tasks: distinct kernels with a reduction (element-wise kernels keep the default schedule).
   std::vector<autotune::TuneTaskSpec> tasks;
-  std::map<std::string, size_t> pos;
-  for (const graph::Kernel& k : kernels) {
-    if (k.alias_only || !hasReduction(*k.dag)) continue;
-    auto it = pos.find(k.workload_key);
-    if (it != pos.end()) {
-      tasks[it->second].weight += 1;
-      continue;
-    }
-    pos[k.workload_key] = tasks.size();
-    tasks.push_back({k.workload_key, k.class_id, k.class_name, k.dag, 1});
-  }
+  for (const graph::TunableKernel& t : graph::tunableKernels(kernels))
+    tasks.push_back({t.kernel->workload_key, t.kernel->class_id, t.kernel->class_name, t.kernel->dag, static_cast<double>(t.occurrences)});
   if (tasks.empty()) fail("model ", name, " has no kernel to tune");
 
   store::Bank bank = openBank(a.db);
@@ -134,8 +104,7 @@ void tune(const TuneArgs& a) {
       std::cerr << "ttune: resuming with " << used << " measured schedules from " << bank.path() << "\n";
   }
 
-  g_interrupted = false;
-  auto old_int = std::signal(SIGINT, onInterrupt);
+  std::optional<InterruptGuard> guard(std::in_place);
   Timer wall;
   auto sink = [&](const std::vector<schedule::Record>& recs) {
     Status st = bank.addRecords(recs);
@@ -157,17 +126,17 @@ void tune(const TuneArgs& a) {
                                  static_cast<long long>(p.trials_total),
                                  std::isfinite(p.estimated_latency_s) ? formatSeconds(p.estimated_latency_s).c_str() : "-");
     if (!a.json) view.update(static_cast<double>(p.trials), static_cast<double>(p.trials_total), p.elapsed_s, head, lines);
-    if (g_interrupted) throw Error("tuning interrupted; run the same command again to resume");
+    if (InterruptGuard::interrupted()) throw Error("tuning interrupted; run the same command again to resume");
   };
   autotune::TunerProgress p;
   try {
     p = tuner.run(sink, progress);
   } catch (const Error&) {
-    std::signal(SIGINT, old_int);
+    guard.reset();
     (void)bank.finishRun(run_id, store::RunStatus::Interrupted);
     throw;
   }
-  std::signal(SIGINT, old_int);
+  guard.reset();
   view.finish();
   double wall_s = wall.seconds();
   (void)bank.updateRun(run_id, p.trials, wall_s);

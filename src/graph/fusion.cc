@@ -40,6 +40,25 @@ std::string classSignature(const te::ComputeDAG& dag) {
   return s;
 }
 
+std::vector<TunableKernel> tunableKernels(const std::vector<Kernel>& kernels) {
+  auto has_reduction = [](const te::ComputeDAG& dag) {
+    for (const te::Tensor& t : dag.ops())
+      if (t.op().isCompute() && t.op().compute().reduce()) return true;
+    return false;
+  };
+  std::vector<TunableKernel> out;
+  std::unordered_map<std::string, size_t> pos;
+  for (const Kernel& k : kernels) {
+    if (k.alias_only || !has_reduction(*k.dag)) continue;
+    auto [it, fresh] = pos.emplace(k.workload_key, out.size());
+    if (fresh) out.push_back({&k, 1});
+    else out[it->second].occurrences++;
+  }
+  return out;
+}
+
+std::string classId(const te::ComputeDAG& dag) { return toHex(Hasher().add(std::string_view(classSignature(dag))).value()); }
+
 std::string className(const te::ComputeDAG& dag) {
   std::vector<std::string> parts;
   for (const te::Tensor& t : dag.ops()) {
@@ -123,7 +142,7 @@ std::vector<Kernel> partition(const Graph& g) {
     TT_ASSERT(!dag_outputs.empty(), "a kernel without outputs");
     k.dag = std::make_shared<const te::ComputeDAG>(dag_inputs, dag_outputs);
     k.class_name = className(*k.dag);
-    k.class_id = toHex(Hasher().add(std::string_view(classSignature(*k.dag))).value());
+    k.class_id = classId(*k.dag);
     k.workload_key = k.dag->workloadKey();
     k.alias_only = true;
     for (int ni : members) k.alias_only = k.alias_only && std::holds_alternative<ReshapeAttrs>(nodes[ni].attrs);

@@ -37,9 +37,20 @@ struct Kernel {
 // Partitions a graph (after optimizeGraph) into kernels in an executable order.
 std::vector<Kernel> partition(const Graph& g);
 
+// The kernels worth tuning: distinct workloads (first occurrence kept, in order) that have a
+// reduction. Element-wise and layout kernels keep their default schedule: tuning them buys
+// little and costs trials.
+struct TunableKernel {
+  const Kernel* kernel;
+  int occurrences;
+};
+std::vector<TunableKernel> tunableKernels(const std::vector<Kernel>& kernels);
+
 // The class signature of a DAG: compute op names, axis names and kinds, and the placeholders'
 // ranks and constness, in order.
 std::string classSignature(const te::ComputeDAG& dag);
 std::string className(const te::ComputeDAG& dag);
+// The class id: a hex hash of classSignature (Kernel::class_id).
+std::string classId(const te::ComputeDAG& dag);
 
 }  // namespace ttune::graph

@@ -55,14 +55,14 @@ std::vector<char> handle(const std::vector<char>& msg) {
   std::vector<std::pair<te::Shape, te::DType>> specs;
   std::vector<std::vector<char>> given(nargs);
   for (uint32_t i = 0; i < nargs; ++i) {
-    uint8_t dt, out, has;
-    uint32_t nd;
+    uint8_t dt = 0, out = 0, has = 0;
+    uint32_t nd = 0;
     if (!rd.pod(&dt) || !rd.pod(&nd)) return reply(ErrorKind::Unknown, "malformed request");
     te::Shape shape(nd);
-    for (auto& d : shape) rd.pod(&d);
-    rd.pod(&out);
-    rd.pod(&has);
-    if (has) rd.bytes(&given[i]);
+    for (auto& d : shape)
+      if (!rd.pod(&d)) return reply(ErrorKind::Unknown, "malformed request");
+    if (!rd.pod(&out) || !rd.pod(&has)) return reply(ErrorKind::Unknown, "malformed request");
+    if (has && !rd.bytes(&given[i])) return reply(ErrorKind::Unknown, "malformed request");
     specs.push_back({shape, static_cast<te::DType>(dt)});
     is_out.push_back(out != 0);
   }
@@ -88,12 +88,12 @@ std::vector<char> handle(const std::vector<char>& msg) {
     }
     g_cache = any_given ? ArgCache{} : ArgCache{specs, is_out, seed, arrays};
   }
-  uint32_t nexp;
-  rd.pod(&nexp);
+  uint32_t nexp = 0;
+  if (!rd.pod(&nexp)) return reply(ErrorKind::Unknown, "malformed request");
   std::vector<std::vector<char>> expected(nexp);
-  for (auto& e : expected) rd.bytes(&e);
-  rd.pod(&atol);
-  rd.pod(&rtol);
+  for (auto& e : expected)
+    if (!rd.bytes(&e)) return reply(ErrorKind::Unknown, "malformed request");
+  if (!rd.pod(&atol) || !rd.pod(&rtol)) return reply(ErrorKind::Unknown, "malformed request");
 
   if (threads > 0) runtime::ThreadPool::global().setNumThreads(threads);
   auto kernel = codegen::loadKernel(code);

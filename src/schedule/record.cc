@@ -247,6 +247,7 @@ Json recordToJson(const Record& r) {
   j["version"] = kRecordVersion;
   j["workload_key"] = r.workload_key;
   j["kernel_class"] = r.kernel_class;
+  j["class_id"] = r.class_id;
   j["target"] = {{"cpu", r.target.cpu}, {"vector_bits", r.target.vector_bits}, {"threads", r.target.threads}};
   j["steps"] = steps;
   j["result"] = {{"costs_s", costs},
@@ -280,6 +281,9 @@ Expected<Record> recordFromJson(const Json& j) {
   Record rec;
   TT_TRY(rec.workload_key, r.str("workload_key"));
   TT_TRY(rec.kernel_class, r.str("kernel_class"));
+  if (j.contains("class_id")) {  // optional: records written before class ids were recorded lack it
+    TT_TRY(rec.class_id, r.str("class_id"));
+  }
   if (!j.contains("target") || !j["target"].is_object()) return Unexpected("record needs an object field \"target\"");
   Reader t(j["target"], "record target");
   TT_TRY(rec.target.cpu, t.str("cpu"));

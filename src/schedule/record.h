@@ -65,7 +65,8 @@ struct Provenance {
 
 struct Record {
   std::string workload_key;
-  std::string kernel_class;  // may be empty for single operators
+  std::string kernel_class;  // class name, e.g. "pad+conv2d_nchw+add+relu"; may be empty for single operators
+  std::string class_id;      // the class's loop-structure hash (graph::Kernel::class_id); may be empty
   TargetInfo target;
   std::vector<Step> steps;
   RecordResult result;

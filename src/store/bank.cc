@@ -227,7 +227,12 @@ size_t Bank::Impl::insertRecords(const std::vector<schedule::Record>& records) {
     rows.push_back({schedule::recordToLine(r), stepsKey(r.steps), costs.dump()});
   }
   sql::WriteTransaction tx(*db);
-  sql::Stmt wl(*db, "INSERT OR IGNORE INTO workloads(workload_key, class_name) VALUES(?1, ?2)");
+  // A record's class id fills in an unknown one of its workload (and vice versa).
+  sql::Stmt wl(*db,
+               "INSERT INTO workloads(workload_key, class_name, class_id) VALUES(?1, ?2, ?3) "
+               "ON CONFLICT(workload_key) DO UPDATE SET class_id = excluded.class_id "
+               "WHERE workloads.class_id = '' AND excluded.class_id != ''");
+  sql::Stmt backfill(*db, "UPDATE records SET class_id = ?2 WHERE workload_key = ?1 AND class_id = ''");
   sql::Stmt ins(*db,
                 "INSERT INTO records(workload_key, class_id, kernel_class, target_cpu, target_vector_bits, target_threads, "
                 "steps, costs, median_s, error, error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, "
@@ -237,8 +242,12 @@ size_t Bank::Impl::insertRecords(const std::vector<schedule::Record>& records) {
   size_t inserted = 0;
   for (size_t i = 0; i < records.size(); ++i) {
     const schedule::Record& r = records[i];
-    wl.bindAll({r.workload_key, r.kernel_class});
+    wl.bindAll({r.workload_key, r.kernel_class, r.class_id});
     wl.run();
+    if (!r.class_id.empty()) {  // earlier records of the workload learn its class too
+      backfill.bindAll({r.workload_key, r.class_id});
+      backfill.run();
+    }
     ins.bindAll({r.workload_key, r.kernel_class, r.target.cpu, int64_t{r.target.vector_bits}, int64_t{r.target.threads},
                  rows[i].steps, rows[i].costs, sql::Value(), std::string(schedule::errorKindName(r.result.error)),
                  r.result.error_msg, r.result.build_s, r.result.measure_s, r.result.timestamp, r.provenance.model,

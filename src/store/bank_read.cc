@@ -11,7 +11,7 @@ namespace {
 
 const char* kRecordColumns =
     "id, workload_key, kernel_class, target_cpu, target_vector_bits, target_threads, steps, costs, error, "
-    "error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, elapsed_s";
+    "error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, elapsed_s, class_id";
 constexpr int kWorkloadKeyColumn = 1;
 
 // Decodes one row selected with kRecordColumns.
@@ -51,6 +51,7 @@ Expected<StoredRecord> decodeRecord(const sql::Stmt& st) {
   r.provenance.source = st.getText(15);
   r.provenance.trial = st.getInt(16);
   r.provenance.elapsed_s = st.getDouble(17);
+  r.class_id = st.getText(18);
   return out;
 }
 

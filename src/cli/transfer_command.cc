@@ -1,0 +1,238 @@
+// `ttune transfer`: transfer-tune a model from the schedule bank (transfer/transfer.h), and
+// `ttune sources`: which models in the bank could serve as sources for a model.
+#include <CLI/CLI.hpp>
+#include <iostream>
+#include <map>
+#include <optional>
+
+#include "cli/bank_access.h"
+#include "cli/cli.h"
+#include "cli/interrupt.h"
+#include "cli/latency.h"
+#include "cli/model_loader.h"
+#include "cli/output.h"
+#include "cli/progress.h"
+#include "executor/executor.h"
+#include "runtime/thread_pool.h"
+#include "support/error.h"
+#include "support/log.h"
+#include "support/strings.h"
+#include "support/timer.h"
+#include "transfer/transfer.h"
+
+namespace ttune::cli {
+
+namespace {
+
+struct TransferArgs {
+  ModelSource src;
+  std::string db;
+  std::vector<std::string> from;
+  int top_k = 0;
+  std::string adapt = "both";
+  int threads = 0;
+  bool json = false, verbose = false;
+};
+
+// The DAGs of the bank's source models' kernels, loaded on first use from the specs the models
+// were registered with (needed only to rank candidates with a cost model).
+class SourceDags {
+ public:
+  explicit SourceDags(const store::Bank& bank) : bank_(bank) {}
+  std::shared_ptr<const te::ComputeDAG> operator()(const std::string& key) {
+    if (!loaded_) load();
+    auto it = dags_.find(key);
+    return it == dags_.end() ? nullptr : it->second;
+  }
+
+ private:
+  void load() {
+    loaded_ = true;
+    for (const store::ModelInfo& m : bank_.modelInfos()) {
+      try {
+        graph::Graph g = loadModel({m.spec, {}, {}});
+        for (const graph::Kernel& k : graph::partition(g)) dags_.emplace(k.workload_key, k.dag);
+      } catch (const Error& e) {
+        logWarning("transfer: cannot load source model ", m.name, " to rank its schedules: ", e.what());
+      }
+    }
+  }
+  const store::Bank& bank_;
+  bool loaded_ = false;
+  std::map<std::string, std::shared_ptr<const te::ComputeDAG>> dags_;
+};
+
+transfer::Adapt parseAdapt(const std::string& s) {
+  if (s == "verbatim") return transfer::Adapt::Verbatim;
+  if (s == "adapted") return transfer::Adapt::Adapted;
+  if (s == "both") return transfer::Adapt::Both;
+  fail("--adapt must be verbatim, adapted or both, not '", s, "'");
+}
+
+Json kernelJson(const transfer::KernelOutcome& k) {
+  Json j{{"workload_key", k.workload_key}, {"class", k.class_name},  {"occurrences", k.occurrences},
+         {"flops", k.flops},               {"candidates", k.candidates}, {"measured", k.measured},
+         {"failed", k.failed},             {"improved", k.improved()}};
+  j["default_ms"] = std::isfinite(k.default_s) ? Json(k.default_s * 1e3) : Json(nullptr);
+  if (k.best) {
+    j["transferred_ms"] = k.best->result.median() * 1e3;
+    j["source"] = k.best_source;
+  }
+  return j;
+}
+
+void transferCmd(const TransferArgs& a) {
+  if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
+  if (a.top_k < 0) fail("--top-k must not be negative");
+  transfer::Adapt adapt = parseAdapt(a.adapt);
+  graph::Graph g = loadModel(a.src);
+  std::string name = modelName(a.src.spec);
+  std::vector<graph::Kernel> kernels = graph::partition(g);
+  if (graph::tunableKernels(kernels).empty()) fail("model ", name, " has no kernel to tune");
+
+  store::Bank bank = openBank(a.db);
+  registerModel(bank, name, a.src.spec, kernels);
+  schedule::TargetInfo target = currentTarget();
+  std::vector<std::string> known = bank.models();
+  for (const std::string& m : a.from)
+    if (std::find(known.begin(), known.end(), m) == known.end())
+      fail("--from: the bank ", bank.path(), " has no model named ", m, " (see `ttune db models`)");
+  std::vector<transfer::SourceCoverage> cover = transfer::rankSources(kernels, bank, name);
+  if (cover.empty())
+    fail("the bank ", bank.path(), " holds no schedules of other models for the kernel classes of ", name,
+         "; tune another model first (ttune tune MODEL) or import records (ttune db import FILE)");
+
+  Json settings{{"sources", a.from}, {"top_k", a.top_k}, {"adapt", a.adapt}, {"threads", target.threads}};
+  auto run = bank.beginRun(store::RunKind::Transfer, name, settings);
+  if (!run.ok()) fail(run.error());
+
+  if (!a.json && stderrIsTerminal()) std::cerr << "ttune: measuring " << name << " untuned...\n";
+  double untuned_s = modelLatency(g, {});
+
+  SourceDags dags(bank);
+  transfer::TransferOptions opt;
+  opt.sources = a.from;
+  opt.adapt = adapt;
+  opt.top_k = a.top_k;
+  opt.model = name;
+  opt.run_id = *run;
+  opt.target = target;
+  opt.measure.threads = target.threads;
+  opt.source_dag = [&dags](const std::string& key) { return dags(key); };
+
+  LiveView view(a.verbose);
+  std::optional<InterruptGuard> guard(std::in_place);
+  auto sink = [&](const std::vector<schedule::Record>& recs) {
+    Status st = bank.addRecords(recs);
+    if (!st.ok()) fail(st.error());
+  };
+  int64_t trials = 0;
+  auto progress = [&](const transfer::TransferProgress& p) {
+    trials = p.measured;
+    (void)bank.updateRun(*run, p.measured, p.elapsed_s);
+    if (!a.json)
+      view.update(p.kernels_done, p.kernels_total, p.elapsed_s,
+                  strFormat("%d/%d kernels, %lld schedules measured", p.kernels_done, p.kernels_total,
+                            static_cast<long long>(p.measured)),
+                  p.current.empty() ? std::vector<std::string>{} : std::vector<std::string>{"measuring " + p.current});
+    if (InterruptGuard::interrupted()) throw Error("transfer-tuning interrupted; the schedules measured so far are in the bank");
+  };
+  transfer::TransferResult res;
+  try {
+    res = transfer::transferTune(kernels, bank, opt, sink, progress);
+  } catch (const Error&) {
+    guard.reset();
+    (void)bank.updateRun(*run, trials, 0);
+    (void)bank.finishRun(*run, store::RunStatus::Interrupted);
+    throw;
+  }
+  guard.reset();
+  view.finish();
+  (void)bank.updateRun(*run, res.measured, res.search_s);
+  Status st = bank.finishRun(*run, store::RunStatus::Finished);
+  if (!st.ok()) fail(st.error());
+
+  executor::ModelOptions chosen;
+  chosen.schedules = executor::recordsProvider(transfer::chosenRecords(res));
+  double transferred_s = modelLatency(g, chosen);
+
+  int improved = 0;
+  Json kj = Json::array();
+  for (const auto& k : res.kernels) {
+    improved += k.improved();
+    kj.push_back(kernelJson(k));
+  }
+  Json j{{"model", name},
+         {"run_id", *run},
+         {"db", bank.path()},
+         {"untuned_ms", untuned_s * 1e3},
+         {"transferred_ms", transferred_s * 1e3},
+         {"speedup", untuned_s / transferred_s},
+         {"search_s", res.search_s},
+         {"measured", res.measured},
+         {"kernels_improved", improved},
+         {"threads", target.threads},
+         {"kernels", kj}};
+  if (a.json) return printJson(j);
+  std::cout << name << ": transfer-tuned " << res.kernels.size() << " kernels from the bank " << bank.path() << " in "
+            << formatSeconds(res.search_s) << " (" << res.measured << " schedules measured, run " << *run << ")\n";
+  std::cout << strFormat("  %-44s %4s %10s %12s %6s  %s\n", "kernel class", "x", "default", "transferred", "gain", "from");
+  for (const auto& k : res.kernels) {
+    std::string cls = k.class_name.size() > 44 ? k.class_name.substr(0, 41) + "..." : k.class_name;
+    std::string def = std::isfinite(k.default_s) ? formatSeconds(k.default_s) : "failed";
+    std::string tr = k.best ? formatSeconds(k.best->result.median()) : (k.candidates ? "none worked" : "no source");
+    std::string gain = k.improved() ? strFormat("%.2fx", k.default_s / k.best->result.median()) : "-";
+    std::cout << strFormat("  %-44s %4d %10s %12s %6s  %s\n", cls.c_str(), k.occurrences, def.c_str(), tr.c_str(), gain.c_str(),
+                           k.improved() ? k.best_source.c_str() : "(default kept)");
+  }
+  std::cout << "  untuned      " << formatSeconds(untuned_s) << "\n  transferred  " << formatSeconds(transferred_s)
+            << strFormat("  (%.2fx, %d of %zu kernels improved)\n", untuned_s / transferred_s, improved, res.kernels.size());
+}
+
+void sourcesCmd(const ModelSource& src, const std::string& db, bool json) {
+  graph::Graph g = loadModel(src);
+  std::string name = modelName(src.spec);
+  std::vector<graph::Kernel> kernels = graph::partition(g);
+  store::Bank bank = openBank(db);
+  std::vector<transfer::SourceCoverage> cover = transfer::rankSources(kernels, bank, name);
+  if (json) {
+    Json arr = Json::array();
+    for (const auto& c : cover) arr.push_back({{"model", c.model}, {"flops_share", c.flops_share}, {"kernels", c.kernels}});
+    return printJson(Json{{"model", name}, {"db", bank.path()}, {"sources", arr}});
+  }
+  if (cover.empty()) {
+    std::cout << "the bank " << bank.path() << " holds no schedules of other models for " << name << "'s kernel classes\n";
+    return;
+  }
+  std::cout << "sources for " << name << " in " << bank.path() << " (share of its tunable FLOPs whose kernel class they cover):\n";
+  for (const auto& c : cover) std::cout << strFormat("  %-24s %5.1f%%  %3d kernels\n", c.model.c_str(), 100 * c.flops_share, c.kernels);
+}
+
+}  // namespace
+
+void addTransferCommands(CLI::App& app) {
+  auto* cmd = app.add_subcommand("transfer", "Transfer-tune a model: re-measure the bank's schedules of other models' kernels");
+  auto a = std::make_shared<TransferArgs>();
+  cmd->add_option("model", a->src.spec, "A zoo model name or an .onnx file")->required();
+  cmd->add_option("--input-shape", a->src.input_shapes, "ONNX: shape of an input, name=1x3x224x224");
+  cmd->add_option("--dim", a->src.dims, "ONNX: value of a symbolic dimension, name=value");
+  cmd->add_option("--db", a->db, "Schedule bank (default: $TTUNE_DB or ~/.local/share/ttune/bank.db)");
+  cmd->add_option("--from", a->from, "Use only these source models (default: every other model in the bank)")->delimiter(',');
+  cmd->add_option("--top-k", a->top_k, "Measure only the k candidates per kernel a cost model ranks best (default: all)");
+  cmd->add_option("--adapt", a->adapt, "Replay schedules verbatim, adapted to the new shapes, or both (default)");
+  cmd->add_option("--threads", a->threads, "Threads for kernels (default: all cores)");
+  cmd->add_flag("--json", a->json, "Print a JSON summary");
+  cmd->add_flag("--progress", a->verbose, "Print progress lines also when stderr is not a terminal");
+  cmd->callback([a] { transferCmd(*a); });
+
+  auto* src = app.add_subcommand("sources", "List the bank's models that can serve as transfer sources for a model");
+  auto s = std::make_shared<TransferArgs>();
+  src->add_option("model", s->src.spec, "A zoo model name or an .onnx file")->required();
+  src->add_option("--input-shape", s->src.input_shapes, "ONNX: shape of an input, name=1x3x224x224");
+  src->add_option("--dim", s->src.dims, "ONNX: value of a symbolic dimension, name=value");
+  src->add_option("--db", s->db, "Schedule bank (default: $TTUNE_DB or ~/.local/share/ttune/bank.db)");
+  src->add_flag("--json", s->json, "Print JSON");
+  src->callback([s] { sourcesCmd(s->src, s->db, s->json); });
+}
+
+}  // namespace ttune::cli

@@ -1,0 +1,222 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+
+#include "autotune/cost_model.h"
+#include "autotune/search_task.h"
+#include "common/check.h"
+#include "graph/fusion.h"
+#include "ops/nn.h"
+#include "store/bank.h"
+#include "transfer/adapt.h"
+#include "transfer/transfer.h"
+
+namespace ttune::transfer {
+namespace {
+
+std::shared_ptr<const te::ComputeDAG> conv(int64_t hw, int64_t k) {
+  te::Tensor x = te::placeholder("x", {1, 16, hw, hw});
+  te::Tensor w = te::placeholder("w", {k, 16, 3, 3}, te::DType::Float32, true);
+  return std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{x, w},
+                                                std::vector<te::Tensor>{ops::conv2d_nchw(x, w, {1, 1}, {1, 1, 1, 1})});
+}
+
+graph::Kernel kernelOf(std::shared_ptr<const te::ComputeDAG> dag) {
+  graph::Kernel k;
+  k.dag = std::move(dag);
+  k.class_name = graph::className(*k.dag);
+  k.class_id = graph::classId(*k.dag);
+  k.workload_key = k.dag->workloadKey();
+  return k;
+}
+
+// Sampled schedules of a source kernel, with synthetic times (the i-th is the i-th fastest).
+std::vector<schedule::Record> sourceRecords(const graph::Kernel& k, const std::string& model, uint64_t seed, int n = 24) {
+  autotune::SearchOptions so;
+  so.population = 64;
+  so.generations = 1;
+  autotune::SearchTask task(k.dag, k.workload_key, so, seed);
+  autotune::RandomModel rm(seed);
+  std::vector<schedule::Record> out;
+  for (const auto& c : task.nextBatch(n, rm)) {
+    schedule::Record r;
+    r.workload_key = k.workload_key;
+    r.kernel_class = k.class_name;
+    r.class_id = k.class_id;
+    r.steps = c.build_steps;
+    r.result.costs_s = {1e-3 * (1 + out.size())};
+    r.provenance = {model, model + "-run", "tune", static_cast<int64_t>(out.size()), 0};
+    out.push_back(r);
+  }
+  return out;
+}
+
+class TransferTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() / ("ttune-transfer-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+    auto b = store::Bank::open((dir_ / "bank.db").string());
+    ASSERT_TRUE(b.ok()) << b.error();
+    bank_.emplace(std::move(*b));
+    sources_ = {kernelOf(conv(14, 32)), kernelOf(conv(12, 16)), kernelOf(conv(16, 48))};
+    target_ = kernelOf(conv(10, 24));
+    for (size_t i = 0; i < sources_.size(); ++i) {
+      dags_[sources_[i].workload_key] = sources_[i].dag;
+      ASSERT_TRUE(bank_->addRecords(sourceRecords(sources_[i], "src", 10 + i)).ok());
+    }
+    ASSERT_TRUE(bank_->addRecords(sourceRecords(sources_[0], "src2", 20)).ok());
+    // The target model's own record of a source workload: never a candidate for the target.
+    auto own = sourceRecords(sources_[0], "tgt", 30, 1);
+    own[0].result.costs_s = {1e-9};
+    ASSERT_TRUE(bank_->addRecords(own).ok());
+  }
+  void TearDown() override {
+    bank_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  TransferOptions options() const {
+    TransferOptions o;
+    o.model = "tgt";
+    o.run_id = "transfer-test";
+    o.measure.timing.min_repeat_ms = 1;
+    o.measure.timing.repeat = 2;
+    o.measure.check = true;
+    return o;
+  }
+  TransferResult run(const TransferOptions& o, std::vector<schedule::Record>* sunk = nullptr) {
+    std::vector<graph::Kernel> ks{target_};
+    return transferTune(ks, *bank_, o, [&](const std::vector<schedule::Record>& rs) {
+      if (sunk) sunk->insert(sunk->end(), rs.begin(), rs.end());
+    });
+  }
+
+  std::filesystem::path dir_;
+  std::optional<store::Bank> bank_;
+  std::vector<graph::Kernel> sources_;
+  graph::Kernel target_;
+  std::map<std::string, std::shared_ptr<const te::ComputeDAG>> dags_;
+};
+
+// Adapted schedules replay on the new shapes, every concrete split divides its new extent, and
+// the compiled kernels compute what the reference evaluator computes.
+TEST_F(TransferTest, AdaptedSchedulesDivideAndAreCorrect) {
+  testing::Checker checker(target_.dag);
+  int checked = 0, changed = 0;
+  for (const schedule::Record& r : sourceRecords(sources_[2], "src", 10)) {
+    auto steps = adaptSplits(r.steps, target_.dag);
+    ASSERT_TRUE(steps.ok()) << steps.error();
+    for (size_t i = 0; i < steps->size(); ++i) {
+      const auto* a = std::get_if<schedule::SplitStep>(&(*steps)[i]);
+      const auto* b = std::get_if<schedule::SplitStep>(&r.steps[i]);
+      changed += a && b && a->lengths != b->lengths;
+    }
+    auto st = schedule::State::replay(target_.dag, *steps);
+    ASSERT_TRUE(st.ok()) << st.error();
+    for (const schedule::Step& s : *steps) {
+      const auto* sp = std::get_if<schedule::SplitStep>(&s);
+      if (!sp || !sp->extent) continue;
+      int64_t prod = 1;
+      bool concrete = true;
+      for (const auto& l : sp->lengths) concrete = concrete && l.has_value(), prod *= l.value_or(1);
+      if (concrete) {
+        EXPECT_EQ(*sp->extent % prod, 0) << schedule::stepToString(s);
+      }
+    }
+    if (checked++ < 6) {
+      auto c = checker.check(*st);
+      ASSERT_TRUE(c.built) << c.error;
+      EXPECT_TRUE(c.cmp.ok()) << c.cmp.max_abs_err;
+    }
+  }
+  EXPECT_GT(changed, 0);  // the shapes differ, so some split lengths had to be re-factorized
+}
+
+TEST_F(TransferTest, MeasuresEveryOtherModelsBestOfTheClass) {
+  std::vector<schedule::Record> sunk;
+  TransferResult res = run(options(), &sunk);
+  ASSERT_EQ(res.kernels.size(), 1u);
+  const KernelOutcome& k = res.kernels[0];
+  // Best of (3 workloads of src) + (1 of src2); the target's own record is excluded.
+  EXPECT_EQ(k.candidates, 4);
+  EXPECT_GE(k.measured, 4);  // verbatim and adapted, minus duplicates
+  EXPECT_LE(k.measured, 8);
+  EXPECT_EQ(k.failed, 0);
+  EXPECT_TRUE(std::isfinite(k.default_s));
+  ASSERT_TRUE(k.best.has_value());
+  EXPECT_TRUE(k.best_source.rfind("src", 0) == 0) << k.best_source;
+  ASSERT_EQ(sunk.size(), static_cast<size_t>(k.measured + 1));
+  EXPECT_EQ(sunk[0].provenance.source, "default");
+  for (size_t i = 1; i < sunk.size(); ++i) {
+    EXPECT_EQ(sunk[i].provenance.source, "transfer");
+    EXPECT_EQ(sunk[i].provenance.model, "tgt");
+    EXPECT_EQ(sunk[i].workload_key, target_.workload_key);
+    EXPECT_EQ(sunk[i].class_id, target_.class_id);
+    EXPECT_TRUE(sunk[i].result.ok()) << sunk[i].result.error_msg;
+  }
+  auto st = schedule::State::replay(target_.dag, k.best->steps);
+  ASSERT_TRUE(st.ok());
+  auto c = testing::checkState(*st);
+  ASSERT_TRUE(c.built) << c.error;
+  EXPECT_TRUE(c.cmp.ok()) << c.cmp.max_abs_err;
+  // chosenRecords holds the winner only when it beat the default.
+  EXPECT_EQ(chosenRecords(res).size(), k.improved() ? 1u : 0u);
+}
+
+TEST_F(TransferTest, RestrictsToChosenSources) {
+  TransferOptions o = options();
+  o.sources = {"src2"};
+  o.adapt = Adapt::Verbatim;
+  TransferResult res = run(o);
+  ASSERT_EQ(res.kernels.size(), 1u);
+  EXPECT_EQ(res.kernels[0].candidates, 1);
+  EXPECT_EQ(res.kernels[0].measured, 1);
+  ASSERT_TRUE(res.kernels[0].best.has_value());
+  EXPECT_TRUE(res.kernels[0].best_source.rfind("src2 ", 0) == 0);
+}
+
+TEST_F(TransferTest, TopKMeasuresOnlyTheBestRanked) {
+  TransferOptions o = options();
+  o.top_k = 2;
+  o.source_dag = [&](const std::string& key) {
+    auto it = dags_.find(key);
+    return it == dags_.end() ? nullptr : it->second;
+  };
+  TransferResult res = run(o);
+  ASSERT_EQ(res.kernels.size(), 1u);
+  EXPECT_EQ(res.kernels[0].candidates, 4);
+  EXPECT_EQ(res.kernels[0].measured, 2);
+  EXPECT_EQ(res.measured, 3);
+}
+
+TEST_F(TransferTest, KernelWithoutSourcesKeepsTheDefault) {
+  TransferOptions o = options();
+  o.model = "other";
+  std::vector<graph::Kernel> ks{kernelOf(std::make_shared<const te::ComputeDAG>([] {
+    te::Tensor a = te::placeholder("a", {32, 32});
+    te::Tensor b = te::placeholder("b", {32, 32});
+    return te::ComputeDAG({a, b}, {ops::matmul(a, b)});
+  }()))};
+  TransferResult res = transferTune(ks, *bank_, o, {});
+  ASSERT_EQ(res.kernels.size(), 1u);
+  EXPECT_EQ(res.kernels[0].candidates, 0);
+  EXPECT_FALSE(res.kernels[0].best.has_value());
+  EXPECT_FALSE(res.kernels[0].improved());
+  EXPECT_TRUE(chosenRecords(res).empty());
+}
+
+TEST_F(TransferTest, RanksSourcesByCoveredFlops) {
+  std::vector<graph::Kernel> ks{target_};
+  auto cover = rankSources(ks, *bank_, "tgt");
+  ASSERT_EQ(cover.size(), 2u);
+  for (const auto& c : cover) {
+    EXPECT_TRUE(c.model == "src" || c.model == "src2");
+    EXPECT_DOUBLE_EQ(c.flops_share, 1.0);
+    EXPECT_EQ(c.kernels, 1);
+  }
+}
+
+}  // namespace
+}  // namespace ttune::transfer
