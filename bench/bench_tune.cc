@@ -4,6 +4,8 @@
 // and the tuning throughput (trials per second, share of time searching, compiling, measuring).
 //
 //   bench_tune [--trials N] [--threads N] [--case NAME]... [--json] [--records FILE] [--seed S]
+//   bench_tune --replay FILE [--case NAME]...   (no tuning: re-time the 5 best records of each
+//                                                 workload in FILE, as measured while tuning)
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <cstdio>
@@ -18,19 +20,59 @@
 
 using namespace ttune;
 
+namespace {
+
+// Times the five fastest records (by their tuning-time median) of each workload again, in this
+// process and in the measurement worker, next to oneDNN.
+int replayRecords(const std::vector<bench::Workload>& work, const std::vector<std::string>& only, const std::string& file,
+                  int threads) {
+  auto recs = schedule::readRecordsFile(file);
+  if (!recs.ok()) {
+    std::fprintf(stderr, "bench_tune: %s\n", recs.error().c_str());
+    return 1;
+  }
+  measure::MeasureOptions mo;
+  mo.threads = threads;
+  measure::Measurer measurer(mo);
+  std::printf("%-22s %5s %12s %12s %12s %10s %7s\n", "workload", "rank", "tuning_GF", "worker_GF", "inproc_GF", "oneDNN_GF",
+              "ratio");
+  for (const bench::Workload& w : work) {
+    if (!only.empty() && std::find(only.begin(), only.end(), w.name) == only.end()) continue;
+    std::vector<const schedule::Record*> mine;
+    for (const auto& r : *recs)
+      if (r.workload_key == w.dag->workloadKey() && r.result.ok()) mine.push_back(&r);
+    std::sort(mine.begin(), mine.end(), [](auto* a, auto* b) { return a->result.median() < b->result.median(); });
+    bench::PeerKernel peer = w.peer();
+    for (size_t i = 0; i < std::min<size_t>(5, mine.size()); ++i) {
+      auto worker = measurer.measure({{w.dag, mine[i]->steps}});
+      measure::BuildResult b = measure::buildOne({w.dag, mine[i]->steps}, "kernel");
+      if (!b.ok() || !worker[0].ok()) continue;
+      bench::ReadyKernel kernel(*w.dag, b);
+      auto [tt_s, peer_s] = bench::timeInterleaved([&] { kernel.run(); }, peer.run, 10, 50);
+      double gflop = w.dag->flops() * 1e-9;
+      std::printf("%-22s %5zu %12.1f %12.1f %12.1f %10.1f %7.2f\n", w.name.c_str(), i + 1, gflop / mine[i]->result.median(),
+                  gflop / worker[0].median(), gflop / tt_s, gflop / peer_s, peer_s / tt_s);
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"ttune's tuner against oneDNN"};
   int64_t trials = 1000;
   int threads = runtime::defaultNumThreads();
   bool json = false;
   uint64_t seed = 0;
-  std::string records;
+  std::string records, replay;
   std::vector<std::string> only;
   app.add_option("--trials", trials, "Measurement trials per workload");
   app.add_option("--threads", threads, "Threads for ttune and oneDNN");
   app.add_option("--case", only, "Run only these workloads");
   app.add_option("--records", records, "Append every measured record to this file");
   app.add_option("--seed", seed, "Search seed");
+  app.add_option("--replay", replay, "Re-time the best records of each workload in this records file instead of tuning");
   app.add_flag("--json", json, "One JSON object per workload");
   CLI11_PARSE(app, argc, argv);
   runtime::ThreadPool::global().setNumThreads(threads);
@@ -41,6 +83,7 @@ int main(int argc, char** argv) {
                                        bench::resnetConv("conv1x1_7_c512_k2048")};
   double log_sum = 0;
   int n = 0;
+  if (!replay.empty()) return replayRecords(work, only, replay, threads);
   if (!json)
     std::printf("%-22s %7s %9s %8s %10s %10s %7s %7s %7s %7s\n", "workload", "trials", "tune_s", "trials/s", "ttune_GF",
                 "oneDNN_GF", "ratio", "search", "compile", "measure");
@@ -73,12 +116,11 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "bench_tune: %s: %s\n", w.name.c_str(), b.message.c_str());
       return 1;
     }
-    bench::Timed tt = bench::timeBuild(*w.dag, b, 5, 100);
+    bench::ReadyKernel kernel(*w.dag, b);
     bench::PeerKernel peer = w.peer();
-    measure::TimingOptions opt;
-    opt.repeat = 5;
-    opt.min_repeat_ms = 100;
-    double peer_gf = w.dag->flops() / measure::timeFunction(peer.run, opt).median_s * 1e-9;
+    auto [tt_s, peer_s] = bench::timeInterleaved([&] { kernel.run(); }, peer.run, 10, 50);
+    bench::Timed tt{w.dag->flops() / tt_s * 1e-9, tt_s * 1e3};
+    double peer_gf = w.dag->flops() / peer_s * 1e-9;
     double ratio = tt.gflops / peer_gf;
     log_sum += std::log(ratio);
     ++n;

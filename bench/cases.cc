@@ -46,28 +46,41 @@ Workload resnetConv(const std::string& name) {
   throw std::runtime_error("unknown benchmark layer " + name);
 }
 
-Timed timeBuild(const te::ComputeDAG& original, const measure::BuildResult& b, int repeat, double min_ms) {
+ReadyKernel::ReadyKernel(const te::ComputeDAG& original, const measure::BuildResult& b) {
   auto fn = codegen::loadKernel(b.code);
   if (!fn.ok()) throw std::runtime_error(fn.error());
+  fn_ = *fn;
   std::vector<runtime::NDArray> inputs;
   for (const te::Tensor& t : original.inputs()) {
     runtime::NDArray a(t.shape(), t.dtype());
     a.fillRandom(7, -1, 1);
     inputs.push_back(a);
   }
-  auto args_in = measure::scheduledInputs(original, inputs, *b.scheduled, b.layouts);
-  std::vector<void*> args;
-  for (auto& a : args_in) args.push_back(a.data());
-  std::vector<runtime::NDArray> outs;
-  for (const te::Tensor& t : b.scheduled->outputs()) {
-    outs.push_back(runtime::NDArray(t.shape(), t.dtype()));
-    args.push_back(outs.back().data());
-  }
+  arrays_ = measure::scheduledInputs(original, inputs, *b.scheduled, b.layouts);
+  for (const te::Tensor& t : b.scheduled->outputs()) arrays_.push_back(runtime::NDArray(t.shape(), t.dtype()));
+  for (auto& a : arrays_) args_.push_back(a.data());
+}
+
+Timed timeBuild(const te::ComputeDAG& original, const measure::BuildResult& b, int repeat, double min_ms) {
+  ReadyKernel k(original, b);
   measure::TimingOptions opt;
   opt.repeat = repeat;
   opt.min_repeat_ms = min_ms;
-  measure::Timing t = measure::timeFunction([&] { (**fn)(args.data()); }, opt);
+  measure::Timing t = measure::timeFunction([&] { k.run(); }, opt);
   return {original.flops() / t.median_s * 1e-9, t.median_s * 1e3};
+}
+
+std::pair<double, double> timeInterleaved(const std::function<void()>& a, const std::function<void()>& b, int rounds,
+                                          double min_block_ms) {
+  measure::TimingOptions opt;
+  opt.repeat = 1;
+  opt.min_repeat_ms = min_block_ms;
+  std::vector<double> ta, tb;
+  for (int r = 0; r < rounds; ++r) {
+    ta.push_back(measure::timeFunction(a, opt).median_s);
+    tb.push_back(measure::timeFunction(b, opt).median_s);
+  }
+  return {measure::median(ta), measure::median(tb)};
 }
 
 }  // namespace ttune::bench

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "codegen/jit.h"
 #include "measure/builder.h"
+#include "runtime/ndarray.h"
 #include "onednn_peer.h"
 #include "te/compute_dag.h"
 
@@ -30,8 +32,26 @@ struct Timed {
   double gflops = 0;
   double median_ms = 0;
 };
+// A built kernel loaded in this process with seeded inputs packed as its schedule needs.
+class ReadyKernel {
+ public:
+  ReadyKernel(const te::ComputeDAG& original, const measure::BuildResult& b);
+  void run() { (*fn_)(args_.data()); }
+
+ private:
+  std::shared_ptr<codegen::LoadedKernel> fn_;
+  std::vector<runtime::NDArray> arrays_;
+  std::vector<void*> args_;
+};
+
 // Times a built kernel in this process (inputs packed as its schedule needs).
 Timed timeBuild(const te::ComputeDAG& original, const measure::BuildResult& b, int repeat, double min_repeat_ms);
+
+// Times two functions in alternating blocks (`rounds` blocks of each, a block at least
+// min_block_ms) and returns each one's median seconds per call. The machines are shared: load
+// that drifts during a run slows both alike, so their ratio stays meaningful.
+std::pair<double, double> timeInterleaved(const std::function<void()>& a, const std::function<void()>& b, int rounds,
+                                          double min_block_ms);
 Workload convWorkload(const std::string& name, const ConvShape& shape);
 
 }  // namespace ttune::bench

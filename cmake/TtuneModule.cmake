@@ -8,9 +8,14 @@ endfunction()
 
 # ttune_test(NAME SOURCES... DEPS ...): one GoogleTest binary per tests/ folder.
 function(ttune_test name)
-  cmake_parse_arguments(T "" "" "SOURCES;DEPS" ${ARGN})
+  # SERIAL: the suite compares measured times, so it must not share the cores with other tests.
+  cmake_parse_arguments(T "SERIAL" "" "SOURCES;DEPS" ${ARGN})
   add_executable(test_${name} ${T_SOURCES})
   target_link_libraries(test_${name} PRIVATE ${T_DEPS} GTest::gtest GTest::gtest_main)
   include(GoogleTest)
-  gtest_discover_tests(test_${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
+  if(T_SERIAL)
+    gtest_discover_tests(test_${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE)
+  else()
+    gtest_discover_tests(test_${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
+  endif()
 endfunction()

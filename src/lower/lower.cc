@@ -251,6 +251,7 @@ class Lowerer {
   Expected<Emitted> emitMain(Ctx& c, size_t pos) {
     // Stages computed at this loop, emitted at the start of its body.
     std::vector<Stmt> attached;
+    std::vector<te::BufferRef> heap;
     int64_t steps = 0;
     const Stage& st = *c.st;
     for (int a : state_.attachedAt(st.op, st.iters[pos].name)) {
@@ -269,12 +270,15 @@ class Lowerer {
         actual.push_back(te::intImm(ast.root[d].full_extent));
       }
       TT_TRY(Emitted e, emitStage(a, mins, actual, fixedBounds(c, pos)));
+      // A stack tile's scope may end with its producer (it lives for the whole function); a
+      // heap buffer is freed at the end of its scope, so that scope must cover the consumer too.
       Stmt s = e.stmt;
-      if (b.buffer->scope != te::MemScope::Arg) s = makeAllocate(b.buffer, s);
+      if (b.buffer->scope == te::MemScope::Local) s = makeAllocate(b.buffer, s);
+      else if (b.buffer->scope == te::MemScope::Global) heap.push_back(b.buffer);
       attached.push_back(s);
       steps += e.steps;
     }
-    return emitLoop(c, pos, false, std::move(attached), steps);
+    return emitLoop(c, pos, false, std::move(attached), steps, std::move(heap));
   }
 
   te::VarBounds fixedBounds(const Ctx& c, size_t pos) {
@@ -285,13 +289,15 @@ class Lowerer {
     return b;
   }
 
-  Expected<Emitted> emitLoop(Ctx& c, size_t pos, bool init, std::vector<Stmt> attached, int64_t attached_steps = 0) {
+  Expected<Emitted> emitLoop(Ctx& c, size_t pos, bool init, std::vector<Stmt> attached, int64_t attached_steps = 0,
+                             std::vector<te::BufferRef> heap = {}) {
     const Stage& st = *c.st;
     const schedule::Iterator& it = st.iters[pos];
     Var v = c.loops.leaf_vars[pos];
     int64_t max_ext = *it.extent;
     TT_TRY(Emitted inner, emitLoops(c, pos + 1, init));
     Stmt body = makeSeq({makeSeq(std::move(attached)), inner.stmt});
+    for (auto b = heap.rbegin(); b != heap.rend(); ++b) body = makeAllocate(*b, body);
     int64_t inner_steps = inner.steps + attached_steps;
 
     // Guards whose innermost loop is this one: tighten the bound when linear, else an if.

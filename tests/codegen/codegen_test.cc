@@ -96,6 +96,29 @@ TEST(Codegen, CacheWriteComputeAt) {
   EXPECT_TRUE(r.cmp.ok()) << r.lowered << " max_abs_err " << r.cmp.max_abs_err;
 }
 
+// A tile too large for the stack is a heap buffer; it must stay allocated while the consumer's
+// write-back loop reads it (a 1 MiB tile: freed early it is unmapped, and reading it crashes).
+TEST(Codegen, HeapTileLivesThroughItsConsumer) {
+  auto dag = matmulDag(512, 1024, 8);
+  using namespace schedule;
+  std::vector<Step> steps = {
+      CacheWriteStep{"C", "local"},
+      SplitStep{"C.local", "j", 1024, {512}, true},
+      ReorderStep{"C.local", {"j.0", "i", "k", "j.1"}},
+      FollowSplitStep{"C", "j", 1, 1},
+      ReorderStep{"C", {"j.0", "i", "j.1"}},
+      ComputeAtStep{"C.local", "C", "j.0"},
+      AnnotationStep{"C", "j.0", IterAnnotation::Parallel},
+      AnnotationStep{"C.local", "j.1", IterAnnotation::Vectorize},
+  };
+  auto st = State::replay(dag, steps);
+  ASSERT_TRUE(st.ok()) << st.error();
+  auto r = testing::checkState(*st);
+  ASSERT_TRUE(r.built) << r.error;
+  EXPECT_NE(r.lowered.find("global"), std::string::npos) << r.lowered;
+  EXPECT_TRUE(r.cmp.ok()) << r.lowered << " max_abs_err " << r.cmp.max_abs_err;
+}
+
 TEST(Codegen, LayoutRewriteOfAttachedStageWithImperfectTiles) {
   auto dag = matmulDag(50, 70, 30);
   using namespace schedule;

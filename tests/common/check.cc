@@ -42,9 +42,10 @@ Checker::Checker(std::shared_ptr<const te::ComputeDAG> dag, uint64_t seed) : dag
   expected_ = referenceOutputs(*dag_, inputs_);
 }
 
-CheckResult Checker::check(const schedule::State& state, int opt_level, double atol, double rtol) const {
+CheckResult Checker::check(const schedule::State& state, int opt_level, double atol, double rtol,
+                           const lower::LowerOptions& lowering) const {
   CheckResult r;
-  auto f = lower::lower(state, "kernel");
+  auto f = lower::lower(state, "kernel", lowering);
   if (!f.ok()) {
     r.error = "lower: " + f.error();
     return r;

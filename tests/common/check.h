@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "runtime/ndarray.h"
+#include "lower/lower.h"
 #include "schedule/state.h"
 
 namespace ttune::testing {
@@ -29,7 +30,8 @@ CheckResult checkState(const schedule::State& state, uint64_t seed = 1, double a
 class Checker {
  public:
   explicit Checker(std::shared_ptr<const te::ComputeDAG> dag, uint64_t seed = 1);
-  CheckResult check(const schedule::State& state, int opt_level = 3, double atol = 1e-4, double rtol = 1e-4) const;
+  CheckResult check(const schedule::State& state, int opt_level = 3, double atol = 1e-4, double rtol = 1e-4,
+                    const lower::LowerOptions& lowering = {}) const;
 
  private:
   std::shared_ptr<const te::ComputeDAG> dag_;

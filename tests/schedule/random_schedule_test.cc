@@ -47,7 +47,11 @@ TEST_P(RandomSchedules, MatchReferenceEvaluator) {
   for (int i = 0; i < kPerCase; ++i) {
     schedule::State s = testing::randomSchedule(dag, 1000 * GetParam() + i);
     nontrivial += !s.steps().empty();
-    auto r = checker.check(s, 1);
+    // Every fourth schedule keeps no tile on the stack: heap buffers must live as long as their
+    // readers (sanitizer builds catch a use after free).
+    lower::LowerOptions lo;
+    if (i % 4 == 3) lo.max_stack_bytes = 0;
+    auto r = checker.check(s, 1, 1e-4, 1e-4, lo);
     std::string steps;
     for (const auto& st : s.steps()) steps += "  " + schedule::stepToString(st) + "\n";
     ASSERT_TRUE(r.built) << c.name << " seed " << i << ": " << r.error << "\nsteps:\n" << steps;
