@@ -7,6 +7,11 @@
 
 namespace ttune::codegen {
 
+namespace {
+// Largest constant lane stride loaded as one wide load plus a shuffle instead of a gather.
+constexpr int64_t kMaxLoadStride = 4;
+}  // namespace
+
 llvm::Type* Emitter::scalarType(te::DType t) {
   switch (t) {
     case te::DType::Float32: return b_.getFloatTy();
@@ -236,6 +241,24 @@ llvm::Value* Emitter::emitLoad(const te::BufferRef& bref, const te::Expr& index)
                                  : b_.CreateAlignedLoad(vt, p, align);
     tagAccess(ld, buf);
     return finish(ld);
+  }
+  if (coef && *coef >= 2 && *coef <= kMaxLoadStride) {
+    // A small constant stride (a strided convolution's input): one masked wide load of the
+    // span, touching only the needed elements, then a shuffle -- far cheaper than a gather.
+    int64_t stride = *coef;
+    int span = static_cast<int>(stride) * lanes_;
+    te::VarMap<te::Expr> sub{{vvar_, te::Expr(vbase_)}};
+    llvm::Value* p = address(buf, emitExpr(te::substitute(index, sub)));
+    llvm::SmallVector<int, 64> spread(span), pick(lanes_);
+    for (int j = 0; j < span; ++j) spread[j] = j % stride == 0 ? static_cast<int>(j / stride) : lanes_;
+    for (int l = 0; l < lanes_; ++l) pick[l] = static_cast<int>(l * stride);
+    llvm::Value* lane_mask = mask ? mask : allOnesMask();
+    llvm::Value* wide_mask =
+        b_.CreateShuffleVector(lane_mask, llvm::Constant::getNullValue(lane_mask->getType()), spread);
+    llvm::Type* wt = llvm::VectorType::get(st, llvm::ElementCount::getFixed(span));
+    auto* ld = b_.CreateMaskedLoad(wt, p, align, wide_mask, llvm::Constant::getNullValue(wt));
+    tagAccess(ld, buf);
+    return finish(b_.CreateShuffleVector(ld, pick));
   }
   llvm::Value* vidx = toLanes(emitExpr(index));
   llvm::Value* ptrs = address(buf, vidx);

@@ -1,10 +1,21 @@
 #include "schedule/default_schedule.h"
 
 #include "schedule/state.h"
+#include "te/arith.h"
+#include "te/expr_functor.h"
 
 namespace ttune::schedule {
 
 namespace {
+
+// Reductions at least this long get a register tile; shorter ones a plain vectorized loop nest.
+constexpr int64_t kMinTiledReduce = 16;
+
+int64_t reduceLength(const te::ComputeOp& c) {
+  int64_t n = 1;
+  for (const te::IterVar& iv : c.reduceAxes()) n *= iv.extent;
+  return n;
+}
 
 // Fuses the given leading loops (when more than one) and returns the name of the parallel loop.
 std::string fuseOuter(std::vector<Step>& steps, const std::string& stage, const std::vector<std::string>& outer) {
@@ -43,6 +54,26 @@ int elementwiseConsumer(const te::ComputeDAG& dag, int op, const std::vector<boo
   }
 }
 
+// True when every read of a non-constant tensor in c's body is invariant in `axis` or (unless
+// `invariant`) contiguous along it (unit stride in its last index only), so a vector along
+// `axis` needs neither gathers nor scatters. Constant tensors are packed in the tile's order at
+// load time.
+bool vectorFriendly(const te::ComputeOp& c, const te::IterVar& axis, bool invariant = false) {
+  bool ok = true;
+  te::visitAll(c.body, [&](const te::Expr& e) {
+    const te::TensorRead* read = e.as<te::TensorRead>();
+    if (!read || !ok) return;
+    const te::Operation& src = read->tensor.op();
+    if (src.isPlaceholder() && src.placeholder().is_constant) return;
+    for (size_t i = 0; i < read->indices.size(); ++i) {
+      std::optional<int64_t> coef = te::linearCoefficient(read->indices[i], axis.var.get());
+      bool last = i + 1 == read->indices.size();
+      if (!coef || (*coef != 0 && (invariant || !(last && *coef == 1)))) ok = false;
+    }
+  });
+  return ok;
+}
+
 // A reduction with a register tile: the reduction is computed into a private tile of
 // (rows x vector) outputs, inside the loops of the stage that writes it out -- its element-wise
 // consumer when it has one (so the epilogue is fused), else a copy stage (cache_write). The
@@ -61,13 +92,28 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
     R = R + ".local";
   }
   size_t n = c.axes.size();
-  // The vector axis and the row axis.
-  int v = static_cast<int>(n) - 1;
-  if (c.axes[v].extent < opt.vector_lanes) {
-    int best = v;
+  // The vector axis, in order of preference: the innermost long axis in which every
+  // non-constant read is invariant (the output channels of a convolution, the columns of a
+  // dense layer: a broadcast input times a packed weight vector, as a direct convolution does);
+  // the last axis when long and read contiguously; the longest axis read contiguously; the
+  // longest axis.
+  auto pick = [&](bool invariant) {
+    int best = -1;
     for (int d = static_cast<int>(n) - 1; d >= 0; --d)
-      if (c.axes[d].extent > c.axes[best].extent) best = d;
-    if (c.axes[best].extent >= opt.vector_lanes) v = best;
+      if (c.axes[d].extent >= opt.vector_lanes && vectorFriendly(c, c.axes[d], invariant) &&
+          (best < 0 || (!invariant && c.axes[d].extent > c.axes[best].extent)))
+        best = d;
+    return best;
+  };
+  int last = static_cast<int>(n) - 1;
+  int v = pick(true);
+  if (v < 0 && c.axes[last].extent >= opt.vector_lanes && vectorFriendly(c, c.axes[last], false)) v = last;
+  if (v < 0) v = pick(false);
+  if (v < 0) {
+    v = last;
+    for (int d = last; d >= 0; --d)
+      if (c.axes[d].extent > c.axes[v].extent) v = d;
+    if (c.axes[v].extent < opt.vector_lanes) v = last;
   }
   int r = -1;
   for (int d = static_cast<int>(n) - 1; d >= 0; --d)
@@ -76,7 +122,8 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
       break;
     }
   int64_t lanes = std::min<int64_t>(opt.vector_lanes, c.axes[v].extent);
-  int64_t rows = r >= 0 ? std::min<int64_t>(4, c.axes[r].extent) : 1;
+  // Eight rows of one vector each: enough independent accumulators to cover the FMA latency.
+  int64_t rows = r >= 0 ? std::min<int64_t>(8, c.axes[r].extent) : 1;
   // Tiles of R's spatial axes: [r, v] split, everything else whole and outside.
   std::vector<std::string> outer, reduce, tile;
   int split_r = -1, split_v = -1;
@@ -173,15 +220,18 @@ void simpleStage(std::vector<Step>& steps, const te::ComputeOp& c, const std::st
 std::vector<Step> defaultSchedule(const te::ComputeDAG& dag, const DefaultScheduleOptions& opt) {
   std::vector<Step> steps;
   std::vector<bool> inlined(dag.numOps(), false);
-  // Inline elementwise/injective stages feeding one consumer, except padding feeding a reduction:
-  // padding stays a stage of its own so the reduction's inner loop reads without conditions.
+  // Inline elementwise/injective stages feeding one consumer, except padding feeding a large
+  // reduction: padding stays a stage of its own so the reduction's inner loop reads without
+  // conditions. A small reduction (a depthwise convolution: nine taps) reads each input about
+  // once, so copying the padded input would cost more than the conditions.
   for (int i = 0; i < dag.numOps(); ++i) {
     const te::Operation& op = dag.op(i);
     if (!op.isCompute() || dag.isOutput(i) || op.compute().reduce()) continue;
     if (dag.consumers(i).size() != 1) continue;
     const te::Operation& consumer = dag.op(dag.consumers(i)[0]);
     if (op.tag() == "pad" || op.name() == "pad") {
-      if (consumer.isCompute() && consumer.compute().reduce()) continue;
+      if (consumer.isCompute() && consumer.compute().reduce() && reduceLength(consumer.compute()) >= kMinTiledReduce)
+        continue;
     }
     steps.push_back(ComputeInlineStep{op.name()});
     inlined[i] = true;
@@ -191,10 +241,9 @@ std::vector<Step> defaultSchedule(const te::ComputeDAG& dag, const DefaultSchedu
     const te::Operation& op = dag.op(i);
     if (!op.isCompute() || inlined[i] || done[i] || op.compute().axes.empty()) continue;
     const te::ComputeOp& c = op.compute();
-    int64_t reduce_len = 1, space = 1;
-    for (const te::IterVar& iv : c.reduceAxes()) reduce_len *= iv.extent;
+    int64_t space = 1;
     for (const te::IterVar& iv : c.axes) space *= iv.extent;
-    if (c.reduce() && reduce_len >= 16 && space >= 64) {
+    if (c.reduce() && reduceLength(c) >= kMinTiledReduce && space >= 64) {
       int e = dag.isOutput(i) ? -1 : elementwiseConsumer(dag, i, inlined);
       if (e < 0 && !dag.isOutput(i)) {
         simpleStage(steps, c, op.name(), opt);

@@ -2,7 +2,10 @@
 // tuning speedups are measured against. Per stage: inline cheap single-consumer elementwise
 // stages; fuse the outer spatial loops into one parallel loop; split the innermost spatial loop
 // by the vector width and vectorize it, with the reduction loops in between (so a reduction
-// accumulates a vector of outputs at a time).
+// accumulates a vector of outputs at a time). A large reduction (conv, dense, matmul) instead
+// accumulates a register tile of 8 rows x one vector, the vector along the output channels when
+// the input is invariant in them (so strided convolutions never gather), with its element-wise
+// consumer fused and constant weights packed in tile order.
 #pragma once
 
 #include <vector>
