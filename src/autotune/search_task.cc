@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "runtime/thread_pool.h"
+#include "schedule/default_schedule.h"
 #include "schedule/record.h"
 #include "support/hash.h"
 
@@ -50,6 +51,14 @@ SearchTask::SearchTask(std::shared_ptr<const te::ComputeDAG> dag, std::string wo
     : dag_(std::move(dag)), key_(std::move(workload_key)), opt_(options), seed_(seed) {
   if (opt_.threads <= 0) opt_.threads = runtime::defaultNumThreads();
   sketches_ = generateSketches(dag_, opt_.sketch);
+  if (opt_.seed_with_default) {
+    // Search states carry no layout rewrite (finalizeForMeasurement adds it back).
+    std::vector<schedule::Step> steps;
+    for (const auto& st : schedule::defaultSchedule(*dag_))
+      if (!std::holds_alternative<schedule::LayoutRewriteStep>(st)) steps.push_back(st);
+    auto d = State::replay(dag_, steps);
+    if (d.ok()) default_state_ = std::move(*d);
+  }
 }
 
 const StateFeatures* SearchTask::features(const State& s, const std::string& key) {
@@ -109,6 +118,9 @@ std::vector<State> SearchTask::initPopulation(uint64_t round_seed) {
     }
     empty_batches = pop.size() == before ? empty_batches + 1 : 0;
   }
+  // The default schedule joins until it is measured, then competes as a measured state.
+  if (default_state_ && seen.insert(stateKey(*default_state_)).second && !measured_keys_.count(stateKey(*default_state_)))
+    pop.push_back(*default_state_);
   // The best measured states join the population.
   std::vector<std::pair<double, const State*>> best;
   for (const auto& [s, c] : measured_)
@@ -188,6 +200,9 @@ std::vector<Candidate> SearchTask::nextBatch(int n, CostModel& model) {
     out.push_back(Candidate{s, finalizeForMeasurement(s)});
     return true;
   };
+  // The first batch measures the default schedule: the tuned result is then never worse than
+  // the untuned one, and evolution refines a good schedule from the first round.
+  if (default_state_ && n > 0) take(*default_state_);
   for (const auto& [sc, s] : heap) {
     if (static_cast<int>(out.size()) >= n - num_random) break;
     take(s);

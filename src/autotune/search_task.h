@@ -1,7 +1,9 @@
 // SearchTask: the Ansor-style search for one workload (ansor-study §4). Each round proposes a
 // batch of unmeasured candidates: an initial population sampled from the sketches (plus the best
-// measured states), evolved for a few generations by mutation with roulette-wheel selection on
-// the cost model's scores, and picked eps-greedily (mostly the best predicted, a few random).
+// measured states and the default schedule), evolved for a few generations by mutation with
+// roulette-wheel selection on the cost model's scores, and picked eps-greedily (mostly the best
+// predicted, a few random). The first batch also measures the default schedule itself, so a
+// tuned kernel is never slower than the untuned one.
 //
 // States are identified by their step list (so duplicates and measured states are never
 // proposed twice). Features are cached per state; scores are recomputed each round because the
@@ -31,6 +33,8 @@ struct SearchOptions {
   double eps_greedy = 0.05;
   int init_min_population = 50;
   double use_measured_ratio = 0.2;
+  // Measure the default schedule in the first batch and evolve from it too (not in Ansor).
+  bool seed_with_default = true;
   int threads = 0;  // 0: one per core
   SketchOptions sketch;
   SamplerOptions sampler;
@@ -80,6 +84,7 @@ class SearchTask {
   uint64_t seed_;
   uint64_t round_ = 0;
   std::vector<schedule::State> sketches_;
+  std::optional<schedule::State> default_state_;
   std::unordered_set<std::string> measured_keys_;
   std::vector<std::pair<schedule::State, double>> measured_;  // replayable measured states
   std::unordered_map<std::string, std::optional<StateFeatures>> feature_cache_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "autotune/sampler.h"
 #include "autotune/tuner.h"
 #include "lower/lower.h"
 #include "measure/builder.h"
@@ -34,6 +35,36 @@ TEST(SearchTask, ProposesUniqueUnmeasuredValidCandidates) {
   }
   EXPECT_EQ(keys.size(), 16u);
   for (const auto& c : t.nextBatch(16, model)) EXPECT_FALSE(keys.count(SearchTask::stateKey(c.state)));
+}
+
+// The first batch measures the default schedule, and mutations of it are valid states, so the
+// search can refine it (a conv with a fused relu: tile, compute-at and fused parallel loop).
+TEST(SearchTask, FirstBatchHoldsTheDefaultScheduleAndEvolvesFromIt) {
+  te::Tensor x = te::placeholder("X", {1, 32, 14, 14});
+  te::Tensor w = te::placeholder("W", {64, 32, 3, 3}, te::DType::Float32, true);
+  te::Tensor y = ops::relu(ops::conv2d_nchw(x, w, {1, 1}, {1, 1, 1, 1}));
+  auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{x, w}, std::vector<te::Tensor>{y});
+  SearchOptions opt;
+  opt.population = 64;
+  opt.generations = 1;
+  SearchTask t(dag, "conv", opt, 3);
+  RandomModel model(1);
+  auto batch = t.nextBatch(8, model);
+  ASSERT_FALSE(batch.empty());
+  std::vector<schedule::Step> plain;
+  for (const auto& s : schedule::defaultSchedule(*dag))
+    if (!std::holds_alternative<schedule::LayoutRewriteStep>(s)) plain.push_back(s);
+  EXPECT_EQ(SearchTask::stateKey(batch[0].state), SearchTask::stepsKey(plain));
+  Rng rng(5);
+  std::set<std::string> distinct;
+  for (int i = 0; i < 50; ++i)
+    if (auto m = mutateState(batch[0].state, rng, SamplerOptions{})) distinct.insert(SearchTask::stateKey(*m));
+  distinct.erase(SearchTask::stateKey(batch[0].state));
+  EXPECT_GT(distinct.size(), 10u);
+  SearchOptions off = opt;
+  off.seed_with_default = false;
+  SearchTask u(dag, "conv", off, 3);
+  for (const auto& c : u.nextBatch(8, model)) EXPECT_NE(SearchTask::stateKey(c.state), SearchTask::stepsKey(plain));
 }
 
 TEST(SearchTask, DeterministicForASeed) {
