@@ -7,9 +7,11 @@
 //   bench_tune --replay FILE [--case NAME]...   (no tuning: re-time the 5 best records of each
 //                                                 workload in FILE, as measured while tuning)
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 
 #include "autotune/tuner.h"
 #include "cases.h"
@@ -102,23 +104,40 @@ int main(int argc, char** argv) {
     topt.search.sampler.num_cores = threads;
     autotune::Tuner tuner({{w.dag->workloadKey(), "", w.name, w.dag, 1}}, topt, model, measurer);
     Timer wall;
+    std::vector<std::pair<double, std::vector<schedule::Step>>> measured;
     auto p = tuner.run([&](const std::vector<schedule::Record>& recs) {
       if (!records.empty()) (void)schedule::appendRecordsFile(records, recs);
+      for (const auto& r : recs)
+        if (r.result.ok()) measured.push_back({r.result.median(), r.steps});
     });
     double tune_s = wall.seconds();
-    const auto& best = tuner.tasks()[0]->bestState();
-    if (!best) {
+    if (measured.empty()) {
       std::fprintf(stderr, "bench_tune: %s: no valid schedule found\n", w.name.c_str());
       return 1;
     }
-    measure::BuildResult b = measure::buildOne({w.dag, autotune::finalizeForMeasurement(*best)}, "kernel");
-    if (!b.ok()) {
-      std::fprintf(stderr, "bench_tune: %s: %s\n", w.name.c_str(), b.message.c_str());
-      return 1;
-    }
-    bench::ReadyKernel kernel(*w.dag, b);
+    // One timing per candidate on a shared machine flatters some: the five fastest records are
+    // timed again next to oneDNN, the best of them by that ratio is kept, and its final time is a
+    // fresh interleaved measurement (so the selection does not bias the reported figure).
+    std::stable_sort(measured.begin(), measured.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    measured.resize(std::min<size_t>(measured.size(), 5));
     bench::PeerKernel peer = w.peer();
-    auto [tt_s, peer_s] = bench::timeInterleaved([&] { kernel.run(); }, peer.run, 10, 50);
+    std::unique_ptr<bench::ReadyKernel> kernel;
+    double best_ratio = 0;
+    for (const auto& [cost, steps] : measured) {
+      measure::BuildResult b = measure::buildOne({w.dag, steps}, "kernel");
+      if (!b.ok()) {
+        std::fprintf(stderr, "bench_tune: %s: %s\n", w.name.c_str(), b.message.c_str());
+        continue;
+      }
+      auto k = std::make_unique<bench::ReadyKernel>(*w.dag, b);
+      auto [k_s, peer_s] = bench::timeInterleaved([&] { k->run(); }, peer.run, 3, 50);
+      if (peer_s / k_s > best_ratio) {
+        best_ratio = peer_s / k_s;
+        kernel = std::move(k);
+      }
+    }
+    if (!kernel) return 1;
+    auto [tt_s, peer_s] = bench::timeInterleaved([&] { kernel->run(); }, peer.run, 10, 50);
     bench::Timed tt{w.dag->flops() / tt_s * 1e-9, tt_s * 1e3};
     double peer_gf = w.dag->flops() / peer_s * 1e-9;
     double ratio = tt.gflops / peer_gf;
