@@ -244,11 +244,9 @@ std::vector<Step> defaultSchedule(const te::ComputeDAG& dag, const DefaultSchedu
     int64_t space = 1;
     for (const te::IterVar& iv : c.axes) space *= iv.extent;
     if (c.reduce() && reduceLength(c) >= kMinTiledReduce && space >= 64) {
+      // Without an element-wise consumer of its shape (an output, or a dense layer feeding a
+      // reshape/transpose) the tile is written back by a cache-write copy.
       int e = dag.isOutput(i) ? -1 : elementwiseConsumer(dag, i, inlined);
-      if (e < 0 && !dag.isOutput(i)) {
-        simpleStage(steps, c, op.name(), opt);
-        continue;
-      }
       tiledReduction(steps, dag, i, e, opt);
       if (e >= 0) done[e] = true;
     } else {
