@@ -312,51 +312,5 @@ TEST(FeatureApi, Deterministic) {
   }
 }
 
-// Throughput of extraction alone (IR already lowered) and of lowering + extraction.
-TEST(FeatureSpeed, StatesPerSecond) {
-  auto conv = opDag("conv2d", {"C=64", "H=56", "W=56", "K=64", "pad=1"});
-  std::vector<std::pair<std::string, State>> cases = {{"matmul 512^3 tiled", tiledMatmul()},
-                                                      {"conv 64x56x56 default", applySteps(conv, defaultSchedule(*conv))}};
-  for (const auto& [name, s] : cases) {
-    auto f = lower::lower(s, "kernel");
-    ASSERT_TRUE(f.ok());
-    int reps = 0;
-    Timer t;
-    size_t sink = 0;
-    while (t.seconds() < 0.3) {
-      for (int i = 0; i < 50; ++i) sink += extractFeatures(*f, &s).data.size();
-      reps += 50;
-    }
-    double extract_rate = reps / t.seconds();
-    int lreps = 0;
-    Timer t2;
-    while (t2.seconds() < 0.3) {
-      for (int i = 0; i < 10; ++i) sink += featuresOf(s)->data.size();
-      lreps += 10;
-    }
-    double full_rate = lreps / t2.seconds();
-    std::printf("[ features ] %-24s extraction %8.0f states/s, lowering + extraction %7.0f states/s (%zu)\n",
-                name.c_str(), extract_rate, full_rate, sink % 10);
-    EXPECT_GT(extract_rate, 2000);  // loose: shared CI cores
-  }
-  // Random schedules (non-dividing splits, guards, fused loops): extraction of pre-lowered IR.
-  std::vector<std::pair<lower::LoweredFunc, State>> funcs;
-  for (auto dag : {opDag("matmul", {"M=64", "N=64", "K=64"}), opDag("conv2d", {"C=16", "H=16", "W=16", "K=16", "pad=1"})})
-    for (int i = 0; funcs.size() < 400 && i < 300; ++i) {
-      State s = testing::randomSchedule(dag, 9000 + i);
-      auto f = lower::lower(s, "kernel");
-      if (f.ok()) funcs.emplace_back(*f, s);
-    }
-  Timer t;
-  size_t n = 0, sink = 0;
-  while (t.seconds() < 0.3)
-    for (const auto& [f, s] : funcs) {
-      sink += extractFeatures(f, &s).data.size();
-      ++n;
-    }
-  std::printf("[ features ] %zu random matmul/conv schedules: extraction %8.0f states/s (%zu)\n", funcs.size(),
-              static_cast<double>(n) / t.seconds(), sink % 10);
-}
-
 }  // namespace
 }  // namespace ttune::autotune
