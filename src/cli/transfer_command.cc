@@ -106,8 +106,6 @@ void transferCmd(const TransferArgs& a) {
   auto run = bank.beginRun(store::RunKind::Transfer, name, settings);
   if (!run.ok()) fail(run.error());
 
-  if (!a.json && stderrIsTerminal()) std::cerr << "ttune: measuring " << name << " untuned...\n";
-  double untuned_s = modelLatency(g, {});
 
   SourceDags dags(bank);
   transfer::TransferOptions opt;
@@ -154,7 +152,9 @@ void transferCmd(const TransferArgs& a) {
 
   executor::ModelOptions chosen;
   chosen.schedules = executor::recordsProvider(transfer::chosenRecords(res));
-  double transferred_s = modelLatency(g, chosen);
+  if (!a.json && stderrIsTerminal()) std::cerr << "ttune: timing " << name << " untuned and transferred...\n";
+  std::vector<double> lat = modelLatencies(g, {executor::ModelOptions{}, chosen});
+  double untuned_s = lat[0], transferred_s = lat[1];
 
   int improved = 0;
   Json kj = Json::array();

@@ -30,7 +30,7 @@ struct TuneArgs {
   double time_budget_min = 0;
   std::string db;
   uint64_t seed = 0;
-  bool json = false, new_run = false, verbose = false;
+  bool json = false, new_run = false, verbose = false, warm_start = false;
   int threads = 0;
   int measures_per_round = 64;
   int population = 2048;
@@ -67,7 +67,7 @@ void tune(const TuneArgs& a) {
     }
   }
   Json settings{{"trials", a.trials}, {"time_budget_min", a.time_budget_min}, {"seed", a.seed},
-                {"measures_per_round", a.measures_per_round}, {"population", a.population}, {"threads", target.threads}};
+                {"measures_per_round", a.measures_per_round}, {"population", a.population}, {"threads", target.threads}, {"warm_start", a.warm_start}};
   if (run_id.empty()) {
     auto r = bank.beginRun(store::RunKind::Tune, name, settings);
     if (!r.ok()) fail(r.error());
@@ -75,8 +75,6 @@ void tune(const TuneArgs& a) {
   }
 
   LiveView view(a.verbose);
-  if (!a.json && stderrIsTerminal()) std::cerr << "ttune: measuring " << name << " untuned...\n";
-  double untuned_s = modelLatency(g, {});
 
   measure::MeasureOptions mo;
   mo.threads = target.threads;
@@ -95,9 +93,13 @@ void tune(const TuneArgs& a) {
   topt.run_id = run_id;
   topt.target = target;
   autotune::Tuner tuner(tasks, topt, model, measurer);
-  if (done > 0 || !a.new_run) {
+  // A resumed run continues from its own committed records. Only --warm-start also seeds the
+  // search with every other record of these kernels (other runs, other models, transfer runs):
+  // faster, but then the run is no from-scratch baseline for `ttune compare`.
+  if (done > 0 || a.warm_start) {
     store::RecordQuery q;
     q.kernels_of_model = name;
+    if (!a.warm_start) q.run_id = run_id;
     q.target = store::TargetFilter::exactly(target);
     int used = tuner.preload(bank.records(q), done);
     if (used > 0 && !a.json && stderrIsTerminal())
@@ -145,7 +147,9 @@ void tune(const TuneArgs& a) {
 
   executor::ModelOptions tuned;
   tuned.schedules = bankProvider(bank, kernels);
-  double tuned_s = modelLatency(g, tuned);
+  if (!a.json && stderrIsTerminal()) std::cerr << "ttune: timing " << name << " untuned and tuned...\n";
+  std::vector<double> lat = modelLatencies(g, {executor::ModelOptions{}, tuned});
+  double untuned_s = lat[0], tuned_s = lat[1];
   double total = p.search_s + p.build_s + p.run_s;
   Json j{{"model", name},
          {"run_id", run_id},
@@ -188,6 +192,8 @@ void addTuneCommand(CLI::App& app) {
   cmd->add_option("--population", a->population, "Evolutionary search population");
   cmd->add_option("--early-stopping", a->early_stopping, "Stop a kernel after this many trials without improvement");
   cmd->add_flag("--new-run", a->new_run, "Start a new run instead of resuming an unfinished one");
+  cmd->add_flag("--warm-start", a->warm_start,
+                "Also seed the search with the bank's other records of these kernels (other runs and models)");
   cmd->add_flag("--json", a->json, "Print a JSON summary");
   cmd->add_flag("--progress", a->verbose, "Print progress lines also when stderr is not a terminal");
   cmd->callback([a] { tune(*a); });
