@@ -1,5 +1,6 @@
 // `ttune models`, `ttune inspect` and `ttune run`: whole models.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 #include <map>
 
@@ -99,7 +100,7 @@ struct RunArgs {
   std::string records, db;
   bool use_db = false;
   std::vector<std::string> inputs, outputs;
-  bool check = false, bench = false, json = false;
+  bool check = false, bench = false, json = false, profile = false;
   int threads = 0, repeat = 10;
   uint64_t seed = 1;
 };
@@ -167,6 +168,31 @@ void runModel(const RunArgs& a) {
     j["max_ms"] = t.max_s * 1e3;
     j["repeats"] = t.costs_s.size();
   }
+  // Per distinct kernel: the median over runs of the time spent in all its instances.
+  std::vector<std::pair<double, size_t>> prof;
+  if (a.profile) {
+    std::vector<std::vector<double>> per(m.kernels().size());
+    std::vector<double> secs;
+    for (int r = 0; r < std::max(1, a.repeat); ++r) {
+      m.runProfiled(inputs, secs);
+      for (size_t k = 0; k < secs.size(); ++k) per[k].push_back(secs[k]);
+    }
+    double total = 0;
+    for (size_t k = 0; k < per.size(); ++k) {
+      prof.push_back({measure::median(per[k]), k});
+      total += prof.back().first;
+    }
+    std::sort(prof.begin(), prof.end(), [](auto& x, auto& y) { return x.first > y.first; });
+    Json pj = Json::array();
+    for (const auto& [sec, k] : prof) {
+      const executor::KernelStats& ks = m.kernels()[k];
+      pj.push_back({{"workload_key", ks.workload_key}, {"class", ks.class_name}, {"occurrences", ks.occurrences},
+                    {"schedule", ks.schedule_source}, {"ms", sec * 1e3}, {"share", total > 0 ? sec / total : 0.0},
+                    {"gflops", sec > 0 ? ks.flops * ks.occurrences / sec * 1e-9 : 0.0}});
+    }
+    j["profile"] = pj;
+    j["profile_total_ms"] = total * 1e3;
+  }
   if (a.json) {
     printJson(j);
   } else {
@@ -179,7 +205,20 @@ void runModel(const RunArgs& a) {
     if (a.bench)
       std::cout << "  latency  median " << formatSeconds(t.median_s) << ", min " << formatSeconds(t.min_s) << " over "
                 << t.costs_s.size() << " runs\n";
-    if (!a.bench && !a.check) std::cout << "  ran once; --bench times it, --check verifies it\n";
+    if (a.profile) {
+      double total = 0;
+      for (const auto& p : prof) total += p.first;
+      std::cout << strFormat("  %-44s %4s %-9s %10s %6s %8s\n", "kernel (median over runs, all instances)", "occ",
+                             "schedule", "time", "share", "GFLOP/s");
+      for (const auto& [sec, k] : prof) {
+        const executor::KernelStats& ks = m.kernels()[k];
+        std::string cls = ks.class_name.size() > 44 ? ks.class_name.substr(0, 41) + "..." : ks.class_name;
+        std::cout << strFormat("  %-44s %4d %-9s %10s %5.1f%% %8.1f\n", cls.c_str(), ks.occurrences,
+                               ks.schedule_source.substr(0, 9).c_str(), formatSeconds(sec).c_str(),
+                               total > 0 ? 100 * sec / total : 0.0, sec > 0 ? ks.flops * ks.occurrences / sec * 1e-9 : 0.0);
+      }
+    }
+    if (!a.bench && !a.check && !a.profile) std::cout << "  ran once; --bench times it, --check verifies it\n";
   }
   if (a.check && !rep.ok()) fail("the compiled model differs from the reference evaluator (kernel ", rep.worst_kernel, ")");
 }
@@ -206,6 +245,7 @@ void addModelCommands(CLI::App& app) {
   run->add_option("--db", ra->db, "Use the best schedules in this bank (default bank with --db \"\")")->each([ra](const std::string&) { ra->use_db = true; });
   run->add_flag("--check", ra->check, "Check every kernel against the reference evaluator (sampled outputs)");
   run->add_flag("--bench", ra->bench, "Time whole-model inference (median and min latency)");
+  run->add_flag("--profile", ra->profile, "Time every distinct kernel inside the model (median over --repeat runs)");
   run->add_flag("--json", ra->json, "Print one JSON object");
   run->add_option("--inputs", ra->inputs, "Input .npy files, one per model input, in order");
   run->add_option("--outputs", ra->outputs, "Output .npy files to write, one per model output, in order");

@@ -291,6 +291,19 @@ std::vector<runtime::NDArray> CompiledModel::run(const std::vector<runtime::NDAr
   return impl_->outputs();
 }
 
+std::vector<runtime::NDArray> CompiledModel::runProfiled(const std::vector<runtime::NDArray>& inputs,
+                                                         std::vector<double>& seconds) {
+  seconds.assign(impl_->stats.size(), 0.0);
+  impl_->bindInputs(inputs);
+  for (size_t i = 0; i < impl_->inst.size(); ++i) {
+    Timer t;
+    impl_->execute(static_cast<int>(i));
+    const Instance& in = impl_->inst[i];
+    if (!in.alias && in.compiled >= 0) seconds[in.compiled] += t.seconds();
+  }
+  return impl_->outputs();
+}
+
 std::vector<runtime::NDArray> CompiledModel::runChecked(const std::vector<runtime::NDArray>& inputs, CheckReport* report,
                                                         int samples, uint64_t seed, double atol, double rtol) {
   Impl& im = *impl_;

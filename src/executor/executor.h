@@ -56,6 +56,9 @@ class CompiledModel {
 
   // Inputs in graph input order; returns the outputs in graph output order.
   std::vector<runtime::NDArray> run(const std::vector<runtime::NDArray>& inputs);
+  // run() that also sets seconds[k] to the time spent in distinct kernel k (all its instances;
+  // k indexes kernels()).
+  std::vector<runtime::NDArray> runProfiled(const std::vector<runtime::NDArray>& inputs, std::vector<double>& seconds);
   std::vector<runtime::NDArray> runChecked(const std::vector<runtime::NDArray>& inputs, CheckReport* report,
                                            int samples_per_output = 64, uint64_t seed = 1,
                                            double atol = 1e-3, double rtol = 1e-3);

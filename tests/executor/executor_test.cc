@@ -67,6 +67,12 @@ TEST(Executor, RunsSmallCnnLikeTheReference) {
   EXPECT_TRUE(rep.ok()) << rep.worst_kernel << " " << rep.max_abs_err;
   EXPECT_EQ(rep.kernels_checked, static_cast<int>(m.kernels().size()));
   EXPECT_TRUE(runtime::compare(out2[0], expected[0]).ok());
+  // Profiling runs the same kernels: same outputs, a time for every distinct kernel.
+  std::vector<double> secs;
+  auto out3 = m.runProfiled(inputs, secs);
+  ASSERT_EQ(secs.size(), m.kernels().size());
+  for (double s : secs) EXPECT_GT(s, 0.0);
+  for (size_t i = 0; i < 2; ++i) EXPECT_TRUE(runtime::compare(out3[i], expected[i], 1e-4, 1e-4).ok());
 }
 
 TEST(Executor, ReusesIntermediateBuffers) {
