@@ -1,6 +1,7 @@
 // The measurement worker process: loads each candidate's object code, runs it on its inputs with
 // the timing protocol, checks its outputs and answers. Anything a candidate does wrong ends at
 // most this process.
+#include <signal.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -138,6 +139,9 @@ std::vector<char> handle(const std::vector<char>& msg) {
 }  // namespace
 
 int workerMain() {
+  // A faulting candidate must kill the worker by its signal, so the runner can say which one;
+  // sanitizer runtimes would otherwise catch the fault in (uninstrumented) JIT code and exit.
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) signal(sig, SIG_DFL);
   std::vector<char> msg;
   while (wire::readMessage(3, &msg, -1) == 1) {
     if (!wire::writeMessage(4, handle(msg))) return 1;
