@@ -232,6 +232,13 @@ std::vector<Step> finalizeForMeasurement(const State& state) {
   return s.steps();
 }
 
+std::vector<Step> withoutLayoutRewrites(const std::vector<Step>& steps) {
+  std::vector<Step> out;
+  for (const Step& s : steps)
+    if (!std::holds_alternative<LayoutRewriteStep>(s)) out.push_back(s);
+  return out;
+}
+
 std::optional<State> sampleState(const State& sketch, Rng& rng, const SamplerOptions& opt) {
   std::vector<Step> steps = sketch.steps();
   for (Step& st : steps) {

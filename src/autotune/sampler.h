@@ -30,6 +30,8 @@ std::optional<schedule::State> sampleState(const schedule::State& sketch, Rng& r
 // The steps to build and record for a search state: its steps plus a layout rewrite of every
 // constant weight a tiled reduction reads (when the tiling allows one).
 std::vector<schedule::Step> finalizeForMeasurement(const schedule::State& state);
+// The reverse: the search-state steps of recorded or default steps (layout rewrites dropped).
+std::vector<schedule::Step> withoutLayoutRewrites(const std::vector<schedule::Step>& steps);
 
 // One random mutation (tile size 0.90, auto-unroll 0.04, compute location 0.05, parallel 0.01).
 std::optional<schedule::State> mutateState(const schedule::State& state, Rng& rng, const SamplerOptions& opt);

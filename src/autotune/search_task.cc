@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "runtime/thread_pool.h"
-#include "schedule/default_schedule.h"
+#include "measure/builder.h"
 #include "schedule/record.h"
 #include "support/hash.h"
 
@@ -52,11 +52,9 @@ SearchTask::SearchTask(std::shared_ptr<const te::ComputeDAG> dag, std::string wo
   if (opt_.threads <= 0) opt_.threads = runtime::defaultNumThreads();
   sketches_ = generateSketches(dag_, opt_.sketch);
   if (opt_.seed_with_default) {
-    // Search states carry no layout rewrite (finalizeForMeasurement adds it back).
-    std::vector<schedule::Step> steps;
-    for (const auto& st : schedule::defaultSchedule(*dag_))
-      if (!std::holds_alternative<schedule::LayoutRewriteStep>(st)) steps.push_back(st);
-    auto d = State::replay(dag_, steps);
+    // The untuned baseline the executor would run (search states carry no layout rewrite;
+    // finalizeForMeasurement adds it back).
+    auto d = State::replay(dag_, withoutLayoutRewrites(measure::hostDefaultSchedule(*dag_)));
     if (d.ok()) default_state_ = std::move(*d);
   }
 }

@@ -39,9 +39,7 @@ int Tuner::preload(const std::vector<Record>& records, int64_t trials_already_do
     if (it == by_key.end()) continue;
     SearchTask& t = *search_[it->second];
     // Search states carry no layout rewrite (it is added when building).
-    std::vector<schedule::Step> steps;
-    for (const auto& s : r.steps)
-      if (!std::holds_alternative<schedule::LayoutRewriteStep>(s)) steps.push_back(s);
+    std::vector<schedule::Step> steps = withoutLayoutRewrites(r.steps);
     auto st = schedule::State::replay(t.dag(), steps);
     if (!st.ok()) {
       t.markMeasured(steps);

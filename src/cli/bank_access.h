@@ -12,6 +12,10 @@
 
 namespace ttune::cli {
 
+// The help text of every --db option.
+inline constexpr const char* kBankOptionHelp =
+    "Schedule bank (default: $TTUNE_DB, else $XDG_DATA_HOME/ttune/bank.db, else ~/.local/share/ttune/bank.db)";
+
 // The bank named by --db, or the default one (seeded once with the shipped schedules).
 store::Bank openBank(const std::string& path);
 // This machine as a record target (CPU, vector width, thread count).

@@ -149,10 +149,8 @@ void compare(const CompareArgs& a) {
 void addCompareCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("compare", "Compare a model's transfer-tuning run with its tuning run (speedups, time to match)");
   auto a = std::make_shared<CompareArgs>();
-  cmd->add_option("model", a->src.spec, "A zoo model name or an .onnx file")->required();
-  cmd->add_option("--input-shape", a->src.input_shapes, "ONNX: shape of an input, name=1x3x224x224");
-  cmd->add_option("--dim", a->src.dims, "ONNX: value of a symbolic dimension, name=value");
-  cmd->add_option("--db", a->db, "Schedule bank (default: $TTUNE_DB or ~/.local/share/ttune/bank.db)");
+  addSourceOptions(cmd, a->src);
+  cmd->add_option("--db", a->db, kBankOptionHelp);
   cmd->add_option("--tune-run", a->tune_run, "The tuning run (default: the model's latest finished one)");
   cmd->add_option("--transfer-run", a->transfer_run, "The transfer run (default: the model's latest finished one)");
   cmd->add_option("--checkpoints", a->checkpoints, "Points of the tuning run at which the model is timed (default 10)");

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 
+#include "cli/bank_access.h"
 #include "cli/cli.h"
 #include "cli/output.h"
 #include "store/bank.h"
@@ -134,19 +135,18 @@ void checkBank(const std::string& db, bool json) {
 void addDbCommands(CLI::App& app) {
   auto* dbc = app.add_subcommand("db", "The schedule bank: statistics, import and export of records");
   dbc->require_subcommand(1);
-  const char* db_help = "Bank file (default: $TTUNE_DB, else $XDG_DATA_HOME/ttune/bank.db)";
 
   auto* stats = dbc->add_subcommand("stats", "Count the bank's workloads, records, models and runs");
   auto st_db = std::make_shared<std::string>();
   auto st_json = std::make_shared<bool>(false);
-  stats->add_option("--db", *st_db, db_help);
+  stats->add_option("--db", *st_db, kBankOptionHelp);
   stats->add_flag("--json", *st_json, "Print JSON");
   stats->callback([=] { showStats(*st_db, *st_json); });
 
   auto* exp = dbc->add_subcommand("export", "Write records as JSON lines (docs/record-format.md)");
   auto ea = std::make_shared<ExportArgs>();
   exp->add_option("file", ea->file, "Output file (- for standard output)")->required();
-  exp->add_option("--db", ea->db, db_help);
+  exp->add_option("--db", ea->db, kBankOptionHelp);
   exp->add_option("--workload", ea->workload, "Only this workload key");
   exp->add_option("--model", ea->model, "Only records produced for this model");
   exp->add_option("--run", ea->run, "Only records of this tuning or transfer run");
@@ -160,21 +160,21 @@ void addDbCommands(CLI::App& app) {
   auto im_db = std::make_shared<std::string>();
   auto im_json = std::make_shared<bool>(false);
   imp->add_option("files", *files, "Records files")->required();
-  imp->add_option("--db", *im_db, db_help + std::string(" (created if missing)"));
+  imp->add_option("--db", *im_db, kBankOptionHelp + std::string(" (created if missing)"));
   imp->add_flag("--json", *im_json, "Print JSON");
   imp->callback([=] { importFiles(*files, *im_db, *im_json); });
 
   auto* runs = dbc->add_subcommand("runs", "List tuning and transfer runs");
   auto ru_db = std::make_shared<std::string>();
   auto ru_json = std::make_shared<bool>(false);
-  runs->add_option("--db", *ru_db, db_help);
+  runs->add_option("--db", *ru_db, kBankOptionHelp);
   runs->add_flag("--json", *ru_json, "Print JSON");
   runs->callback([=] { listRuns(*ru_db, *ru_json); });
 
   auto* check = dbc->add_subcommand("check", "Run SQLite's integrity check on the bank");
   auto ch_db = std::make_shared<std::string>();
   auto ch_json = std::make_shared<bool>(false);
-  check->add_option("--db", *ch_db, db_help);
+  check->add_option("--db", *ch_db, kBankOptionHelp);
   check->add_flag("--json", *ch_json, "Print JSON");
   check->callback([=] { checkBank(*ch_db, *ch_json); });
 }

@@ -6,14 +6,7 @@
 namespace ttune::cli {
 
 double modelLatency(const graph::Graph& g, const executor::ModelOptions& options, int repeat) {
-  executor::CompiledModel m = executor::CompiledModel::compile(g, options);
-  auto inputs = executor::randomInputs(g, 1);
-  m.run(inputs);
-  measure::TimingOptions t;
-  t.number = 1;
-  t.repeat = repeat;
-  t.min_repeat_ms = 0;
-  return measure::timeFunction([&] { m.run(inputs); }, t).median_s;
+  return modelLatencies(g, {options}, 1, repeat)[0];
 }
 
 std::vector<double> modelLatencies(const graph::Graph& g, const std::vector<executor::ModelOptions>& configs, int rounds,

@@ -20,12 +20,6 @@ namespace ttune::cli {
 
 namespace {
 
-void addSourceOptions(CLI::App* cmd, ModelSource& src) {
-  cmd->add_option("model", src.spec, "A zoo model name (see `ttune models`) or an .onnx file")->required();
-  cmd->add_option("--input-shape", src.input_shapes, "ONNX: shape of an input, name=1x3x224x224 (repeatable)");
-  cmd->add_option("--dim", src.dims, "ONNX: value of a symbolic dimension, name=value (repeatable)");
-}
-
 // Distinct kernels of a model with their occurrences, in first-use order.
 struct KernelSummary {
   const graph::Kernel* kernel;
@@ -87,7 +81,7 @@ void inspect(const ModelSource& src, bool json) {
   for (size_t i = 0; i < sum.size(); ++i) {
     const graph::Kernel& k = *sum[i].kernel;
     std::string out_shape = te::shapeToString(g.value(k.outputs[0]).shape);
-    std::string cls = k.class_name.size() > 48 ? k.class_name.substr(0, 45) + "..." : k.class_name;
+    std::string cls = ellipsize(k.class_name, 48);
     std::cout << strFormat("%-4zu %-48s %-10s %5d %10s %5.1f%%  %s -> %s\n", i, cls.c_str(), k.class_id.substr(0, 8).c_str(),
                            sum[i].occurrences, formatCount(k.dag->flops()).c_str(),
                            100.0 * k.dag->flops() * sum[i].occurrences / std::max(total, 1.0), k.workload_key.substr(17).c_str(),
@@ -169,8 +163,8 @@ void runModel(const RunArgs& a) {
     j["repeats"] = t.costs_s.size();
   }
   // Per distinct kernel: the median over runs of the time spent in all its instances.
-  std::vector<std::pair<double, size_t>> prof;
   if (a.profile) {
+    std::vector<std::pair<double, size_t>> prof;
     std::vector<std::vector<double>> per(m.kernels().size());
     std::vector<double> secs;
     for (int r = 0; r < std::max(1, a.repeat); ++r) {
@@ -206,17 +200,13 @@ void runModel(const RunArgs& a) {
       std::cout << "  latency  median " << formatSeconds(t.median_s) << ", min " << formatSeconds(t.min_s) << " over "
                 << t.costs_s.size() << " runs\n";
     if (a.profile) {
-      double total = 0;
-      for (const auto& p : prof) total += p.first;
       std::cout << strFormat("  %-44s %4s %-9s %10s %6s %8s\n", "kernel (median over runs, all instances)", "occ",
                              "schedule", "time", "share", "GFLOP/s");
-      for (const auto& [sec, k] : prof) {
-        const executor::KernelStats& ks = m.kernels()[k];
-        std::string cls = ks.class_name.size() > 44 ? ks.class_name.substr(0, 41) + "..." : ks.class_name;
-        std::cout << strFormat("  %-44s %4d %-9s %10s %5.1f%% %8.1f\n", cls.c_str(), ks.occurrences,
-                               ks.schedule_source.substr(0, 9).c_str(), formatSeconds(sec).c_str(),
-                               total > 0 ? 100 * sec / total : 0.0, sec > 0 ? ks.flops * ks.occurrences / sec * 1e-9 : 0.0);
-      }
+      for (const Json& p : j["profile"])
+        std::cout << strFormat("  %-44s %4d %-9s %10s %5.1f%% %8.1f\n", ellipsize(p["class"].get<std::string>(), 44).c_str(),
+                               p["occurrences"].get<int>(), p["schedule"].get<std::string>().substr(0, 9).c_str(),
+                               formatSeconds(p["ms"].get<double>() * 1e-3).c_str(), 100 * p["share"].get<double>(),
+                               p["gflops"].get<double>());
     }
     if (!a.bench && !a.check && !a.profile) std::cout << "  ran once; --bench times it, --check verifies it\n";
   }

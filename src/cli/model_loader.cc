@@ -1,5 +1,7 @@
 #include "cli/model_loader.h"
 
+#include <CLI/CLI.hpp>
+
 #include "frontend/onnx/onnx_importer.h"
 #include "graph/passes.h"
 #include "models/zoo.h"
@@ -7,6 +9,12 @@
 #include "support/strings.h"
 
 namespace ttune::cli {
+
+void addSourceOptions(CLI::App* cmd, ModelSource& src) {
+  cmd->add_option("model", src.spec, "A zoo model name (see `ttune models`) or an .onnx file")->required();
+  cmd->add_option("--input-shape", src.input_shapes, "ONNX: shape of an input, name=1x3x224x224 (repeatable)");
+  cmd->add_option("--dim", src.dims, "ONNX: value of a symbolic dimension, name=value (repeatable)");
+}
 
 std::string modelName(const std::string& spec) {
   std::string n = spec.substr(spec.find_last_of('/') + 1);

@@ -8,6 +8,10 @@
 
 #include "graph/graph.h"
 
+namespace CLI {
+class App;
+}
+
 namespace ttune::cli {
 
 struct ModelSource {
@@ -15,6 +19,9 @@ struct ModelSource {
   std::vector<std::string> input_shapes;     // "name=1x3x224x224"
   std::vector<std::string> dims;             // "batch=1"
 };
+
+// The MODEL positional and the ONNX shape options every model command takes.
+void addSourceOptions(CLI::App* cmd, ModelSource& src);
 
 // Throws Error naming the model, file or option at fault.
 graph::Graph loadModel(const ModelSource& source);

@@ -7,11 +7,11 @@
 #include "codegen/codegen.h"
 #include "codegen/jit.h"
 #include "lower/lower.h"
+#include "measure/builder.h"
 #include "measure/measurer.h"
 #include "measure/timing.h"
 #include "ops/registry.h"
 #include "runtime/thread_pool.h"
-#include "schedule/default_schedule.h"
 #include "schedule/record.h"
 #include "support/error.h"
 #include "support/strings.h"
@@ -50,7 +50,7 @@ std::vector<schedule::Step> chooseSteps(const te::ComputeDAG& dag, const std::st
     return {};
   }
   *source = "default";
-  return schedule::defaultSchedule(dag, {codegen::hostInfo().vector_bits / 32, 64});
+  return measure::hostDefaultSchedule(dag);
 }
 
 void runOp(const OpArgs& a, const std::string& schedule_file, bool plain, bool check, bool bench, bool json,

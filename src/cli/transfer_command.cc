@@ -106,7 +106,6 @@ void transferCmd(const TransferArgs& a) {
   auto run = bank.beginRun(store::RunKind::Transfer, name, settings);
   if (!run.ok()) fail(run.error());
 
-
   SourceDags dags(bank);
   transfer::TransferOptions opt;
   opt.sources = a.from;
@@ -178,7 +177,7 @@ void transferCmd(const TransferArgs& a) {
             << formatSeconds(res.search_s) << " (" << res.measured << " schedules measured, run " << *run << ")\n";
   std::cout << strFormat("  %-44s %4s %10s %12s %6s  %s\n", "kernel class", "x", "default", "transferred", "gain", "from");
   for (const auto& k : res.kernels) {
-    std::string cls = k.class_name.size() > 44 ? k.class_name.substr(0, 41) + "..." : k.class_name;
+    std::string cls = ellipsize(k.class_name, 44);
     std::string def = std::isfinite(k.default_s) ? formatSeconds(k.default_s) : "failed";
     std::string tr = k.best ? formatSeconds(k.best->result.median()) : (k.candidates ? "none worked" : "no source");
     std::string gain = k.improved() ? strFormat("%.2fx", k.default_s / k.best->result.median()) : "-";
@@ -213,10 +212,8 @@ void sourcesCmd(const ModelSource& src, const std::string& db, bool json) {
 void addTransferCommands(CLI::App& app) {
   auto* cmd = app.add_subcommand("transfer", "Transfer-tune a model: re-measure the bank's schedules of other models' kernels");
   auto a = std::make_shared<TransferArgs>();
-  cmd->add_option("model", a->src.spec, "A zoo model name or an .onnx file")->required();
-  cmd->add_option("--input-shape", a->src.input_shapes, "ONNX: shape of an input, name=1x3x224x224");
-  cmd->add_option("--dim", a->src.dims, "ONNX: value of a symbolic dimension, name=value");
-  cmd->add_option("--db", a->db, "Schedule bank (default: $TTUNE_DB or ~/.local/share/ttune/bank.db)");
+  addSourceOptions(cmd, a->src);
+  cmd->add_option("--db", a->db, kBankOptionHelp);
   cmd->add_option("--from", a->from, "Use only these source models (default: every other model in the bank)")->delimiter(',');
   cmd->add_option("--top-k", a->top_k, "Measure only the k candidates per kernel a cost model ranks best (default: all)");
   cmd->add_option("--adapt", a->adapt, "Replay schedules verbatim, adapted to the new shapes, or both (default)");
@@ -227,10 +224,8 @@ void addTransferCommands(CLI::App& app) {
 
   auto* src = app.add_subcommand("sources", "List the bank's models that can serve as transfer sources for a model");
   auto s = std::make_shared<TransferArgs>();
-  src->add_option("model", s->src.spec, "A zoo model name or an .onnx file")->required();
-  src->add_option("--input-shape", s->src.input_shapes, "ONNX: shape of an input, name=1x3x224x224");
-  src->add_option("--dim", s->src.dims, "ONNX: value of a symbolic dimension, name=value");
-  src->add_option("--db", s->db, "Schedule bank (default: $TTUNE_DB or ~/.local/share/ttune/bank.db)");
+  addSourceOptions(src, s->src);
+  src->add_option("--db", s->db, kBankOptionHelp);
   src->add_flag("--json", s->json, "Print JSON");
   src->callback([s] { sourcesCmd(s->src, s->db, s->json); });
 }

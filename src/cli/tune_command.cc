@@ -120,7 +120,7 @@ void tune(const TuneArgs& a) {
     std::sort(order.begin(), order.end(), [](auto* x, auto* y) { return x->weight * x->best_s > y->weight * y->best_s; });
     for (size_t i = 0; i < std::min<size_t>(6, order.size()); ++i) {
       const auto* t = order[i];
-      std::string cls = t->class_name.size() > 40 ? t->class_name.substr(0, 37) + "..." : t->class_name;
+      std::string cls = ellipsize(t->class_name, 40);
       lines.push_back(strFormat("%-40s x%-2.0f %5d trials  best %s%s", cls.c_str(), t->weight, t->trials,
                                 std::isfinite(t->best_s) ? formatSeconds(t->best_s).c_str() : "-", t->dead ? " (done)" : ""));
     }
@@ -180,12 +180,10 @@ void tune(const TuneArgs& a) {
 void addTuneCommand(CLI::App& app) {
   auto* cmd = app.add_subcommand("tune", "Auto-schedule a model's kernels (Ansor-style search); records go to the bank");
   auto a = std::make_shared<TuneArgs>();
-  cmd->add_option("model", a->src.spec, "A zoo model name or an .onnx file")->required();
-  cmd->add_option("--input-shape", a->src.input_shapes, "ONNX: shape of an input, name=1x3x224x224");
-  cmd->add_option("--dim", a->src.dims, "ONNX: value of a symbolic dimension, name=value");
+  addSourceOptions(cmd, a->src);
   cmd->add_option("--trials", a->trials, "Measurement trials in total (a resumed run counts what it did)");
   cmd->add_option("--time-budget", a->time_budget_min, "Stop after this many minutes");
-  cmd->add_option("--db", a->db, "Schedule bank (default: $TTUNE_DB or ~/.local/share/ttune/bank.db)");
+  cmd->add_option("--db", a->db, kBankOptionHelp);
   cmd->add_option("--seed", a->seed, "Seed of the search");
   cmd->add_option("--threads", a->threads, "Threads for kernels (default: all cores)");
   cmd->add_option("--measures-per-round", a->measures_per_round, "Candidates measured per round");

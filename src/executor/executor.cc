@@ -12,7 +12,6 @@
 #include "measure/builder.h"
 #include "measure/measurer.h"
 #include "runtime/thread_pool.h"
-#include "schedule/default_schedule.h"
 #include "support/assert.h"
 #include "support/error.h"
 #include "support/log.h"
@@ -117,7 +116,6 @@ CompiledModel CompiledModel::compile(const graph::Graph& graph, const ModelOptio
   std::atomic<size_t> next{0};
   std::mutex err_mu;
   std::string first_error;
-  int lanes = std::max(4, codegen::hostInfo().vector_bits / 32);
   auto work = [&] {
     for (size_t w = next++; w < first_instance.size(); w = next++) {
       const graph::Kernel& k = im.kernels[first_instance[w]];
@@ -131,7 +129,7 @@ CompiledModel CompiledModel::compile(const graph::Graph& graph, const ModelOptio
       }
       if (!provided || !b.ok()) {
         if (!provided) st.schedule_source = "default";
-        b = measure::buildOne({k.dag, schedule::defaultSchedule(*k.dag, {lanes, 64})}, "kernel");
+        b = measure::buildOne({k.dag, measure::hostDefaultSchedule(*k.dag)}, "kernel");
       }
       st.compile_s = t.seconds();
       if (!b.ok()) {

@@ -5,11 +5,16 @@
 
 #include "lower/lower.h"
 #include "runtime/thread_pool.h"
+#include "schedule/default_schedule.h"
 #include "support/timer.h"
 
 namespace ttune::measure {
 
 using schedule::ErrorKind;
+
+std::vector<schedule::Step> hostDefaultSchedule(const te::ComputeDAG& dag) {
+  return schedule::defaultSchedule(dag, {std::max(4, codegen::hostInfo().vector_bits / 32), 64});
+}
 
 BuildResult buildOne(const MeasureInput& input, const std::string& name) {
   BuildResult r;

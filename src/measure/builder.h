@@ -32,6 +32,10 @@ struct BuildResult {
   bool ok() const { return error == schedule::ErrorKind::None; }
 };
 
+// The default schedule for the machine the builder compiles for (its vector width): the untuned
+// baseline every command and the search use.
+std::vector<schedule::Step> hostDefaultSchedule(const te::ComputeDAG& dag);
+
 // Builds one candidate in the calling thread.
 BuildResult buildOne(const MeasureInput& input, const std::string& name = "kernel");
 

@@ -62,6 +62,11 @@ std::string formatDouble(double v) {
   return buf;
 }
 
+std::string ellipsize(std::string_view s, size_t width) {
+  if (s.size() <= width) return std::string(s);
+  return std::string(s.substr(0, width > 3 ? width - 3 : 0)) + "...";
+}
+
 std::string strFormat(const char* fmt, ...) {
   va_list ap;
   va_start(ap, fmt);

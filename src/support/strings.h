@@ -17,6 +17,8 @@ std::optional<int64_t> parseInt(std::string_view s);
 std::optional<double> parseDouble(std::string_view s);
 // Shortest decimal that reads back to the same double ("%.17g" trimmed).
 std::string formatDouble(double v);
+// s cut to at most `width` characters, ending in "..." when cut (for table columns).
+std::string ellipsize(std::string_view s, size_t width);
 // printf-style formatting into a std::string.
 std::string strFormat(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -8,7 +8,7 @@
 #include "autotune/cost_model.h"
 #include "autotune/features.h"
 #include "autotune/sampler.h"
-#include "schedule/default_schedule.h"
+#include "measure/builder.h"
 #include "support/log.h"
 #include "support/timer.h"
 #include "transfer/adapt.h"
@@ -58,14 +58,6 @@ std::vector<Record> classCandidates(const store::Bank& bank, const std::string& 
   return out;
 }
 
-// Search states carry no layout rewrite (features are computed without it).
-std::vector<Step> withoutLayoutRewrite(const std::vector<Step>& steps) {
-  std::vector<Step> out;
-  for (const Step& s : steps)
-    if (!std::holds_alternative<schedule::LayoutRewriteStep>(s)) out.push_back(s);
-  return out;
-}
-
 // A ranking model trained on the source workloads' records (their own DAGs).
 std::unique_ptr<autotune::XGBoostModel> trainRanker(const std::vector<Record>& source_records, const TransferOptions& opt) {
   if (!opt.source_dag) return nullptr;
@@ -75,7 +67,7 @@ std::unique_ptr<autotune::XGBoostModel> trainRanker(const std::vector<Record>& s
     auto it = dags.find(r.workload_key);
     if (it == dags.end()) it = dags.emplace(r.workload_key, opt.source_dag(r.workload_key)).first;
     if (!it->second) continue;
-    auto st = schedule::State::replay(it->second, withoutLayoutRewrite(r.steps));
+    auto st = schedule::State::replay(it->second, autotune::withoutLayoutRewrites(r.steps));
     if (!st.ok()) continue;
     auto f = autotune::featuresOf(*st);
     if (!f.ok()) continue;
@@ -99,7 +91,6 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
   std::vector<graph::TunableKernel> todo = graph::tunableKernels(kernels);
   std::set<std::string> sources(opt.sources.begin(), opt.sources.end());
   measure::Measurer measurer(opt.measure);
-  int vector_lanes = std::max(4, opt.target.vector_bits / 32);
 
   // Candidates per kernel, from other models' best records of the same class.
   std::vector<std::vector<Record>> found(todo.size());
@@ -158,7 +149,7 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
       std::vector<autotune::StateFeatures> feats;
       std::vector<size_t> valid;
       for (size_t c = 0; c < cands.size(); ++c) {
-        auto st = schedule::State::replay(k.dag, withoutLayoutRewrite(cands[c].steps));
+        auto st = schedule::State::replay(k.dag, autotune::withoutLayoutRewrites(cands[c].steps));
         if (!st.ok()) continue;
         auto f = autotune::featuresOf(*st);
         if (!f.ok()) continue;
@@ -176,7 +167,7 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
 
     // Time the default schedule and the candidates on the target.
     std::vector<measure::MeasureInput> inputs;
-    inputs.push_back({k.dag, schedule::defaultSchedule(*k.dag, {vector_lanes, 64})});
+    inputs.push_back({k.dag, measure::hostDefaultSchedule(*k.dag)});
     for (const Candidate& c : cands) inputs.push_back({k.dag, c.steps});
     std::vector<schedule::RecordResult> results = measurer.measure(inputs);
     std::vector<Record> recs;

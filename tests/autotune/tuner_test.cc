@@ -7,7 +7,6 @@
 #include "lower/lower.h"
 #include "measure/builder.h"
 #include "ops/ops.h"
-#include "schedule/default_schedule.h"
 
 namespace ttune::autotune {
 namespace {
@@ -51,9 +50,7 @@ TEST(SearchTask, FirstBatchHoldsTheDefaultScheduleAndEvolvesFromIt) {
   RandomModel model(1);
   auto batch = t.nextBatch(8, model);
   ASSERT_FALSE(batch.empty());
-  std::vector<schedule::Step> plain;
-  for (const auto& s : schedule::defaultSchedule(*dag))
-    if (!std::holds_alternative<schedule::LayoutRewriteStep>(s)) plain.push_back(s);
+  std::vector<schedule::Step> plain = withoutLayoutRewrites(measure::hostDefaultSchedule(*dag));
   EXPECT_EQ(SearchTask::stateKey(batch[0].state), SearchTask::stepsKey(plain));
   Rng rng(5);
   std::set<std::string> distinct;
@@ -90,7 +87,7 @@ TEST(Tuner, SmallMatmulBeatsDefaultSchedule) {
   mo.timing.min_repeat_ms = 5;
   mo.timing.repeat = 3;
   measure::Measurer m(mo);
-  auto def = m.measure({{dag, schedule::defaultSchedule(*dag)}});
+  auto def = m.measure({{dag, measure::hostDefaultSchedule(*dag)}});
   ASSERT_TRUE(def[0].ok()) << def[0].error_msg;
   TunerOptions opt;
   opt.trials = 96;
@@ -113,7 +110,7 @@ TEST(Tuner, SmallMatmulBeatsDefaultSchedule) {
   std::sort(records.begin(), records.end(), [](auto& a, auto& b) { return a.result.median() < b.result.median(); });
   records.resize(std::min<size_t>(records.size(), 4));
   ASSERT_FALSE(records.empty());
-  std::vector<measure::MeasureInput> batch{{dag, schedule::defaultSchedule(*dag)}};
+  std::vector<measure::MeasureInput> batch{{dag, measure::hostDefaultSchedule(*dag)}};
   for (const auto& r : records) batch.push_back({dag, r.steps});
   std::vector<double> best_of(batch.size(), 1e9);
   for (int round = 0; round < 3; ++round) {
