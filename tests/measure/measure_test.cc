@@ -99,6 +99,26 @@ TEST(Runner, WrongAnswerAgainstExpectedOutputs) {
   EXPECT_EQ(w.error, ErrorKind::WrongAnswer) << w.message;
 }
 
+// The worker reuses the seeded inputs of the previous candidate, but never its outputs: a
+// candidate that writes nothing must not pass the check with what the one before it wrote.
+TEST(Runner, OutputsAreNotInheritedFromThePreviousCandidate) {
+  Runner runner;
+  RunRequest r = request(goodKernel());
+  runtime::NDArray in({16}, DType::Float32), expected({16}, DType::Float32);
+  in.fillRandom(r.seed, -1.0, 1.0);  // what the worker fills the first argument with
+  for (int i = 0; i < 16; ++i) expected.as<float>()[i] = in.as<float>()[i] + 1.0f;
+  r.expected = {expected};
+  RunResult good = runner.run(r);
+  ASSERT_TRUE(good.ok()) << good.message;
+  RunRequest idle = request(compileBody([](const te::BufferRef& in, const te::BufferRef& out) {
+    Var i("i");
+    return lower::makeFor(i, intImm(16), 16, lower::ForKind::Serial,
+                          lower::makeIf(i < intImm(0), lower::makeStore(out, i, bufferLoad(in, i))));
+  }));
+  idle.expected = {expected};
+  EXPECT_EQ(runner.run(idle).error, ErrorKind::WrongAnswer);
+}
+
 std::shared_ptr<const ComputeDAG> matmul(int64_t n) {
   Tensor a = placeholder("A", {n, n});
   Tensor b = placeholder("B", {n, n}, DType::Float32, true);
