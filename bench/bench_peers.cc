@@ -4,7 +4,7 @@
 // layout rewrite) given below as plain step lists. For each case it prints GFLOP/s of ttune,
 // oneDNN and the plain unscheduled loop nest, the ratio ttune/oneDNN and the compile time.
 //
-//   bench_peers [--threads N] [--json] [--case NAME]... [--repeat R] [--skip-unscheduled]
+//   bench_peers [--threads N] [--json] [--case NAME]... [--repeat R] [--skip-unscheduled] [--layout nhwc|nchw]
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <iostream>
@@ -28,11 +28,16 @@ namespace {
 // Tile lengths of one spatial axis for SSRSRS-style tiling: lengths of the three inner levels.
 using Tiles = std::vector<std::optional<int64_t>>;
 
-// Multi-level tiling of a conv2d_nchw with a local write-back tile computed at the copy-out loop.
+// Multi-level tiling of a conv2d with a local write-back tile computed at the copy-out loop.
 // The register tile runs output channels innermost and vectorizes them (the tile is private, so
 // ttune lays it out channels-last), which keeps all vector lanes busy on 7x7 feature maps too.
-std::vector<Step> convSchedule(Tiles ff, Tiles yy, Tiles xx, Tiles rc, int64_t unroll, bool pad_stage) {
-  const std::string C = "conv2d_nchw", L = C + ".local";
+// The copy-out vectorizes the output's innermost axis: channels (NHWC) or width (NCHW).
+std::vector<Step> convSchedule(bench::ConvLayout layout, Tiles ff, Tiles yy, Tiles xx, Tiles rc, int64_t unroll,
+                               bool pad_stage) {
+  const std::string C = bench::convStage(layout), L = C + ".local";
+  bool nhwc = layout == bench::ConvLayout::NHWC;
+  std::vector<std::string> copy_inner =
+      nhwc ? std::vector<std::string>{"yy.2", "xx.2", "ff.2"} : std::vector<std::string>{"ff.2", "yy.2", "xx.2"};
   using namespace schedule;
   std::vector<Step> s = {
       CacheWriteStep{C, "local"},
@@ -45,12 +50,12 @@ std::vector<Step> convSchedule(Tiles ff, Tiles yy, Tiles xx, Tiles rc, int64_t u
       FollowSplitStep{C, "ff", 1, 2},
       FollowSplitStep{C, "yy", 2, 2},
       FollowSplitStep{C, "xx", 3, 2},
-      ReorderStep{C, {"nn", "ff.0", "yy.0", "xx.0", "ff.1", "yy.1", "xx.1", "ff.2", "yy.2", "xx.2"}},
+      ReorderStep{C, {"nn", "ff.0", "yy.0", "xx.0", "ff.1", "yy.1", "xx.1", copy_inner[0], copy_inner[1], copy_inner[2]}},
       ComputeAtStep{L, C, "xx.1"},
       FuseStep{C, {"nn", "ff.0", "yy.0", "xx.0", "ff.1", "yy.1", "xx.1"}},
       AnnotationStep{C, "nn@ff.0@yy.0@xx.0@ff.1@yy.1@xx.1@", IterAnnotation::Parallel},
       AnnotationStep{L, "ff.3", IterAnnotation::Vectorize},
-      AnnotationStep{C, "xx.2", IterAnnotation::Vectorize},
+      AnnotationStep{C, copy_inner[2], IterAnnotation::Vectorize},
       AutoUnrollStep{L, unroll},
       LayoutRewriteStep{L, "weight"},
   };
@@ -91,7 +96,7 @@ struct Case {
   std::function<bench::PeerKernel()> peer;
 };
 
-std::vector<Case> cases() {
+std::vector<Case> cases(bench::ConvLayout layout) {
   std::vector<Case> out;
   {
     bench::Workload w = bench::matmulWorkload(1024);
@@ -114,8 +119,8 @@ std::vector<Case> cases() {
       {"conv1x1_7_c512_k2048", {1, 512, 7, 7, 2048, 1, 1, 1, 0}, {1, 1, 16}, {1, 1, 2}, {1, 1, 7}, {4}, 64},
   };
   for (const ConvCase& c : convs) {
-    bench::Workload w = bench::convWorkload(c.name, c.shape);
-    out.push_back({w.name, w.dag, convSchedule(c.ff, c.yy, c.xx, c.rc, c.unroll, c.shape.pad > 0), w.peer});
+    bench::Workload w = bench::convWorkload(c.name, c.shape, layout);
+    out.push_back({w.name, w.dag, convSchedule(layout, c.ff, c.yy, c.xx, c.rc, c.unroll, c.shape.pad > 0), w.peer});
   }
   return out;
 }
@@ -128,7 +133,10 @@ int main(int argc, char** argv) {
   bool json = false, skip_unscheduled = false;
   int repeat = 5;
   std::vector<std::string> only;
+  std::string layout = "nhwc";
   app.add_option("--threads", threads, "Threads for both ttune and oneDNN");
+  app.add_option("--layout", layout, "Convolution layout of ttune's kernels: nhwc (as ttune runs models) or nchw")
+      ->check(CLI::IsMember({"nhwc", "nchw"}));
   app.add_flag("--json", json, "One JSON object per case");
   app.add_option("--case", only, "Run only these cases");
   app.add_option("--repeat", repeat, "Timing rounds (each times ttune and oneDNN alternately, twice)");
@@ -141,7 +149,7 @@ int main(int argc, char** argv) {
   double log_ratio_sum = 0;
   int n = 0;
   if (!json) std::printf("%-24s %10s %10s %8s %12s %10s\n", "case", "ttune", "oneDNN", "ratio", "unscheduled", "compile");
-  for (Case& c : cases()) {
+  for (Case& c : cases(bench::parseConvLayout(layout))) {
     if (!only.empty() && std::find(only.begin(), only.end(), c.name) == only.end()) continue;
     measure::BuildResult b = measure::buildOne({c.dag, c.steps}, "kernel");
     if (!b.ok()) {

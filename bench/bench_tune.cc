@@ -4,6 +4,7 @@
 // and the tuning throughput (trials per second, share of time searching, compiling, measuring).
 //
 //   bench_tune [--trials N] [--threads N] [--case NAME]... [--json] [--records FILE] [--seed S]
+//              [--layout nhwc|nchw]   (convolutions NHWC by default, the layout ttune runs models in)
 //   bench_tune --replay FILE [--case NAME]...   (no tuning: re-time the 5 best records of each
 //                                                 workload in FILE, as measured while tuning)
 #include <CLI/CLI.hpp>
@@ -69,7 +70,10 @@ int main(int argc, char** argv) {
   uint64_t seed = 0;
   std::string records, replay;
   std::vector<std::string> only;
+  std::string layout = "nhwc";
   app.add_option("--trials", trials, "Measurement trials per workload");
+  app.add_option("--layout", layout, "Convolution layout: nhwc (as ttune runs models) or nchw")
+      ->check(CLI::IsMember({"nhwc", "nchw"}));
   app.add_option("--threads", threads, "Threads for ttune and oneDNN");
   app.add_option("--case", only, "Run only these workloads");
   app.add_option("--records", records, "Append every measured record to this file");
@@ -80,9 +84,11 @@ int main(int argc, char** argv) {
   runtime::ThreadPool::global().setNumThreads(threads);
   bench::setOnednnThreads(threads);
 
-  std::vector<bench::Workload> work = {bench::matmulWorkload(1024), bench::resnetConv("conv3x3_56_c64"),
-                                       bench::resnetConv("conv3x3_14_c256"), bench::resnetConv("conv1x1_56_c64_k256"),
-                                       bench::resnetConv("conv1x1_7_c512_k2048")};
+  bench::ConvLayout lay = bench::parseConvLayout(layout);
+  std::vector<bench::Workload> work = {bench::matmulWorkload(1024), bench::resnetConv("conv3x3_56_c64", lay),
+                                       bench::resnetConv("conv3x3_14_c256", lay),
+                                       bench::resnetConv("conv1x1_56_c64_k256", lay),
+                                       bench::resnetConv("conv1x1_7_c512_k2048", lay)};
   double log_sum = 0;
   int n = 0;
   if (!replay.empty()) return replayRecords(work, only, replay, threads);

@@ -15,10 +15,23 @@ std::shared_ptr<const te::ComputeDAG> matmulDag(int64_t m, int64_t n, int64_t k)
   return std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{a, b}, std::vector<te::Tensor>{ops::matmul(a, b)});
 }
 
-std::shared_ptr<const te::ComputeDAG> convDag(const ConvShape& c) {
-  te::Tensor data = te::placeholder("data", {c.n, c.c, c.h, c.w});
-  te::Tensor w = te::placeholder("weight", {c.k, c.c, c.r, c.s}, te::DType::Float32, true);
-  te::Tensor y = ops::conv2d_nchw(data, w, {c.stride, c.stride}, {c.pad, c.pad, c.pad, c.pad});
+ConvLayout parseConvLayout(const std::string& s) {
+  if (s == "nhwc") return ConvLayout::NHWC;
+  if (s == "nchw") return ConvLayout::NCHW;
+  throw std::runtime_error("layout must be nhwc or nchw, got '" + s + "'");
+}
+
+std::string convStage(ConvLayout layout) { return layout == ConvLayout::NHWC ? "conv2d_nhwc" : "conv2d_nchw"; }
+
+std::shared_ptr<const te::ComputeDAG> convDag(const ConvShape& c, ConvLayout layout) {
+  bool nhwc = layout == ConvLayout::NHWC;
+  te::Shape ds = nhwc ? te::Shape{c.n, c.h, c.w, c.c} : te::Shape{c.n, c.c, c.h, c.w};
+  te::Shape ws = nhwc ? te::Shape{c.r, c.s, c.c, c.k} : te::Shape{c.k, c.c, c.r, c.s};
+  te::Tensor data = te::placeholder("data", ds);
+  te::Tensor w = te::placeholder("weight", ws, te::DType::Float32, true);
+  ops::Hw st{c.stride, c.stride};
+  ops::Pad4 pd{c.pad, c.pad, c.pad, c.pad};
+  te::Tensor y = nhwc ? ops::conv2d_nhwc(data, w, st, pd) : ops::conv2d_nchw(data, w, st, pd);
   return std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{data, w}, std::vector<te::Tensor>{y});
 }
 
@@ -26,11 +39,11 @@ Workload matmulWorkload(int64_t n) {
   return {"matmul_" + std::to_string(n), matmulDag(n, n, n), [n] { return onednnMatmul(n, n, n); }};
 }
 
-Workload convWorkload(const std::string& name, const ConvShape& shape) {
-  return {name, convDag(shape), [shape] { return onednnConv(shape); }};
+Workload convWorkload(const std::string& name, const ConvShape& shape, ConvLayout layout) {
+  return {name, convDag(shape, layout), [shape] { return onednnConv(shape); }};
 }
 
-Workload resnetConv(const std::string& name) {
+Workload resnetConv(const std::string& name, ConvLayout layout) {
   struct Named {
     const char* name;
     ConvShape shape;
@@ -42,7 +55,7 @@ Workload resnetConv(const std::string& name) {
       {"conv1x1_14_c1024_k256", {1, 1024, 14, 14, 256, 1, 1, 1, 0}}, {"conv1x1_7_c512_k2048", {1, 512, 7, 7, 2048, 1, 1, 1, 0}},
   };
   for (const Named& l : layers)
-    if (name == l.name) return convWorkload(l.name, l.shape);
+    if (name == l.name) return convWorkload(l.name, l.shape, layout);
   throw std::runtime_error("unknown benchmark layer " + name);
 }
 

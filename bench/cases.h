@@ -1,5 +1,6 @@
 // Benchmark workloads shared by bench_peers and bench_tune: the ComputeDAGs of a 1024^3 matmul
-// and of ResNet-50's convolutions (NCHW, constant weights), with their oneDNN counterparts.
+// and of ResNet-50's convolutions (constant weights; NHWC as ttune runs models, or NCHW as they
+// are written), with their oneDNN counterparts (which pick their own layouts).
 #pragma once
 
 #include <functional>
@@ -16,7 +17,12 @@
 namespace ttune::bench {
 
 std::shared_ptr<const te::ComputeDAG> matmulDag(int64_t m, int64_t n, int64_t k);
-std::shared_ptr<const te::ComputeDAG> convDag(const ConvShape& c);
+enum class ConvLayout { NHWC, NCHW };
+// Parses "nhwc" / "nchw"; throws on anything else.
+ConvLayout parseConvLayout(const std::string& s);
+// The conv stage's name in the DAG ("conv2d_nhwc" / "conv2d_nchw").
+std::string convStage(ConvLayout layout);
+std::shared_ptr<const te::ComputeDAG> convDag(const ConvShape& c, ConvLayout layout);
 
 struct Workload {
   std::string name;
@@ -26,7 +32,7 @@ struct Workload {
 
 Workload matmulWorkload(int64_t n);
 // The matmul and the four ResNet-50 layers tuned by bench_tune, or every layer of bench_peers.
-Workload resnetConv(const std::string& name);
+Workload resnetConv(const std::string& name, ConvLayout layout = ConvLayout::NHWC);
 
 struct Timed {
   double gflops = 0;
@@ -52,6 +58,6 @@ Timed timeBuild(const te::ComputeDAG& original, const measure::BuildResult& b, i
 // that drifts during a run slows both alike, so their ratio stays meaningful.
 std::pair<double, double> timeInterleaved(const std::function<void()>& a, const std::function<void()>& b, int rounds,
                                           double min_block_ms);
-Workload convWorkload(const std::string& name, const ConvShape& shape);
+Workload convWorkload(const std::string& name, const ConvShape& shape, ConvLayout layout);
 
 }  // namespace ttune::bench

@@ -14,6 +14,9 @@ void addSourceOptions(CLI::App* cmd, ModelSource& src) {
   cmd->add_option("model", src.spec, "A zoo model name (see `ttune models`) or an .onnx file")->required();
   cmd->add_option("--input-shape", src.input_shapes, "ONNX: shape of an input, name=1x3x224x224 (repeatable)");
   cmd->add_option("--dim", src.dims, "ONNX: value of a symbolic dimension, name=value (repeatable)");
+  cmd->add_option("--layout", src.layout,
+                  "Layout convolutions run in: nhwc (channels-last, default) or nchw (as the model is written)")
+      ->check(CLI::IsMember({"nhwc", "nchw"}));
 }
 
 std::string modelName(const std::string& spec) {
@@ -49,7 +52,7 @@ graph::Graph loadModel(const ModelSource& src) {
       fail("--input-shape and --dim apply to ONNX files; zoo model ", src.spec, " has fixed shapes");
     g = models::buildModel(src.spec);
   }
-  graph::optimizeGraph(g);
+  graph::optimizeGraph(g, {.channels_last = src.layout == "nhwc"});
   return g;
 }
 

@@ -18,6 +18,7 @@ struct ModelSource {
   std::string spec;                          // zoo name or .onnx path
   std::vector<std::string> input_shapes;     // "name=1x3x224x224"
   std::vector<std::string> dims;             // "batch=1"
+  std::string layout = "nhwc";               // convolution layout: "nhwc" or "nchw" (as imported)
 };
 
 // The MODEL positional and the ONNX shape options every model command takes.

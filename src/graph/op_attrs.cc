@@ -86,9 +86,13 @@ std::string opName(const OpAttrs& attrs) {
                         },
                         [](const DenseAttrs&) -> std::string { return "dense"; },
                         [](const MatMulAttrs&) -> std::string { return "matmul"; },
-                        [](const Pool2dAttrs& a) -> std::string { return a.kind == PoolKind::Max ? "max_pool2d" : "avg_pool2d"; },
+                        [](const Pool2dAttrs& a) -> std::string {
+                          return std::string(a.kind == PoolKind::Max ? "max_pool2d" : "avg_pool2d") +
+                                 (a.layout == Layout::NHWC ? "_nhwc" : "");
+                        },
                         [](const GlobalPool2dAttrs& a) -> std::string {
-                          return a.kind == PoolKind::Max ? "global_max_pool2d" : "global_avg_pool2d";
+                          return std::string(a.kind == PoolKind::Max ? "global_max_pool2d" : "global_avg_pool2d") +
+                                 (a.layout == Layout::NHWC ? "_nhwc" : "");
                         },
                         [](const UnaryAttrs& a) -> std::string { return unaryName(a.kind); },
                         [](const BinaryAttrs& a) -> std::string { return binaryName(a.kind); },
@@ -227,13 +231,16 @@ te::Tensor buildOp(const OpAttrs& attrs, const std::vector<te::Tensor>& x) {
           },
           [&](const Pool2dAttrs& a) {
             const te::Tensor& d = in(x, 0, "pool2d");
-            if (a.kind == PoolKind::Max) return ops::max_pool2d(d, a.kernel, a.strides, a.pads, a.dilation, a.ceil_mode);
+            bool nhwc = a.layout == Layout::NHWC;
+            if (a.kind == PoolKind::Max)
+              return ops::max_pool2d(d, a.kernel, a.strides, a.pads, a.dilation, a.ceil_mode, nhwc);
             TT_CHECK_ARG(a.dilation == (Hw{1, 1}), "avg_pool2d: dilation is not supported");
-            return ops::avg_pool2d(d, a.kernel, a.strides, a.pads, a.ceil_mode, a.count_include_pad);
+            return ops::avg_pool2d(d, a.kernel, a.strides, a.pads, a.ceil_mode, a.count_include_pad, nhwc);
           },
           [&](const GlobalPool2dAttrs& a) {
             const te::Tensor& d = in(x, 0, "global_pool2d");
-            return a.kind == PoolKind::Max ? ops::global_max_pool2d(d) : ops::global_avg_pool2d(d);
+            bool nhwc = a.layout == Layout::NHWC;
+            return a.kind == PoolKind::Max ? ops::global_max_pool2d(d, nhwc) : ops::global_avg_pool2d(d, nhwc);
           },
           [&](const UnaryAttrs& a) {
             const te::Tensor& v = in(x, 0, unaryName(a.kind));

@@ -46,9 +46,11 @@ struct Pool2dAttrs {
   Hw dilation{1, 1};
   bool ceil_mode = false;
   bool count_include_pad = false;
+  Layout layout = Layout::NCHW;
 };
 struct GlobalPool2dAttrs {
   PoolKind kind = PoolKind::Avg;
+  Layout layout = Layout::NCHW;
 };
 enum class UnaryKind : uint8_t {
   Relu, LeakyRelu, Clip, Sigmoid, Tanh, Exp, Log, Sqrt, Erf, Gelu, Silu, HardSwish, HardSigmoid,

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <unordered_map>
 
+#include "graph/layout.h"
 #include "support/assert.h"
 #include "support/overload.h"
 
@@ -149,9 +150,10 @@ void eliminateDeadCode(Graph& g) {
   g.setNodes(std::move(kept));
 }
 
-void optimizeGraph(Graph& g) {
+void optimizeGraph(Graph& g, const GraphOptions& options) {
   foldConstants(g);
   foldBatchNorm(g);
+  if (options.channels_last) convertToChannelsLast(g);
   removeIdentities(g);
   eliminateDeadCode(g);
 }

@@ -3,10 +3,10 @@
 //                     shape arithmetic, constant transposes);
 //   foldBatchNorm     conv -> [add bias] -> batch_norm becomes conv with scaled weights -> add
 //                     bias (inference statistics are constants);
+//   convertToChannelsLast  convolutions and what follows them run NHWC (graph/layout.h);
 //   removeIdentities  identity nodes and reshapes to the same shape disappear;
 //   eliminateDeadCode nodes no output depends on disappear.
-// Layout: convolutions stay NCHW (the schedules tile and vectorize NCHW directly, and constant
-// weights are re-laid-out per schedule by layout rewrite instead of a graph-level transform).
+// Constant weights are further re-laid-out per schedule by the layout-rewrite step.
 #pragma once
 
 #include "graph/graph.h"
@@ -18,6 +18,11 @@ void foldConstants(Graph& g, int64_t max_elements = int64_t(1) << 26);
 void foldBatchNorm(Graph& g);
 void removeIdentities(Graph& g);
 void eliminateDeadCode(Graph& g);
-void optimizeGraph(Graph& g);
+struct GraphOptions {
+  // Convolutions and what follows them run NHWC (the fast layout for the CPU schedules); false
+  // keeps the model's NCHW.
+  bool channels_last = true;
+};
+void optimizeGraph(Graph& g, const GraphOptions& options = {});
 
 }  // namespace ttune::graph

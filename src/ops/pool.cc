@@ -50,12 +50,30 @@ void checkPoolArgs(std::string_view op, const Tensor& data, const Hw& kernel, co
 }
 
 // The input padded for the windows of h and w (explicit padding plus overhang), or data itself.
-Tensor padForWindows(const Tensor& data, const PoolDim& h, const PoolDim& w, double fill) {
+Tensor padForWindows(const Tensor& data, const PoolDim& h, const PoolDim& w, double fill, bool nhwc) {
   int64_t top = h.pad_before, left = w.pad_before;
   int64_t bottom = h.pad_after + h.extra, right = w.pad_after + w.extra;
   if (!top && !left && !bottom && !right) return data;
+  if (nhwc) return pad(data, {0, top, left, 0}, {0, bottom, right, 0}, fill);
   return pad(data, {0, 0, top, left}, {0, 0, bottom, right}, fill);
 }
+
+// Where batch, channel, height and width sit in a 4-D tensor of either layout.
+struct Axes {
+  bool nhwc;
+  int n() const { return 0; }
+  int c() const { return nhwc ? 3 : 1; }
+  int h() const { return nhwc ? 1 : 2; }
+  int w() const { return nhwc ? 2 : 3; }
+  Shape shape(int64_t n, int64_t c, int64_t h, int64_t w) const {
+    return nhwc ? Shape{n, h, w, c} : Shape{n, c, h, w};
+  }
+  std::vector<std::string> names() const {
+    return nhwc ? std::vector<std::string>{"nn", "yy", "xx", "cc"} : std::vector<std::string>{"nn", "cc", "yy", "xx"};
+  }
+  // Reads t at (n, c, y, x).
+  Expr at(const Tensor& t, Expr n, Expr c, Expr y, Expr x) const { return nhwc ? t(n, y, x, c) : t(n, c, y, x); }
+};
 
 // Elements of the window starting at o * stride - pad_before that the divisor counts.
 Expr windowCount(const PoolDim& p, const Var& o, bool count_include_pad) {
@@ -82,61 +100,65 @@ int64_t poolOutputSize(int64_t in, int64_t pad_before, int64_t pad_after, int64_
   return out;
 }
 
-Tensor max_pool2d(const Tensor& data, Hw kernel, Hw strides, Pad4 padding, Hw dilation, bool ceil_mode) {
+Tensor max_pool2d(const Tensor& data, Hw kernel, Hw strides, Pad4 padding, Hw dilation, bool ceil_mode, bool nhwc) {
   const char* op = "max_pool2d";
   checkPoolArgs(op, data, kernel, strides, padding, dilation);
   const Shape& s = data.shape();
-  PoolDim h =
-      poolDim(op, "height", s[2], padding[0], padding[2], kernel[0], strides[0], dilation[0], ceil_mode);
-  PoolDim w =
-      poolDim(op, "width", s[3], padding[1], padding[3], kernel[1], strides[1], dilation[1], ceil_mode);
-  Tensor in = padForWindows(data, h, w, -std::numeric_limits<double>::infinity());
+  Axes ax{nhwc};
+  PoolDim h = poolDim(op, "height", s[ax.h()], padding[0], padding[2], kernel[0], strides[0], dilation[0],
+                      ceil_mode);
+  PoolDim w = poolDim(op, "width", s[ax.w()], padding[1], padding[3], kernel[1], strides[1], dilation[1],
+                      ceil_mode);
+  Tensor in = padForWindows(data, h, w, -std::numeric_limits<double>::infinity(), nhwc);
   IterVar ry = te::reduceAxis(kernel[0], "ry"), rx = te::reduceAxis(kernel[1], "rx");
-  return te::compute("pool_max", {s[0], s[1], h.out, w.out},
+  return te::compute("pool_max", ax.shape(s[0], s[ax.c()], h.out, w.out),
                      [&](const std::vector<Var>& v) {
-                       return te::maxReduce(in(v[0], v[1], Expr(v[2]) * h.stride + Expr(ry.var) * h.dilation,
-                                               Expr(v[3]) * w.stride + Expr(rx.var) * w.dilation),
+                       return te::maxReduce(ax.at(in, v[0], v[ax.c()], Expr(v[ax.h()]) * h.stride + Expr(ry.var) * h.dilation,
+                                                  Expr(v[ax.w()]) * w.stride + Expr(rx.var) * w.dilation),
                                             {ry, rx});
                      },
-                     "pool", {"nn", "cc", "yy", "xx"});
+                     "pool", ax.names());
 }
 
 Tensor avg_pool2d(const Tensor& data, Hw kernel, Hw strides, Pad4 padding, bool ceil_mode,
-                  bool count_include_pad) {
+                  bool count_include_pad, bool nhwc) {
   const char* op = "avg_pool2d";
   checkPoolArgs(op, data, kernel, strides, padding, {1, 1});
   const Shape& s = data.shape();
-  PoolDim h = poolDim(op, "height", s[2], padding[0], padding[2], kernel[0], strides[0], 1, ceil_mode);
-  PoolDim w = poolDim(op, "width", s[3], padding[1], padding[3], kernel[1], strides[1], 1, ceil_mode);
-  Tensor in = padForWindows(data, h, w, 0.0);
+  Axes ax{nhwc};
+  PoolDim h = poolDim(op, "height", s[ax.h()], padding[0], padding[2], kernel[0], strides[0], 1, ceil_mode);
+  PoolDim w = poolDim(op, "width", s[ax.w()], padding[1], padding[3], kernel[1], strides[1], 1, ceil_mode);
+  Tensor in = padForWindows(data, h, w, 0.0, nhwc);
   IterVar ry = te::reduceAxis(kernel[0], "ry"), rx = te::reduceAxis(kernel[1], "rx");
-  Shape out = {s[0], s[1], h.out, w.out};
+  Shape out = ax.shape(s[0], s[ax.c()], h.out, w.out);
   Tensor total = te::compute(
       "pool_sum", out,
       [&](const std::vector<Var>& v) {
-        return te::sum(in(v[0], v[1], Expr(v[2]) * h.stride + ry.var, Expr(v[3]) * w.stride + rx.var),
+        return te::sum(ax.at(in, v[0], v[ax.c()], Expr(v[ax.h()]) * h.stride + ry.var,
+                             Expr(v[ax.w()]) * w.stride + rx.var),
                        {ry, rx});
       },
-      "pool", {"nn", "cc", "yy", "xx"});
+      "pool", ax.names());
   return te::compute("pool_avg", out,
                      [&](const std::vector<Var>& v) {
-                       Expr count =
-                           windowCount(h, v[2], count_include_pad) * windowCount(w, v[3], count_include_pad);
+                       Expr count = windowCount(h, v[ax.h()], count_include_pad) *
+                                    windowCount(w, v[ax.w()], count_include_pad);
                        return total(v) / te::cast(DType::Float32, count);
                      },
-                     "pool", {"nn", "cc", "yy", "xx"});
+                     "pool", ax.names());
 }
 
 namespace {
 
-Tensor globalPool(std::string_view op, const Tensor& data, bool is_max) {
+Tensor globalPool(std::string_view op, const Tensor& data, bool is_max, bool nhwc) {
   checkRank(op, data, 4, "input");
   checkDType(op, data, DType::Float32, "input");
   const Shape& s = data.shape();
-  IterVar ry = te::reduceAxis(s[2], "ry"), rx = te::reduceAxis(s[3], "rx");
-  Shape out = {s[0], s[1], 1, 1};
-  std::vector<std::string> names = {"nn", "cc", "yy", "xx"};
-  auto window = [&](const std::vector<Var>& v) { return data(v[0], v[1], ry.var, rx.var); };
+  Axes ax{nhwc};
+  IterVar ry = te::reduceAxis(s[ax.h()], "ry"), rx = te::reduceAxis(s[ax.w()], "rx");
+  Shape out = ax.shape(s[0], s[ax.c()], 1, 1);
+  std::vector<std::string> names = ax.names();
+  auto window = [&](const std::vector<Var>& v) { return ax.at(data, v[0], v[ax.c()], ry.var, rx.var); };
   if (is_max) {
     return te::compute(
         "global_pool_max", out,
@@ -151,14 +173,14 @@ Tensor globalPool(std::string_view op, const Tensor& data, bool is_max) {
         return te::sum(window(v), {ry, rx});
       },
       "pool", names);
-  double count = static_cast<double>(s[2] * s[3]);
+  double count = static_cast<double>(s[ax.h()] * s[ax.w()]);
   return te::compute(
       "global_pool_avg", out, [&](const std::vector<Var>& v) { return total(v) / count; }, "pool", names);
 }
 
 }  // namespace
 
-Tensor global_avg_pool2d(const Tensor& data) { return globalPool("global_avg_pool2d", data, false); }
-Tensor global_max_pool2d(const Tensor& data) { return globalPool("global_max_pool2d", data, true); }
+Tensor global_avg_pool2d(const Tensor& data, bool nhwc) { return globalPool("global_avg_pool2d", data, false, nhwc); }
+Tensor global_max_pool2d(const Tensor& data, bool nhwc) { return globalPool("global_max_pool2d", data, true, nhwc); }
 
 }  // namespace ttune::ops

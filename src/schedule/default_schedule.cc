@@ -127,19 +127,28 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   // Tiles of R's spatial axes: [r, v] split, everything else whole and outside.
   std::vector<std::string> outer, reduce, tile;
   int split_r = -1, split_v = -1;
+  // Outer loops: leading unit axes, then the vector axis's blocks, then the other axes. With the
+  // blocks of output channels outermost, the weights of one block stay in L1 while the spatial
+  // loops sweep the input (NCHW has them there by its axis order; NHWC needs the reorder).
+  std::vector<size_t> outer_axes;
+  size_t lead = 0;
+  while (lead < n && static_cast<int>(lead) != v && c.axes[lead].extent == 1) outer_axes.push_back(lead++);
+  outer_axes.push_back(static_cast<size_t>(v));
+  for (size_t d = lead; d < n; ++d)
+    if (static_cast<int>(d) != v) outer_axes.push_back(d);
   for (size_t d = 0; d < n; ++d) {
     const std::string& a = c.axes[d].name();
     if (static_cast<int>(d) == r) {
       split_r = static_cast<int>(steps.size());
       steps.push_back(SplitStep{R, a, c.axes[d].extent, {rows}, true});
-      outer.push_back(a + ".0");
     } else if (static_cast<int>(d) == v) {
       split_v = static_cast<int>(steps.size());
       steps.push_back(SplitStep{R, a, c.axes[d].extent, {lanes}, true});
-      outer.push_back(a + ".0");
-    } else {
-      outer.push_back(a);
     }
+  }
+  for (size_t d : outer_axes) {
+    const std::string& a = c.axes[d].name();
+    outer.push_back(static_cast<int>(d) == r || static_cast<int>(d) == v ? a + ".0" : a);
   }
   if (r >= 0) tile.push_back(c.axes[r].name() + ".1");
   tile.push_back(c.axes[v].name() + ".1");
@@ -155,12 +164,15 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   std::vector<std::pair<std::string, int64_t>> par;
   for (size_t d = 0; d < n; ++d) {
     const std::string& a = ec.axes[d].name();
+    if (static_cast<int>(d) == r) steps.push_back(FollowSplitStep{E, a, split_r, 1});
+    else if (static_cast<int>(d) == v) steps.push_back(FollowSplitStep{E, a, split_v, 1});
+  }
+  for (size_t d : outer_axes) {
+    const std::string& a = ec.axes[d].name();
     if (static_cast<int>(d) == r) {
-      steps.push_back(FollowSplitStep{E, a, split_r, 1});
       eouter.push_back(a + ".0");
       par.push_back({a + ".0", (c.axes[d].extent + rows - 1) / rows});
     } else if (static_cast<int>(d) == v) {
-      steps.push_back(FollowSplitStep{E, a, split_v, 1});
       eouter.push_back(a + ".0");
       par.push_back({a + ".0", (c.axes[d].extent + lanes - 1) / lanes});
     } else {

@@ -72,16 +72,19 @@ TEST(Fusion, ConvAbsorbsElementwiseChain) {
   Graph g = convBlock(3, 8, 4, false);
   optimizeGraph(g);
   auto ks = partition(g);
-  ASSERT_EQ(ks.size(), 1u);
-  EXPECT_EQ(ks[0].class_name, "pad+conv2d_nchw+add+relu");
-  EXPECT_EQ(ks[0].dag->inputs().size(), 3u);  // x, folded weight, folded bias
-  EXPECT_TRUE(ks[0].dag->inputs()[1].op().placeholder().is_constant);
+  // The input is transposed to NHWC once; the conv kernel absorbs the chain and the transpose of
+  // the graph output back to NCHW.
+  ASSERT_EQ(ks.size(), 2u);
+  EXPECT_EQ(ks[0].class_name, "transpose");
+  EXPECT_EQ(ks[1].class_name, "pad+conv2d_nhwc+add+relu+transpose");
+  EXPECT_EQ(ks[1].dag->inputs().size(), 3u);  // x, folded weight, folded bias
+  EXPECT_TRUE(ks[1].dag->inputs()[1].op().placeholder().is_constant);
 }
 
 TEST(Fusion, ClassesAcrossShapesAndStructures) {
   auto kernelOf = [](Graph g) {
     optimizeGraph(g);
-    return partition(g).at(0);
+    return partition(g).at(1);  // after the input's transpose to NHWC
   };
   Kernel a = kernelOf(convBlock(3, 8, 4, false));
   Kernel b = kernelOf(convBlock(16, 14, 32, false));
@@ -90,7 +93,7 @@ TEST(Fusion, ClassesAcrossShapesAndStructures) {
   EXPECT_EQ(a.class_id, b.class_id);  // same structure, other shapes
   EXPECT_NE(a.workload_key, b.workload_key);
   EXPECT_NE(a.class_id, c.class_id);  // relu vs relu6
-  EXPECT_EQ(c.class_name, "pad+conv2d_nchw+add+clip");
+  EXPECT_EQ(c.class_name, "pad+conv2d_nhwc+add+clip+transpose");
   EXPECT_NE(a.class_id, d.class_id);  // no padding stage
   EXPECT_EQ(a.workload_key, kernelOf(convBlock(3, 8, 4, false)).workload_key);
 }
@@ -115,12 +118,13 @@ TEST(Fusion, BranchesResidualsAndReductions) {
   auto ks = partition(g);
   std::vector<std::string> names;
   for (const auto& k : ks) names.push_back(k.class_name);
-  EXPECT_EQ(names, (std::vector<std::string>{"pad+conv2d_nchw+relu", "pad+conv2d_nchw+add+relu",
-                                             "global_pool_sum+global_pool_avg+reshape", "dense",
+  // NHWC from the input's transpose to the pooled [1, 1, 1, 4], which is NCHW order already.
+  EXPECT_EQ(names, (std::vector<std::string>{"transpose", "pad+conv2d_nhwc+relu", "pad+conv2d_nhwc+add+relu",
+                                             "global_pool_sum+global_pool_avg+reshape+reshape", "dense",
                                              "softmax_maxelem+softmax_exp+softmax_expsum+softmax_norm"}));
-  // r1 feeds two kernels, so it is an output of the first.
-  EXPECT_EQ(ks[0].outputs.size(), 1u);
-  EXPECT_EQ(ks[1].inputs.size(), 2u);  // r1 (read by the conv and the residual add) and w2
+  // r1 feeds two kernels, so it is an output of the one computing it.
+  EXPECT_EQ(ks[1].outputs.size(), 1u);
+  EXPECT_EQ(ks[2].inputs.size(), 2u);  // r1 (read by the conv and the residual add) and w2
 }
 
 }  // namespace

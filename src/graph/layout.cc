@@ -1,0 +1,245 @@
+#include "graph/layout.h"
+
+#include <cstring>
+#include <optional>
+#include <type_traits>
+
+#include "support/assert.h"
+#include "support/overload.h"
+
+namespace ttune::graph {
+
+namespace {
+
+const std::vector<int64_t> kToNHWC{0, 2, 3, 1};
+const std::vector<int64_t> kToNCHW{0, 3, 1, 2};
+const std::vector<int64_t> kOIHWToHWIO{2, 3, 1, 0};
+
+// out[i0, i1, ...] = a[...] with out's axis k being a's axis perm[k].
+runtime::NDArray permuteArray(const runtime::NDArray& a, const std::vector<int64_t>& perm) {
+  const te::Shape& in = a.shape();
+  size_t rank = in.size();
+  TT_ASSERT(perm.size() == rank, "permutation rank differs from the array's");
+  te::Shape out(rank);
+  for (size_t k = 0; k < rank; ++k) out[k] = in[perm[k]];
+  std::vector<int64_t> in_stride(rank, 1);
+  for (size_t k = rank; k-- > 1;) in_stride[k - 1] = in_stride[k] * in[k];
+  runtime::NDArray r = runtime::NDArray::empty(out, a.dtype());
+  size_t bytes = te::dtypeBytes(a.dtype());
+  const char* src = static_cast<const char*>(a.data());
+  char* dst = static_cast<char*>(r.data());
+  std::vector<int64_t> idx(rank, 0);
+  for (int64_t e = 0, n = r.numElements(); e < n; ++e) {
+    int64_t offset = 0;
+    for (size_t k = 0; k < rank; ++k) offset += idx[k] * in_stride[perm[k]];
+    std::memcpy(dst + e * bytes, src + offset * bytes, bytes);
+    for (size_t k = rank; k-- > 0;) {
+      if (++idx[k] < out[k]) break;
+      idx[k] = 0;
+    }
+  }
+  return r;
+}
+
+// A constant broadcast against a rank-4 NCHW value, as the same broadcast against NHWC.
+runtime::NDArray constantToNHWC(const runtime::NDArray& a) {
+  te::Shape s = a.shape();
+  while (s.size() < 4) s.insert(s.begin(), 1);
+  runtime::NDArray r = runtime::NDArray::empty(s, a.dtype());
+  std::memcpy(r.data(), a.data(), static_cast<size_t>(a.bytes()));
+  return permuteArray(r, kToNHWC);
+}
+
+int64_t normalizeAxis(int64_t axis, size_t rank) { return axis < 0 ? axis + static_cast<int64_t>(rank) : axis; }
+
+class Converter {
+ public:
+  explicit Converter(Graph& g) : g_(g), original_(g.nodes()), consumers_(g.consumers()) {
+    grow();
+    for (size_t v = 0; v < g_.values().size(); ++v)
+      if (g_.value(static_cast<int>(v)).producer < 0) nchw_[v] = static_cast<int>(v);
+  }
+
+  void run() {
+    for (const Node& n : original_) convert(n);
+    std::vector<int> outputs;
+    for (int o : g_.outputs()) {
+      int v = toNCHW(o);
+      if (v != o) {
+        // The output keeps its name; the superseded value is no longer reachable.
+        std::string name = g_.value(o).name;
+        g_.mutableValue(o).name = name + ".nchw_superseded";
+        g_.mutableValue(v).name = name;
+      }
+      outputs.push_back(v);
+    }
+    g_.setNodes(std::move(nodes_));
+    g_.setOutputs(std::move(outputs));
+  }
+
+ private:
+  void grow() {
+    nchw_.resize(g_.values().size(), -1);
+    nhwc_.resize(g_.values().size(), -1);
+  }
+
+  int emit(const std::string& name, OpAttrs attrs, std::vector<int> inputs) {
+    int v = g_.addNode(name, std::move(attrs), std::move(inputs));
+    nodes_.push_back(g_.nodes().back());
+    grow();
+    return v;
+  }
+
+  int addConstant(const std::string& name, runtime::NDArray data) {
+    int v = g_.addConstant(name, std::move(data));
+    grow();
+    nchw_[v] = v;
+    return v;
+  }
+
+  bool rank4(int v) const { return g_.value(v).shape.size() == 4; }
+
+  int toNHWC(int v) {
+    if (nhwc_[v] >= 0) return nhwc_[v];
+    TT_ASSERT(nchw_[v] >= 0 && rank4(v), "value " + g_.value(v).name + " has no layout to convert from");
+    const Value& x = g_.value(v);
+    int r = x.isConstant() ? addConstant(x.name + ".nhwc", permuteArray(*x.constant, kToNHWC))
+                           : emit(x.name + ".to_nhwc", TransposeAttrs{kToNHWC}, {nchw_[v]});
+    nhwc_[v] = r;
+    return r;
+  }
+
+  int toNCHW(int v) {
+    if (nchw_[v] >= 0) return nchw_[v];
+    TT_ASSERT(nhwc_[v] >= 0, "value " + g_.value(v).name + " has no layout to convert from");
+    const te::Shape& s = g_.value(nhwc_[v]).shape;  // N, H, W, C
+    te::Shape nchw{s[0], s[3], s[1], s[2]};
+    OpAttrs attrs = (s[1] * s[2] == 1 || s[3] == 1) ? OpAttrs(ReshapeAttrs{nchw}) : OpAttrs(TransposeAttrs{kToNCHW});
+    int r = emit(g_.value(v).name + ".to_nchw", std::move(attrs), {nhwc_[v]});
+    nchw_[v] = r;
+    return r;
+  }
+
+  // Keeps n as it is, reading every input in NCHW.
+  void keep(const Node& n) {
+    Node k = n;
+    for (int& v : k.inputs)
+      if (v >= 0) v = toNCHW(v);
+    nodes_.push_back(k);
+    nchw_[n.output] = n.output;
+  }
+
+  void convertTo(const Node& n, OpAttrs attrs, std::vector<int> inputs) {
+    nhwc_[n.output] = emit(n.name, std::move(attrs), std::move(inputs));
+  }
+
+  // Inputs of an element-wise node in NHWC, or nothing when one of them cannot follow.
+  std::optional<std::vector<int>> elementwiseInputs(const Node& n) {
+    if (!rank4(n.output)) return std::nullopt;
+    bool any = false;
+    for (int v : n.inputs) {
+      if (v < 0) return std::nullopt;
+      const Value& x = g_.value(v);
+      if (nhwc_[v] >= 0) any = true;
+      else if (!x.isConstant() && x.shape.size() != 4 && te::shapeElements(x.shape) != 1) return std::nullopt;
+    }
+    if (!any) return std::nullopt;
+    std::vector<int> ins;
+    for (int v : n.inputs) {
+      const Value& x = g_.value(v);
+      if (nhwc_[v] >= 0 || (!x.isConstant() && x.shape.size() == 4)) ins.push_back(toNHWC(v));
+      else if (x.isConstant()) ins.push_back(nhwcConstant(v));
+      else ins.push_back(toNCHW(v));  // a single element broadcasts alike in both layouts
+    }
+    return ins;
+  }
+
+  int nhwcConstant(int v) {
+    if (nhwc_[v] >= 0) return nhwc_[v];
+    const Value& x = g_.value(v);
+    int r = addConstant(x.name + ".nhwc", constantToNHWC(*x.constant));
+    nhwc_[v] = r;
+    return r;
+  }
+
+  bool followsNHWC(int v) const { return v >= 0 && nhwc_[v] >= 0 && nchw_[v] < 0; }
+
+  void convert(const Node& n) {
+    std::visit(
+        Overload{
+            [&](const Conv2dAttrs& a) {
+              int data = n.inputs[0], weight = n.inputs.size() > 1 ? n.inputs[1] : -1;
+              if (a.layout != Layout::NCHW || !rank4(data) || weight < 0 || !g_.value(weight).isConstant())
+                return keep(n);
+              Conv2dAttrs c = a;
+              c.layout = Layout::NHWC;
+              int hwio = weight;
+              runtime::NDArray permuted = permuteArray(*g_.value(weight).constant, kOIHWToHWIO);
+              if (consumers_[weight].size() == 1) {
+                // Only this convolution reads the weight: re-lay it out in place (no second copy).
+                Value& w = g_.mutableValue(weight);
+                w.shape = permuted.shape();
+                w.constant = std::move(permuted);
+              } else {
+                hwio = addConstant(g_.value(weight).name + ".hwio", std::move(permuted));
+              }
+              std::vector<int> ins{toNHWC(data), hwio};
+              for (size_t k = 2; k < n.inputs.size(); ++k) ins.push_back(n.inputs[k] < 0 ? -1 : toNCHW(n.inputs[k]));
+              convertTo(n, c, ins);
+            },
+            [&](const Pool2dAttrs& a) {
+              if (a.layout != Layout::NCHW || !followsNHWC(n.inputs[0])) return keep(n);
+              Pool2dAttrs p = a;
+              p.layout = Layout::NHWC;
+              convertTo(n, p, {toNHWC(n.inputs[0])});
+            },
+            [&](const GlobalPool2dAttrs& a) {
+              if (a.layout != Layout::NCHW || !followsNHWC(n.inputs[0])) return keep(n);
+              GlobalPool2dAttrs p = a;
+              p.layout = Layout::NHWC;
+              convertTo(n, p, {toNHWC(n.inputs[0])});
+            },
+            [&](const PadAttrs& a) {
+              if (!followsNHWC(n.inputs[0]) || a.before.size() != 4 || a.after.size() != 4) return keep(n);
+              PadAttrs p = a;
+              for (size_t k = 0; k < 4; ++k) {
+                p.before[k] = a.before[kToNHWC[k]];
+                p.after[k] = a.after[kToNHWC[k]];
+              }
+              convertTo(n, p, {toNHWC(n.inputs[0])});
+            },
+            [&](const ConcatAttrs& a) {
+              bool follows = false;
+              for (int v : n.inputs) follows = follows || followsNHWC(v);
+              if (!follows || !rank4(n.output) || normalizeAxis(a.axis, 4) != 1) return keep(n);
+              std::vector<int> ins;
+              for (int v : n.inputs) ins.push_back(toNHWC(v));
+              convertTo(n, ConcatAttrs{3}, ins);
+            },
+            [&](const auto& a) {
+              using A = std::decay_t<decltype(a)>;
+              if constexpr (std::is_same_v<A, UnaryAttrs> || std::is_same_v<A, BinaryAttrs> ||
+                            std::is_same_v<A, WhereAttrs> || std::is_same_v<A, CastAttrs>) {
+                bool follows = false;
+                for (int v : n.inputs) follows = follows || followsNHWC(v);
+                if (follows)
+                  if (auto ins = elementwiseInputs(n)) return convertTo(n, a, *ins);
+              }
+              keep(n);
+            },
+        },
+        n.attrs);
+  }
+
+  Graph& g_;
+  std::vector<Node> original_;
+  std::vector<std::vector<int>> consumers_;
+  std::vector<Node> nodes_;
+  std::vector<int> nchw_, nhwc_;  // per value: the value holding it in that layout, or -1
+};
+
+}  // namespace
+
+void convertToChannelsLast(Graph& g) { Converter(g).run(); }
+
+}  // namespace ttune::graph

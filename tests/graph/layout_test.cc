@@ -1,0 +1,124 @@
+// The channels-last conversion keeps every graph's results (checked with the reference
+// evaluator before and after) and leaves no transposes where the layout can follow.
+#include <gtest/gtest.h>
+
+#include "graph/layout.h"
+#include "graph/passes.h"
+#include "graph/reference.h"
+
+namespace ttune::graph {
+namespace {
+
+runtime::NDArray randomArray(te::Shape shape, uint64_t seed, double lo = -1, double hi = 1) {
+  runtime::NDArray a(shape, te::DType::Float32);
+  a.fillRandom(seed, lo, hi);
+  return a;
+}
+
+int count(const Graph& g, const std::string& op) {
+  int n = 0;
+  for (const Node& node : g.nodes()) n += opName(node.attrs) == op;
+  return n;
+}
+
+// Converts a copy of g and checks that it computes what g computes, with the same outputs.
+Graph convertedAndChecked(const Graph& g, uint64_t seed = 11) {
+  std::vector<runtime::NDArray> inputs;
+  for (int v : g.inputs()) inputs.push_back(randomArray(g.value(v).shape, seed++));
+  auto before = evaluateGraph(g, inputs);
+  Graph c = g;
+  convertToChannelsLast(c);
+  auto after = evaluateGraph(c, inputs);
+  EXPECT_EQ(before.size(), after.size());
+  for (size_t i = 0; i < before.size() && i < after.size(); ++i) {
+    EXPECT_EQ(g.value(g.outputs()[i]).name, c.value(c.outputs()[i]).name);
+    EXPECT_EQ(after[i].shape(), before[i].shape());
+    auto cmp = runtime::compare(after[i], before[i], 1e-4, 1e-4);
+    EXPECT_TRUE(cmp.ok()) << "output " << i << " max abs err " << cmp.max_abs_err;
+  }
+  return c;
+}
+
+int conv(Graph& g, const std::string& name, int x, int64_t c, int64_t k, int64_t kernel, int64_t stride, int64_t groups,
+         uint64_t seed) {
+  Conv2dAttrs a;
+  a.strides = {stride, stride};
+  int64_t p = kernel / 2;
+  a.pads = {p, p, p, p};
+  a.groups = groups;
+  return g.addNode(name, a, {x, g.addConstant(name + ".w", randomArray({k, c / groups, kernel, kernel}, seed))});
+}
+
+// A small CNN with everything the zoo uses around convolutions: stem conv + max pool, a
+// depthwise conv, a squeeze-excite gate (global pool, convs, sigmoid, broadcast multiply), a
+// residual add, inception-style channel concat, an average pool, explicit padding, a bias
+// broadcast of rank 3, global pooling, flatten and a dense head.
+TEST(ChannelsLast, SmallCnnKeepsResultsAndTransposesOnlyTheInput) {
+  Graph g;
+  int x = g.addInput("x", {1, 3, 17, 15});
+  int s = g.addNode("stem.relu", UnaryAttrs{UnaryKind::Relu}, {conv(g, "stem", x, 3, 8, 3, 2, 1, 1)});
+  Pool2dAttrs mp{PoolKind::Max, {3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, true};
+  int p = g.addNode("pool", mp, {s});
+  int dw = g.addNode("dw.clip", UnaryAttrs{UnaryKind::Clip, 0, 6}, {conv(g, "dw", p, 8, 8, 3, 1, 8, 2)});
+  int se = g.addNode("se.pool", GlobalPool2dAttrs{PoolKind::Avg}, {dw});
+  int se1 = g.addNode("se.relu", UnaryAttrs{UnaryKind::Relu}, {conv(g, "se.fc1", se, 8, 4, 1, 1, 1, 3)});
+  int gate = g.addNode("se.gate", UnaryAttrs{UnaryKind::Sigmoid}, {conv(g, "se.fc2", se1, 4, 8, 1, 1, 1, 4)});
+  int scaled = g.addNode("se.mul", BinaryAttrs{BinaryKind::Mul}, {dw, gate});
+  int res = g.addNode("res", BinaryAttrs{BinaryKind::Add}, {scaled, p});
+  int b1 = conv(g, "b1", res, 8, 4, 1, 1, 1, 5);
+  Pool2dAttrs ap{PoolKind::Avg, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, false, false};
+  int b2 = conv(g, "b2", g.addNode("b2.pool", ap, {res}), 8, 6, 1, 1, 1, 6);
+  int cat = g.addNode("cat", ConcatAttrs{1}, {b1, b2});
+  int bias = g.addNode("bias", BinaryAttrs{BinaryKind::Add}, {cat, g.addConstant("bias.b", randomArray({10, 1, 1}, 7))});
+  int padded = g.addNode("pad", PadAttrs{{0, 0, 1, 0}, {0, 0, 0, 2}, 0.5}, {bias});
+  int gp = g.addNode("gp", GlobalPool2dAttrs{PoolKind::Max}, {padded});
+  int flat = g.addNode("flat", ReshapeAttrs{{1, 10}}, {gp});
+  int fc = g.addNode("fc", DenseAttrs{}, {flat, g.addConstant("fc.w", randomArray({5, 10}, 8))});
+  g.markOutput(fc);
+
+  Graph c = convertedAndChecked(g);
+  EXPECT_EQ(count(c, "transpose"), 1);  // the input's, to NHWC
+  EXPECT_EQ(count(c, "conv2d_nhwc"), 5);
+  EXPECT_EQ(count(c, "group_conv2d_nhwc"), 1);
+  EXPECT_EQ(count(c, "conv2d_nchw") + count(c, "group_conv2d_nchw"), 0);
+  EXPECT_EQ(count(c, "max_pool2d_nhwc") + count(c, "avg_pool2d_nhwc"), 2);
+  EXPECT_EQ(count(c, "global_avg_pool2d_nhwc") + count(c, "global_max_pool2d_nhwc"), 2);
+  // After optimizeGraph too (batch-norm folding first, then the conversion), same results.
+  Graph o = g;
+  optimizeGraph(o);
+  EXPECT_EQ(count(o, "transpose"), 1);
+}
+
+// Readers that cannot follow NHWC get the value back in NCHW, converted once however many read it.
+TEST(ChannelsLast, OtherReadersGetNchwOnce) {
+  Graph g;
+  int x = g.addInput("x", {1, 4, 5, 6});
+  int y = conv(g, "conv", x, 4, 6, 3, 1, 1, 1);
+  int sm = g.addNode("sm", SoftmaxAttrs{1}, {y});
+  int red = g.addNode("mean", ReduceAttrs{ReduceKind::Mean, {1}, true}, {y});
+  int out = g.addNode("out", BinaryAttrs{BinaryKind::Add}, {sm, red});
+  g.markOutput(out);
+  g.markOutput(y);  // a graph output computed in NHWC keeps its name and NCHW shape
+  Graph c = convertedAndChecked(g);
+  EXPECT_EQ(count(c, "transpose"), 2);  // input to NHWC, conv output back to NCHW
+}
+
+// A weight read by two convolutions is copied, not re-laid-out under the other reader.
+TEST(ChannelsLast, SharedWeightsAndNonConstantWeights) {
+  Graph g;
+  int x = g.addInput("x", {1, 4, 6, 6});
+  int w = g.addConstant("w", randomArray({4, 4, 3, 3}, 1));
+  Conv2dAttrs a;
+  a.pads = {1, 1, 1, 1};
+  int y1 = g.addNode("c1", a, {x, w});
+  int y2 = g.addNode("c2", a, {y1, w});
+  int wx = g.addInput("wx", {4, 4, 3, 3});  // a weight computed at run time keeps the conv NCHW
+  int y3 = g.addNode("c3", a, {y2, wx});
+  g.markOutput(y3);
+  Graph c = convertedAndChecked(g);
+  EXPECT_EQ(count(c, "conv2d_nhwc"), 2);
+  EXPECT_EQ(count(c, "conv2d_nchw"), 1);
+}
+
+}  // namespace
+}  // namespace ttune::graph
