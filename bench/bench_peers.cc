@@ -159,15 +159,15 @@ int main(int argc, char** argv) {
     compile_ms.push_back(b.build_s * 1e3);
     bench::ReadyKernel kernel(*c.dag, b);
     bench::PeerKernel peer = c.peer();
-    auto [tt_s, peer_s] = bench::timeInterleaved([&] { kernel.run(); }, peer.run, 2 * repeat, 50);
-    bench::Timed tt{c.dag->flops() / tt_s * 1e-9, tt_s * 1e3};
-    double peer_gflops = c.dag->flops() / peer_s * 1e-9;
+    bench::Interleaved t = bench::timeInterleaved([&] { kernel.run(); }, peer.run, 2 * repeat, 50);
+    bench::Timed tt{c.dag->flops() / t.a_s * 1e-9, t.a_s * 1e3};
+    double peer_gflops = c.dag->flops() / t.b_s * 1e-9;
     double unsched = 0;
     if (!skip_unscheduled) {
       measure::BuildResult u = measure::buildOne({c.dag, {}}, "plain");
       unsched = bench::timeBuild(*c.dag, u, 1, 0).gflops;
     }
-    double ratio = tt.gflops / peer_gflops;
+    double ratio = t.speed_ratio;
     log_ratio_sum += std::log(ratio);
     ++n;
     if (json) {

@@ -51,10 +51,10 @@ int replayRecords(const std::vector<bench::Workload>& work, const std::vector<st
       measure::BuildResult b = measure::buildOne({w.dag, mine[i]->steps}, "kernel");
       if (!b.ok() || !worker[0].ok()) continue;
       bench::ReadyKernel kernel(*w.dag, b);
-      auto [tt_s, peer_s] = bench::timeInterleaved([&] { kernel.run(); }, peer.run, 10, 50);
+      bench::Interleaved t = bench::timeInterleaved([&] { kernel.run(); }, peer.run, 10, 50);
       double gflop = w.dag->flops() * 1e-9;
       std::printf("%-22s %5zu %12.1f %12.1f %12.1f %10.1f %7.2f\n", w.name.c_str(), i + 1, gflop / mine[i]->result.median(),
-                  gflop / worker[0].median(), gflop / tt_s, gflop / peer_s, peer_s / tt_s);
+                  gflop / worker[0].median(), gflop / t.a_s, gflop / t.b_s, t.speed_ratio);
     }
   }
   return 0;
@@ -136,17 +136,17 @@ int main(int argc, char** argv) {
         continue;
       }
       auto k = std::make_unique<bench::ReadyKernel>(*w.dag, b);
-      auto [k_s, peer_s] = bench::timeInterleaved([&] { k->run(); }, peer.run, 3, 50);
-      if (peer_s / k_s > best_ratio) {
-        best_ratio = peer_s / k_s;
+      double r = bench::timeInterleaved([&] { k->run(); }, peer.run, 5, 50).speed_ratio;
+      if (r > best_ratio) {
+        best_ratio = r;
         kernel = std::move(k);
       }
     }
     if (!kernel) return 1;
-    auto [tt_s, peer_s] = bench::timeInterleaved([&] { kernel->run(); }, peer.run, 10, 50);
-    bench::Timed tt{w.dag->flops() / tt_s * 1e-9, tt_s * 1e3};
-    double peer_gf = w.dag->flops() / peer_s * 1e-9;
-    double ratio = tt.gflops / peer_gf;
+    bench::Interleaved t = bench::timeInterleaved([&] { kernel->run(); }, peer.run, 20, 50);
+    bench::Timed tt{w.dag->flops() / t.a_s * 1e-9, t.a_s * 1e3};
+    double peer_gf = w.dag->flops() / t.b_s * 1e-9;
+    double ratio = t.speed_ratio;
     log_sum += std::log(ratio);
     ++n;
     double total = p.search_s + p.build_s + p.run_s;

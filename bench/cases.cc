@@ -83,17 +83,18 @@ Timed timeBuild(const te::ComputeDAG& original, const measure::BuildResult& b, i
   return {original.flops() / t.median_s * 1e-9, t.median_s * 1e3};
 }
 
-std::pair<double, double> timeInterleaved(const std::function<void()>& a, const std::function<void()>& b, int rounds,
-                                          double min_block_ms) {
+Interleaved timeInterleaved(const std::function<void()>& a, const std::function<void()>& b, int rounds,
+                            double min_block_ms) {
   measure::TimingOptions opt;
   opt.repeat = 1;
   opt.min_repeat_ms = min_block_ms;
-  std::vector<double> ta, tb;
+  std::vector<double> ta, tb, ratios;
   for (int r = 0; r < rounds; ++r) {
     ta.push_back(measure::timeFunction(a, opt).median_s);
     tb.push_back(measure::timeFunction(b, opt).median_s);
+    ratios.push_back(tb.back() / ta.back());
   }
-  return {measure::median(ta), measure::median(tb)};
+  return {measure::median(ta), measure::median(tb), measure::median(ratios)};
 }
 
 }  // namespace ttune::bench

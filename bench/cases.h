@@ -54,10 +54,16 @@ class ReadyKernel {
 Timed timeBuild(const te::ComputeDAG& original, const measure::BuildResult& b, int repeat, double min_repeat_ms);
 
 // Times two functions in alternating blocks (`rounds` blocks of each, a block at least
-// min_block_ms) and returns each one's median seconds per call. The machines are shared: load
-// that drifts during a run slows both alike, so their ratio stays meaningful.
-std::pair<double, double> timeInterleaved(const std::function<void()>& a, const std::function<void()>& b, int rounds,
-                                          double min_block_ms);
+// min_block_ms): each one's median seconds per call, and the median over rounds of the ratio of
+// the two blocks of a round (b's time over a's: a's speed relative to b). The machines are
+// shared: load that drifts during a run slows the two blocks of a round alike, so the paired
+// ratio is steadier than the ratio of the medians.
+struct Interleaved {
+  double a_s = 0, b_s = 0;
+  double speed_ratio = 0;  // median over rounds of b_time / a_time
+};
+Interleaved timeInterleaved(const std::function<void()>& a, const std::function<void()>& b, int rounds,
+                            double min_block_ms);
 Workload convWorkload(const std::string& name, const ConvShape& shape, ConvLayout layout);
 
 }  // namespace ttune::bench
