@@ -93,6 +93,12 @@ Shape dataShape(const Params& p, bool nhwc) {
   return nhwc ? Shape{N, H, W, C} : Shape{N, C, H, W};
 }
 
+// A pooling input: `shape` as given (in the layout's order), else N, C, H, W in the layout's order.
+Shape poolShape(const Params& p, bool nhwc) {
+  if (!p.str("shape").empty()) return p.shape("shape");
+  return dataShape(p, nhwc);
+}
+
 OpInstance convInstance(const Params& p, bool bias_relu) {
   bool nhwc = nhwcLayout(p);
   int64_t C = p.integer("C"), K = p.integer("K"), R = p.integer("R"), S = p.integer("S"),
@@ -263,36 +269,45 @@ std::vector<OpEntry> registeredOps() {
     specs.push_back(S("stride", "2", "stride: s or h,w"));
     specs.push_back(S("pad", "1", "padding: p, h,w or top,left,bottom,right"));
     specs.push_back(I("ceil_mode", 0, "round the output size up (ONNX/PyTorch rule)"));
+    ParamSpec layout = S("layout", "NCHW", "NCHW or NHWC");
+    specs.push_back(layout);
     std::vector<ParamSpec> max_specs = specs;
     max_specs.push_back(S("dilation", "1", "dilation: d or h,w"));
     ops.push_back({"max_pool2d",
-                   "2-D max pooling (NCHW)",
+                   "2-D max pooling",
                    max_specs,
                    [](const Params& p) -> OpInstance {
-                     te::Tensor x = activation(p, "x", nchwShape(p));
+                     bool nhwc = nhwcLayout(p);
+                     te::Tensor x = activation(p, "x", poolShape(p, nhwc));
                      return {{x},
                              {max_pool2d(x, hwParam(p, "kernel"), hwParam(p, "stride"), padParam(p, "pad"),
-                                         hwParam(p, "dilation"), p.flag("ceil_mode"))}};
+                                         hwParam(p, "dilation"), p.flag("ceil_mode"), nhwc)}};
                    },
                    {"C=3", "H=9", "W=8", "ceil_mode=1"}});
     std::vector<ParamSpec> avg_specs = specs;
     avg_specs.push_back(I("count_include_pad", 0, "divide by the window size including explicit padding"));
     ops.push_back({"avg_pool2d",
-                   "2-D average pooling (NCHW)",
+                   "2-D average pooling",
                    avg_specs,
                    [](const Params& p) -> OpInstance {
-                     te::Tensor x = activation(p, "x", nchwShape(p));
+                     bool nhwc = nhwcLayout(p);
+                     te::Tensor x = activation(p, "x", poolShape(p, nhwc));
                      return {{x},
                              {avg_pool2d(x, hwParam(p, "kernel"), hwParam(p, "stride"), padParam(p, "pad"),
-                                         p.flag("ceil_mode"), p.flag("count_include_pad"))}};
+                                         p.flag("ceil_mode"), p.flag("count_include_pad"), nhwc)}};
                    },
                    {"C=3", "H=9", "W=8", "ceil_mode=1"}});
     ops.push_back({"global_avg_pool2d",
-                   "mean over H and W (NCHW -> N x C x 1 x 1)",
-                   nchwSpecs(1, 2048, 7, 7),
+                   "mean over H and W (NCHW -> N x C x 1 x 1, NHWC -> N x 1 x 1 x C)",
+                   [&] {
+                     std::vector<ParamSpec> g = nchwSpecs(1, 2048, 7, 7);
+                     g.push_back(layout);
+                     return g;
+                   }(),
                    [](const Params& p) -> OpInstance {
-                     te::Tensor x = activation(p, "x", nchwShape(p));
-                     return {{x}, {global_avg_pool2d(x)}};
+                     bool nhwc = nhwcLayout(p);
+                     te::Tensor x = activation(p, "x", poolShape(p, nhwc));
+                     return {{x}, {global_avg_pool2d(x, nhwc)}};
                    },
                    {"C=5", "H=3", "W=4"}});
   }

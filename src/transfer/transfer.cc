@@ -95,11 +95,24 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
   // Candidates per kernel, from other models' best records of the same class.
   std::vector<std::vector<Record>> found(todo.size());
   std::vector<Record> all_source;
-  for (size_t i = 0; i < todo.size(); ++i) {
-    for (Record& r : classCandidates(bank, todo[i].kernel->class_id, opt.model, filterFor(opt.target))) {
-      if (!sources.empty() && !sources.count(r.provenance.model)) continue;
-      found[i].push_back(r);
+  store::TargetFilter target = filterFor(opt.target);
+  auto collect = [&] {
+    size_t n = 0;
+    for (size_t i = 0; i < todo.size(); ++i) {
+      found[i].clear();
+      for (Record& r : classCandidates(bank, todo[i].kernel->class_id, opt.model, target)) {
+        if (!sources.empty() && !sources.count(r.provenance.model)) continue;
+        found[i].push_back(r);
+        ++n;
+      }
     }
+    return n;
+  };
+  if (collect() == 0 && !todo.empty()) {
+    // A bank tuned on other CPUs (the shipped one, on a new machine) still holds good candidates:
+    // every candidate is measured here anyway.
+    target = {};
+    if (collect() > 0) logInfo("no schedules were recorded on this CPU; transferring those of other CPUs");
   }
   std::unique_ptr<autotune::XGBoostModel> ranker;
   if (opt.top_k > 0) {
@@ -107,7 +120,7 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
     for (const auto& f : found)
       for (const Record& r : f) keys.insert(r.workload_key);
     store::RecordQuery q;
-    q.target = filterFor(opt.target);
+    q.target = target;
     for (const std::string& k : keys) {
       q.workload_key = k;
       for (Record& r : bank.records(q)) all_source.push_back(std::move(r));

@@ -197,6 +197,48 @@ TEST(GlobalPool2d, MatchesReference) {
   }
 }
 
+// NCHW [n, c, h, w] -> NHWC [n, h, w, c].
+Buffer toNhwc(const Buffer& x) {
+  const Shape& s = x.shape;
+  Buffer r = Buffer::zeros({s[0], s[2], s[3], s[1]});
+  int64_t flat = 0;
+  for (int64_t n = 0; n < s[0]; ++n)
+    for (int64_t h = 0; h < s[2]; ++h)
+      for (int64_t w = 0; w < s[3]; ++w)
+        for (int64_t c = 0; c < s[1]; ++c) r.set(flat++, x.at({n, c, h, w}));
+  return r;
+}
+
+// Every pooling op in NHWC computes the NCHW result, transposed (the NCHW ops are checked
+// against loop references above).
+TEST(Pool2d, NhwcMatchesNchw) {
+  Rng rng(13);
+  for (const PoolCase& c : poolCases()) {
+    SCOPED_TRACE(caseName(c));
+    const Shape& s = c.shape;
+    te::Tensor x = placeholder("x", s);
+    te::Tensor xt = placeholder("xt", {s[0], s[2], s[3], s[1]});
+    Buffer xb = randomBuffer(s, rng);
+    std::vector<Buffer> want =
+        run({x}, {xb},
+            {max_pool2d(x, c.kernel, c.stride, c.pad, c.dil, c.ceil_mode),
+             avg_pool2d(x, c.kernel, c.stride, c.pad, c.ceil_mode, true), avg_pool2d(x, c.kernel, c.stride, c.pad, c.ceil_mode, false),
+             global_avg_pool2d(x), global_max_pool2d(x)});
+    std::vector<Buffer> got =
+        run({xt}, {toNhwc(xb)},
+            {max_pool2d(xt, c.kernel, c.stride, c.pad, c.dil, c.ceil_mode, true),
+             avg_pool2d(xt, c.kernel, c.stride, c.pad, c.ceil_mode, true, true),
+             avg_pool2d(xt, c.kernel, c.stride, c.pad, c.ceil_mode, false, true), global_avg_pool2d(xt, true),
+             global_max_pool2d(xt, true)});
+    ASSERT_EQ(want.size(), got.size());
+    for (size_t k = 0; k < want.size(); ++k) {
+      Buffer expected = toNhwc(want[k]);
+      EXPECT_TRUE(allClose(got[k], expected.shape, std::vector<double>(expected.f.begin(), expected.f.end())))
+          << "output " << k;
+    }
+  }
+}
+
 TEST(Pool2d, RejectsBadArguments) {
   te::Tensor x = placeholder("x", {1, 2, 5, 5});
   EXPECT_OP_ERROR(max_pool2d(x, {3, 3}, {1, 1}, {3, 0, 0, 0}), "max_pool2d", "padding",
