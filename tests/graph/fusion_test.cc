@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include "graph_test_util.h"
+
 #include "graph/fusion.h"
 #include "graph/passes.h"
 #include "graph/reference.h"
@@ -8,11 +10,7 @@
 namespace ttune::graph {
 namespace {
 
-runtime::NDArray randomArray(te::Shape shape, uint64_t seed, double lo = -1, double hi = 1) {
-  runtime::NDArray a(shape, te::DType::Float32);
-  a.fillRandom(seed, lo, hi);
-  return a;
-}
+using testing::randomArray;
 
 // x -> conv -> [bias] -> bn -> relu(6) -> [residual add] -> out
 Graph convBlock(int64_t c, int64_t hw, int64_t k, bool relu6, bool bias = false, bool pad = true) {

@@ -2,6 +2,8 @@
 // evaluator before and after) and leaves no transposes where the layout can follow.
 #include <gtest/gtest.h>
 
+#include "graph_test_util.h"
+
 #include "graph/layout.h"
 #include "graph/passes.h"
 #include "graph/reference.h"
@@ -9,11 +11,7 @@
 namespace ttune::graph {
 namespace {
 
-runtime::NDArray randomArray(te::Shape shape, uint64_t seed, double lo = -1, double hi = 1) {
-  runtime::NDArray a(shape, te::DType::Float32);
-  a.fillRandom(seed, lo, hi);
-  return a;
-}
+using testing::randomArray;
 
 int count(const Graph& g, const std::string& op) {
   int n = 0;
