@@ -127,15 +127,31 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   // Tiles of R's spatial axes: [r, v] split, everything else whole and outside.
   std::vector<std::string> outer, reduce, tile;
   int split_r = -1, split_v = -1;
-  // Outer loops: leading unit axes, then the vector axis's blocks, then the other axes. With the
-  // blocks of output channels outermost, the weights of one block stay in L1 while the spatial
-  // loops sweep the input (NCHW has them there by its axis order; NHWC needs the reorder).
+  // Outer loop order. Large reductions: leading unit axes, then the vector axis's blocks, then
+  // the other axes -- with the blocks of output channels outermost, one block's weights stay in
+  // L1 while the spatial loops sweep the input (NCHW has them there by its axis order; NHWC
+  // needs the reorder). Short reductions (one block's weights within 16 KB, e.g. 1x1 convs with
+  // few input channels): the weights stay in L1 anyway, so the vector blocks go just outside
+  // the rows' blocks and the parallel loops split the spatial axes; each thread then reads
+  // mostly activations that the same thread wrote in the previous kernel (1.2-1.4x on the
+  // mobile nets, neutral on ResNets, measured with bench_layout).
   std::vector<size_t> outer_axes;
-  size_t lead = 0;
-  while (lead < n && static_cast<int>(lead) != v && c.axes[lead].extent == 1) outer_axes.push_back(lead++);
-  outer_axes.push_back(static_cast<size_t>(v));
-  for (size_t d = lead; d < n; ++d)
-    if (static_cast<int>(d) != v) outer_axes.push_back(d);
+  int64_t reduce_len = 1;
+  for (const te::IterVar& iv : c.reduceAxes()) reduce_len *= iv.extent;
+  bool short_reduction = r >= 0 && reduce_len * lanes * 4 <= 16384;
+  if (short_reduction) {
+    for (size_t d = 0; d < n; ++d) {
+      if (static_cast<int>(d) == v) continue;
+      if (static_cast<int>(d) == r) outer_axes.push_back(static_cast<size_t>(v));
+      outer_axes.push_back(d);
+    }
+  } else {
+    size_t lead = 0;
+    while (lead < n && static_cast<int>(lead) != v && c.axes[lead].extent == 1) outer_axes.push_back(lead++);
+    outer_axes.push_back(static_cast<size_t>(v));
+    for (size_t d = lead; d < n; ++d)
+      if (static_cast<int>(d) != v) outer_axes.push_back(d);
+  }
   for (size_t d = 0; d < n; ++d) {
     const std::string& a = c.axes[d].name();
     if (static_cast<int>(d) == r) {
