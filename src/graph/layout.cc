@@ -1,5 +1,6 @@
 #include "graph/layout.h"
 
+#include <algorithm>
 #include <cstring>
 #include <optional>
 #include <type_traits>
@@ -99,12 +100,17 @@ class Converter {
 
   bool rank4(int v) const { return g_.value(v).shape.size() == 4; }
 
+  // A constant of any rank is re-laid-out as a broadcast against a rank-4 value.
   int toNHWC(int v) {
     if (nhwc_[v] >= 0) return nhwc_[v];
-    TT_ASSERT(nchw_[v] >= 0 && rank4(v), "value " + g_.value(v).name + " has no layout to convert from");
     const Value& x = g_.value(v);
-    int r = x.isConstant() ? addConstant(x.name + ".nhwc", permuteArray(*x.constant, kToNHWC))
-                           : emit(x.name + ".to_nhwc", TransposeAttrs{kToNHWC}, {nchw_[v]});
+    int r;
+    if (x.isConstant()) {
+      r = addConstant(x.name + ".nhwc", constantToNHWC(*x.constant));
+    } else {
+      TT_ASSERT(nchw_[v] >= 0 && rank4(v), "value " + x.name + " has no layout to convert from");
+      r = emit(x.name + ".to_nhwc", TransposeAttrs{kToNHWC}, {nchw_[v]});
+    }
     nhwc_[v] = r;
     return r;
   }
@@ -136,33 +142,34 @@ class Converter {
   // Inputs of an element-wise node in NHWC, or nothing when one of them cannot follow.
   std::optional<std::vector<int>> elementwiseInputs(const Node& n) {
     if (!rank4(n.output)) return std::nullopt;
-    bool any = false;
     for (int v : n.inputs) {
       if (v < 0) return std::nullopt;
       const Value& x = g_.value(v);
-      if (nhwc_[v] >= 0) any = true;
-      else if (!x.isConstant() && x.shape.size() != 4 && te::shapeElements(x.shape) != 1) return std::nullopt;
+      if (nhwc_[v] < 0 && !x.isConstant() && x.shape.size() != 4 && te::shapeElements(x.shape) != 1)
+        return std::nullopt;
     }
-    if (!any) return std::nullopt;
     std::vector<int> ins;
     for (int v : n.inputs) {
       const Value& x = g_.value(v);
-      if (nhwc_[v] >= 0 || (!x.isConstant() && x.shape.size() == 4)) ins.push_back(toNHWC(v));
-      else if (x.isConstant()) ins.push_back(nhwcConstant(v));
+      if (nhwc_[v] >= 0 || x.isConstant() || x.shape.size() == 4) ins.push_back(toNHWC(v));
       else ins.push_back(toNCHW(v));  // a single element broadcasts alike in both layouts
     }
     return ins;
   }
 
-  int nhwcConstant(int v) {
-    if (nhwc_[v] >= 0) return nhwc_[v];
-    const Value& x = g_.value(v);
-    int r = addConstant(x.name + ".nhwc", constantToNHWC(*x.constant));
-    nhwc_[v] = r;
-    return r;
+  // The value exists only in NHWC: a reader that can follow should.
+  bool followsNHWC(int v) const { return v >= 0 && nhwc_[v] >= 0 && nchw_[v] < 0; }
+  bool anyInputFollowsNHWC(const Node& n) const {
+    return std::any_of(n.inputs.begin(), n.inputs.end(), [&](int v) { return followsNHWC(v); });
   }
 
-  bool followsNHWC(int v) const { return v >= 0 && nhwc_[v] >= 0 && nchw_[v] < 0; }
+  // Pooling follows its input into NHWC.
+  template <typename PoolAttrs>
+  void convertPool(const Node& n, PoolAttrs a) {
+    if (a.layout != Layout::NCHW || !followsNHWC(n.inputs[0])) return keep(n);
+    a.layout = Layout::NHWC;
+    convertTo(n, a, {toNHWC(n.inputs[0])});
+  }
 
   void convert(const Node& n) {
     std::visit(
@@ -187,18 +194,8 @@ class Converter {
               for (size_t k = 2; k < n.inputs.size(); ++k) ins.push_back(n.inputs[k] < 0 ? -1 : toNCHW(n.inputs[k]));
               convertTo(n, c, ins);
             },
-            [&](const Pool2dAttrs& a) {
-              if (a.layout != Layout::NCHW || !followsNHWC(n.inputs[0])) return keep(n);
-              Pool2dAttrs p = a;
-              p.layout = Layout::NHWC;
-              convertTo(n, p, {toNHWC(n.inputs[0])});
-            },
-            [&](const GlobalPool2dAttrs& a) {
-              if (a.layout != Layout::NCHW || !followsNHWC(n.inputs[0])) return keep(n);
-              GlobalPool2dAttrs p = a;
-              p.layout = Layout::NHWC;
-              convertTo(n, p, {toNHWC(n.inputs[0])});
-            },
+            [&](const Pool2dAttrs& a) { convertPool(n, a); },
+            [&](const GlobalPool2dAttrs& a) { convertPool(n, a); },
             [&](const PadAttrs& a) {
               if (!followsNHWC(n.inputs[0]) || a.before.size() != 4 || a.after.size() != 4) return keep(n);
               PadAttrs p = a;
@@ -209,9 +206,7 @@ class Converter {
               convertTo(n, p, {toNHWC(n.inputs[0])});
             },
             [&](const ConcatAttrs& a) {
-              bool follows = false;
-              for (int v : n.inputs) follows = follows || followsNHWC(v);
-              if (!follows || !rank4(n.output) || normalizeAxis(a.axis, 4) != 1) return keep(n);
+              if (!anyInputFollowsNHWC(n) || !rank4(n.output) || normalizeAxis(a.axis, 4) != 1) return keep(n);
               std::vector<int> ins;
               for (int v : n.inputs) ins.push_back(toNHWC(v));
               convertTo(n, ConcatAttrs{3}, ins);
@@ -220,9 +215,7 @@ class Converter {
               using A = std::decay_t<decltype(a)>;
               if constexpr (std::is_same_v<A, UnaryAttrs> || std::is_same_v<A, BinaryAttrs> ||
                             std::is_same_v<A, WhereAttrs> || std::is_same_v<A, CastAttrs>) {
-                bool follows = false;
-                for (int v : n.inputs) follows = follows || followsNHWC(v);
-                if (follows)
+                if (anyInputFollowsNHWC(n))
                   if (auto ins = elementwiseInputs(n)) return convertTo(n, a, *ins);
               }
               keep(n);

@@ -61,7 +61,6 @@ Tensor padForWindows(const Tensor& data, const PoolDim& h, const PoolDim& w, dou
 // Where batch, channel, height and width sit in a 4-D tensor of either layout.
 struct Axes {
   bool nhwc;
-  int n() const { return 0; }
   int c() const { return nhwc ? 3 : 1; }
   int h() const { return nhwc ? 1 : 2; }
   int w() const { return nhwc ? 2 : 3; }
