@@ -4,18 +4,27 @@
 // layout rewrite) given below as plain step lists. For each case it prints GFLOP/s of ttune,
 // oneDNN and the plain unscheduled loop nest, the ratio ttune/oneDNN and the compile time.
 //
-//   bench_peers [--threads N] [--json] [--case NAME]... [--repeat R] [--skip-unscheduled] [--layout nhwc|nchw]
+// The register tile (the innermost tile level) follows the target's register file
+// (schedule::registerTileFor); the outer tile levels are written per case. oneDNN is limited to
+// the target's instruction set, and the machine's measured FMA peak for it is printed, with every
+// figure's share of it.
+//
+//   bench_peers [--threads N] [--json] [--case NAME]... [--repeat R] [--skip-unscheduled]
+//               [--layout nhwc|nchw] [--target host|x86-64-v3|x86-64-v4|CPU]
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 
 #include "codegen/jit.h"
+#include "codegen/target.h"
 #include "lower/lower.h"
 #include "measure/builder.h"
 #include "measure/measurer.h"
 #include "measure/timing.h"
 #include "cases.h"
 #include "onednn_peer.h"
+#include "peak.h"
 #include "runtime/thread_pool.h"
 #include "support/json.h"
 #include "support/strings.h"
@@ -27,6 +36,18 @@ namespace {
 
 // Tile lengths of one spatial axis for SSRSRS-style tiling: lengths of the three inner levels.
 using Tiles = std::vector<std::optional<int64_t>>;
+
+// The innermost level of each tiling is the register tile: `rows` output pixels along the width
+// times `vectors` vectors of output channels, sized for the target (4 x 3 vectors with 16
+// registers, up to 14 x 2 with 32; see schedule/target.h).
+struct RegTile {
+  int64_t rows, width;  // width in elements: vectors x lanes
+};
+RegTile regTile(const schedule::Target& t, int64_t row_extent, int64_t vec_extent) {
+  int lanes = t.lanes();
+  schedule::RegisterTile rt = schedule::registerTileFor(t, row_extent, (vec_extent + lanes - 1) / lanes);
+  return {rt.rows, std::min<int64_t>(rt.vectors * lanes, vec_extent)};
+}
 
 // Multi-level tiling of a conv2d with a local write-back tile computed at the copy-out loop.
 // The register tile runs output channels innermost and vectorizes them (the tile is private, so
@@ -96,11 +117,12 @@ struct Case {
   std::function<bench::PeerKernel()> peer;
 };
 
-std::vector<Case> cases(bench::ConvLayout layout) {
+std::vector<Case> cases(bench::ConvLayout layout, const schedule::Target& target) {
   std::vector<Case> out;
   {
     bench::Workload w = bench::matmulWorkload(1024);
-    out.push_back({w.name, w.dag, matmulSchedule({4, 1, 8}, {2, 1, 32}, {4}, 64), w.peer});
+    RegTile rt = regTile(target, 1024, 1024);
+    out.push_back({w.name, w.dag, matmulSchedule({4, 1, rt.rows}, {2, 1, rt.width}, {4}, 64), w.peer});
   }
   struct ConvCase {
     const char* name;
@@ -120,7 +142,14 @@ std::vector<Case> cases(bench::ConvLayout layout) {
   };
   for (const ConvCase& c : convs) {
     bench::Workload w = bench::convWorkload(c.name, c.shape, layout);
-    out.push_back({w.name, w.dag, convSchedule(layout, c.ff, c.yy, c.xx, c.rc, c.unroll, c.shape.pad > 0), w.peer});
+    // The register tile: along the output width and the output channels.
+    int64_t ow = (c.shape.w + 2 * c.shape.pad - c.shape.s) / c.shape.stride + 1;
+    RegTile rt = regTile(target, ow, c.shape.k);
+    Tiles ff = c.ff, yy = c.yy, xx = c.xx;
+    ff[2] = rt.width;
+    xx[2] = rt.rows;
+    yy[2] = 1;
+    out.push_back({w.name, w.dag, convSchedule(layout, ff, yy, xx, c.rc, c.unroll, c.shape.pad > 0), w.peer});
   }
   return out;
 }
@@ -133,25 +162,51 @@ int main(int argc, char** argv) {
   bool json = false, skip_unscheduled = false;
   int repeat = 5;
   std::vector<std::string> only;
-  std::string layout = "nhwc";
+  std::string layout = "nhwc", target_name = "host";
   app.add_option("--threads", threads, "Threads for both ttune and oneDNN");
+  app.add_option("--target", target_name, "ttune's target (oneDNN is limited to its instruction set)");
   app.add_option("--layout", layout, "Convolution layout of ttune's kernels: nhwc (as ttune runs models) or nchw")
       ->check(CLI::IsMember({"nhwc", "nchw"}));
   app.add_flag("--json", json, "One JSON object per case");
   app.add_option("--case", only, "Run only these cases");
   app.add_option("--repeat", repeat, "Timing rounds (each times ttune and oneDNN alternately, twice)");
   app.add_flag("--skip-unscheduled", skip_unscheduled, "Do not time the plain loop nests (slow)");
+  std::string steps_dir;
+  app.add_option("--save-steps", steps_dir, "Write each case's steps to DIR/CASE.json (for ttune show-schedule)");
   CLI11_PARSE(app, argc, argv);
+  auto target = codegen::resolveTarget(target_name);
+  if (!target.ok() || !codegen::runnable(*target).ok()) {
+    std::fprintf(stderr, "bench_peers: %s\n", target.ok() ? codegen::runnable(*target).error().c_str() : target.error().c_str());
+    return 1;
+  }
   runtime::ThreadPool::global().setNumThreads(threads);
   bench::setOnednnThreads(threads);
+  std::string isa = schedule::isaName(target->isa);
+  std::string onednn_isa = bench::limitOnednnIsa(isa);
+  double peak = bench::measurePeakGflops(isa, threads);
+  if (json)
+    std::cout << Json{{"host", codegen::describe(codegen::hostTarget())}, {"target", codegen::describe(*target)},
+                      {"onednn_isa", onednn_isa}, {"peak_gflops", peak}, {"threads", threads}}.dump()
+              << std::endl;
+  else
+    std::printf("host %s\ntarget %s, oneDNN %s, measured %s FMA peak %.1f GFLOP/s on %d threads\n\n",
+                codegen::describe(codegen::hostTarget()).c_str(), codegen::describe(*target).c_str(), onednn_isa.c_str(),
+                isa.c_str(), peak, threads);
 
   std::vector<double> compile_ms;
   double log_ratio_sum = 0;
   int n = 0;
-  if (!json) std::printf("%-24s %10s %10s %8s %12s %10s\n", "case", "ttune", "oneDNN", "ratio", "unscheduled", "compile");
-  for (Case& c : cases(bench::parseConvLayout(layout))) {
+  if (!json)
+    std::printf("%-24s %10s %6s %10s %6s %8s %12s %10s\n", "case", "ttune", "peak", "oneDNN", "peak", "ratio", "unscheduled",
+                "compile");
+  for (Case& c : cases(bench::parseConvLayout(layout), *target)) {
     if (!only.empty() && std::find(only.begin(), only.end(), c.name) == only.end()) continue;
-    measure::BuildResult b = measure::buildOne({c.dag, c.steps}, "kernel");
+    if (!steps_dir.empty()) {
+      Json arr = Json::array();
+      for (const Step& st : c.steps) arr.push_back(schedule::stepToJson(st));
+      std::ofstream(steps_dir + "/" + c.name + ".json") << arr.dump() << "\n";
+    }
+    measure::BuildResult b = measure::buildOne({c.dag, c.steps}, "kernel", *target);
     if (!b.ok()) {
       std::fprintf(stderr, "bench_peers: %s: %s\n", c.name.c_str(), b.message.c_str());
       return 1;
@@ -164,7 +219,7 @@ int main(int argc, char** argv) {
     double peer_gflops = c.dag->flops() / t.b_s * 1e-9;
     double unsched = 0;
     if (!skip_unscheduled) {
-      measure::BuildResult u = measure::buildOne({c.dag, {}}, "plain");
+      measure::BuildResult u = measure::buildOne({c.dag, {}}, "plain", *target);
       unsched = bench::timeBuild(*c.dag, u, 1, 0).gflops;
     }
     double ratio = t.speed_ratio;
@@ -173,10 +228,12 @@ int main(int argc, char** argv) {
     if (json) {
       Json j{{"case", c.name},           {"ttune_gflops", tt.gflops}, {"onednn_gflops", peer_gflops},
              {"ratio", ratio},           {"unscheduled_gflops", unsched}, {"speedup_over_unscheduled", unsched > 0 ? tt.gflops / unsched : 0.0},
-             {"ttune_ms", tt.median_ms}, {"compile_ms", b.build_s * 1e3}, {"threads", threads}};
+             {"ttune_ms", tt.median_ms}, {"compile_ms", b.build_s * 1e3}, {"threads", threads},
+             {"ttune_peak_share", peak > 0 ? tt.gflops / peak : 0.0}, {"onednn_peak_share", peak > 0 ? peer_gflops / peak : 0.0}};
       std::cout << j.dump() << std::endl;
     } else {
-      std::printf("%-24s %10.1f %10.1f %8.2f %12.1f %8.0fms\n", c.name.c_str(), tt.gflops, peer_gflops, ratio, unsched,
+      std::printf("%-24s %10.1f %5.0f%% %10.1f %5.0f%% %8.2f %12.1f %8.0fms\n", c.name.c_str(), tt.gflops,
+                  peak > 0 ? 100 * tt.gflops / peak : 0.0, peer_gflops, peak > 0 ? 100 * peer_gflops / peak : 0.0, ratio, unsched,
                   b.build_s * 1e3);
     }
   }

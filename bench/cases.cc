@@ -1,6 +1,8 @@
 #include "cases.h"
 
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include "codegen/jit.h"
 #include "measure/measurer.h"
@@ -89,9 +91,15 @@ Interleaved timeInterleaved(const std::function<void()>& a, const std::function<
   opt.repeat = 1;
   opt.min_repeat_ms = min_block_ms;
   std::vector<double> ta, tb, ratios;
+  // After a block, the side that ran keeps its threads spinning for a while (OpenMP's and
+  // ttune's pools both spin before sleeping); on a machine with as many cores as threads they
+  // would steal cycles from the other side's next block. A short idle gap lets them sleep.
+  auto gap = [] { std::this_thread::sleep_for(std::chrono::milliseconds(30)); };
   for (int r = 0; r < rounds; ++r) {
     ta.push_back(measure::timeFunction(a, opt).median_s);
+    gap();
     tb.push_back(measure::timeFunction(b, opt).median_s);
+    gap();
     ratios.push_back(tb.back() / ta.back());
   }
   return {measure::median(ta), measure::median(tb), measure::median(ratios)};

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 
 namespace ttune::bench {
 
@@ -22,5 +23,9 @@ PeerKernel onednnConv(const ConvShape& shape);
 PeerKernel onednnMatmul(int64_t m, int64_t n, int64_t k);
 // Threads used by oneDNN (OpenMP).
 void setOnednnThreads(int n);
+// Limits oneDNN to the instruction set of ttune's target (before any primitive is created), so
+// both sides run the same ISA: "avx2" or "avx512" (anything else: oneDNN's own choice). Returns
+// the ISA oneDNN then uses, as text.
+std::string limitOnednnIsa(const std::string& isa);
 
 }  // namespace ttune::bench

@@ -211,7 +211,77 @@ void rewriteLayouts(State& s) {
   }
 }
 
+// The innermost tile of a tiled reduction stage: its trailing spatial iterators.
+std::vector<const Iterator*> innermostTile(const Stage& st) {
+  std::vector<const Iterator*> out;
+  for (size_t k = st.iters.size(); k > 0 && st.iters[k - 1].kind == te::IterKind::Spatial; --k) out.insert(out.begin(), &st.iters[k - 1]);
+  return out;
+}
+
+int stageTileRegisters(const Stage& st, int lanes) {
+  std::vector<const Iterator*> tile = innermostTile(st);
+  if (tile.empty()) return 0;
+  int64_t vec = (tile.back()->extent.value_or(1) + lanes - 1) / lanes, rows = 1;
+  for (size_t k = 0; k + 1 < tile.size(); ++k) rows *= tile[k]->extent.value_or(1);
+  return schedule::registersNeeded(static_cast<int>(std::min<int64_t>(rows * vec, 1 << 20)), static_cast<int>(vec));
+}
+
+int smallestPrimeFactor(int64_t n) {
+  for (int64_t p = 2; p * p <= n; ++p)
+    if (n % p == 0) return static_cast<int>(p);
+  return static_cast<int>(n);
+}
+
 }  // namespace
+
+int tileRegisters(const State& s, int lanes) {
+  int need = 0;
+  for (size_t si = 0; si < s.stages().size(); ++si) {
+    const Stage& st = s.stages()[si];
+    if (st.is_placeholder || st.relations.empty() || !st.isReduction()) continue;
+    need = std::max(need, stageTileRegisters(st, lanes));
+  }
+  return need;
+}
+
+std::optional<State> fitRegisters(const State& state, int lanes, int registers) {
+  std::optional<State> s = state;
+  for (int attempt = 0; attempt < 16; ++attempt) {
+    const Stage* over = nullptr;
+    for (const Stage& st : s->stages())
+      if (!st.is_placeholder && !st.relations.empty() && st.isReduction() && stageTileRegisters(st, lanes) > registers) over = &st;
+    if (!over) return s;
+    // Shrink the longest row axis of the tile; the vector axis only when the rows alone fit.
+    std::vector<const Iterator*> tile = innermostTile(*over);
+    const Iterator* pick = nullptr;
+    for (size_t k = 0; k + 1 < tile.size(); ++k)
+      if (tile[k]->extent.value_or(1) > 1 && (!pick || *tile[k]->extent > *pick->extent)) pick = tile[k];
+    if (!pick && tile.back()->extent.value_or(1) > 1) pick = tile.back();
+    if (!pick) return std::nullopt;
+    // The split that made the iterator: "<axis>.<n>" is the innermost of n lengths.
+    size_t dot = pick->name.rfind('.');
+    if (dot == std::string::npos) return std::nullopt;
+    std::string axis = pick->name.substr(0, dot);
+    std::vector<Step> steps = s->steps();
+    bool changed = false;
+    for (Step& step : steps) {
+      SplitStep* sp = std::get_if<SplitStep>(&step);
+      if (!sp || sp->stage != over->op || sp->iter != axis || sp->lengths.empty() || !sp->lengths.back()) continue;
+      if (std::to_string(sp->lengths.size()) != pick->name.substr(dot + 1)) continue;
+      int64_t inner = *sp->lengths.back();
+      if (inner <= 1) return std::nullopt;
+      int p = smallestPrimeFactor(inner);
+      sp->lengths.back() = inner / p;
+      if (sp->lengths.size() >= 2 && sp->lengths[sp->lengths.size() - 2]) *sp->lengths[sp->lengths.size() - 2] *= p;
+      changed = true;
+      break;
+    }
+    if (!changed) return std::nullopt;
+    s = replay(state, steps);
+    if (!s || !s->inferBounds().ok()) return std::nullopt;
+  }
+  return std::nullopt;
+}
 
 const std::vector<std::vector<int64_t>>& exactFactorizations(int64_t extent, int n, int64_t cap) {
   static std::mutex mu;
@@ -258,7 +328,7 @@ std::optional<State> sampleState(const State& sketch, Rng& rng, const SamplerOpt
   annotateUnroll(*s, rng, opt);
   annotateVectorize(*s, rng, opt);
   if (!s->inferBounds().ok()) return std::nullopt;
-  return s;
+  return fitRegisters(*s, opt.target.lanes(), opt.target.vector_registers);
 }
 
 std::optional<State> mutateState(const State& state, Rng& rng, const SamplerOptions& opt) {
@@ -361,7 +431,7 @@ std::optional<State> mutateState(const State& state, Rng& rng, const SamplerOpti
     }
   }
   auto out = replay(state, steps);
-  if (!out) return std::nullopt;
+  if (!out || tileRegisters(*out, opt.target.lanes()) > opt.target.vector_registers) return std::nullopt;
   return out;
 }
 

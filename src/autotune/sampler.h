@@ -10,12 +10,16 @@
 #include <optional>
 #include <vector>
 
+#include "codegen/target.h"
 #include "schedule/state.h"
 #include "support/rng.h"
 
 namespace ttune::autotune {
 
 struct SamplerOptions {
+  // Lanes and vector registers: the innermost tile of a tiled reduction (its accumulators) must
+  // fit the register file (sampled states are repaired, mutations that do not fit rejected).
+  schedule::Target target = codegen::hostTarget();
   int num_cores = 2;
   int64_t max_innermost_split = 64;
   int64_t max_vectorize = 32;                 // lanes of a vectorized loop
@@ -35,6 +39,15 @@ std::vector<schedule::Step> withoutLayoutRewrites(const std::vector<schedule::St
 
 // One random mutation (tile size 0.90, auto-unroll 0.04, compute location 0.05, parallel 0.01).
 std::optional<schedule::State> mutateState(const schedule::State& state, Rng& rng, const SamplerOptions& opt);
+
+// Vector registers the register tiles of a state need: the most over its multi-level-tiled
+// reductions, counting the innermost spatial loops (after the last reduction loop) as
+// accumulators, the innermost one in vectors of `lanes`, plus its operand vectors and a broadcast.
+int tileRegisters(const schedule::State& state, int lanes);
+// The steps with the innermost tile lengths of over-budget tiled reductions shrunk (a factor moved
+// one level out, so exact splits stay exact) until their register tiles fit `registers`; nullopt
+// when they cannot be made to fit.
+std::optional<schedule::State> fitRegisters(const schedule::State& state, int lanes, int registers);
 
 // All ways to write `extent` as outer * l[0] * ... * l[n-1] exactly, innermost <= cap (memoized).
 const std::vector<std::vector<int64_t>>& exactFactorizations(int64_t extent, int n, int64_t cap);

@@ -50,11 +50,12 @@ std::string SearchTask::stateKey(const State& s) { return stepsKey(s.steps()); }
 SearchTask::SearchTask(std::shared_ptr<const te::ComputeDAG> dag, std::string workload_key, SearchOptions options, uint64_t seed)
     : dag_(std::move(dag)), key_(std::move(workload_key)), opt_(options), seed_(seed) {
   if (opt_.threads <= 0) opt_.threads = runtime::defaultNumThreads();
+  opt_.sampler.target = opt_.target;
   sketches_ = generateSketches(dag_, opt_.sketch);
   if (opt_.seed_with_default) {
     // The untuned baseline the executor would run (search states carry no layout rewrite;
     // finalizeForMeasurement adds it back).
-    auto d = State::replay(dag_, withoutLayoutRewrites(measure::hostDefaultSchedule(*dag_)));
+    auto d = State::replay(dag_, withoutLayoutRewrites(measure::defaultScheduleFor(*dag_, opt_.target)));
     if (d.ok()) default_state_ = std::move(*d);
   }
 }

@@ -22,6 +22,7 @@
 #include "autotune/cost_model.h"
 #include "autotune/sampler.h"
 #include "autotune/sketch.h"
+#include "codegen/target.h"
 #include "schedule/state.h"
 
 namespace ttune::autotune {
@@ -36,6 +37,7 @@ struct SearchOptions {
   // Measure the default schedule in the first batch and evolve from it too (not in Ansor).
   bool seed_with_default = true;
   int threads = 0;  // 0: one per core
+  schedule::Target target = codegen::hostTarget();  // the default schedule and register budgets follow it
   SketchOptions sketch;
   SamplerOptions sampler;
 };

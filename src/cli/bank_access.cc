@@ -15,9 +15,8 @@ store::Bank openBank(const std::string& path) {
   return std::move(*bank);
 }
 
-schedule::TargetInfo currentTarget() {
-  const auto& h = codegen::hostInfo();
-  return schedule::TargetInfo{h.cpu, h.vector_bits, runtime::ThreadPool::global().numThreads()};
+schedule::TargetInfo currentTarget(const schedule::Target& code) {
+  return schedule::targetInfo(code, codegen::hostTarget().cpu, runtime::ThreadPool::global().numThreads());
 }
 
 void registerModel(store::Bank& bank, const std::string& name, const std::string& spec, const std::vector<graph::Kernel>& kernels) {
@@ -36,14 +35,18 @@ void registerModel(store::Bank& bank, const std::string& name, const std::string
   if (!st.ok()) fail(st.error());
 }
 
-executor::ScheduleProvider bankProvider(const store::Bank& bank, const std::vector<graph::Kernel>& kernels) {
+executor::ScheduleProvider bankProvider(const store::Bank& bank, const std::vector<graph::Kernel>& kernels,
+                                        const schedule::Target& code) {
   std::vector<std::string> keys;
   for (const graph::Kernel& k : kernels) keys.push_back(k.workload_key);
-  const auto& h = codegen::hostInfo();
-  store::TargetFilter t;
-  t.cpu = h.cpu;
-  t.vector_bits = h.vector_bits;
-  std::map<std::string, schedule::Record> best = bank.bestRecords(keys, t);
+  schedule::TargetInfo here = currentTarget(code);
+  store::TargetFilter same_cpu = store::TargetFilter::sameIsa(here);
+  same_cpu.cpu = here.cpu;
+  std::map<std::string, schedule::Record> best = bank.bestRecords(keys, same_cpu);
+  std::vector<std::string> rest;
+  for (const std::string& k : keys)
+    if (!best.count(k)) rest.push_back(k);
+  for (auto& [k, r] : bank.bestRecords(rest, store::TargetFilter::sameIsa(here))) best.emplace(k, std::move(r));
   std::vector<schedule::Record> recs;
   for (auto& [k, r] : best) recs.push_back(r);
   return executor::recordsProvider(recs);

@@ -18,11 +18,14 @@ inline constexpr const char* kBankOptionHelp =
 
 // The bank named by --db, or the default one (seeded once with the shipped schedules).
 store::Bank openBank(const std::string& path);
-// This machine as a record target (CPU, vector width, thread count).
-schedule::TargetInfo currentTarget();
+// Records measured here: this machine's CPU, the code's ISA level, the thread count.
+schedule::TargetInfo currentTarget(const schedule::Target& code);
 // Registers the model and its distinct kernels (with occurrences).
 void registerModel(store::Bank& bank, const std::string& name, const std::string& spec,
                    const std::vector<graph::Kernel>& kernels);
-executor::ScheduleProvider bankProvider(const store::Bank& bank, const std::vector<graph::Kernel>& kernels);
+// The best record per kernel for code of `code`'s ISA level: measured on this CPU when there is
+// one, else on any CPU of that level (e.g. the shipped bank on a new machine).
+executor::ScheduleProvider bankProvider(const store::Bank& bank, const std::vector<graph::Kernel>& kernels,
+                                        const schedule::Target& code);
 
 }  // namespace ttune::cli

@@ -8,6 +8,8 @@
 #include "cli/cli.h"
 #include "cli/model_loader.h"
 #include "cli/output.h"
+#include "cli/target_option.h"
+#include "codegen/target.h"
 #include "executor/executor.h"
 #include "measure/timing.h"
 #include "models/zoo.h"
@@ -91,7 +93,7 @@ void inspect(const ModelSource& src, bool json) {
 
 struct RunArgs {
   ModelSource src;
-  std::string records, db;
+  std::string records, db, target = "host";
   bool use_db = false;
   std::vector<std::string> inputs, outputs;
   bool check = false, bench = false, json = false, profile = false;
@@ -103,10 +105,11 @@ void runModel(const RunArgs& a) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
   graph::Graph g = loadModel(a.src);
   executor::ModelOptions opt;
+  opt.target = resolveTargetOption(a.target, true);
   if (a.use_db) {
     if (!a.records.empty()) fail("--records and --db both give schedules; use one");
     store::Bank bank = openBank(a.db);
-    opt.schedules = bankProvider(bank, graph::partition(g));
+    opt.schedules = bankProvider(bank, graph::partition(g), opt.target);
   } else if (!a.records.empty()) {
     auto recs = schedule::readRecordsFile(a.records);
     if (!recs.ok()) fail(recs.error());
@@ -141,7 +144,8 @@ void runModel(const RunArgs& a) {
   Json j{{"model", modelName(a.src.spec)}, {"kernels", m.kernels().size()}, {"kernel_instances", m.instances().size()},
          {"flops", m.flops()}, {"compile_s", m.compileSeconds()}, {"workspace_bytes", m.workspaceBytes()},
          {"threads", runtime::ThreadPool::global().numThreads()}, {"scheduled_kernels", provided},
-         {"default_kernels", static_cast<int>(m.kernels().size()) - provided}};
+         {"default_kernels", static_cast<int>(m.kernels().size()) - provided}, {"target", codegen::describe(opt.target)},
+         {"isa", schedule::isaName(opt.target.isa)}};
   if (a.check) {
     j["check"] = rep.ok() ? "ok" : "failed";
     j["kernels_checked"] = rep.kernels_checked;
@@ -193,6 +197,7 @@ void runModel(const RunArgs& a) {
     std::cout << modelName(a.src.spec) << ": " << m.kernels().size() << " kernels (" << m.instances().size() << " instances), "
               << provided << " with provided schedules, compiled in " << formatSeconds(m.compileSeconds()) << " on "
               << j["threads"].get<int>() << " threads\n";
+    std::cout << "  target   " << codegen::describe(opt.target) << "\n";
     if (a.check)
       std::cout << "  check    " << (rep.ok() ? "ok" : "FAILED") << ": " << rep.kernels_checked << " kernels, " << rep.points
                 << " sampled outputs, max abs error " << rep.max_abs_err << " (worst: " << rep.worst_kernel << ")\n";
@@ -242,6 +247,7 @@ void addModelCommands(CLI::App& app) {
   run->add_option("--threads", ra->threads, "Threads (default: all cores)");
   run->add_option("--repeat", ra->repeat, "Timed runs for --bench");
   run->add_option("--seed", ra->seed, "Seed of the random inputs");
+  addTargetOption(run, ra->target);
   run->callback([ra] { runModel(*ra); });
 }
 

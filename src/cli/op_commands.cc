@@ -4,6 +4,7 @@
 
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "cli/target_option.h"
 #include "codegen/codegen.h"
 #include "codegen/jit.h"
 #include "lower/lower.h"
@@ -30,8 +31,8 @@ struct OpArgs {
 // The steps to use for a DAG: from a records file (the record of this workload, or the only one),
 // the default schedule, or none.
 std::vector<schedule::Step> chooseSteps(const te::ComputeDAG& dag, const std::string& file, bool plain,
-                                        std::string* source) {
-  if (!file.empty()) {
+                                        const schedule::Target& target, std::string* source) {
+  if (!file.empty() && file != "default") {
     auto recs = schedule::readRecordsFile(file);
     if (!recs.ok()) fail(recs.error());
     if (recs->empty()) fail("records file ", file, " holds no record");
@@ -50,23 +51,32 @@ std::vector<schedule::Step> chooseSteps(const te::ComputeDAG& dag, const std::st
     return {};
   }
   *source = "default";
-  return measure::hostDefaultSchedule(dag);
+  return measure::defaultScheduleFor(dag, target);
+}
+
+lower::LowerOptions lowerOptionsFor(const schedule::Target& target) {
+  lower::LowerOptions lo;
+  lo.vector_lanes = target.lanes();
+  return lo;
 }
 
 void runOp(const OpArgs& a, const std::string& schedule_file, bool plain, bool check, bool bench, bool json,
-           int threads, uint64_t seed) {
+           int threads, uint64_t seed, const std::string& target_name) {
+  schedule::Target target = resolveTargetOption(target_name, true);
   if (threads > 0) runtime::ThreadPool::global().setNumThreads(threads);
   ops::OpInstance inst = ops::buildOp(a.name, a.params);
   auto dag = std::make_shared<const te::ComputeDAG>(inst.dag());
   std::string source;
-  std::vector<schedule::Step> steps = chooseSteps(*dag, schedule_file, plain, &source);
+  std::vector<schedule::Step> steps = chooseSteps(*dag, schedule_file, plain, target, &source);
   auto state = schedule::State::replay(dag, steps);
   if (!state.ok()) fail("the schedule does not apply to ", a.name, ": ", state.error());
 
   Timer t;
-  auto func = lower::lower(*state, "kernel");
+  auto func = lower::lower(*state, "kernel", lowerOptionsFor(target));
   if (!func.ok()) fail("the schedule cannot be lowered for ", a.name, ": ", func.error());
-  auto obj = codegen::compile(*func);
+  codegen::CompileOptions co;
+  co.target = target;
+  auto obj = codegen::compile(*func, co);
   if (!obj.ok()) fail("compiling ", a.name, " failed: ", obj.error());
   double compile_s = t.seconds();
   auto kernel = codegen::loadKernel(*obj);
@@ -100,6 +110,8 @@ void runOp(const OpArgs& a, const std::string& schedule_file, bool plain, bool c
   j["steps"] = steps.size();
   j["compile_ms"] = compile_s * 1e3;
   j["threads"] = runtime::ThreadPool::global().numThreads();
+  j["target"] = codegen::describe(target);
+  j["isa"] = schedule::isaName(target.isa);
   bool check_ok = true;
   if (check) {
     std::vector<runtime::NDArray> ref;
@@ -142,6 +154,7 @@ void runOp(const OpArgs& a, const std::string& schedule_file, bool plain, bool c
     std::cout << a.name << " " << j["params"].get<std::string>() << "\n";
     std::cout << "  workload  " << dag->workloadKey() << "\n";
     std::cout << "  flops     " << formatCount(dag->flops()) << "\n";
+    std::cout << "  target    " << codegen::describe(target) << "\n";
     std::cout << "  schedule  " << source << " (" << steps.size() << " steps)\n";
     std::cout << "  compile   " << formatSeconds(compile_s) << "\n";
     if (check)
@@ -175,13 +188,15 @@ void listOps(bool json) {
   std::cout << "\n`ttune op NAME --help-params` shows an operator's parameters.\n";
 }
 
-void showSchedule(const std::string& file, const OpArgs& a, bool lowered, bool llvm, bool json) {
+void showSchedule(const std::string& file, const OpArgs& a, bool lowered, bool llvm, bool assembly, bool json,
+                  const std::string& target_name) {
+  schedule::Target target = resolveTargetOption(target_name, false);
   if (a.name.empty())
     fail("show-schedule needs the operator the schedule is for, e.g. `ttune show-schedule ", file, " conv2d N=1 C=64`");
   ops::OpInstance inst = ops::buildOp(a.name, a.params);
   auto dag = std::make_shared<const te::ComputeDAG>(inst.dag());
   std::string source;
-  std::vector<schedule::Step> steps = chooseSteps(*dag, file, false, &source);
+  std::vector<schedule::Step> steps = chooseSteps(*dag, file, false, target, &source);
   auto state = schedule::State::replay(dag, steps);
   if (!state.ok()) fail("the schedule in ", file, " does not apply to ", a.name, ": ", state.error());
   Json j;
@@ -189,17 +204,24 @@ void showSchedule(const std::string& file, const OpArgs& a, bool lowered, bool l
   for (const auto& s : steps) js.push_back(schedule::stepToString(s));
   j["steps"] = js;
   j["loop_nest"] = state->toString();
-  std::string low, ir;
-  if (lowered || llvm) {
-    auto f = lower::lower(*state, "kernel");
+  j["target"] = codegen::describe(target);
+  std::string low, ir, asm_text;
+  if (lowered || llvm || assembly) {
+    auto f = lower::lower(*state, "kernel", lowerOptionsFor(target));
     if (!f.ok()) fail("the schedule cannot be lowered: ", f.error());
     low = lower::toString(*f);
     if (lowered) j["lowered"] = low;
     if (llvm) {
-      auto text = codegen::emitLLVMIR(*f);
+      auto text = codegen::emitLLVMIR(*f, true, target);
       if (!text.ok()) fail(text.error());
       ir = *text;
       j["llvm"] = ir;
+    }
+    if (assembly) {
+      auto text = codegen::emitAssembly(*f, target);
+      if (!text.ok()) fail(text.error());
+      asm_text = *text;
+      j["asm"] = asm_text;
     }
   }
   if (json) {
@@ -210,7 +232,8 @@ void showSchedule(const std::string& file, const OpArgs& a, bool lowered, bool l
   for (const auto& s : steps) std::cout << "  " << schedule::stepToString(s) << "\n";
   std::cout << "\nloop nest:\n" << state->toString();
   if (lowered) std::cout << "\nlowered:\n" << low;
-  if (llvm) std::cout << "\nLLVM IR:\n" << ir;
+  if (llvm) std::cout << "\nLLVM IR (" << codegen::describe(target) << "):\n" << ir;
+  if (assembly) std::cout << "\nassembly (" << codegen::describe(target) << "):\n" << asm_text;
 }
 
 }  // namespace
@@ -227,6 +250,7 @@ void addOpCommands(CLI::App& app) {
   auto flags = std::make_shared<std::array<bool, 5>>();  // check bench json plain help-params
   auto threads = std::make_shared<int>(0);
   auto seed = std::make_shared<uint64_t>(1);
+  auto target = std::make_shared<std::string>("host");
   op->add_option("name", a->name, "Operator name (see `ttune ops`)")->required();
   op->add_option("params", a->params, "Parameters as key=value");
   op->add_option("--schedule", *sched, "Records file (or JSON list of steps) with the schedule to apply");
@@ -237,25 +261,29 @@ void addOpCommands(CLI::App& app) {
   op->add_flag("--help-params", (*flags)[4], "List the operator's parameters");
   op->add_option("--threads", *threads, "Threads for parallel loops (default: all cores)");
   op->add_option("--seed", *seed, "Seed of the random inputs");
+  addTargetOption(op, *target);
   op->callback([=] {
     if ((*flags)[4]) {
       std::cout << ops::usage(ops::findOp(a->name));
       return;
     }
-    runOp(*a, *sched, (*flags)[3], (*flags)[0], (*flags)[1], (*flags)[2], *threads, *seed);
+    runOp(*a, *sched, (*flags)[3], (*flags)[0], (*flags)[1], (*flags)[2], *threads, *seed, *target);
   });
 
   auto* show = app.add_subcommand("show-schedule", "Print the loop nest a schedule produces for an operator");
   auto file = std::make_shared<std::string>();
   auto sa = std::make_shared<OpArgs>();
-  auto sflags = std::make_shared<std::array<bool, 3>>();
-  show->add_option("file", *file, "Records file or JSON list of steps")->required();
+  auto sflags = std::make_shared<std::array<bool, 4>>();
+  auto starget = std::make_shared<std::string>("host");
+  show->add_option("file", *file, "Records file or JSON list of steps, or `default` for the target's default schedule")->required();
   show->add_option("name", sa->name, "Operator the schedule is for");
   show->add_option("params", sa->params, "Operator parameters as key=value");
   show->add_flag("--lowered", (*sflags)[0], "Also print the lowered loop IR");
   show->add_flag("--llvm", (*sflags)[1], "Also print the optimized LLVM IR");
+  show->add_flag("--asm", (*sflags)[3], "Also print the target's assembly");
   show->add_flag("--json", (*sflags)[2], "Print JSON");
-  show->callback([=] { showSchedule(*file, *sa, (*sflags)[0], (*sflags)[1], (*sflags)[2]); });
+  addTargetOption(show, *starget);
+  show->callback([=] { showSchedule(*file, *sa, (*sflags)[0], (*sflags)[1], (*sflags)[3], (*sflags)[2], *starget); });
 }
 
 }  // namespace ttune::cli

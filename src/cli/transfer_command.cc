@@ -12,6 +12,7 @@
 #include "cli/model_loader.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "cli/target_option.h"
 #include "executor/executor.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
@@ -30,6 +31,7 @@ struct TransferArgs {
   std::vector<std::string> from;
   int top_k = 0;
   std::string adapt = "both";
+  std::string target = "host";
   int threads = 0;
   bool json = false, verbose = false;
 };
@@ -84,6 +86,7 @@ Json kernelJson(const transfer::KernelOutcome& k) {
 void transferCmd(const TransferArgs& a) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
   if (a.top_k < 0) fail("--top-k must not be negative");
+  schedule::Target code = resolveTargetOption(a.target, true);
   transfer::Adapt adapt = parseAdapt(a.adapt);
   graph::Graph g = loadModel(a.src);
   std::string name = modelName(a.src.spec);
@@ -92,7 +95,7 @@ void transferCmd(const TransferArgs& a) {
 
   store::Bank bank = openBank(a.db);
   registerModel(bank, name, a.src.spec, kernels);
-  schedule::TargetInfo target = currentTarget();
+  schedule::TargetInfo target = currentTarget(code);
   std::vector<std::string> known = bank.models();
   for (const std::string& m : a.from)
     if (std::find(known.begin(), known.end(), m) == known.end())
@@ -102,7 +105,8 @@ void transferCmd(const TransferArgs& a) {
     fail("the bank ", bank.path(), " holds no schedules of other models for the kernel classes of ", name,
          "; tune another model first (ttune tune MODEL) or import records (ttune db import FILE)");
 
-  Json settings{{"sources", a.from}, {"top_k", a.top_k}, {"adapt", a.adapt}, {"threads", target.threads}};
+  Json settings{{"sources", a.from}, {"top_k", a.top_k}, {"adapt", a.adapt}, {"threads", target.threads},
+                {"isa", schedule::isaName(code.isa)}, {"cpu", target.cpu}};
   auto run = bank.beginRun(store::RunKind::Transfer, name, settings);
   if (!run.ok()) fail(run.error());
 
@@ -115,6 +119,7 @@ void transferCmd(const TransferArgs& a) {
   opt.run_id = *run;
   opt.target = target;
   opt.measure.threads = target.threads;
+  opt.measure.target = code;
   opt.source_dag = [&dags](const std::string& key) { return dags(key); };
 
   LiveView view(a.verbose);
@@ -149,10 +154,12 @@ void transferCmd(const TransferArgs& a) {
   Status st = bank.finishRun(*run, store::RunStatus::Finished);
   if (!st.ok()) fail(st.error());
 
-  executor::ModelOptions chosen;
+  executor::ModelOptions untuned;
+  untuned.target = code;
+  executor::ModelOptions chosen = untuned;
   chosen.schedules = executor::recordsProvider(transfer::chosenRecords(res));
   if (!a.json && stderrIsTerminal()) std::cerr << "ttune: timing " << name << " untuned and transferred...\n";
-  std::vector<double> lat = modelLatencies(g, {executor::ModelOptions{}, chosen});
+  std::vector<double> lat = modelLatencies(g, {untuned, chosen});
   double untuned_s = lat[0], transferred_s = lat[1];
 
   int improved = 0;
@@ -220,6 +227,7 @@ void addTransferCommands(CLI::App& app) {
   cmd->add_option("--threads", a->threads, "Threads for kernels (default: all cores)");
   cmd->add_flag("--json", a->json, "Print a JSON summary");
   cmd->add_flag("--progress", a->verbose, "Print progress lines also when stderr is not a terminal");
+  addTargetOption(cmd, a->target);
   cmd->callback([a] { transferCmd(*a); });
 
   auto* src = app.add_subcommand("sources", "List the bank's models that can serve as transfer sources for a model");

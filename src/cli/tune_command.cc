@@ -13,6 +13,8 @@
 #include "cli/model_loader.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "cli/target_option.h"
+#include "codegen/target.h"
 #include "executor/executor.h"
 #include "models/zoo.h"
 #include "runtime/thread_pool.h"
@@ -28,7 +30,7 @@ struct TuneArgs {
   ModelSource src;
   int64_t trials = 1000;
   double time_budget_min = 0;
-  std::string db;
+  std::string db, target = "host";
   uint64_t seed = 0;
   bool json = false, new_run = false, verbose = false, warm_start = false;
   int threads = 0;
@@ -40,6 +42,7 @@ struct TuneArgs {
 void tune(const TuneArgs& a) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
   if (a.trials <= 0) fail("--trials must be positive");
+  schedule::Target code = resolveTargetOption(a.target, true);
   graph::Graph g = loadModel(a.src);
   std::string name = modelName(a.src.spec);
   std::vector<graph::Kernel> kernels = graph::partition(g);
@@ -52,14 +55,18 @@ void tune(const TuneArgs& a) {
 
   store::Bank bank = openBank(a.db);
   registerModel(bank, name, a.src.spec, kernels);
-  schedule::TargetInfo target = currentTarget();
+  schedule::TargetInfo target = currentTarget(code);
+  const std::string isa = schedule::isaName(code.isa);
 
-  // Resume the latest unfinished run of this model unless told otherwise.
+  // Resume the latest unfinished run of this model (for code of the same ISA level) unless told
+  // otherwise.
   std::string run_id;
   int64_t done = 0;
   if (!a.new_run) {
     for (const auto& r : bank.runs())
-      if (r.kind == store::RunKind::Tune && r.model == name && r.status != store::RunStatus::Finished) run_id = r.run_id;
+      if (r.kind == store::RunKind::Tune && r.model == name && r.status != store::RunStatus::Finished &&
+          r.settings.value("isa", isa) == isa)
+        run_id = r.run_id;
     if (!run_id.empty()) {
       done = bank.trialsOfRun(run_id);
       Status st = bank.resumeRun(run_id);
@@ -67,7 +74,8 @@ void tune(const TuneArgs& a) {
     }
   }
   Json settings{{"trials", a.trials}, {"time_budget_min", a.time_budget_min}, {"seed", a.seed},
-                {"measures_per_round", a.measures_per_round}, {"population", a.population}, {"threads", target.threads}, {"warm_start", a.warm_start}};
+                {"measures_per_round", a.measures_per_round}, {"population", a.population}, {"threads", target.threads}, {"warm_start", a.warm_start},
+                {"isa", isa}, {"cpu", target.cpu}};
   if (run_id.empty()) {
     auto r = bank.beginRun(store::RunKind::Tune, name, settings);
     if (!r.ok()) fail(r.error());
@@ -78,6 +86,7 @@ void tune(const TuneArgs& a) {
 
   measure::MeasureOptions mo;
   mo.threads = target.threads;
+  mo.target = code;
   measure::Measurer measurer(mo);
   autotune::XGBoostModel model;
   autotune::TunerOptions topt;
@@ -86,6 +95,7 @@ void tune(const TuneArgs& a) {
   topt.measures_per_round = a.measures_per_round;
   topt.early_stopping = a.early_stopping;
   topt.search.population = a.population;
+  topt.search.target = code;
   topt.search.sketch.num_cores = target.threads;
   topt.search.sampler.num_cores = target.threads;
   topt.seed = a.seed;
@@ -145,10 +155,12 @@ void tune(const TuneArgs& a) {
   Status st = bank.finishRun(run_id, store::RunStatus::Finished);
   if (!st.ok()) fail(st.error());
 
-  executor::ModelOptions tuned;
-  tuned.schedules = bankProvider(bank, kernels);
+  executor::ModelOptions untuned;
+  untuned.target = code;
+  executor::ModelOptions tuned = untuned;
+  tuned.schedules = bankProvider(bank, kernels, code);
   if (!a.json && stderrIsTerminal()) std::cerr << "ttune: timing " << name << " untuned and tuned...\n";
-  std::vector<double> lat = modelLatencies(g, {executor::ModelOptions{}, tuned});
+  std::vector<double> lat = modelLatencies(g, {untuned, tuned});
   double untuned_s = lat[0], tuned_s = lat[1];
   double total = p.search_s + p.build_s + p.run_s;
   Json j{{"model", name},
@@ -164,7 +176,8 @@ void tune(const TuneArgs& a) {
          {"compile_share", total > 0 ? p.build_s / total : 0.0},
          {"measure_share", total > 0 ? p.run_s / total : 0.0},
          {"trials_per_s", wall_s > 0 ? (p.trials - done) / wall_s : 0.0},
-         {"threads", target.threads}};
+         {"threads", target.threads},
+         {"target", codegen::describe(code)}};
   if (a.json) return printJson(j);
   std::cout << name << ": " << p.trials << " trials over " << tasks.size() << " kernels in " << formatSeconds(wall_s) << " ("
             << strFormat("%.1f", j["trials_per_s"].get<double>()) << " trials/s), run " << run_id << " in " << bank.path() << "\n";
@@ -194,6 +207,7 @@ void addTuneCommand(CLI::App& app) {
                 "Also seed the search with the bank's other records of these kernels (other runs and models)");
   cmd->add_flag("--json", a->json, "Print a JSON summary");
   cmd->add_flag("--progress", a->verbose, "Print progress lines also when stderr is not a terminal");
+  addTargetOption(cmd, a->target);
   cmd->callback([a] { tune(*a); });
 }
 

@@ -1,4 +1,5 @@
-// Code generation: loop IR -> LLVM IR -> optimized machine code for the host CPU.
+// Code generation: loop IR -> LLVM IR -> optimized machine code for a target (target.h; this
+// machine by default).
 //
 // compile() is thread-safe (each call uses its own LLVM context) and returns relocatable object
 // code whose entry symbol follows the kernel calling convention of runtime/abi.h. The object can
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/target.h"
 #include "lower/loop_ir.h"
 #include "support/expected.h"
 
@@ -25,17 +27,14 @@ struct ObjectCode {
 
 struct CompileOptions {
   int opt_level = 3;
+  schedule::Target target = hostTarget();
 };
 
 Expected<ObjectCode> compile(const lower::LoweredFunc& func, const CompileOptions& options = {});
 // The optimized LLVM IR as text (for debugging and `ttune show-schedule --llvm`).
-Expected<std::string> emitLLVMIR(const lower::LoweredFunc& func, bool optimized = true);
-
-struct HostInfo {
-  std::string cpu;
-  std::string features;
-  int vector_bits = 128;  // 512 with AVX-512, 256 with AVX2
-};
-const HostInfo& hostInfo();
+Expected<std::string> emitLLVMIR(const lower::LoweredFunc& func, bool optimized = true,
+                                 const schedule::Target& target = hostTarget());
+// The target's assembly (for `ttune show-schedule --asm`): how the register tiles were allocated.
+Expected<std::string> emitAssembly(const lower::LoweredFunc& func, const schedule::Target& target = hostTarget());
 
 }  // namespace ttune::codegen

@@ -1,24 +1,27 @@
+#include "codegen/target.h"
+
 #include <llvm/ADT/StringMap.h>
-#include <llvm/IR/LegacyPassManager.h>
-#include <llvm/IR/Verifier.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
-#include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
-#include <llvm/Support/raw_ostream.h>
-#include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
+#include <unistd.h>
 
+#include <fstream>
+#include <memory>
 #include <mutex>
+#include <sstream>
 
-#include "codegen/codegen.h"
-#include "codegen/emitter.h"
-#include "support/assert.h"
+#include "support/strings.h"
 
 namespace ttune::codegen {
 
+using schedule::Isa;
+using schedule::Target;
+
 namespace {
 
-void initLLVM() {
+void initNative() {
   static std::once_flag once;
   std::call_once(once, [] {
     llvm::InitializeNativeTarget();
@@ -27,110 +30,184 @@ void initLLVM() {
   });
 }
 
-std::unique_ptr<llvm::TargetMachine> makeTargetMachine(int opt_level) {
-  initLLVM();
-  const HostInfo& h = hostInfo();
-  std::string triple = llvm::sys::getProcessTriple();
+std::string readLine(const std::string& path) {
+  std::ifstream f(path);
+  std::string s;
+  std::getline(f, s);
+  return s;
+}
+
+// "32K", "1024K", "32M" -> bytes; 0 when unreadable.
+int64_t parseCacheSize(const std::string& s) {
+  if (s.empty()) return 0;
+  int64_t n = 0;
+  size_t i = 0;
+  while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) n = n * 10 + (s[i++] - '0');
+  if (i < s.size() && (s[i] == 'K' || s[i] == 'k')) n <<= 10;
+  else if (i < s.size() && (s[i] == 'M' || s[i] == 'm')) n <<= 20;
+  else if (i < s.size() && (s[i] == 'G' || s[i] == 'g')) n <<= 30;
+  return n;
+}
+
+// Caches of cpu0 from sysfs (Linux), falling back to glibc's sysconf; the Target defaults stay
+// (flagged as assumed) when neither tells.
+void readCaches(Target& t) {
+  bool l1 = false, l2 = false, l3 = false;
+  for (int i = 0; i < 8; ++i) {
+    std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+    std::string level = readLine(dir + "level");
+    if (level.empty()) break;
+    std::string type = readLine(dir + "type");
+    int64_t size = parseCacheSize(readLine(dir + "size"));
+    if (size <= 0 || type == "Instruction") continue;
+    if (level == "1") t.l1d_bytes = size, l1 = true;
+    else if (level == "2") t.l2_bytes = size, l2 = true;
+    else if (level == "3") t.l3_bytes = size, l3 = true;
+  }
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+  if (!l1 && sysconf(_SC_LEVEL1_DCACHE_SIZE) > 0) t.l1d_bytes = sysconf(_SC_LEVEL1_DCACHE_SIZE), l1 = true;
+  if (!l2 && sysconf(_SC_LEVEL2_CACHE_SIZE) > 0) t.l2_bytes = sysconf(_SC_LEVEL2_CACHE_SIZE), l2 = true;
+  if (!l3 && sysconf(_SC_LEVEL3_CACHE_SIZE) > 0) t.l3_bytes = sysconf(_SC_LEVEL3_CACHE_SIZE), l3 = true;
+#endif
+  t.caches_measured = l1 && l2;
+}
+
+int onlineCores() {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n > 0 ? static_cast<int>(n) : 1;
+}
+
+const llvm::StringMap<bool>& hostFeatures() {
+  static llvm::StringMap<bool> f = [] {
+    initNative();
+    return llvm::sys::getHostCPUFeatures();
+  }();
+  return f;
+}
+
+// The subtarget of (cpu, features) on this machine's architecture, or null for an unknown CPU.
+std::unique_ptr<llvm::MCSubtargetInfo> subtarget(const std::string& triple, const std::string& cpu, const std::string& features) {
+  initNative();
   std::string err;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, err);
-  TT_ASSERT(target, "no LLVM target for " + triple + ": " + err);
-  llvm::TargetOptions opts;
-  opts.AllowFPOpFusion = llvm::FPOpFusion::Fast;  // multiply-adds become FMAs
-  auto level = opt_level >= 3 ? llvm::CodeGenOptLevel::Aggressive
-               : opt_level == 2 ? llvm::CodeGenOptLevel::Default
-               : opt_level == 1 ? llvm::CodeGenOptLevel::Less
-                                : llvm::CodeGenOptLevel::None;
-  return std::unique_ptr<llvm::TargetMachine>(
-      target->createTargetMachine(triple, h.cpu, h.features, opts, llvm::Reloc::PIC_, llvm::CodeModel::Small, level));
+  if (!target) return nullptr;
+  // Validate the name on the generic subtarget first: LLVM warns on stderr about unknown CPUs.
+  std::unique_ptr<llvm::MCSubtargetInfo> generic(target->createMCSubtargetInfo(triple, "", ""));
+  if (!generic || !generic->isCPUStringValid(cpu)) return nullptr;
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(target->createMCSubtargetInfo(triple, cpu, features));
+  return sti;
 }
 
-void optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level) {
-  llvm::LoopAnalysisManager lam;
-  llvm::FunctionAnalysisManager fam;
-  llvm::CGSCCAnalysisManager cgam;
-  llvm::ModuleAnalysisManager mam;
-  llvm::PassBuilder pb(tm);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  auto level = opt_level >= 3 ? llvm::OptimizationLevel::O3
-               : opt_level == 2 ? llvm::OptimizationLevel::O2
-               : opt_level == 1 ? llvm::OptimizationLevel::O1
-                                : llvm::OptimizationLevel::O0;
-  llvm::ModulePassManager mpm = opt_level == 0 ? pb.buildO0DefaultPipeline(level) : pb.buildPerModuleDefaultPipeline(level);
-  mpm.run(m, mam);
+bool enabled(const llvm::MCSubtargetInfo& sti, const std::string& feature) {
+  return sti.checkFeatures("+" + feature);
 }
 
-struct Built {
-  std::unique_ptr<llvm::LLVMContext> ctx;
-  std::unique_ptr<llvm::Module> mod;
-  std::unique_ptr<llvm::TargetMachine> tm;
-};
+// ISA level, vector width and register file from the features the target enables.
+void classify(Target& t, const llvm::MCSubtargetInfo& sti) {
+  bool x86 = llvm::StringRef(t.triple).starts_with("x86_64");
+  if (x86 && enabled(sti, "avx512f") && enabled(sti, "avx512vl") && enabled(sti, "avx512bw") && enabled(sti, "avx512dq"))
+    t.isa = Isa::Avx512;
+  else if (x86 && enabled(sti, "avx2") && enabled(sti, "fma"))
+    t.isa = Isa::Avx2;
+  else if (x86 && enabled(sti, "sse4.2"))
+    t.isa = Isa::Sse;
+  else if (!x86 && enabled(sti, "neon"))
+    t.isa = Isa::Neon;
+  else
+    t.isa = Isa::Scalar;
+  t.vector_bits = schedule::isaVectorBits(t.isa);
+  t.vector_registers = schedule::isaVectorRegisters(t.isa);
+  t.fma = x86 ? enabled(sti, "fma") : t.isa == Isa::Neon;
+}
 
-Expected<Built> build(const lower::LoweredFunc& func, int opt_level, bool run_opt) {
-  Built b;
-  b.ctx = std::make_unique<llvm::LLVMContext>();
-  b.mod = std::make_unique<llvm::Module>(func.name, *b.ctx);
-  b.tm = makeTargetMachine(opt_level);
-  b.mod->setDataLayout(b.tm->createDataLayout());
-  b.mod->setTargetTriple(b.tm->getTargetTriple().str());
-  const HostInfo& h = hostInfo();
-  Emitter em(*b.ctx, *b.mod, h.cpu, h.features, h.vector_bits);
-  em.emitKernel(func);
-  std::string err;
-  llvm::raw_string_ostream os(err);
-  if (llvm::verifyModule(*b.mod, &os)) {
-    os.flush();
-    TT_UNREACHABLE("generated LLVM IR for " + func.name + " is invalid: " + err);
-  }
-  if (run_opt) optimize(*b.mod, b.tm.get(), opt_level);
-  return b;
+Target machineDefaults() {
+  Target t;
+  t.triple = llvm::sys::getProcessTriple();
+  readCaches(t);
+  t.cores = onlineCores();
+  return t;
 }
 
 }  // namespace
 
-const HostInfo& hostInfo() {
-  static HostInfo info = [] {
-    initLLVM();
-    HostInfo h;
-    h.cpu = llvm::sys::getHostCPUName().str();
-    llvm::StringMap<bool> feats = llvm::sys::getHostCPUFeatures();
+const Target& hostTarget() {
+  static Target host = [] {
+    Target t = machineDefaults();
+    t.name = "host";
+    t.cpu = llvm::sys::getHostCPUName().str();
     std::string f;
-    for (const auto& kv : feats) {
+    for (const auto& kv : hostFeatures()) {
       if (!f.empty()) f += ",";
       f += (kv.second ? "+" : "-") + kv.first().str();
     }
-    h.features = f;
-    auto has = [&](const char* k) { auto it = feats.find(k); return it != feats.end() && it->second; };
-    h.vector_bits = has("avx512f") ? 512 : (has("avx2") || has("avx")) ? 256 : 128;
-    return h;
+    t.features = f;
+    auto sti = subtarget(t.triple, t.cpu, t.features);
+    if (!sti) sti = subtarget(t.triple, "generic", t.features);
+    if (sti) classify(t, *sti);
+    return t;
   }();
-  return info;
+  return host;
 }
 
-Expected<ObjectCode> compile(const lower::LoweredFunc& func, const CompileOptions& options) {
-  TT_TRY(Built b, build(func, options.opt_level, true));
-  ObjectCode out;
-  out.entry = func.name;
-  llvm::SmallVector<char, 0> buf;
-  llvm::raw_svector_ostream os(buf);
-  llvm::legacy::PassManager pm;
-  if (b.tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
-    return Unexpected("LLVM cannot emit object code for this target");
-  pm.run(*b.mod);
-  out.bytes.assign(buf.begin(), buf.end());
-  return out;
+Expected<Target> resolveTarget(const std::string& name) {
+  if (name.empty() || name == "host") return hostTarget();
+  Target t = machineDefaults();
+  t.name = name;
+  t.cpu = name;
+  auto sti = subtarget(t.triple, t.cpu, "");
+  if (!sti)
+    return Unexpected("unknown target '" + name + "': use host, x86-64-v3 (AVX2), x86-64-v4 (AVX-512) or an LLVM CPU name of " +
+                      t.triple + " (e.g. znver3, skylake-avx512, haswell)");
+  classify(t, *sti);
+  // Spell out the features the CPU implies, so every function carries them explicitly.
+  std::string f;
+  for (const auto& kv : hostFeatures()) {
+    if (!f.empty()) f += ",";
+    f += (enabled(*sti, kv.first().str()) ? "+" : "-") + kv.first().str();
+  }
+  t.features = f;
+  return t;
 }
 
-Expected<std::string> emitLLVMIR(const lower::LoweredFunc& func, bool optimized) {
-  TT_TRY(Built b, build(func, 3, optimized));
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  b.mod->print(os, nullptr);
-  os.flush();
-  return s;
+namespace {
+
+// Features that change the instructions generated for tensor code (vector and bit-manipulation
+// extensions). System features a CPU may lack or a hypervisor may hide (pku, mwaitx, rdpru, ...)
+// never appear in kernels, so they do not make a target unrunnable.
+bool affectsKernels(const std::string& f) {
+  for (const char* p : {"sse", "ssse", "avx", "fma", "f16c", "bmi", "lzcnt", "popcnt", "amx", "evex512", "neon", "sve", "fp16"})
+    if (f.rfind(p, 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
+Status runnable(const Target& t) {
+  if (t.triple != hostTarget().triple)
+    return Unexpected("code for target " + t.name + " (" + t.triple + ") cannot run on this " + hostTarget().triple + " machine");
+  std::vector<std::string> missing;
+  for (const std::string& f : split(t.features, ',')) {
+    if (f.size() < 2 || f[0] != '+' || !affectsKernels(f.substr(1))) continue;
+    auto it = hostFeatures().find(f.substr(1));
+    if (it != hostFeatures().end() && !it->second) missing.push_back(f.substr(1));
+  }
+  if (missing.empty()) return okStatus();
+  std::string list;
+  for (size_t i = 0; i < missing.size() && i < 6; ++i) list += (i ? ", " : "") + missing[i];
+  if (missing.size() > 6) list += ", ...";
+  return Unexpected("this machine (" + hostTarget().cpu + ") cannot run code for target " + t.name + ": it lacks " + list +
+                    " (compile and inspect it with show-schedule --llvm, or choose --target host)");
+}
+
+std::string describe(const Target& t) {
+  auto kib = [](int64_t b) {
+    return b >= (1 << 20) && b % (1 << 20) == 0 ? std::to_string(b >> 20) + " MiB" : std::to_string(b >> 10) + " KiB";
+  };
+  std::ostringstream os;
+  os << t.cpu << " (" << schedule::isaName(t.isa) << ", " << t.lanes() << " lanes, " << t.vector_registers << " registers; L1d "
+     << kib(t.l1d_bytes) << ", L2 " << kib(t.l2_bytes) << ", L3 " << kib(t.l3_bytes) << (t.caches_measured ? "" : " assumed")
+     << ", " << t.cores << (t.cores == 1 ? " core)" : " cores)");
+  return os.str();
 }
 
 }  // namespace ttune::codegen

@@ -78,6 +78,8 @@ double CompiledModel::flops() const { return impl_->flops; }
 const graph::Graph& CompiledModel::graph() const { return impl_->graph; }
 
 CompiledModel CompiledModel::compile(const graph::Graph& graph, const ModelOptions& options) {
+  Status can = codegen::runnable(options.target);
+  if (!can.ok()) fail(can.error());
   Timer timer;
   CompiledModel m;
   Impl& im = *m.impl_;
@@ -124,12 +126,12 @@ CompiledModel CompiledModel::compile(const graph::Graph& graph, const ModelOptio
       std::optional<std::vector<schedule::Step>> provided = options.schedules ? options.schedules(k) : std::nullopt;
       measure::BuildResult b;
       if (provided) {
-        b = measure::buildOne({k.dag, *provided}, "kernel");
+        b = measure::buildOne({k.dag, *provided}, "kernel", options.target);
         st.schedule_source = b.ok() ? "provided" : "default (the provided schedule failed: " + b.message + ")";
       }
       if (!provided || !b.ok()) {
         if (!provided) st.schedule_source = "default";
-        b = measure::buildOne({k.dag, measure::hostDefaultSchedule(*k.dag)}, "kernel");
+        b = measure::buildOne({k.dag, measure::defaultScheduleFor(*k.dag, options.target)}, "kernel", options.target);
       }
       st.compile_s = t.seconds();
       if (!b.ok()) {

@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "codegen/target.h"
 #include "graph/fusion.h"
 #include "runtime/ndarray.h"
 #include "schedule/record.h"
@@ -31,6 +32,7 @@ using ScheduleProvider = std::function<std::optional<std::vector<schedule::Step>
 struct ModelOptions {
   ScheduleProvider schedules;
   int compile_threads = 0;  // 0: one per core
+  schedule::Target target = codegen::hostTarget();  // must be runnable here (compile() checks)
 };
 
 struct KernelStats {

@@ -1,6 +1,7 @@
 #include "lower/register_tiles.h"
 
 #include <functional>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -48,12 +49,19 @@ class Pass {
             },
             [&](const Allocate& a) -> Result {
               bool small = a.buffer->scope == te::MemScope::Local && a.buffer->size <= max_tile_;
-              if (small) tiles_.insert(a.buffer.get());
+              bool mine = small && tiles_.insert(a.buffer.get()).second;
               Result b = run(a.body);
-              if (small) tiles_.erase(a.buffer.get());
+              if (mine) tiles_.erase(a.buffer.get());
               return {b.stmt == a.body ? s : makeAllocate(a.buffer, b.stmt), b.steps, b.bounded};
             },
             [&](const Seq& q) -> Result {
+              // A tile allocated by one statement of a sequence is read by the ones after it
+              // (its write-back): it is a tile for all of them.
+              std::vector<const te::Buffer*> added;
+              for (const Stmt& c : q.stmts)
+                if (const Allocate* a = std::get_if<Allocate>(&c->kind);
+                    a && a->buffer->scope == te::MemScope::Local && a->buffer->size <= max_tile_ && tiles_.insert(a->buffer.get()).second)
+                  added.push_back(a->buffer.get());
               std::vector<Stmt> out;
               int64_t steps = 0;
               bool bounded = true, changed = false;
@@ -64,6 +72,7 @@ class Pass {
                 steps += r.steps;
                 bounded = bounded && r.bounded;
               }
+              for (const te::Buffer* b : added) tiles_.erase(b);
               return {changed ? makeSeq(std::move(out)) : s, steps, bounded};
             },
             [&](const LetStmt& l) -> Result {
@@ -179,7 +188,144 @@ Stmt limit(const Stmt& s, int64_t budget, int lanes) {
                     s->kind);
 }
 
+// Variables bound inside a statement (loop variables and lets).
+void boundVars(const Stmt& s, std::unordered_set<const te::VarNode*>& out) {
+  if (!s) return;
+  std::visit(Overload{
+                 [&](const For& f) { out.insert(f.var.get()); boundVars(f.body, out); },
+                 [&](const Store&) {},
+                 [&](const IfThenElse& i) { boundVars(i.then_case, out); boundVars(i.else_case, out); },
+                 [&](const Allocate& a) { boundVars(a.body, out); },
+                 [&](const Seq& q) { for (const Stmt& c : q.stmts) boundVars(c, out); },
+                 [&](const LetStmt& l) { out.insert(l.var.get()); boundVars(l.body, out); },
+             },
+             s->kind);
+}
+
+bool usesAny(const te::Expr& e, const std::unordered_set<const te::VarNode*>& vars) {
+  bool found = false;
+  te::visitAll(e, [&](const te::Expr& x) {
+    if (const te::VarRef* v = x.as<te::VarRef>(); v && vars.count(v->var.get())) found = true;
+  });
+  return found;
+}
+
+// Loops of `s` whose run-time extent depends on nothing bound inside `s`.
+void invariantTails(const Stmt& s, const std::unordered_set<const te::VarNode*>& inner, std::vector<const For*>& out) {
+  if (!s) return;
+  std::visit(Overload{
+                 [&](const For& f) {
+                   if (!te::isConstInt(f.extent) && !usesAny(f.extent, inner)) out.push_back(&f);
+                   invariantTails(f.body, inner, out);
+                 },
+                 [&](const Store&) {},
+                 [&](const IfThenElse& i) {
+                   invariantTails(i.then_case, inner, out);
+                   invariantTails(i.else_case, inner, out);
+                 },
+                 [&](const Allocate& a) { invariantTails(a.body, inner, out); },
+                 [&](const Seq& q) { for (const Stmt& c : q.stmts) invariantTails(c, inner, out); },
+                 [&](const LetStmt& l) { invariantTails(l.body, inner, out); },
+             },
+             s->kind);
+}
+
+// `s` with the loops in `full` given their constant maximum extent.
+Stmt withFullExtents(const Stmt& s, const std::unordered_set<const te::VarNode*>& full) {
+  if (!s) return s;
+  return std::visit(Overload{
+                        [&](const For& f) -> Stmt {
+                          Stmt body = withFullExtents(f.body, full);
+                          if (full.count(f.var.get())) return makeFor(f.var, te::intImm(f.max_extent), f.max_extent, f.kind, body);
+                          return body == f.body ? s : makeFor(f.var, f.extent, f.max_extent, f.kind, body);
+                        },
+                        [&](const Store&) -> Stmt { return s; },
+                        [&](const IfThenElse& i) -> Stmt {
+                          Stmt t = withFullExtents(i.then_case, full), e = withFullExtents(i.else_case, full);
+                          return t == i.then_case && e == i.else_case ? s : makeIf(i.cond, t, e);
+                        },
+                        [&](const Allocate& a) -> Stmt {
+                          Stmt b = withFullExtents(a.body, full);
+                          return b == a.body ? s : makeAllocate(a.buffer, b);
+                        },
+                        [&](const Seq& q) -> Stmt {
+                          std::vector<Stmt> out;
+                          for (const Stmt& c : q.stmts) out.push_back(withFullExtents(c, full));
+                          return makeSeq(std::move(out));
+                        },
+                        [&](const LetStmt& l) -> Stmt {
+                          Stmt b = withFullExtents(l.body, full);
+                          return b == l.body ? s : makeLet(l.var, l.value, b);
+                        },
+                    },
+                    s->kind);
+}
+
+// `region` as `if (full) <constant extents> else <region>` when it has invariant run-time extents.
+Stmt versionRegion(const Stmt& region) {
+  std::unordered_set<const te::VarNode*> inner;
+  boundVars(region, inner);
+  std::vector<const For*> tails;
+  invariantTails(region, inner, tails);
+  if (tails.empty()) return region;
+  std::optional<te::Expr> cond;
+  std::vector<te::Expr> seen;
+  std::unordered_set<const te::VarNode*> full;
+  for (const For* f : tails) {
+    full.insert(f->var.get());
+    bool dup = false;
+    for (const te::Expr& e : seen) dup = dup || te::structurallyEqual(e, f->extent);
+    if (dup) continue;
+    seen.push_back(f->extent);
+    te::Expr c = f->extent == te::intImm(f->max_extent);
+    cond = cond ? (*cond && c) : c;
+  }
+  return makeIf(*cond, withFullExtents(region, full), region);
+}
+
+Stmt version(const Stmt& s, int64_t max_tile) {
+  if (!s) return s;
+  return std::visit(Overload{
+                        [&](const For& f) -> Stmt {
+                          Stmt body = version(f.body, max_tile);
+                          return body == f.body ? s : makeFor(f.var, f.extent, f.max_extent, f.kind, body);
+                        },
+                        [&](const Store&) -> Stmt { return s; },
+                        [&](const IfThenElse& i) -> Stmt {
+                          Stmt t = version(i.then_case, max_tile), e = version(i.else_case, max_tile);
+                          return t == i.then_case && e == i.else_case ? s : makeIf(i.cond, t, e);
+                        },
+                        [&](const Allocate& a) -> Stmt {
+                          Stmt b = version(a.body, max_tile);
+                          return b == a.body ? s : makeAllocate(a.buffer, b);
+                        },
+                        [&](const Seq& q) -> Stmt {
+                          // A register tile's region: the tile's allocation (its producer) and the
+                          // statements after it that read it (the write-back).
+                          bool has_tile = false;
+                          for (const Stmt& c : q.stmts)
+                            if (const Allocate* a = std::get_if<Allocate>(&c->kind))
+                              has_tile = has_tile || (a->buffer->scope == te::MemScope::Local && a->buffer->size <= max_tile);
+                          if (has_tile) return versionRegion(s);
+                          std::vector<Stmt> out;
+                          bool changed = false;
+                          for (const Stmt& c : q.stmts) {
+                            out.push_back(version(c, max_tile));
+                            changed |= out.back() != c;
+                          }
+                          return changed ? makeSeq(std::move(out)) : s;
+                        },
+                        [&](const LetStmt& l) -> Stmt {
+                          Stmt b = version(l.body, max_tile);
+                          return b == l.body ? s : makeLet(l.var, l.value, b);
+                        },
+                    },
+                    s->kind);
+}
+
 }  // namespace
+
+Stmt versionTiles(const Stmt& s, int64_t max_tile_elements) { return version(s, max_tile_elements); }
 
 Stmt limitUnrolling(const Stmt& s, int64_t max_statements, int lanes) { return limit(s, max_statements, std::max(1, lanes)); }
 

@@ -11,6 +11,14 @@ namespace ttune::lower {
 
 Stmt unrollRegisterTileLoops(const Stmt& s, int64_t max_tile_elements = 1024, int64_t max_steps = 64);
 
+// Full-tile versions of register tiles. A non-dividing split leaves loops inside a tile's region
+// (the allocation of a small Local buffer) with run-time extents that are fixed for the whole
+// region (a tail tile is shorter); one region then holds every combination of full and tail
+// code, and the control flow makes LLVM spill the accumulators even for full tiles. Each such
+// region becomes `if (every such extent is at its maximum) <region with constant extents> else
+// <region as it was>`: full tiles run straight-line code, tails keep the guarded one.
+Stmt versionTiles(const Stmt& s, int64_t max_tile_elements = 1024);
+
 // Bounds code size: when replicating an unrolled loop would emit more than `max_nodes`
 // expression nodes (a vectorized loop counting once per vector of `lanes`, a loop with a
 // run-time extent twice for its tail version), the outermost unrolled loops become serial until

@@ -12,11 +12,11 @@ namespace ttune::measure {
 
 using schedule::ErrorKind;
 
-std::vector<schedule::Step> hostDefaultSchedule(const te::ComputeDAG& dag) {
-  return schedule::defaultSchedule(dag, {std::max(4, codegen::hostInfo().vector_bits / 32), 64});
+std::vector<schedule::Step> defaultScheduleFor(const te::ComputeDAG& dag, const schedule::Target& target) {
+  return schedule::defaultSchedule(dag, schedule::defaultScheduleOptions(target));
 }
 
-BuildResult buildOne(const MeasureInput& input, const std::string& name) {
+BuildResult buildOne(const MeasureInput& input, const std::string& name, const schedule::Target& target) {
   BuildResult r;
   Timer timer;
   auto state = schedule::State::replay(input.dag, input.steps);
@@ -26,14 +26,18 @@ BuildResult buildOne(const MeasureInput& input, const std::string& name) {
     r.build_s = timer.seconds();
     return r;
   }
-  auto func = lower::lower(*state, name);
+  lower::LowerOptions lo;
+  lo.vector_lanes = target.lanes();
+  auto func = lower::lower(*state, name, lo);
   if (!func.ok()) {
     r.error = ErrorKind::Instantiation;
     r.message = func.error();
     r.build_s = timer.seconds();
     return r;
   }
-  auto obj = codegen::compile(*func);
+  codegen::CompileOptions co;
+  co.target = target;
+  auto obj = codegen::compile(*func, co);
   r.build_s = timer.seconds();
   if (!obj.ok()) {
     r.error = ErrorKind::CompileError;
@@ -46,15 +50,15 @@ BuildResult buildOne(const MeasureInput& input, const std::string& name) {
   return r;
 }
 
-Builder::Builder(int threads, double timeout_s)
-    : threads_(threads > 0 ? threads : runtime::defaultNumThreads()), timeout_s_(timeout_s) {}
+Builder::Builder(int threads, double timeout_s, schedule::Target target)
+    : threads_(threads > 0 ? threads : runtime::defaultNumThreads()), timeout_s_(timeout_s), target_(std::move(target)) {}
 
 std::vector<BuildResult> Builder::build(const std::vector<MeasureInput>& inputs) {
   std::vector<BuildResult> out(inputs.size());
   std::atomic<size_t> next{0};
   auto work = [&] {
     for (size_t i = next++; i < inputs.size(); i = next++) {
-      out[i] = buildOne(inputs[i]);
+      out[i] = buildOne(inputs[i], "kernel", target_);
       if (out[i].ok() && out[i].build_s > timeout_s_) {
         out[i].error = ErrorKind::CompileTimeout;
         out[i].message = "compiling took " + std::to_string(out[i].build_s) + " s, over the " + std::to_string(timeout_s_) + " s limit";

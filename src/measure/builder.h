@@ -32,21 +32,24 @@ struct BuildResult {
   bool ok() const { return error == schedule::ErrorKind::None; }
 };
 
-// The default schedule for the machine the builder compiles for (its vector width): the untuned
-// baseline every command and the search use.
-std::vector<schedule::Step> hostDefaultSchedule(const te::ComputeDAG& dag);
+// The default schedule for a target (its lanes, registers and caches): the untuned baseline
+// every command and the search use.
+std::vector<schedule::Step> defaultScheduleFor(const te::ComputeDAG& dag, const schedule::Target& target = codegen::hostTarget());
 
-// Builds one candidate in the calling thread.
-BuildResult buildOne(const MeasureInput& input, const std::string& name = "kernel");
+// Builds one candidate in the calling thread, for `target`.
+BuildResult buildOne(const MeasureInput& input, const std::string& name = "kernel",
+                     const schedule::Target& target = codegen::hostTarget());
 
 class Builder {
  public:
-  explicit Builder(int threads = 0, double timeout_s = 15);
+  explicit Builder(int threads = 0, double timeout_s = 15, schedule::Target target = codegen::hostTarget());
   std::vector<BuildResult> build(const std::vector<MeasureInput>& inputs);
+  const schedule::Target& target() const { return target_; }
 
  private:
   int threads_;
   double timeout_s_;
+  schedule::Target target_;
 };
 
 }  // namespace ttune::measure

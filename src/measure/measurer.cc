@@ -6,6 +6,7 @@
 #include "lower/lower.h"
 #include "schedule/dag_rewrite.h"
 #include "support/assert.h"
+#include "support/error.h"
 #include "support/timer.h"
 #include "te/evaluator.h"
 
@@ -47,7 +48,10 @@ std::vector<runtime::NDArray> scheduledInputs(const te::ComputeDAG& original, co
 }
 
 Measurer::Measurer(MeasureOptions options)
-    : options_(options), builder_(options.build_threads, options.build_timeout_s) {}
+    : options_(options), builder_(options.build_threads, options.build_timeout_s, options.target) {
+  Status can = codegen::runnable(options_.target);
+  if (!can.ok()) fail(can.error());
+}
 
 const Measurer::Reference& Measurer::reference(const std::shared_ptr<const te::ComputeDAG>& dag) {
   auto it = refs_.find(dag.get());

@@ -33,6 +33,7 @@ struct MeasureOptions {
   bool check = false;
   double atol = 1e-3, rtol = 1e-3;
   uint64_t seed = 1;
+  schedule::Target target = codegen::hostTarget();  // must be runnable on this machine
 };
 
 class Measurer {

@@ -97,23 +97,24 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   // dense layer: a broadcast input times a packed weight vector, as a direct convolution does);
   // the last axis when long and read contiguously; the longest axis read contiguously; the
   // longest axis.
+  const int64_t vector_lanes = opt.target.lanes();
   auto pick = [&](bool invariant) {
     int best = -1;
     for (int d = static_cast<int>(n) - 1; d >= 0; --d)
-      if (c.axes[d].extent >= opt.vector_lanes && vectorFriendly(c, c.axes[d], invariant) &&
+      if (c.axes[d].extent >= vector_lanes && vectorFriendly(c, c.axes[d], invariant) &&
           (best < 0 || (!invariant && c.axes[d].extent > c.axes[best].extent)))
         best = d;
     return best;
   };
   int last = static_cast<int>(n) - 1;
   int v = pick(true);
-  if (v < 0 && c.axes[last].extent >= opt.vector_lanes && vectorFriendly(c, c.axes[last], false)) v = last;
+  if (v < 0 && c.axes[last].extent >= vector_lanes && vectorFriendly(c, c.axes[last], false)) v = last;
   if (v < 0) v = pick(false);
   if (v < 0) {
     v = last;
     for (int d = last; d >= 0; --d)
       if (c.axes[d].extent > c.axes[v].extent) v = d;
-    if (c.axes[v].extent < opt.vector_lanes) v = last;
+    if (c.axes[v].extent < vector_lanes) v = last;
   }
   int r = -1;
   for (int d = static_cast<int>(n) - 1; d >= 0; --d)
@@ -121,24 +122,27 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
       r = d;
       break;
     }
-  int64_t lanes = std::min<int64_t>(opt.vector_lanes, c.axes[v].extent);
-  // Eight rows of one vector each: enough independent accumulators to cover the FMA latency.
-  int64_t rows = r >= 0 ? std::min<int64_t>(8, c.axes[r].extent) : 1;
+  // The register tile: rows x vectors accumulators that fit the target's register file and keep
+  // its FMA pipes busy (schedule/target.h); `lanes` is the tile's width in elements.
+  int64_t vec_extent = c.axes[v].extent;
+  RegisterTile rt = registerTileFor(opt.target, r >= 0 ? c.axes[r].extent : 1, (vec_extent + vector_lanes - 1) / vector_lanes);
+  int64_t lanes = std::min<int64_t>(rt.vectors * vector_lanes, vec_extent);
+  int64_t rows = r >= 0 ? std::min<int64_t>(rt.rows, c.axes[r].extent) : 1;
   // Tiles of R's spatial axes: [r, v] split, everything else whole and outside.
   std::vector<std::string> outer, reduce, tile;
   int split_r = -1, split_v = -1;
   // Outer loop order. Large reductions: leading unit axes, then the vector axis's blocks, then
   // the other axes -- with the blocks of output channels outermost, one block's weights stay in
   // L1 while the spatial loops sweep the input (NCHW has them there by its axis order; NHWC
-  // needs the reorder). Short reductions (one block's weights within 16 KB, e.g. 1x1 convs with
-  // few input channels): the weights stay in L1 anyway, so the vector blocks go just outside
+  // needs the reorder). Short reductions (one block's weights within half of L1, e.g. 1x1 convs
+  // with few input channels): the weights stay in L1 anyway, so the vector blocks go just outside
   // the rows' blocks and the parallel loops split the spatial axes; each thread then reads
   // mostly activations that the same thread wrote in the previous kernel (1.2-1.4x on the
   // mobile nets, neutral on ResNets, measured with bench_layout).
   std::vector<size_t> outer_axes;
   int64_t reduce_len = 1;
   for (const te::IterVar& iv : c.reduceAxes()) reduce_len *= iv.extent;
-  bool short_reduction = r >= 0 && reduce_len * lanes * 4 <= 16384;
+  bool short_reduction = r >= 0 && reduce_len * lanes * 4 <= opt.target.l1d_bytes / 2;
   if (short_reduction) {
     for (size_t d = 0; d < n; ++d) {
       if (static_cast<int>(d) == v) continue;
@@ -221,13 +225,14 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
 // vectorized innermost loop.
 void simpleStage(std::vector<Step>& steps, const te::ComputeOp& c, const std::string& name, const DefaultScheduleOptions& opt) {
   const te::IterVar& last = c.axes.back();
+  const int64_t vector_lanes = opt.target.lanes();
   std::vector<std::pair<std::string, int64_t>> outer;
   for (size_t d = 0; d + 1 < c.axes.size(); ++d) outer.push_back({c.axes[d].name(), c.axes[d].extent});
   std::string vec;
   std::vector<std::string> order;
-  if (last.extent > opt.vector_lanes) {
-    steps.push_back(SplitStep{name, last.name(), last.extent, {opt.vector_lanes}, true});
-    outer.push_back({last.name() + ".0", (last.extent + opt.vector_lanes - 1) / opt.vector_lanes});
+  if (last.extent > vector_lanes) {
+    steps.push_back(SplitStep{name, last.name(), last.extent, {vector_lanes}, true});
+    outer.push_back({last.name() + ".0", (last.extent + vector_lanes - 1) / vector_lanes});
     vec = last.name() + ".1";
   } else if (last.extent > 1) {
     vec = last.name();
@@ -244,6 +249,13 @@ void simpleStage(std::vector<Step>& steps, const te::ComputeOp& c, const std::st
 }
 
 }  // namespace
+
+DefaultScheduleOptions defaultScheduleOptions(const Target& target) {
+  DefaultScheduleOptions o;
+  o.target = target;
+  o.min_parallel = std::max<int64_t>(64, 16 * target.cores);
+  return o;
+}
 
 std::vector<Step> defaultSchedule(const te::ComputeDAG& dag, const DefaultScheduleOptions& opt) {
   std::vector<Step> steps;

@@ -238,6 +238,10 @@ Expected<Step> stepFromJson(const Json& j) {
   return Unexpected("unknown step kind \"" + kind + "\"");
 }
 
+TargetInfo targetInfo(const Target& code, const std::string& machine_cpu, int threads) {
+  return TargetInfo{machine_cpu, code.vector_bits, threads, code.isa};
+}
+
 Json recordToJson(const Record& r) {
   Json steps = Json::array();
   for (const Step& s : r.steps) steps.push_back(stepToJson(s));
@@ -248,7 +252,8 @@ Json recordToJson(const Record& r) {
   j["workload_key"] = r.workload_key;
   j["kernel_class"] = r.kernel_class;
   j["class_id"] = r.class_id;
-  j["target"] = {{"cpu", r.target.cpu}, {"vector_bits", r.target.vector_bits}, {"threads", r.target.threads}};
+  j["target"] = {{"cpu", r.target.cpu}, {"isa", isaName(r.target.isa)}, {"vector_bits", r.target.vector_bits},
+                 {"threads", r.target.threads}};
   j["steps"] = steps;
   j["result"] = {{"costs_s", costs},
                  {"error", errorKindName(r.result.error)},
@@ -291,6 +296,13 @@ Expected<Record> recordFromJson(const Json& j) {
   TT_TRY(int64_t th, t.integer("threads"));
   rec.target.vector_bits = static_cast<int>(vb);
   rec.target.threads = static_cast<int>(th);
+  rec.target.isa = isaFromVectorBits(rec.target.vector_bits);
+  if (j["target"].contains("isa")) {  // optional: records written before ISA levels were recorded lack it
+    TT_TRY(std::string isa, t.str("isa"));
+    auto parsed = parseIsa(isa);
+    if (!parsed) return Unexpected("record target has an unknown isa \"" + isa + "\"");
+    rec.target.isa = *parsed;
+  }
   if (!j.contains("steps") || !j["steps"].is_array()) return Unexpected("record needs a list field \"steps\"");
   for (size_t i = 0; i < j["steps"].size(); ++i) {
     auto s = stepFromJson(j["steps"][i]);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "schedule/step.h"
+#include "schedule/target.h"
 #include "support/expected.h"
 #include "support/json.h"
 
@@ -35,12 +36,17 @@ enum class ErrorKind : uint8_t {
 const char* errorKindName(ErrorKind k);
 std::optional<ErrorKind> parseErrorKind(const std::string& s);
 
+// Where a record was measured: the machine's CPU, the instruction-set level of the code (an AVX2
+// build measured on an AVX-512 machine says cpu "znver4", isa avx2) and the thread count.
 struct TargetInfo {
-  std::string cpu;      // LLVM CPU name
+  std::string cpu;      // LLVM CPU name of the machine
   int vector_bits = 0;  // 512 / 256 / 128
   int threads = 0;      // thread-pool size used when measuring
+  Isa isa = Isa::Scalar;  // records without the field: derived from vector_bits
   bool operator==(const TargetInfo&) const = default;
 };
+// The TargetInfo of code generated for `code` and measured on this machine's `machine_cpu`.
+TargetInfo targetInfo(const Target& code, const std::string& machine_cpu, int threads);
 
 struct RecordResult {
   std::vector<double> costs_s;  // one per repeat, seconds

@@ -16,7 +16,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Schema version 1. Every statement is idempotent so that two processes creating a bank at the
+// Schema version 2 (see migrateFrom1 for what changed). Every statement is idempotent so that two processes creating a bank at the
 // same moment both succeed. JSON columns hold compact JSON text.
 const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(
@@ -37,6 +37,7 @@ CREATE TABLE IF NOT EXISTS records(
   target_cpu         TEXT NOT NULL,
   target_vector_bits INTEGER NOT NULL,
   target_threads     INTEGER NOT NULL,
+  target_isa         TEXT NOT NULL DEFAULT '',
   steps              TEXT NOT NULL,
   costs              TEXT NOT NULL,
   median_s           REAL,
@@ -81,8 +82,50 @@ CREATE TABLE IF NOT EXISTS seeded_files(
   records      INTEGER NOT NULL,
   imported     INTEGER NOT NULL,
   PRIMARY KEY(name, content_hash));
-INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '1');
+INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '2');
 )sql";
+
+// Version 1 -> 2: records gain target_isa (from the vector width, the only ISA levels version 1
+// knew), and digests no longer cover the class id. Recomputing them merges the duplicates that
+// version 1 stored when a record came back through export/import after its class id was filled.
+void migrateFrom1(sql::Db& db) {
+  db.exec("ALTER TABLE records ADD COLUMN target_isa TEXT NOT NULL DEFAULT ''");
+  db.exec("UPDATE records SET target_isa = CASE WHEN target_vector_bits >= 512 THEN 'avx512' "
+          "WHEN target_vector_bits >= 256 THEN 'avx2' ELSE 'sse' END");
+  std::vector<std::pair<int64_t, std::string>> digests;
+  {
+    sql::Stmt st(db, std::string("SELECT ") + recordColumns() + " FROM records ORDER BY id");
+    while (st.step()) {
+      auto r = decodeRecordRow(st);
+      // An undecodable row keeps a digest of its own (reads skip it with a warning, as before).
+      digests.push_back({st.getInt(0), r.ok() ? recordDigest(r->record) : "undecodable-" + std::to_string(st.getInt(0))});
+    }
+  }
+  db.exec("UPDATE records SET digest = 'migrating-' || id");
+  sql::Stmt seen(db, "SELECT count(*) FROM records WHERE digest = ?1");
+  sql::Stmt del(db, "DELETE FROM records WHERE id = ?1");
+  sql::Stmt upd(db, "UPDATE records SET digest = ?2 WHERE id = ?1");
+  for (const auto& [id, digest] : digests) {
+    seen.bindAll({digest});
+    bool dup = seen.step() && seen.getInt(0) > 0;
+    seen.reset();
+    sql::Stmt& st = dup ? del : upd;
+    if (dup) st.bindAll({id});
+    else st.bindAll({id, digest});
+    st.run();
+  }
+}
+
+void migrate(sql::Db& db, int64_t from) {
+  sql::WriteTransaction tx(db);
+  // Another process may have migrated the file while this one waited for the write lock.
+  auto v = db.queryText("SELECT value FROM meta WHERE key = 'schema_version'");
+  auto version = v ? parseInt(*v) : std::nullopt;
+  if (version && *version >= kSchemaVersion) return;
+  if (from < 2) migrateFrom1(db);
+  db.exec("UPDATE meta SET value = '" + std::to_string(kSchemaVersion) + "' WHERE key = 'schema_version'");
+  tx.commit();
+}
 
 // Checks an existing file before anything is written to it: true when it holds a bank of a
 // supported version, false when it is empty. Throws Error naming the file otherwise.
@@ -100,7 +143,7 @@ bool checkExistingSchema(sql::Db& db) {
     fail("the schedule bank ", path, " has schema version ", *version, ", written by a newer ttune (this one reads up to version ",
          kSchemaVersion, ")");
   if (*version < 1) fail("the schedule bank ", path, " has an invalid schema version ", *version);
-  // Version 1 is the first; migrations from older versions will go here, in a write transaction.
+  if (*version < kSchemaVersion) migrate(db, *version);
   return true;
 }
 
@@ -128,7 +171,11 @@ void checkFinite(const std::string& path, double v, const char* what, size_t i) 
 
 int64_t unixNow() { return static_cast<int64_t>(std::time(nullptr)); }
 
-std::string recordDigest(const std::string& line) { return toHex(Hasher().add(std::string_view(line)).value()); }
+std::string recordDigest(const schedule::Record& r) {
+  schedule::Record canonical = r;
+  canonical.class_id.clear();
+  return toHex(Hasher().add(std::string_view(schedule::recordToLine(canonical))).value());
+}
 
 std::string stepsKey(const std::vector<schedule::Step>& steps) {
   Json arr = Json::array();
@@ -211,7 +258,7 @@ Status Bank::addWorkload(const WorkloadInfo& w) {
 size_t Bank::Impl::insertRecords(const std::vector<schedule::Record>& records) {
   // Validate and serialize everything before writing anything.
   struct Row {
-    std::string line, steps, costs;
+    std::string digest, steps, costs;
   };
   std::vector<Row> rows;
   rows.reserve(records.size());
@@ -224,7 +271,7 @@ size_t Bank::Impl::insertRecords(const std::vector<schedule::Record>& records) {
     checkFinite(path, r.provenance.elapsed_s, "elapsed time", i);
     Json costs = Json::array();
     for (double c : r.result.costs_s) costs.push_back(c);
-    rows.push_back({schedule::recordToLine(r), stepsKey(r.steps), costs.dump()});
+    rows.push_back({recordDigest(r), stepsKey(r.steps), costs.dump()});
   }
   sql::WriteTransaction tx(*db);
   // A record's class id fills in an unknown one of its workload (and vice versa).
@@ -236,8 +283,8 @@ size_t Bank::Impl::insertRecords(const std::vector<schedule::Record>& records) {
   sql::Stmt ins(*db,
                 "INSERT INTO records(workload_key, class_id, kernel_class, target_cpu, target_vector_bits, target_threads, "
                 "steps, costs, median_s, error, error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, "
-                "elapsed_s, digest) VALUES(?1, coalesce((SELECT class_id FROM workloads WHERE workload_key = ?1), ''), "
-                "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19) "
+                "elapsed_s, digest, target_isa) VALUES(?1, coalesce((SELECT class_id FROM workloads WHERE workload_key = ?1), ''), "
+                "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20) "
                 "ON CONFLICT(digest) DO NOTHING");
   size_t inserted = 0;
   for (size_t i = 0; i < records.size(); ++i) {
@@ -252,7 +299,7 @@ size_t Bank::Impl::insertRecords(const std::vector<schedule::Record>& records) {
                  rows[i].steps, rows[i].costs, sql::Value(), std::string(schedule::errorKindName(r.result.error)),
                  r.result.error_msg, r.result.build_s, r.result.measure_s, r.result.timestamp, r.provenance.model,
                  r.provenance.run_id, r.provenance.source, r.provenance.trial, r.provenance.elapsed_s,
-                 recordDigest(rows[i].line)});
+                 rows[i].digest, std::string(schedule::isaName(r.target.isa))});
     if (r.result.ok()) ins.bind(8, r.result.median());  // NULL for failures
     ins.step();
     inserted += static_cast<size_t>(db->changes());

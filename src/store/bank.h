@@ -11,8 +11,10 @@
 //  - Writes return Status with one sentence naming the bank file. Reads never fail loudly: a row
 //    whose JSON is corrupt or whose error kind is unknown is skipped with a warning naming the
 //    bank file and record id; an SQL failure while reading is logged and ends that read.
-//  - Records are deduplicated: a record identical to a stored one (same JSON line) is not stored
-//    twice, so importing a file again is a no-op.
+//  - Records are deduplicated: a record identical to a stored one (same JSON line, ignoring the
+//    class id, which the bank fills in later) is not stored twice, so importing a file again --
+//    or exporting a bank and importing it into itself -- is a no-op.
+//  - Opening a bank of an older schema version migrates it in one transaction.
 #pragma once
 
 #include <cstdint>
@@ -30,7 +32,8 @@
 
 namespace ttune::store {
 
-inline constexpr int kSchemaVersion = 1;
+// Version 2 added records.target_isa and digests without class ids (migrated on open).
+inline constexpr int kSchemaVersion = 2;
 
 struct OpenOptions {
   bool create = true;             // create the file (and its folders) when missing

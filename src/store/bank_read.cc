@@ -4,6 +4,7 @@
 #include <filesystem>
 
 #include "store/bank_impl.h"
+#include "support/strings.h"
 
 namespace ttune::store {
 
@@ -11,11 +12,14 @@ namespace {
 
 const char* kRecordColumns =
     "id, workload_key, kernel_class, target_cpu, target_vector_bits, target_threads, steps, costs, error, "
-    "error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, elapsed_s, class_id";
+    "error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, elapsed_s, class_id, target_isa";
 constexpr int kWorkloadKeyColumn = 1;
 
-// Decodes one row selected with kRecordColumns.
-Expected<StoredRecord> decodeRecord(const sql::Stmt& st) {
+}  // namespace
+
+const char* recordColumns() { return kRecordColumns; }
+
+Expected<StoredRecord> decodeRecordRow(const sql::Stmt& st) {
   StoredRecord out;
   out.id = st.getInt(0);
   schedule::Record& r = out.record;
@@ -52,8 +56,14 @@ Expected<StoredRecord> decodeRecord(const sql::Stmt& st) {
   r.provenance.trial = st.getInt(16);
   r.provenance.elapsed_s = st.getDouble(17);
   r.class_id = st.getText(18);
+  std::string isa = st.getText(19);
+  auto parsed = schedule::parseIsa(isa);
+  if (!isa.empty() && !parsed) return Unexpected("its target isa \"" + isa + "\" is unknown");
+  r.target.isa = parsed ? *parsed : schedule::isaFromVectorBits(r.target.vector_bits);
   return out;
 }
+
+namespace {
 
 // WHERE clause of a record query, with its positional parameters.
 struct Where {
@@ -73,6 +83,7 @@ struct Where {
 
 void addTarget(Where& w, const TargetFilter& t) {
   if (!t.cpu.empty()) w.add("target_cpu = ?", {t.cpu});
+  if (t.isa) w.add("target_isa = ?", {std::string(schedule::isaName(*t.isa))});
   if (t.vector_bits) w.add("target_vector_bits = ?", {int64_t{t.vector_bits}});
   if (t.threads) w.add("target_threads = ?", {int64_t{t.threads}});
 }
@@ -108,7 +119,7 @@ std::vector<StoredRecord> Bank::Impl::queryRecords(const RecordQuery& q) {
     sql::Stmt st(*db, std::string("SELECT ") + kRecordColumns + " FROM records" + w.sql() + order);
     st.bindAll(w.params);
     while (st.step()) {
-      auto r = decodeRecord(st);
+      auto r = decodeRecordRow(st);
       if (!r.ok()) {
         warnSkipped(st.getInt(0), r.error());
         continue;
@@ -126,7 +137,7 @@ std::vector<StoredRecord> Bank::Impl::queryRecords(const RecordQuery& q) {
   while (st.step()) {
     std::string key = st.getText(kWorkloadKeyColumn);
     if (key == done) continue;
-    auto r = decodeRecord(st);
+    auto r = decodeRecordRow(st);
     if (!r.ok()) {
       warnSkipped(st.getInt(0), r.error());
       continue;
@@ -316,10 +327,11 @@ std::optional<RunInfo> Bank::run(const std::string& run_id) const {
 Stats Bank::stats() const {
   Stats s;
   s.path = impl_->path;
-  s.schema_version = kSchemaVersion;
   readGuard(*impl_, [&] {
     sql::Db& db = *impl_->db;
     sql::ReadTransaction snapshot(db);
+    auto v = db.queryText("SELECT value FROM meta WHERE key = 'schema_version'");
+    s.schema_version = v ? parseInt(*v).value_or(0) : 0;
     s.workloads = db.queryInt("SELECT count(*) FROM workloads").value_or(0);
     s.classes = db.queryInt("SELECT count(DISTINCT class_id) FROM workloads WHERE class_id <> ''").value_or(0);
     s.records = db.queryInt("SELECT count(*) FROM records").value_or(0);

@@ -47,7 +47,10 @@ struct TargetFilter {
   std::string cpu;
   int vector_bits = 0;
   int threads = 0;
-  static TargetFilter exactly(const schedule::TargetInfo& t) { return {t.cpu, t.vector_bits, t.threads}; }
+  std::optional<schedule::Isa> isa;
+  static TargetFilter exactly(const schedule::TargetInfo& t) { return {t.cpu, t.vector_bits, t.threads, t.isa}; }
+  // Records whose code runs as the target's ISA level (any CPU, any thread count).
+  static TargetFilter sameIsa(const schedule::TargetInfo& t) { return {"", t.vector_bits, 0, t.isa}; }
 };
 
 // Which records to read. Fields combine with AND; an empty field does not restrict.

@@ -31,9 +31,8 @@ struct Candidate {
 };
 
 store::TargetFilter filterFor(const schedule::TargetInfo& t) {
-  store::TargetFilter f;
+  store::TargetFilter f = store::TargetFilter::sameIsa(t);
   f.cpu = t.cpu;
-  f.vector_bits = t.vector_bits;
   return f;
 }
 
@@ -180,7 +179,7 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
 
     // Time the default schedule and the candidates on the target.
     std::vector<measure::MeasureInput> inputs;
-    inputs.push_back({k.dag, measure::hostDefaultSchedule(*k.dag)});
+    inputs.push_back({k.dag, measure::defaultScheduleFor(*k.dag, opt.measure.target)});
     for (const Candidate& c : cands) inputs.push_back({k.dag, c.steps});
     std::vector<schedule::RecordResult> results = measurer.measure(inputs);
     std::vector<Record> recs;

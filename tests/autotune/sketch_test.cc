@@ -1,6 +1,7 @@
 // Conformance with the reference's sketch counts (ansor-study §2; num_cores = 4 as in its tests).
 #include <gtest/gtest.h>
 
+#include "autotune/sampler.h"
 #include "autotune/sketch.h"
 #include "ops/ops.h"
 #include "schedule/record.h"
@@ -76,6 +77,37 @@ TEST(Sketch, TiledMatmulStructure) {
     found = true;
   }
   EXPECT_TRUE(found);
+}
+
+TEST(Sampler, RegisterTilesFitTheTargetsRegisterFile) {
+  // Sampled states of an NHWC conv and a matmul: the accumulators of their innermost tiles fit
+  // 16 registers on AVX2 and 32 on AVX-512; mutations never leave the budget either.
+  Tensor x = placeholder("X", {1, 14, 14, 64});
+  Tensor w = placeholder("W", {3, 3, 64, 128}, te::DType::Float32, true);
+  Tensor a = placeholder("A", {256, 256}), b = placeholder("B", {256, 256});
+  std::vector<std::shared_ptr<const te::ComputeDAG>> dags = {dagOf({x, w}, {ops::conv2d_nhwc(x, w, {1, 1}, {1, 1, 1, 1})}),
+                                                             dagOf({a, b}, {ops::matmul(a, b)})};
+  for (const char* name : {"x86-64-v3", "x86-64-v4"}) {
+    SamplerOptions opt;
+    opt.target = *codegen::resolveTarget(name);
+    int lanes = opt.target.lanes(), regs = opt.target.vector_registers;
+    for (const auto& dag : dags) {
+      auto sketches = generateSketches(dag, SketchOptions{2, "SSRSRS"});
+      int sampled = 0, bigger_than_lanes = 0;
+      for (int i = 0; i < 200; ++i) {
+        Rng rng(1000 + i);
+        auto st = sampleState(sketches[rng.index(sketches.size())], rng, opt);
+        if (!st) continue;
+        ++sampled;
+        int need = tileRegisters(*st, lanes);
+        EXPECT_LE(need, regs) << name;
+        bigger_than_lanes += need > 4;
+        if (auto m = mutateState(*st, rng, opt)) EXPECT_LE(tileRegisters(*m, lanes), regs) << name;
+      }
+      EXPECT_GT(sampled, 150) << name;
+      EXPECT_GT(bigger_than_lanes, 20) << name << ": the repair should shrink tiles, not collapse them";
+    }
+  }
 }
 
 }  // namespace

@@ -50,14 +50,16 @@ TEST(SearchTask, FirstBatchHoldsTheDefaultScheduleAndEvolvesFromIt) {
   RandomModel model(1);
   auto batch = t.nextBatch(8, model);
   ASSERT_FALSE(batch.empty());
-  std::vector<schedule::Step> plain = withoutLayoutRewrites(measure::hostDefaultSchedule(*dag));
+  std::vector<schedule::Step> plain = withoutLayoutRewrites(measure::defaultScheduleFor(*dag));
   EXPECT_EQ(SearchTask::stateKey(batch[0].state), SearchTask::stepsKey(plain));
   Rng rng(5);
   std::set<std::string> distinct;
-  for (int i = 0; i < 50; ++i)
+  // The default's register tile already fills the register file on a 32-register target, so
+  // mutations that grow it are rejected; the rest still give many distinct states.
+  for (int i = 0; i < 100; ++i)
     if (auto m = mutateState(batch[0].state, rng, SamplerOptions{})) distinct.insert(SearchTask::stateKey(*m));
   distinct.erase(SearchTask::stateKey(batch[0].state));
-  EXPECT_GT(distinct.size(), 10u);
+  EXPECT_GT(distinct.size(), 8u);
   SearchOptions off = opt;
   off.seed_with_default = false;
   SearchTask u(dag, "conv", off, 3);
@@ -78,22 +80,24 @@ TEST(SearchTask, DeterministicForASeed) {
   EXPECT_EQ(run(), run());
 }
 
-// The search, measured for real, finds a matmul schedule far faster than the plain loop nest and
-// clearly faster than the default schedule.
-// B is an activation (as in attention), so neither side can pack it at load time.
-TEST(Tuner, SmallMatmulBeatsDefaultSchedule) {
+// The search, measured for real and started without the default schedule, finds a matmul
+// schedule far faster than the plain loop nest and close to the default schedule (a register
+// tile shaped for the target, near the FMA peak). B is an activation (as in attention), so
+// neither side can pack it at load time.
+TEST(Tuner, SmallMatmulFromScratchNearsDefaultSchedule) {
   auto dag = matmul(512, /*constant_b=*/false);
   measure::MeasureOptions mo;
   mo.timing.min_repeat_ms = 5;
   mo.timing.repeat = 3;
   measure::Measurer m(mo);
-  auto def = m.measure({{dag, measure::hostDefaultSchedule(*dag)}});
+  auto def = m.measure({{dag, measure::defaultScheduleFor(*dag)}});
   ASSERT_TRUE(def[0].ok()) << def[0].error_msg;
   TunerOptions opt;
   opt.trials = 96;
   opt.measures_per_round = 32;
   opt.search.population = 256;
   opt.search.generations = 2;
+  opt.search.seed_with_default = false;
   XGBoostOptions xo;
   xo.num_warmup_samples = 16;
   XGBoostModel model(xo);
@@ -110,7 +114,7 @@ TEST(Tuner, SmallMatmulBeatsDefaultSchedule) {
   std::sort(records.begin(), records.end(), [](auto& a, auto& b) { return a.result.median() < b.result.median(); });
   records.resize(std::min<size_t>(records.size(), 4));
   ASSERT_FALSE(records.empty());
-  std::vector<measure::MeasureInput> batch{{dag, measure::hostDefaultSchedule(*dag)}};
+  std::vector<measure::MeasureInput> batch{{dag, measure::defaultScheduleFor(*dag)}};
   for (const auto& r : records) batch.push_back({dag, r.steps});
   std::vector<double> best_of(batch.size(), 1e9);
   for (int round = 0; round < 3; ++round) {
@@ -120,11 +124,10 @@ TEST(Tuner, SmallMatmulBeatsDefaultSchedule) {
   }
   double deflt = best_of[0];
   double best = *std::min_element(best_of.begin() + 1, best_of.end());
-  // The default schedule is already a register-tiled, vectorized, parallel fallback (about 40%
-  // of peak here), so after only 96 trials the margin over it is clear but not large (1.3x to
-  // 1.45x measured on the development machine); over the plain loop nest it is two orders of
-  // magnitude.
-  EXPECT_LT(best * 1.15, deflt) << "tuned " << best << " default " << deflt;
+  // The default schedule runs near the FMA peak (90-99% on the development machines); 96 trials
+  // of search from scratch reach 0.75-1.0x of it there. Over the plain loop nest the gain is two
+  // orders of magnitude.
+  EXPECT_LT(best, 1.6 * deflt) << "tuned " << best << " default " << deflt;
   auto plain = m.measure({{dag, {}}});
   ASSERT_TRUE(plain[0].ok());
   EXPECT_LT(best * 20, plain[0].median()) << "tuned " << best << " plain " << plain[0].median();

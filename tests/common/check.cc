@@ -42,8 +42,22 @@ Checker::Checker(std::shared_ptr<const te::ComputeDAG> dag, uint64_t seed) : dag
   expected_ = referenceOutputs(*dag_, inputs_);
 }
 
+std::vector<schedule::Target> isaTargets() {
+  std::vector<schedule::Target> out;
+  for (const char* name : {"x86-64-v3", "x86-64-v4"}) {
+    auto t = codegen::resolveTarget(name);
+    if (t.ok()) out.push_back(*t);
+  }
+  return out;
+}
+
+std::string skipReason(const schedule::Target& target) {
+  Status s = codegen::runnable(target);
+  return s.ok() ? "" : s.error();
+}
+
 CheckResult Checker::check(const schedule::State& state, int opt_level, double atol, double rtol,
-                           const lower::LowerOptions& lowering) const {
+                           const lower::LowerOptions& lowering, const schedule::Target& target) const {
   CheckResult r;
   auto f = lower::lower(state, "kernel", lowering);
   if (!f.ok()) {
@@ -51,7 +65,7 @@ CheckResult Checker::check(const schedule::State& state, int opt_level, double a
     return r;
   }
   r.lowered = lower::toString(*f);
-  auto obj = codegen::compile(*f, codegen::CompileOptions{opt_level});
+  auto obj = codegen::compile(*f, codegen::CompileOptions{opt_level, target});
   if (!obj.ok()) {
     r.error = "compile: " + obj.error();
     return r;

@@ -5,8 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "runtime/ndarray.h"
+#include "codegen/target.h"
 #include "lower/lower.h"
+#include "runtime/ndarray.h"
 #include "schedule/state.h"
 
 namespace ttune::testing {
@@ -31,11 +32,18 @@ class Checker {
  public:
   explicit Checker(std::shared_ptr<const te::ComputeDAG> dag, uint64_t seed = 1);
   CheckResult check(const schedule::State& state, int opt_level = 3, double atol = 1e-4, double rtol = 1e-4,
-                    const lower::LowerOptions& lowering = {}) const;
+                    const lower::LowerOptions& lowering = {},
+                    const schedule::Target& target = codegen::hostTarget()) const;
 
  private:
   std::shared_ptr<const te::ComputeDAG> dag_;
   std::vector<runtime::NDArray> inputs_, expected_;
 };
+
+// The x86-64 ISA levels every code-generation test covers: AVX2 (x86-64-v3) and AVX-512
+// (x86-64-v4), whichever this machine is; tests skip (visibly) the ones it cannot run.
+std::vector<schedule::Target> isaTargets();
+// Empty when this machine runs the target's code, else the reason to skip.
+std::string skipReason(const schedule::Target& target);
 
 }  // namespace ttune::testing

@@ -30,7 +30,7 @@ Record sample() {
   Record r;
   r.workload_key = "0123456789abcdef-fedcba9876543210";
   r.kernel_class = "dense+add";
-  r.target = TargetInfo{"sapphirerapids", 512, 2};
+  r.target = TargetInfo{"sapphirerapids", 512, 2, Isa::Avx512};
   r.steps = everyStep();
   r.result.costs_s = {0.001234, 0.0012};
   r.result.build_s = 0.05;
@@ -51,6 +51,22 @@ TEST(Record, RoundTripsExactly) {
   EXPECT_EQ(back->provenance, r.provenance);
   EXPECT_EQ(back->target, r.target);
   EXPECT_NE(line.find("\"kind\":\"follow_fused_split\""), std::string::npos);
+}
+
+TEST(Record, TargetIsaRoundTripsAndOlderRecordsDeriveIt) {
+  Record r = sample();
+  r.target = TargetInfo{"znver4", 256, 2, Isa::Avx2};  // AVX2 code measured on an AVX-512 machine
+  auto back = recordFromLine(recordToLine(r));
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(back->target, r.target);
+  // Records written before the field existed: the ISA level follows the vector width.
+  Json j = recordToJson(sample());
+  j["target"].erase("isa");
+  auto old = recordFromJson(j);
+  ASSERT_TRUE(old.ok()) << old.error();
+  EXPECT_EQ(old->target.isa, Isa::Avx512);
+  j["target"]["isa"] = "mmx";
+  EXPECT_EQ(recordFromJson(j).error(), "record target has an unknown isa \"mmx\"");
 }
 
 TEST(Record, ErrorKindsRoundTrip) {

@@ -304,7 +304,57 @@ TEST(Bank, RefusesANewerSchema) {
   testing::rawSql(path, "UPDATE meta SET value = '7' WHERE key = 'schema_version'");
   auto b = Bank::open(path);
   ASSERT_FALSE(b.ok());
-  EXPECT_EQ(b.error(), "the schedule bank " + path + " has schema version 7, written by a newer ttune (this one reads up to version 1)");
+  EXPECT_EQ(b.error(), "the schedule bank " + path + " has schema version 7, written by a newer ttune (this one reads up to version " + std::to_string(kSchemaVersion) + ")");
+}
+
+TEST(Bank, ExportedRecordsImportedIntoTheSameBankAreNotDuplicated) {
+  // The bank back-fills class ids after a record is stored; a record exported with its class id
+  // and imported again is the same record.
+  TempDir tmp;
+  Bank bank = testing::openOrDie(tmp.file("bank.db"));
+  ASSERT_TRUE(bank.addRecords({testing::makeRecord("w1", 1e-3, "m", 0), testing::makeRecord("w1", 2e-3, "m", 1)}).ok());
+  ASSERT_TRUE(bank.addWorkload({"w1", "class-of-w1", "conv2d_nchw+add+relu", std::nullopt, Json()}).ok());
+  std::string file = tmp.file("out.jsonl");
+  ASSERT_TRUE(bank.exportJsonl(file, RecordQuery{}).ok());
+  auto rep = bank.importJsonl(file);
+  ASSERT_TRUE(rep.ok()) << rep.error();
+  EXPECT_EQ(bank.stats().records, 2);
+}
+
+TEST(Bank, MigratesVersion1Files) {
+  // A version-1 file: no target_isa column, digests over lines that include class ids, and the
+  // duplicate that version 1 stored when a record came back with its class id filled in.
+  TempDir tmp;
+  std::string path = tmp.file("bank.db");
+  {
+    Bank bank = testing::openOrDie(path);
+    schedule::Record avx2 = testing::makeRecord("w1", 1e-3, "m", 0);
+    avx2.target = schedule::TargetInfo{"znver3", 256, 2, schedule::Isa::Avx2};
+    ASSERT_TRUE(bank.addRecords({testing::makeRecord("w1", 2e-3, "m", 1), avx2}).ok());
+  }
+  testing::rawSql(path,
+                  "ALTER TABLE records DROP COLUMN target_isa;"
+                  "UPDATE records SET digest = 'v1-' || id;"
+                  "INSERT INTO records(workload_key, class_id, kernel_class, target_cpu, target_vector_bits, target_threads, "
+                  "steps, costs, median_s, error, error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, "
+                  "elapsed_s, digest) SELECT workload_key, 'cls', kernel_class, target_cpu, target_vector_bits, target_threads, "
+                  "steps, costs, median_s, error, error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, "
+                  "elapsed_s, 'v1-dup' FROM records WHERE id = 1;"
+                  "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+  Bank bank = testing::openOrDie(path);
+  Stats st = bank.stats();
+  EXPECT_EQ(st.schema_version, kSchemaVersion);
+  EXPECT_EQ(st.records, 2);  // the duplicate is gone
+  RecordQuery q;
+  q.target.isa = schedule::Isa::Avx2;
+  auto avx2 = bank.records(q);
+  ASSERT_EQ(avx2.size(), 1u);
+  EXPECT_EQ(avx2[0].target.cpu, "znver3");
+  q.target.isa = schedule::Isa::Avx512;
+  EXPECT_EQ(bank.records(q).size(), 1u);
+  // Writing after the migration works, and stays deduplicated.
+  ASSERT_TRUE(bank.addRecords({testing::makeRecord("w1", 2e-3, "m", 1)}).ok());
+  EXPECT_EQ(bank.stats().records, 2);
 }
 
 TEST(Bank, UsesWriteAheadLogging) {

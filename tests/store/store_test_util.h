@@ -62,7 +62,7 @@ inline schedule::Record makeRecord(const std::string& key, double median, const 
   schedule::Record r;
   r.workload_key = key;
   r.kernel_class = "conv2d_nchw+add+relu";
-  r.target = schedule::TargetInfo{"sapphirerapids", 512, 2};
+  r.target = schedule::TargetInfo{"sapphirerapids", 512, 2, schedule::Isa::Avx512};
   r.steps = sampleSteps(static_cast<int>(trial % 7));
   if (error == schedule::ErrorKind::None) {
     r.result.costs_s = {median * 1.01, median, median * 0.99 + 1e-12};

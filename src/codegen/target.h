@@ -1,0 +1,25 @@
+// Targets by name, and what this machine can run.
+//
+// hostTarget() describes this machine (LLVM's host CPU and features, caches from the OS, online
+// cores). resolveTarget() accepts "host", the x86-64 ISA levels "x86-64-v3" (AVX2 + FMA) and
+// "x86-64-v4" (AVX-512), or any LLVM CPU name of this architecture ("znver3", "skylake-avx512",
+// "haswell", ...). Code for any of them can be compiled and inspected here; runnable() says
+// whether this machine can execute it (every instruction-set feature the target enables is
+// present on the host).
+#pragma once
+
+#include <string>
+
+#include "schedule/target.h"
+#include "support/expected.h"
+
+namespace ttune::codegen {
+
+const schedule::Target& hostTarget();
+Expected<schedule::Target> resolveTarget(const std::string& name);
+// Ok, or the reason (naming the missing features) this machine cannot run the target's code.
+Status runnable(const schedule::Target& target);
+// A one-line description: "znver4 (avx512, 16 lanes, 32 registers; L1d 32 KiB, L2 1 MiB, L3 32 MiB, 2 cores)".
+std::string describe(const schedule::Target& target);
+
+}  // namespace ttune::codegen

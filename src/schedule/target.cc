@@ -1,0 +1,106 @@
+#include "schedule/target.h"
+
+#include <cmath>
+#include <vector>
+
+namespace ttune::schedule {
+
+const char* isaName(Isa isa) {
+  switch (isa) {
+    case Isa::Scalar: return "scalar";
+    case Isa::Sse: return "sse";
+    case Isa::Avx2: return "avx2";
+    case Isa::Avx512: return "avx512";
+    case Isa::Neon: return "neon";
+  }
+  return "scalar";
+}
+
+std::optional<Isa> parseIsa(const std::string& s) {
+  for (Isa i : {Isa::Scalar, Isa::Sse, Isa::Avx2, Isa::Avx512, Isa::Neon})
+    if (s == isaName(i)) return i;
+  return std::nullopt;
+}
+
+int isaVectorBits(Isa isa) {
+  switch (isa) {
+    case Isa::Avx512: return 512;
+    case Isa::Avx2: return 256;
+    case Isa::Sse:
+    case Isa::Neon:
+    case Isa::Scalar: return 128;
+  }
+  return 128;
+}
+
+int isaVectorRegisters(Isa isa) {
+  switch (isa) {
+    case Isa::Avx512:
+    case Isa::Neon: return 32;
+    case Isa::Avx2:
+    case Isa::Sse:
+    case Isa::Scalar: return 16;
+  }
+  return 16;
+}
+
+Isa isaFromVectorBits(int vector_bits) {
+  return vector_bits >= 512 ? Isa::Avx512 : vector_bits >= 256 ? Isa::Avx2 : Isa::Sse;
+}
+
+int registersNeeded(int accumulators, int operand_vectors) {
+  // The broadcast operand takes one register; the weight vectors are loaded once per reduction
+  // step and reused by every row.
+  return accumulators + operand_vectors + 1;
+}
+
+namespace {
+
+// Share of the padded tile work that is useful when `extent` is covered by tiles of `tile`.
+double coverage(int64_t extent, int64_t tile) {
+  if (extent <= 0) return 1.0;
+  int64_t tiles = (extent + tile - 1) / tile;
+  return static_cast<double>(extent) / static_cast<double>(tiles * tile);
+}
+
+}  // namespace
+
+RegisterTile registerTileFor(const Target& t, int64_t max_rows, int64_t max_vectors) {
+  // A simple throughput model of one reduction step of the tile: rows * vectors FMAs on two
+  // pipes, rows broadcasts + vectors loads on two load ports, and a dependency chain of one FMA
+  // latency (about 4 cycles) per accumulator; lanes of tiles that overhang the extents count as
+  // wasted. Among tiles within 0.5% of the best throughput, fewer loads per FMA win (more reuse
+  // of each loaded operand, less cache traffic), then fewer accumulators (smaller tails).
+  const double fma_pipes = 2, load_ports = 2, fma_latency = 4;
+  struct Cand {
+    RegisterTile tile;
+    double score, loads_per_fma;
+  };
+  std::vector<Cand> cands;
+  // One or two rows (a matrix-vector product) may take more vectors instead.
+  int max_v = max_rows > 0 && max_rows <= 2 ? 8 : 4;
+  for (int v = 1; v <= max_v; ++v) {
+    if (max_vectors > 0 && v > max_vectors) break;
+    for (int r = 1; r <= 32; ++r) {
+      if (max_rows > 0 && r > max_rows) break;
+      if (registersNeeded(r * v, v) > t.vector_registers) break;
+      double fmas = r * v;
+      double cycles = std::max({fmas / fma_pipes, (r + v) / load_ports, fma_latency});
+      double score = (fmas / fma_pipes) / cycles * coverage(max_rows, r) * coverage(max_vectors, v);
+      cands.push_back({{r, v}, score, (r + v) / fmas});
+    }
+  }
+  if (cands.empty()) return {};
+  double top = 0;
+  for (const Cand& c : cands) top = std::max(top, c.score);
+  const Cand* best = nullptr;
+  for (const Cand& c : cands) {
+    if (c.score < 0.995 * top) continue;
+    if (!best || c.loads_per_fma < best->loads_per_fma - 1e-9 ||
+        (c.loads_per_fma < best->loads_per_fma + 1e-9 && c.tile.rows * c.tile.vectors < best->tile.rows * best->tile.vectors))
+      best = &c;
+  }
+  return best->tile;
+}
+
+}  // namespace ttune::schedule

@@ -1,0 +1,173 @@
+// Targets by name, what this machine can run, register-tile shapes per register file, full-tile
+// versions of register tiles, and code for both x86 ISA levels checked against the reference.
+#include <gtest/gtest.h>
+
+#include "codegen/codegen.h"
+#include "codegen/target.h"
+#include "common/check.h"
+#include "lower/register_tiles.h"
+#include "measure/builder.h"
+#include "ops/nn.h"
+#include "support/overload.h"
+
+namespace ttune {
+namespace {
+
+using schedule::Isa;
+
+TEST(Target, NamedLevelsHaveTheirLanesAndRegisters) {
+  auto v3 = codegen::resolveTarget("x86-64-v3");
+  ASSERT_TRUE(v3.ok()) << v3.error();
+  EXPECT_EQ(v3->isa, Isa::Avx2);
+  EXPECT_EQ(v3->lanes(), 8);
+  EXPECT_EQ(v3->vector_registers, 16);
+  EXPECT_TRUE(v3->fma);
+  auto v4 = codegen::resolveTarget("x86-64-v4");
+  ASSERT_TRUE(v4.ok()) << v4.error();
+  EXPECT_EQ(v4->isa, Isa::Avx512);
+  EXPECT_EQ(v4->lanes(), 16);
+  EXPECT_EQ(v4->vector_registers, 32);
+  auto zen3 = codegen::resolveTarget("znver3");
+  ASSERT_TRUE(zen3.ok()) << zen3.error();
+  EXPECT_EQ(zen3->isa, Isa::Avx2);
+  EXPECT_EQ(zen3->cpu, "znver3");
+  auto skx = codegen::resolveTarget("skylake-avx512");
+  ASSERT_TRUE(skx.ok()) << skx.error();
+  EXPECT_EQ(skx->isa, Isa::Avx512);
+  // A named target compiled here inherits this machine's caches and cores.
+  EXPECT_EQ(v3->l2_bytes, codegen::hostTarget().l2_bytes);
+  EXPECT_EQ(v3->cores, codegen::hostTarget().cores);
+}
+
+TEST(Target, HostIsRunnableAndDescribed) {
+  const schedule::Target& h = codegen::hostTarget();
+  EXPECT_TRUE(codegen::runnable(h).ok());
+  EXPECT_GT(h.l1d_bytes, 0);
+  EXPECT_GT(h.cores, 0);
+  std::string d = codegen::describe(h);
+  EXPECT_NE(d.find(h.cpu), std::string::npos) << d;
+  EXPECT_NE(d.find(schedule::isaName(h.isa)), std::string::npos) << d;
+}
+
+TEST(Target, UnknownNameIsOneClearSentence) {
+  auto t = codegen::resolveTarget("pentium-9000");
+  ASSERT_FALSE(t.ok());
+  EXPECT_NE(t.error().find("unknown target 'pentium-9000'"), std::string::npos) << t.error();
+  EXPECT_NE(t.error().find("x86-64-v3"), std::string::npos) << t.error();
+}
+
+TEST(Target, CodeTheHostCannotRunIsRefusedByName) {
+  // A target needing an instruction-set feature this machine lacks (AMX tiles on most hosts).
+  schedule::Target t = codegen::hostTarget();
+  if (t.features.find("+amx-tile") != std::string::npos) GTEST_SKIP() << "this machine has AMX";
+  t.name = "amx-machine";
+  t.features += ",+amx-tile";
+  Status s = codegen::runnable(t);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().find("amx-tile"), std::string::npos) << s.error();
+  EXPECT_NE(s.error().find("amx-machine"), std::string::npos) << s.error();
+  // System features a hypervisor hides do not matter to kernels.
+  schedule::Target u = codegen::hostTarget();
+  u.features += ",+rdpru,+mwaitx";
+  EXPECT_TRUE(codegen::runnable(u).ok());
+}
+
+TEST(Target, AvxLevelsCompileWhateverTheHost) {
+  // Code for either ISA can be generated and inspected on any x86-64 machine.
+  te::Tensor a = te::placeholder("A", {64, 64});
+  te::Tensor b = te::placeholder("B", {64, 64}, te::DType::Float32, true);
+  auto mm = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{a, b}, std::vector<te::Tensor>{ops::matmul(a, b)});
+  for (const schedule::Target& t : testing::isaTargets()) {
+    auto st = schedule::State::replay(mm, measure::defaultScheduleFor(*mm, t));
+    ASSERT_TRUE(st.ok()) << st.error();
+    auto f = lower::lower(*st, "kernel");
+    ASSERT_TRUE(f.ok()) << f.error();
+    auto text = codegen::emitAssembly(*f, t);
+    ASSERT_TRUE(text.ok()) << text.error();
+    const char* reg = t.isa == Isa::Avx512 ? "zmm" : "ymm";
+    EXPECT_NE(text->find(reg), std::string::npos) << schedule::isaName(t.isa);
+    if (t.isa == Isa::Avx2) EXPECT_EQ(text->find("zmm"), std::string::npos) << "AVX2 code uses AVX-512 registers";
+  }
+}
+
+TEST(RegisterTile, FitsTheRegisterFileAndCoversTheLatency) {
+  for (const schedule::Target& t : testing::isaTargets()) {
+    for (int64_t rows : {0, 1, 2, 3, 7, 14, 28, 56, 1024})
+      for (int64_t vecs : {0, 1, 2, 3, 4, 8, 16, 64, 256}) {
+        schedule::RegisterTile rt = schedule::registerTileFor(t, rows, vecs);
+        EXPECT_LE(schedule::registersNeeded(rt.rows * rt.vectors, rt.vectors), t.vector_registers)
+            << schedule::isaName(t.isa) << " rows " << rows << " vectors " << vecs;
+        if (rows > 0) EXPECT_LE(rt.rows, rows);
+        if (vecs > 0) EXPECT_LE(rt.vectors, vecs);
+        // Enough independent accumulators to keep two FMA pipes busy whenever the extents allow.
+        if ((rows == 0 || rows >= 8) && (vecs == 0 || vecs >= 4)) EXPECT_GE(rt.rows * rt.vectors, 8);
+      }
+  }
+  // More registers, a bigger tile.
+  auto v3 = *codegen::resolveTarget("x86-64-v3");
+  auto v4 = *codegen::resolveTarget("x86-64-v4");
+  auto a = schedule::registerTileFor(v3, 1024, 128), b = schedule::registerTileFor(v4, 1024, 64);
+  EXPECT_GT(b.rows * b.vectors, a.rows * a.vectors);
+  // A tile that divides the extents wins over a slightly larger one that leaves a tail.
+  auto c = schedule::registerTileFor(v4, 56, 4);
+  EXPECT_EQ(56 % c.rows, 0) << c.rows;
+  EXPECT_EQ(4 % c.vectors, 0) << c.vectors;
+}
+
+int countIfs(const lower::Stmt& s) {
+  if (!s) return 0;
+  return std::visit(Overload{
+                        [&](const lower::For& f) { return countIfs(f.body); },
+                        [&](const lower::Store&) { return 0; },
+                        [&](const lower::IfThenElse& i) { return 1 + countIfs(i.then_case) + countIfs(i.else_case); },
+                        [&](const lower::Allocate& a) { return countIfs(a.body); },
+                        [&](const lower::Seq& q) {
+                          int n = 0;
+                          for (const auto& c : q.stmts) n += countIfs(c);
+                          return n;
+                        },
+                        [&](const lower::LetStmt& l) { return countIfs(l.body); },
+                    },
+                    s->kind);
+}
+
+TEST(RegisterTile, TailTilesGetAFullTileVersionAndStayExact) {
+  // 7 output columns in tiles of 4 and 40 channels in vectors of 16: full tiles and tails.
+  te::Tensor x = te::placeholder("X", {1, 7, 7, 24});
+  te::Tensor w = te::placeholder("W", {1, 1, 24, 40}, te::DType::Float32, true);
+  auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{x, w},
+                                                    std::vector<te::Tensor>{ops::conv2d_nhwc(x, w, {1, 1}, {0, 0, 0, 0})});
+  using namespace schedule;
+  std::string C = dag->outputs()[0].name(), L = C + ".local";
+  std::vector<Step> steps = {
+      CacheWriteStep{C, "local"},
+      SplitStep{L, "ff", std::nullopt, {16}, true},
+      SplitStep{L, "xx", std::nullopt, {4}, true},
+      ReorderStep{L, {"nn", "yy", "xx.0", "ff.0", "rc", "ry", "rx", "xx.1", "ff.1"}},
+      FollowSplitStep{C, "ff", 1, 1},
+      FollowSplitStep{C, "xx", 2, 1},
+      ReorderStep{C, {"nn", "yy", "xx.0", "ff.0", "xx.1", "ff.1"}},
+      ComputeAtStep{L, C, "ff.0"},
+      AnnotationStep{L, "ff.1", IterAnnotation::Vectorize},
+      AnnotationStep{C, "ff.1", IterAnnotation::Vectorize},
+  };
+  auto st = State::replay(dag, steps);
+  ASSERT_TRUE(st.ok()) << st.error();
+  auto f = lower::lower(*st, "kernel");
+  ASSERT_TRUE(f.ok()) << f.error();
+  EXPECT_GT(countIfs(lower::versionTiles(f->body)), countIfs(f->body));
+  testing::Checker checker(dag);
+  for (const schedule::Target& t : testing::isaTargets()) {
+    std::string skip = testing::skipReason(t);
+    if (!skip.empty()) {
+      std::cout << "[  SKIPPED ] " << schedule::isaName(t.isa) << ": " << skip << "\n";
+      continue;
+    }
+    auto r = checker.check(*st, 3, 1e-4, 1e-4, {}, t);
+    ASSERT_TRUE(r.built) << r.error;
+    EXPECT_TRUE(r.cmp.ok()) << schedule::isaName(t.isa) << " max abs err " << r.cmp.max_abs_err << "\n" << r.lowered;
+  }
+}
+
+}  // namespace
+}  // namespace ttune
