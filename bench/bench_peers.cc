@@ -24,7 +24,6 @@
 #include "measure/timing.h"
 #include "cases.h"
 #include "onednn_peer.h"
-#include "peak.h"
 #include "runtime/thread_pool.h"
 #include "support/json.h"
 #include "support/strings.h"
@@ -174,24 +173,12 @@ int main(int argc, char** argv) {
   std::string steps_dir;
   app.add_option("--save-steps", steps_dir, "Write each case's steps to DIR/CASE.json (for ttune show-schedule)");
   CLI11_PARSE(app, argc, argv);
-  auto target = codegen::resolveTarget(target_name);
-  if (!target.ok() || !codegen::runnable(*target).ok()) {
-    std::fprintf(stderr, "bench_peers: %s\n", target.ok() ? codegen::runnable(*target).error().c_str() : target.error().c_str());
-    return 1;
-  }
   runtime::ThreadPool::global().setNumThreads(threads);
   bench::setOnednnThreads(threads);
-  std::string isa = schedule::isaName(target->isa);
-  std::string onednn_isa = bench::limitOnednnIsa(isa);
-  double peak = bench::measurePeakGflops(isa, threads);
-  if (json)
-    std::cout << Json{{"host", codegen::describe(codegen::hostTarget())}, {"target", codegen::describe(*target)},
-                      {"onednn_isa", onednn_isa}, {"peak_gflops", peak}, {"threads", threads}}.dump()
-              << std::endl;
-  else
-    std::printf("host %s\ntarget %s, oneDNN %s, measured %s FMA peak %.1f GFLOP/s on %d threads\n\n",
-                codegen::describe(codegen::hostTarget()).c_str(), codegen::describe(*target).c_str(), onednn_isa.c_str(),
-                isa.c_str(), peak, threads);
+  bench::BenchTarget bt;
+  if (!bench::prepareTarget(target_name, threads, json, "bench_peers", &bt)) return 1;
+  const schedule::Target* target = &bt.target;
+  double peak = bt.peak_gflops;
 
   std::vector<double> compile_ms;
   double log_ratio_sum = 0;

@@ -5,6 +5,7 @@
 //
 //   bench_tune [--trials N] [--threads N] [--case NAME]... [--json] [--records FILE] [--seed S]
 //              [--layout nhwc|nchw]   (convolutions NHWC by default, the layout ttune runs models in)
+//              [--target host|x86-64-v3|x86-64-v4|CPU]   (oneDNN is limited to the target's ISA)
 //   bench_tune --replay FILE [--case NAME]...   (no tuning: re-time the 5 best records of each
 //                                                 workload in FILE, as measured while tuning)
 #include <CLI/CLI.hpp>
@@ -28,7 +29,7 @@ namespace {
 // Times the five fastest records (by their tuning-time median) of each workload again, in this
 // process and in the measurement worker, next to oneDNN.
 int replayRecords(const std::vector<bench::Workload>& work, const std::vector<std::string>& only, const std::string& file,
-                  int threads) {
+                  int threads, const schedule::Target& target) {
   auto recs = schedule::readRecordsFile(file);
   if (!recs.ok()) {
     std::fprintf(stderr, "bench_tune: %s\n", recs.error().c_str());
@@ -36,6 +37,7 @@ int replayRecords(const std::vector<bench::Workload>& work, const std::vector<st
   }
   measure::MeasureOptions mo;
   mo.threads = threads;
+  mo.target = target;
   measure::Measurer measurer(mo);
   std::printf("%-22s %5s %12s %12s %12s %10s %7s\n", "workload", "rank", "tuning_GF", "worker_GF", "inproc_GF", "oneDNN_GF",
               "ratio");
@@ -48,7 +50,7 @@ int replayRecords(const std::vector<bench::Workload>& work, const std::vector<st
     bench::PeerKernel peer = w.peer();
     for (size_t i = 0; i < std::min<size_t>(5, mine.size()); ++i) {
       auto worker = measurer.measure({{w.dag, mine[i]->steps}});
-      measure::BuildResult b = measure::buildOne({w.dag, mine[i]->steps}, "kernel");
+      measure::BuildResult b = measure::buildOne({w.dag, mine[i]->steps}, "kernel", target);
       if (!b.ok() || !worker[0].ok()) continue;
       bench::ReadyKernel kernel(*w.dag, b);
       bench::Interleaved t = bench::timeInterleaved([&] { kernel.run(); }, peer.run, 10, 50);
@@ -70,8 +72,9 @@ int main(int argc, char** argv) {
   uint64_t seed = 0;
   std::string records, replay;
   std::vector<std::string> only;
-  std::string layout = "nhwc";
+  std::string layout = "nhwc", target_name = "host";
   app.add_option("--trials", trials, "Measurement trials per workload");
+  app.add_option("--target", target_name, "ttune's target (oneDNN is limited to its instruction set)");
   app.add_option("--layout", layout, "Convolution layout: nhwc (as ttune runs models) or nchw")
       ->check(CLI::IsMember({"nhwc", "nchw"}));
   app.add_option("--threads", threads, "Threads for ttune and oneDNN");
@@ -83,6 +86,10 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   runtime::ThreadPool::global().setNumThreads(threads);
   bench::setOnednnThreads(threads);
+  bench::BenchTarget bt;
+  if (!bench::prepareTarget(target_name, threads, json, "bench_tune", &bt)) return 1;
+  const schedule::Target& target = bt.target;
+  const double peak = bt.peak_gflops;
 
   bench::ConvLayout lay = bench::parseConvLayout(layout);
   std::vector<bench::Workload> work = {bench::matmulWorkload(1024), bench::resnetConv("conv3x3_56_c64", lay),
@@ -91,14 +98,15 @@ int main(int argc, char** argv) {
                                        bench::resnetConv("conv1x1_7_c512_k2048", lay)};
   double log_sum = 0;
   int n = 0;
-  if (!replay.empty()) return replayRecords(work, only, replay, threads);
+  if (!replay.empty()) return replayRecords(work, only, replay, threads, target);
   if (!json)
-    std::printf("%-22s %7s %9s %8s %10s %10s %7s %7s %7s %7s\n", "workload", "trials", "tune_s", "trials/s", "ttune_GF",
-                "oneDNN_GF", "ratio", "search", "compile", "measure");
+    std::printf("%-22s %7s %9s %8s %10s %5s %10s %5s %7s %7s %7s %7s\n", "workload", "trials", "tune_s", "trials/s", "ttune_GF",
+                "peak", "oneDNN_GF", "peak", "ratio", "search", "compile", "measure");
   for (const bench::Workload& w : work) {
     if (!only.empty() && std::find(only.begin(), only.end(), w.name) == only.end()) continue;
     measure::MeasureOptions mo;
     mo.threads = threads;
+    mo.target = target;
     measure::Measurer measurer(mo);
     autotune::XGBoostModel model;
     autotune::TunerOptions topt;
@@ -106,6 +114,7 @@ int main(int argc, char** argv) {
     topt.seed = seed;
     topt.model = "bench_tune";
     topt.run_id = "bench_tune-" + w.name;
+    topt.search.target = target;
     topt.search.sketch.num_cores = threads;
     topt.search.sampler.num_cores = threads;
     autotune::Tuner tuner({{w.dag->workloadKey(), "", w.name, w.dag, 1}}, topt, model, measurer);
@@ -130,7 +139,7 @@ int main(int argc, char** argv) {
     std::unique_ptr<bench::ReadyKernel> kernel;
     double best_ratio = 0;
     for (const auto& [cost, steps] : measured) {
-      measure::BuildResult b = measure::buildOne({w.dag, steps}, "kernel");
+      measure::BuildResult b = measure::buildOne({w.dag, steps}, "kernel", target);
       if (!b.ok()) {
         std::fprintf(stderr, "bench_tune: %s: %s\n", w.name.c_str(), b.message.c_str());
         continue;
@@ -155,13 +164,15 @@ int main(int argc, char** argv) {
            {"ttune_gflops", tt.gflops}, {"onednn_gflops", peer_gf},
            {"ratio", ratio},           {"search_share", p.search_s / total},
            {"compile_share", p.build_s / total}, {"measure_share", p.run_s / total},
-           {"threads", threads}};
+           {"threads", threads},       {"ttune_peak_share", peak > 0 ? tt.gflops / peak : 0.0},
+           {"onednn_peak_share", peak > 0 ? peer_gf / peak : 0.0}};
     if (json) {
       std::cout << j.dump() << std::endl;
     } else {
-      std::printf("%-22s %7lld %9.0f %8.2f %10.1f %10.1f %7.2f %6.0f%% %6.0f%% %6.0f%%\n", w.name.c_str(),
-                  static_cast<long long>(p.trials), tune_s, p.trials / tune_s, tt.gflops, peer_gf, ratio,
-                  100 * p.search_s / total, 100 * p.build_s / total, 100 * p.run_s / total);
+      std::printf("%-22s %7lld %9.0f %8.2f %10.1f %4.0f%% %10.1f %4.0f%% %7.2f %6.0f%% %6.0f%% %6.0f%%\n", w.name.c_str(),
+                  static_cast<long long>(p.trials), tune_s, p.trials / tune_s, tt.gflops, peak > 0 ? 100 * tt.gflops / peak : 0.0,
+                  peer_gf, peak > 0 ? 100 * peer_gf / peak : 0.0, ratio, 100 * p.search_s / total, 100 * p.build_s / total,
+                  100 * p.run_s / total);
       std::fflush(stdout);
     }
   }

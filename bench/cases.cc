@@ -1,6 +1,8 @@
 #include "cases.h"
 
 #include <chrono>
+#include <cstdio>
+#include <iostream>
 #include <stdexcept>
 #include <thread>
 
@@ -8,6 +10,8 @@
 #include "measure/measurer.h"
 #include "measure/timing.h"
 #include "ops/nn.h"
+#include "peak.h"
+#include "support/json.h"
 
 namespace ttune::bench {
 
@@ -103,6 +107,32 @@ Interleaved timeInterleaved(const std::function<void()>& a, const std::function<
     ratios.push_back(tb.back() / ta.back());
   }
   return {measure::median(ta), measure::median(tb), measure::median(ratios)};
+}
+
+bool prepareTarget(const std::string& name, int threads, bool json, const char* program, BenchTarget* out) {
+  auto target = codegen::resolveTarget(name);
+  if (!target.ok()) {
+    std::fprintf(stderr, "%s: %s\n", program, target.error().c_str());
+    return false;
+  }
+  Status can = codegen::runnable(*target);
+  if (!can.ok()) {
+    std::fprintf(stderr, "%s: %s\n", program, can.error().c_str());
+    return false;
+  }
+  out->target = *target;
+  std::string isa = schedule::isaName(target->isa);
+  out->onednn_isa = limitOnednnIsa(isa);
+  out->peak_gflops = measurePeakGflops(isa, threads);
+  if (json)
+    std::cout << Json{{"host", codegen::describe(codegen::hostTarget())}, {"target", codegen::describe(*target)},
+                      {"onednn_isa", out->onednn_isa}, {"peak_gflops", out->peak_gflops}, {"threads", threads}}.dump()
+              << std::endl;
+  else
+    std::printf("host %s\ntarget %s, oneDNN %s, measured %s FMA peak %.1f GFLOP/s on %d threads\n\n",
+                codegen::describe(codegen::hostTarget()).c_str(), codegen::describe(*target).c_str(), out->onednn_isa.c_str(),
+                isa.c_str(), out->peak_gflops, threads);
+  return true;
 }
 
 }  // namespace ttune::bench

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "codegen/jit.h"
+#include "codegen/target.h"
 #include "measure/builder.h"
 #include "runtime/ndarray.h"
 #include "onednn_peer.h"
@@ -65,5 +66,16 @@ struct Interleaved {
 Interleaved timeInterleaved(const std::function<void()>& a, const std::function<void()>& b, int rounds,
                             double min_block_ms);
 Workload convWorkload(const std::string& name, const ConvShape& shape, ConvLayout layout);
+
+// The target a benchmark compiles for, oneDNN limited to its instruction set, and the measured
+// FMA peak of that instruction set on `threads` threads (for the "% of peak" columns).
+struct BenchTarget {
+  schedule::Target target;
+  std::string onednn_isa;
+  double peak_gflops = 0;
+};
+// Resolves --target (must run here), limits oneDNN, measures the peak and prints the header (a
+// JSON object with --json). Returns false after printing why the target cannot be used.
+bool prepareTarget(const std::string& name, int threads, bool json, const char* program, BenchTarget* out);
 
 }  // namespace ttune::bench

@@ -74,7 +74,7 @@ transfer::Adapt parseAdapt(const std::string& s) {
 Json kernelJson(const transfer::KernelOutcome& k) {
   Json j{{"workload_key", k.workload_key}, {"class", k.class_name},  {"occurrences", k.occurrences},
          {"flops", k.flops},               {"candidates", k.candidates}, {"measured", k.measured},
-         {"failed", k.failed},             {"improved", k.improved()}};
+         {"failed", k.failed},             {"improved", k.improved()}, {"other_isa_candidates", k.other_isa}};
   j["default_ms"] = std::isfinite(k.default_s) ? Json(k.default_s * 1e3) : Json(nullptr);
   if (k.best) {
     j["transferred_ms"] = k.best->result.median() * 1e3;

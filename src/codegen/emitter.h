@@ -84,6 +84,7 @@ class Emitter {
   int lanes_ = 0;
   llvm::Value* mask_ = nullptr;
   llvm::Value* tail_mask_ = nullptr;
+  static constexpr int64_t kLocalSlack = 64;  // elements allocated after every private tile
   // The mask for an access to `buf` (null when every lane may touch it).
   llvm::Value* accessMask(const te::Buffer* buf);
 

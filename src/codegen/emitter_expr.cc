@@ -31,7 +31,9 @@ llvm::Value* Emitter::toLanes(llvm::Value* v) { return (vvar_ && !isVector(v)) ?
 llvm::Value* Emitter::allOnesMask() { return splat(b_.getTrue()); }
 
 llvm::Value* Emitter::accessMask(const te::Buffer* buf) {
-  if (buf->scope == te::MemScope::Local) return mask_;
+  // Private tiles too: a tile clamped to its producer's shape (24 channels covered by vectors of
+  // 16) is not padded to whole vectors, so the inactive lanes of a tail vector alias the next
+  // row; stores to tiles blend (emitStore), so those lanes keep their values.
   if (mask_ && tail_mask_) return b_.CreateAnd(mask_, tail_mask_);
   return mask_ ? mask_ : tail_mask_;
 }

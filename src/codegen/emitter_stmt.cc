@@ -134,7 +134,9 @@ void Emitter::emitAllocate(const lower::Allocate& a) {
   llvm::Type* et = storageType(buf->dtype);
   llvm::Value* p;
   if (buf->scope == te::MemScope::Local) {
-    p = entryAlloca(et, b_.getInt64(buf->size), buf->name);
+    // Slack after the tile: a vector of a tail tile (up to 64 lanes, see emitVectorized) may
+    // reach past the tile's last row; its inactive lanes are read and blended back unchanged.
+    p = entryAlloca(et, b_.getInt64(buf->size + kLocalSlack), buf->name);
     bufs_[buf] = p;
     emitStmt(a.body);
     return;

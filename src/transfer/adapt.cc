@@ -58,4 +58,49 @@ Expected<std::vector<Step>> adaptSplits(const std::vector<Step>& steps, const st
   return out;
 }
 
+Expected<std::vector<Step>> adaptLanes(const std::vector<Step>& steps, const std::shared_ptr<const te::ComputeDAG>& dag,
+                                       int from_lanes, int to_lanes, int registers) {
+  std::vector<Step> out = steps;
+  if (from_lanes != to_lanes && from_lanes > 0 && to_lanes > 0) {
+    // Vectorized iterators "<axis>.<n>" and the split steps that made them.
+    for (const Step& st : steps) {
+      const AnnotationStep* an = std::get_if<AnnotationStep>(&st);
+      if (!an || an->annotation != IterAnnotation::Vectorize) continue;
+      size_t dot = an->iter.rfind('.');
+      if (dot == std::string::npos) continue;
+      std::string axis = an->iter.substr(0, dot), part = an->iter.substr(dot + 1);
+      for (Step& s2 : out) {
+        SplitStep* sp = std::get_if<SplitStep>(&s2);
+        if (!sp || sp->stage != an->stage || sp->iter != axis || std::to_string(sp->lengths.size()) != part) continue;
+        if (!sp->lengths.back()) continue;
+        int64_t l = *sp->lengths.back();
+        if (l < from_lanes && l < to_lanes) continue;  // shorter than a vector either way
+        int64_t scaled = l * to_lanes / from_lanes;
+        if (scaled < 1 || (l * to_lanes) % from_lanes != 0) continue;
+        sp->lengths.back() = scaled;
+        // Keep the product: the next level out gives or takes the factor when it can.
+        if (sp->lengths.size() >= 2 && sp->lengths[sp->lengths.size() - 2]) {
+          int64_t& next = *sp->lengths[sp->lengths.size() - 2];
+          if (scaled < l) next *= l / scaled;
+          else if (next % (scaled / l) == 0) next /= scaled / l;
+        }
+      }
+    }
+  }
+  auto state = State::replay(dag, out);
+  if (!state.ok()) return Unexpected(state.error());
+  // Layout rewrites are re-derived from the final tiling; fit the registers without them.
+  std::vector<Step> search = autotune::withoutLayoutRewrites(out);
+  auto plain = State::replay(dag, search);
+  if (!plain.ok()) return Unexpected(plain.error());
+  auto fit = autotune::fitRegisters(*plain, to_lanes, registers);
+  if (!fit) return Unexpected("its register tile cannot be made to fit " + std::to_string(registers) + " vector registers");
+  std::vector<Step> fitted = fit->steps();
+  for (const Step& st : out)
+    if (std::holds_alternative<LayoutRewriteStep>(st)) fitted.push_back(st);
+  auto final_state = State::replay(dag, fitted);
+  if (!final_state.ok()) return Unexpected(final_state.error());
+  return fitted;
+}
+
 }  // namespace ttune::transfer

@@ -19,4 +19,13 @@ namespace ttune::transfer {
 Expected<std::vector<schedule::Step>> adaptSplits(const std::vector<schedule::Step>& steps,
                                                   const std::shared_ptr<const te::ComputeDAG>& dag);
 
+// A schedule measured on a target with `from_lanes` vector lanes, for one with `to_lanes` lanes
+// and `registers` vector registers: every vectorized loop made by a split keeps its number of
+// vectors (its innermost length scaled by to/from, the factor moved to the next level out), then
+// register tiles that no longer fit are shrunk (autotune::fitRegisters). E.g. an AVX-512 tile of
+// 14 rows x 32 lanes becomes 6 x 16 on AVX2. Fails when the steps do not replay on `dag`.
+Expected<std::vector<schedule::Step>> adaptLanes(const std::vector<schedule::Step>& steps,
+                                                 const std::shared_ptr<const te::ComputeDAG>& dag, int from_lanes, int to_lanes,
+                                                 int registers);
+
 }  // namespace ttune::transfer

@@ -109,9 +109,18 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
   };
   if (collect() == 0 && !todo.empty()) {
     // A bank tuned on other CPUs (the shipped one, on a new machine) still holds good candidates:
-    // every candidate is measured here anyway.
-    target = {};
-    if (collect() > 0) logInfo("no schedules were recorded on this CPU; transferring those of other CPUs");
+    // every candidate is measured here anyway. First other CPUs of the same ISA level, then any
+    // ISA level, with vector lengths and register tiles adapted to this target.
+    target = store::TargetFilter::sameIsa(opt.target);
+    if (collect() > 0) {
+      logInfo("no schedules were recorded on this CPU; transferring those of other CPUs with ", schedule::isaName(opt.target.isa));
+    } else {
+      target = {};
+      if (collect() > 0)
+        logInfo("no schedules were recorded for ", schedule::isaName(opt.target.isa),
+                "; transferring those of other ISA levels with their vector lengths adapted to ", opt.measure.target.lanes(),
+                " lanes");
+    }
   }
   std::unique_ptr<autotune::XGBoostModel> ranker;
   if (opt.top_k > 0) {
@@ -143,15 +152,27 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
     // Replay each record on the target, verbatim and/or adapted; drop duplicates and misfits.
     std::vector<Candidate> cands;
     std::set<std::string> seen;
+    const schedule::Target& code = opt.measure.target;
     for (const Record& r : found[i]) {
       std::string src = r.provenance.model + " " + r.workload_key;
+      std::vector<Step> steps = r.steps;
+      if (r.target.vector_bits > 0 && r.target.isa != code.isa) {
+        // Measured for another vector width: same vector counts, register tiles refitted.
+        auto lanes = adaptLanes(r.steps, k.dag, std::max(1, r.target.vector_bits / 32), code.lanes(), code.vector_registers);
+        if (!lanes.ok()) {
+          out.failed++;
+          continue;
+        }
+        steps = std::move(*lanes);
+        out.other_isa++;
+      }
       if (opt.adapt != Adapt::Adapted) {
-        auto st = schedule::State::replay(k.dag, r.steps);
-        if (st.ok() && seen.insert(store::stepsKey(r.steps)).second) cands.push_back({r.steps, src, false});
+        auto st = schedule::State::replay(k.dag, steps);
+        if (st.ok() && seen.insert(store::stepsKey(steps)).second) cands.push_back({steps, src, false});
         else if (!st.ok()) out.failed++;
       }
       if (opt.adapt != Adapt::Verbatim) {
-        auto a = adaptSplits(r.steps, k.dag);
+        auto a = adaptSplits(steps, k.dag);
         if (a.ok() && seen.insert(store::stepsKey(*a)).second) cands.push_back({*a, src, true});
         else if (!a.ok() && opt.adapt == Adapt::Adapted) out.failed++;
       }

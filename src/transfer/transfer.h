@@ -45,6 +45,7 @@ struct KernelOutcome {
   double default_s = 0;          // the default schedule on the target (inf if it failed)
   int candidates = 0;            // found in the bank
   int measured = 0, failed = 0;  // transferred candidates timed, and those that did not work
+  int other_isa = 0;             // candidates measured for another ISA level (vector lengths adapted)
   std::optional<schedule::Record> best;  // fastest transferred schedule, when one worked
   std::string best_source;               // "<model> <workload key>" it came from
   bool improved() const;                 // a transferred schedule beat the default

@@ -8,6 +8,8 @@
 #include "lower/register_tiles.h"
 #include "measure/builder.h"
 #include "ops/nn.h"
+#include "schedule/record.h"
+#include "support/json.h"
 #include "support/overload.h"
 
 namespace ttune {
@@ -166,6 +168,43 @@ TEST(RegisterTile, TailTilesGetAFullTileVersionAndStayExact) {
     auto r = checker.check(*st, 3, 1e-4, 1e-4, {}, t);
     ASSERT_TRUE(r.built) << r.error;
     EXPECT_TRUE(r.cmp.ok()) << schedule::isaName(t.isa) << " max abs err " << r.cmp.max_abs_err << "\n" << r.lowered;
+  }
+}
+
+// Regression: a private tile clamped to the output's 24 channels, written by vectors of 16 lanes
+// (two vectors per row, the second a tail of 8) with rows of 24 floats: the tail vector's
+// inactive lanes alias the next row of the tile. They used to be stored unmasked, corrupting
+// it (found by transferring AVX-512 schedules to a smaller kernel).
+TEST(RegisterTile, TailVectorOfAClampedTileLeavesTheNextRowAlone) {
+  const char* json = R"([
+    {"kind":"cache_write","stage":"conv2d_nchw","scope":"local"},
+    {"kind":"split","stage":"conv2d_nchw.local","iter":"ff","extent":null,"lengths":[1,2,16],"inner_to_outer":true},
+    {"kind":"split","stage":"conv2d_nchw.local","iter":"yy","extent":null,"lengths":[2,5,1],"inner_to_outer":true},
+    {"kind":"split","stage":"conv2d_nchw.local","iter":"xx","extent":null,"lengths":[2,1,1],"inner_to_outer":true},
+    {"kind":"reorder","stage":"conv2d_nchw.local","order":["nn","ff.0","yy.0","xx.0","ff.1","yy.1","xx.1","rc","ry","rx",
+                                                          "ff.2","yy.2","xx.2","yy.3","xx.3","ff.3"]},
+    {"kind":"follow_split","stage":"conv2d_nchw","iter":"ff","src_step":1,"n_split":1},
+    {"kind":"follow_split","stage":"conv2d_nchw","iter":"yy","src_step":2,"n_split":1},
+    {"kind":"follow_split","stage":"conv2d_nchw","iter":"xx","src_step":3,"n_split":1},
+    {"kind":"reorder","stage":"conv2d_nchw","order":["nn","ff.0","yy.0","xx.0","ff.1","yy.1","xx.1"]},
+    {"kind":"compute_at","stage":"conv2d_nchw.local","target_stage":"conv2d_nchw","target_iter":"xx.0"},
+    {"kind":"annotate","stage":"conv2d_nchw.local","iter":"ff.3","annotation":"vectorize"}])";
+  te::Tensor x = te::placeholder("data", {1, 2, 10, 10});
+  te::Tensor w = te::placeholder("weight", {24, 2, 3, 3}, te::DType::Float32, true);
+  auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{x, w},
+                                                    std::vector<te::Tensor>{ops::conv2d_nchw(x, w, {1, 1}, {1, 1, 1, 1})});
+  std::vector<schedule::Step> steps;
+  for (const Json& j : Json::parse(json)) steps.push_back(*schedule::stepFromJson(j));
+  auto st = schedule::State::replay(dag, steps);
+  ASSERT_TRUE(st.ok()) << st.error();
+  testing::Checker checker(dag);
+  for (const schedule::Target& t : testing::isaTargets()) {
+    if (!testing::skipReason(t).empty()) continue;
+    for (int opt : {0, 3}) {
+      auto r = checker.check(*st, opt, 1e-4, 1e-4, {}, t);
+      ASSERT_TRUE(r.built) << r.error;
+      EXPECT_TRUE(r.cmp.ok()) << schedule::isaName(t.isa) << " -O" << opt << " max abs err " << r.cmp.max_abs_err;
+    }
   }
 }
 

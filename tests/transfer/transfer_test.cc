@@ -5,6 +5,7 @@
 #include <map>
 
 #include "autotune/cost_model.h"
+#include "autotune/sampler.h"
 #include "autotune/search_task.h"
 #include "common/check.h"
 #include "graph/fusion.h"
@@ -33,10 +34,12 @@ graph::Kernel kernelOf(std::shared_ptr<const te::ComputeDAG> dag) {
 }
 
 // Sampled schedules of a source kernel, with synthetic times (the i-th is the i-th fastest).
-std::vector<schedule::Record> sourceRecords(const graph::Kernel& k, const std::string& model, uint64_t seed, int n = 24) {
+std::vector<schedule::Record> sourceRecords(const graph::Kernel& k, const std::string& model, uint64_t seed, int n = 24,
+                                           const schedule::Target& target = codegen::hostTarget()) {
   autotune::SearchOptions so;
   so.population = 64;
   so.generations = 1;
+  so.target = target;
   autotune::SearchTask task(k.dag, k.workload_key, so, seed);
   autotune::RandomModel rm(seed);
   std::vector<schedule::Record> out;
@@ -46,12 +49,18 @@ std::vector<schedule::Record> sourceRecords(const graph::Kernel& k, const std::s
     r.kernel_class = k.class_name;
     r.class_id = k.class_id;
     r.steps = c.build_steps;
+    r.target = schedule::targetInfo(target, codegen::hostTarget().cpu, 2);
     r.result.costs_s = {1e-3 * (1 + out.size())};
     r.provenance = {model, model + "-run", "tune", static_cast<int64_t>(out.size()), 0};
     out.push_back(r);
   }
   return out;
 }
+
+struct TempBank {
+  explicit TempBank(const std::filesystem::path& path) : bank(std::move(store::Bank::open(path.string()).value())) {}
+  store::Bank bank;
+};
 
 class TransferTest : public ::testing::Test {
  protected:
@@ -205,6 +214,48 @@ TEST_F(TransferTest, KernelWithoutSourcesKeepsTheDefault) {
   EXPECT_FALSE(res.kernels[0].best.has_value());
   EXPECT_FALSE(res.kernels[0].improved());
   EXPECT_TRUE(chosenRecords(res).empty());
+}
+
+// Records of the other x86 ISA level (the bank shipped from another machine): vector lengths
+// keep their vector counts at the new width, register tiles are refitted, and the transferred
+// schedules compute the reference's results.
+TEST_F(TransferTest, OtherIsaRecordsAreAdaptedToTheTarget) {
+  auto v3 = codegen::resolveTarget("x86-64-v3"), v4 = codegen::resolveTarget("x86-64-v4");
+  ASSERT_TRUE(v3.ok() && v4.ok());
+  for (const auto& [from, to] : {std::make_pair(*v4, *v3), std::make_pair(*v3, *v4)}) {
+    std::string skip = testing::skipReason(to);
+    if (!skip.empty()) {
+      std::cout << "[  SKIPPED ] to " << schedule::isaName(to.isa) << ": " << skip << "\n";
+      continue;
+    }
+    int adapted = 0;
+    testing::Checker checker(target_.dag);
+    for (const schedule::Record& r : sourceRecords(sources_[0], "src", 40, 12, from)) {
+      auto steps = adaptLanes(r.steps, target_.dag, from.lanes(), to.lanes(), to.vector_registers);
+      if (!steps.ok()) continue;
+      ++adapted;
+      auto st = schedule::State::replay(target_.dag, *steps);
+      ASSERT_TRUE(st.ok()) << st.error();
+      EXPECT_LE(autotune::tileRegisters(*st, to.lanes()), to.vector_registers);
+      auto c = checker.check(*st, 3, 1e-4, 1e-4, {}, to);
+      ASSERT_TRUE(c.built) << c.error;
+
+      EXPECT_TRUE(c.cmp.ok()) << c.cmp.max_abs_err << " " << schedule::isaName(to.isa) << "\n" << c.lowered;
+    }
+    EXPECT_GE(adapted, 10);
+    // Through transferTune: a bank holding only the other level's records.
+    TempBank other(dir_ / ("other-" + std::string(schedule::isaName(from.isa)) + ".db"));
+    ASSERT_TRUE(other.bank.addRecords(sourceRecords(sources_[1], "src", 41, 12, from)).ok());
+    TransferOptions o = options();
+    o.measure.target = to;
+    o.target = schedule::targetInfo(to, codegen::hostTarget().cpu, 2);
+    std::vector<graph::Kernel> ks{target_};
+    TransferResult res = transferTune(ks, other.bank, o, {});
+    ASSERT_EQ(res.kernels.size(), 1u);
+    EXPECT_GT(res.kernels[0].other_isa, 0);
+    EXPECT_GT(res.kernels[0].measured, 0);
+    EXPECT_EQ(res.kernels[0].failed, 0);
+  }
 }
 
 TEST_F(TransferTest, RanksSourcesByCoveredFlops) {
