@@ -131,8 +131,14 @@ std::vector<State> SearchTask::initPopulation(uint64_t round_seed) {
   return pop;
 }
 
+std::optional<Candidate> SearchTask::defaultCandidate() const {
+  if (!default_state_ || measured_keys_.count(stateKey(*default_state_))) return std::nullopt;
+  return Candidate{*default_state_, finalizeForMeasurement(*default_state_)};
+}
+
 std::vector<Candidate> SearchTask::nextBatch(int n, CostModel& model) {
   uint64_t round_seed = mixSeed(seed_, round_++, 0, 0);
+  const int population = std::min(opt_.population, std::max(opt_.min_population, opt_.population_per_candidate * n));
   Rng rng(round_seed);
   std::vector<State> init = initPopulation(round_seed);
   if (init.empty()) return {};
@@ -165,7 +171,7 @@ std::vector<Candidate> SearchTask::nextBatch(int n, CostModel& model) {
       acc += std::isfinite(sc[i]) ? std::max(sc[i], 0.0) : 0.0;
       prefix[i] = acc;
     }
-    int size = opt_.population;
+    int size = population;
     std::vector<std::optional<State>> next(size);
     parallelFor(size, opt_.threads, [&](int i) {
       Rng r(mixSeed(round_seed, 2 + gen, i, 0));
@@ -220,9 +226,12 @@ std::vector<Candidate> SearchTask::nextBatch(int n, CostModel& model) {
   return out;
 }
 
+double SearchTask::defaultCost() const { return default_cost_; }
+
 void SearchTask::addMeasured(const State& state, double cost_s) {
   std::string k = stateKey(state);
   if (!measured_keys_.insert(k).second) return;
+  if (default_state_ && k == stateKey(*default_state_)) default_cost_ = cost_s;
   measured_.push_back({state, cost_s});
   if (std::isfinite(cost_s) && cost_s < best_cost_) {
     best_cost_ = cost_s;

@@ -29,6 +29,8 @@ namespace ttune::autotune {
 
 struct SearchOptions {
   int population = 2048;
+  int min_population = 256;
+  int population_per_candidate = 32;
   int generations = 4;
   double mutation_prob = 0.85;
   double eps_greedy = 0.05;
@@ -53,8 +55,13 @@ class SearchTask {
  public:
   SearchTask(std::shared_ptr<const te::ComputeDAG> dag, std::string workload_key, SearchOptions options, uint64_t seed);
 
-  // Up to n candidates never measured before (fewer when the space is exhausted).
+  // Up to n candidates never measured before (fewer when the space is exhausted). The
+  // population shrinks with n (evolving 2048 states to pick 8 costs more than measuring them):
+  // min(population, max(min_population, population_per_candidate * n)).
   std::vector<Candidate> nextBatch(int n, CostModel& model);
+  // The default schedule as a candidate, until it has been measured (the tuner measures every
+  // task's default first, in one batch across tasks).
+  std::optional<Candidate> defaultCandidate() const;
   // Records a measurement; cost_s is +inf for failures. Previously measured states (from the
   // bank, when resuming) are added the same way.
   void addMeasured(const schedule::State& state, double cost_s);
@@ -64,6 +71,7 @@ class SearchTask {
   const std::string& workloadKey() const { return key_; }
   const std::shared_ptr<const te::ComputeDAG>& dag() const { return dag_; }
   double bestCost() const { return best_cost_; }
+  double defaultCost() const;  // +inf until the default schedule is measured (or when it failed)
   const std::optional<schedule::State>& bestState() const { return best_state_; }
   int numMeasured() const { return static_cast<int>(measured_keys_.size()); }
   // Training data of the cost model: features and costs of every measured state.
@@ -91,6 +99,7 @@ class SearchTask {
   std::vector<std::pair<schedule::State, double>> measured_;  // replayable measured states
   std::unordered_map<std::string, std::optional<StateFeatures>> feature_cache_;
   double best_cost_ = std::numeric_limits<double>::infinity();
+  double default_cost_ = std::numeric_limits<double>::infinity();
   std::optional<schedule::State> best_state_;
 };
 

@@ -72,23 +72,108 @@ TunerProgress Tuner::snapshot() const {
   p.search_s = search_s_;
   p.build_s = build_s_;
   p.run_s = run_s_;
-  double est = 0;
+  p.current_task = current_;
+  double est = 0, untuned = 0;
   for (size_t i = 0; i < specs_.size(); ++i) {
-    TaskProgress tp{specs_[i].workload_key, specs_[i].class_name, specs_[i].weight, trials_of_[i], search_[i]->bestCost(), dead_[i]};
+    const SearchTask& t = *search_[i];
+    TaskProgress tp{specs_[i].workload_key, specs_[i].class_name, specs_[i].weight, trials_of_[i], t.bestCost(),
+                    t.defaultCost(),           dead_[i]};
     est += specs_[i].weight * tp.best_s;
+    untuned += specs_[i].weight * tp.default_s;
     p.tasks.push_back(tp);
   }
   p.estimated_latency_s = est;
+  p.untuned_latency_s = untuned;
   return p;
+}
+
+int Tuner::roundSize() const {
+  int live = 0;
+  for (size_t i = 0; i < specs_.size(); ++i) live += !dead_[i];
+  int64_t left = opt_.trials - trials_;
+  // About four rounds per live task in what is left: small budgets reach many tasks, large ones
+  // measure in full rounds.
+  int64_t n = left / std::max<int64_t>(1, 4 * live);
+  n = std::max<int64_t>(opt_.min_measures_per_round, std::min<int64_t>(opt_.measures_per_round, n));
+  return static_cast<int>(std::min(n, left));
+}
+
+void Tuner::measureAndRecord(const std::vector<std::pair<int, Candidate>>& batch, const RecordSink& sink) {
+  std::vector<measure::MeasureInput> inputs;
+  for (const auto& [ti, c] : batch) {
+    // Candidates ten times slower than the task's best so far are timed by their warm-up run only.
+    double best = search_[ti]->bestCost();
+    inputs.push_back({search_[ti]->dag(), c.build_steps, std::isfinite(best) ? 10 * best : 0.0});
+  }
+  Timer tm;
+  std::vector<schedule::RecordResult> res = measurer_.measure(inputs);
+  double batch_s = tm.seconds();
+  double run_sum = 0;
+  for (const auto& r : res) run_sum += r.measure_s;
+  run_s_ += run_sum;
+  build_s_ += std::max(0.0, batch_s - run_sum);
+
+  std::vector<Record> records;
+  for (size_t k = 0; k < batch.size(); ++k) {
+    const auto& [ti, c] = batch[k];
+    SearchTask& t = *search_[ti];
+    double before = t.bestCost();
+    t.addMeasured(c.state, res[k].ok() ? res[k].median() : kInf);
+    if (t.bestCost() < before) last_improve_trial_[ti] = trials_of_[ti] + 1;
+    ++trials_;
+    trials_of_[ti]++;
+    Record rec;
+    rec.workload_key = specs_[ti].workload_key;
+    rec.kernel_class = specs_[ti].class_name;
+    rec.class_id = specs_[ti].class_id;
+    rec.target = opt_.target;
+    rec.steps = c.build_steps;
+    rec.result = res[k];
+    rec.provenance = schedule::Provenance{opt_.model, opt_.run_id, "tune", trials_, now() - start_};
+    records.push_back(std::move(rec));
+  }
+  if (sink) sink(records);
+  // New samples for the shared cost model (training time counts as search).
+  Timer ts;
+  std::vector<TrainingSample> samples;
+  for (size_t k = 0; k < batch.size(); ++k)
+    if (auto smp = search_[batch[k].first]->trainingSample(batch[k].second.state, res[k].ok() ? res[k].median() : kInf))
+      samples.push_back(std::move(*smp));
+  model_.update(samples);
+  search_s_ += ts.seconds();
+}
+
+void Tuner::measureDefaults(const RecordSink& sink, const ProgressFn& progress) {
+  // Heaviest tasks first (occurrences x FLOPs), so the first committed batch matters most.
+  std::vector<int> order;
+  for (size_t i = 0; i < specs_.size(); ++i)
+    if (search_[i]->defaultCandidate()) order.push_back(static_cast<int>(i));
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return specs_[a].weight * specs_[a].dag->flops() > specs_[b].weight * specs_[b].dag->flops();
+  });
+  current_ = -1;
+  for (size_t at = 0; at < order.size();) {
+    std::vector<std::pair<int, Candidate>> batch;
+    for (; at < order.size() && static_cast<int>(batch.size()) < opt_.defaults_per_batch; ++at) {
+      if (trials_ + static_cast<int64_t>(batch.size()) >= opt_.trials) break;
+      batch.push_back({order[at], *search_[order[at]]->defaultCandidate()});
+    }
+    if (batch.empty()) break;
+    measureAndRecord(batch, sink);
+    for (const auto& [ti, c] : batch) {
+      rounds_[ti] = std::max(rounds_[ti], 1);
+      best_history_[ti].push_back(search_[ti]->bestCost());
+    }
+    if (progress) progress(snapshot());
+    if (trials_ >= opt_.trials || (opt_.time_budget_s > 0 && now() - start_ >= opt_.time_budget_s)) break;
+  }
 }
 
 void Tuner::runRound(int ti, const RecordSink& sink) {
   SearchTask& t = *search_[ti];
-  int64_t left = opt_.trials - trials_;
-  int n = static_cast<int>(std::min<int64_t>(opt_.measures_per_round, left));
-  // Spread the budget: no more than trials / tasks per round (the reference's rule), at least 8.
-  n = std::min<int>(n, std::max<int64_t>(8, opt_.trials / static_cast<int64_t>(std::max<size_t>(1, specs_.size()))));
+  int n = roundSize();
   if (n <= 0) return;
+  current_ = ti;
   Timer ts;
   std::vector<Candidate> cands = t.nextBatch(n, model_);
   search_s_ += ts.seconds();
@@ -98,43 +183,10 @@ void Tuner::runRound(int ti, const RecordSink& sink) {
     best_history_[ti].push_back(t.bestCost());
     return;
   }
-  std::vector<measure::MeasureInput> inputs;
-  // Candidates ten times slower than the best so far are timed by their warm-up run only.
-  double cutoff = std::isfinite(t.bestCost()) ? 10 * t.bestCost() : 0.0;
-  for (const Candidate& c : cands) inputs.push_back({t.dag(), c.build_steps, cutoff});
-  Timer tm;
-  std::vector<schedule::RecordResult> res = measurer_.measure(inputs);
-  double batch_s = tm.seconds();
-  double run_sum = 0;
-  for (const auto& r : res) run_sum += r.measure_s;
-  run_s_ += run_sum;
-  build_s_ += std::max(0.0, batch_s - run_sum);
-
-  double before = t.bestCost();
-  std::vector<Record> records;
-  std::vector<TrainingSample> samples;
-  for (size_t k = 0; k < cands.size(); ++k) {
-    double cost = res[k].ok() ? res[k].median() : kInf;
-    t.addMeasured(cands[k].state, cost);
-    ++trials_;
-    trials_of_[ti]++;
-    Record rec;
-    rec.workload_key = specs_[ti].workload_key;
-    rec.kernel_class = specs_[ti].class_name;
-    rec.class_id = specs_[ti].class_id;
-    rec.target = opt_.target;
-    rec.steps = cands[k].build_steps;
-    rec.result = res[k];
-    rec.provenance = schedule::Provenance{opt_.model, opt_.run_id, "tune", trials_, now() - start_};
-    records.push_back(std::move(rec));
-  }
-  if (t.bestCost() < before) last_improve_trial_[ti] = trials_of_[ti];
+  std::vector<std::pair<int, Candidate>> batch;
+  for (Candidate& c : cands) batch.push_back({ti, std::move(c)});
+  measureAndRecord(batch, sink);
   best_history_[ti].push_back(t.bestCost());
-  if (sink) sink(records);
-  // New samples for the shared cost model.
-  for (size_t k = 0; k < cands.size(); ++k)
-    if (auto smp = t.trainingSample(cands[k].state, res[k].ok() ? res[k].median() : kInf)) samples.push_back(std::move(*smp));
-  model_.update(samples);
   if (opt_.early_stopping > 0 && trials_of_[ti] - last_improve_trial_[ti] >= opt_.early_stopping) dead_[ti] = true;
 }
 
@@ -144,6 +196,9 @@ int Tuner::chooseTask() {
   for (size_t i = 0; i < specs_.size(); ++i)
     if (!dead_[i]) live.push_back(static_cast<int>(i));
   if (live.empty()) return -1;
+  // A task without any valid schedule yet (its default failed) gets a round of its own first.
+  for (int i : live)
+    if (!std::isfinite(search_[i]->bestCost())) return i;
   // Similarity groups: same class and FLOP magnitude.
   auto tag = [&](size_t i) {
     double fl = specs_[i].dag->flops();
@@ -188,15 +243,17 @@ TunerProgress Tuner::run(const RecordSink& sink, const ProgressFn& progress) {
     if (trials_ >= opt_.trials) return true;
     return opt_.time_budget_s > 0 && now() - start_ >= opt_.time_budget_s;
   };
-  // Warm-up: one round for every task that has nothing measured yet.
+  measureDefaults(sink, progress);
+  // Tasks measured before (resumed runs) or whose default was just measured have their first
+  // point; a task with nothing at all gets one round so that the gradient sees it.
   for (size_t i = 0; i < specs_.size() && !outOfBudget(); ++i) {
     if (trials_of_[i] > 0) continue;
     runRound(static_cast<int>(i), sink);
     if (progress) progress(snapshot());
   }
-  for (size_t i = 0; i < specs_.size(); ++i)
-    if (!std::isfinite(search_[i]->bestCost()) && trials_of_[i] > 0) dead_[i] = true;
   while (!outOfBudget()) {
+    for (size_t i = 0; i < specs_.size(); ++i)
+      if (!std::isfinite(search_[i]->bestCost()) && search_[i]->numMeasured() >= opt_.min_measures_per_round) dead_[i] = true;
     int t = chooseTask();
     if (t < 0) break;
     runRound(t, sink);

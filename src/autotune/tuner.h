@@ -1,10 +1,14 @@
 // Tuner: auto-schedules a set of kernels (the tasks of a model) within a trial and time budget,
-// sharing one cost model. Rounds of measurements go to the task with the steepest expected gain
-// per the reference's gradient task scheduler (ansor-study §6): weights are occurrences, with
-// warm-up (one round per task), per-task early stopping and dead tasks (no valid schedule, or
-// search space exhausted). Every measured candidate becomes a Record handed to the sink (the
-// bank) as soon as its batch is measured, so an interrupted run loses nothing committed; a run
-// resumes by preloading those records.
+// sharing one cost model. It first measures every task's default schedule, in batches across
+// tasks (heaviest first, each batch committed at once): the model's estimated latency is known
+// from the first batch, a small budget is never wasted on per-task warm-up rounds, and no task
+// ends slower than untuned. Then rounds of measurements go to the task with the steepest
+// expected gain per the reference's gradient task scheduler (ansor-study §6; weights are
+// occurrences, so early rounds go where the model's time is), with per-task early stopping and
+// dead tasks (no valid schedule, or search space exhausted). Rounds shrink with the budget per
+// task (at least 8 candidates), and the search's population with the round. Every measured
+// candidate becomes a Record handed to the sink (the bank) as soon as its batch is measured, so
+// an interrupted run loses nothing committed; a run resumes by preloading those records.
 #pragma once
 
 #include <functional>
@@ -28,7 +32,9 @@ struct TuneTaskSpec {
 struct TunerOptions {
   int64_t trials = 1000;
   double time_budget_s = 0;        // 0: no wall-clock limit
-  int measures_per_round = 64;
+  int measures_per_round = 64;     // at most; see roundSize()
+  int min_measures_per_round = 8;
+  int defaults_per_batch = 8;      // tasks whose defaults are measured (and committed) together
   int64_t early_stopping = -1;     // per task: trials without improvement before it stops (-1: never)
   double alpha = 0.2, beta = 2;    // gradient scheduler
   int backward_window = 3;
@@ -43,15 +49,20 @@ struct TaskProgress {
   std::string workload_key, class_name;
   double weight = 1;
   int trials = 0;
-  double best_s = 0;  // +inf until a valid schedule is found
+  double best_s = 0;     // +inf until a valid schedule is found
+  double default_s = 0;  // the default schedule's time (+inf until measured, or if it failed)
   bool dead = false;
 };
 
 struct TunerProgress {
   int64_t trials = 0, trials_total = 0;
   double elapsed_s = 0;
-  double estimated_latency_s = 0;  // sum of weight x best time over tasks (inf until all found)
-  double search_s = 0, build_s = 0, run_s = 0;
+  // Sum over tasks of weight x best time, the default's time for tasks without a better one
+  // (inf while some task has no valid measurement at all).
+  double estimated_latency_s = 0;
+  double untuned_latency_s = 0;  // the same with every task's default time
+  double search_s = 0, build_s = 0, run_s = 0;  // search includes cost-model training
+  int current_task = -1;                         // the task of the last round (-1: defaults)
   std::vector<TaskProgress> tasks;
 };
 
@@ -71,6 +82,11 @@ class Tuner {
 
  private:
   int chooseTask();
+  int roundSize() const;
+  void measureDefaults(const RecordSink& sink, const ProgressFn& progress);
+  // Measures (task, candidate) pairs in one batch, hands their records to the sink, updates the
+  // tasks and trains the cost model.
+  void measureAndRecord(const std::vector<std::pair<int, Candidate>>& batch, const RecordSink& sink);
   void runRound(int task, const RecordSink& sink);
   TunerProgress snapshot() const;
 
@@ -83,6 +99,7 @@ class Tuner {
   std::vector<int> rounds_, trials_of_;
   std::vector<int64_t> last_improve_trial_;
   std::vector<bool> dead_;
+  int current_ = -1;
   int64_t trials_ = 0, trials_at_start_ = 0;
   double search_s_ = 0, build_s_ = 0, run_s_ = 0;
   double start_ = 0;

@@ -1,5 +1,6 @@
 #include "cli/progress.h"
 
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -14,6 +15,19 @@ std::string progressBar(double f, int width) {
   int full = static_cast<int>(f * width);
   return "[" + std::string(full, '#') + std::string(width - full, '.') + "]";
 }
+
+namespace {
+// Columns of the terminal on stderr (80 when unknown). Lines are clipped to it: a wrapped line
+// would take two rows and break the redraw, which moves up one row per line.
+int terminalColumns() {
+  winsize ws{};
+  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+  return 80;
+}
+std::string clip(const std::string& s, int columns) {
+  return static_cast<int>(s.size()) < columns ? s : s.substr(0, static_cast<size_t>(std::max(1, columns - 1)));
+}
+}  // namespace
 
 LiveView::LiveView(bool verbose) : tty_(stderrIsTerminal()), verbose_(verbose) {}
 LiveView::~LiveView() = default;
@@ -32,9 +46,10 @@ void LiveView::update(double done, double total, double elapsed, const std::stri
     return;
   }
   // Move up over the previous view and redraw it.
+  int cols = terminalColumns();
   if (drawn_ > 0) std::fprintf(stderr, "\x1b[%dA", drawn_);
-  std::fprintf(stderr, "\x1b[2K%s\n", top.c_str());
-  for (const std::string& l : lines) std::fprintf(stderr, "\x1b[2K  %s\n", l.c_str());
+  std::fprintf(stderr, "\x1b[2K%s\n", clip(top, cols).c_str());
+  for (const std::string& l : lines) std::fprintf(stderr, "\x1b[2K%s\n", clip("  " + l, cols).c_str());
   for (int i = static_cast<int>(lines.size()) + 1; i < drawn_; ++i) std::fprintf(stderr, "\x1b[2K\n");
   int now = static_cast<int>(lines.size()) + 1;
   if (now < drawn_) std::fprintf(stderr, "\x1b[%dA", drawn_ - now);

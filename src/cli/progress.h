@@ -1,6 +1,7 @@
 // A live view for long operations on a terminal: a block of lines redrawn in place (progress
-// bar with ETA and the best result so far, plus detail lines). Off a terminal it prints nothing
-// unless verbose, then one plain line per update at most every few seconds.
+// bar with ETA and the best result so far, plus detail lines, clipped to the terminal's width so
+// that redrawing in place stays exact). Off a terminal it prints nothing unless verbose, then
+// one plain line per update at most every few seconds.
 #pragma once
 
 #include <string>

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <cmath>
 
 #include "autotune/tuner.h"
 #include "cli/bank_access.h"
@@ -38,6 +39,54 @@ struct TuneArgs {
   int population = 2048;
   int64_t early_stopping = -1;
 };
+
+// The live view of a tuning run: a headline (trials, rate), the estimated latency against
+// untuned with the time shares, and the kernels in order of their share of the estimated latency, with
+// trials, default and best time; ">" marks the kernel being tuned.
+std::vector<std::string> tuneViewLines(const autotune::TunerProgress& p, double wall_s, int64_t resumed_trials) {
+  std::vector<std::string> out;
+  double rate = wall_s > 0 ? static_cast<double>(p.trials - resumed_trials) / wall_s : 0;
+  int unmeasured = 0;
+  for (const auto& t : p.tasks) unmeasured += !std::isfinite(t.best_s);
+  std::string est;
+  if (unmeasured == 0 && std::isfinite(p.estimated_latency_s)) {
+    est = "est. " + formatSeconds(p.estimated_latency_s);
+    if (std::isfinite(p.untuned_latency_s) && p.estimated_latency_s > 0)
+      est += strFormat(" (untuned %s, %.2fx)", formatSeconds(p.untuned_latency_s).c_str(), p.untuned_latency_s / p.estimated_latency_s);
+  } else {
+    est = strFormat("measuring defaults, %d of %zu kernels left", unmeasured, p.tasks.size());
+  }
+  out.push_back(strFormat("%lld/%lld trials, %.1f trials/s", static_cast<long long>(p.trials),
+                          static_cast<long long>(p.trials_total), rate));
+  out.push_back(est);
+  double total = p.search_s + p.build_s + p.run_s;
+  if (total > 0)
+    out.back() += strFormat("; time: measuring %.0f%%, compiling %.0f%%, searching %.0f%%", 100 * p.run_s / total,
+                            100 * p.build_s / total, 100 * p.search_s / total);
+  std::vector<size_t> order(p.tasks.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto share = [&](size_t i) {
+    const auto& t = p.tasks[i];
+    return std::isfinite(t.best_s) ? t.weight * t.best_s : -1.0;  // unmeasured last
+  };
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return share(x) > share(y); });
+  out.push_back(strFormat("  %-40s %6s %6s %10s %10s %7s", "kernel (share of est. latency)", "occ", "trials", "default", "best",
+                          "speedup"));
+  for (size_t k = 0; k < std::min<size_t>(8, order.size()); ++k) {
+    const auto& t = p.tasks[order[k]];
+    bool cur = static_cast<int>(order[k]) == p.current_task;
+    std::string name = ellipsize(t.class_name, 31);
+    if (std::isfinite(t.best_s) && std::isfinite(p.estimated_latency_s) && p.estimated_latency_s > 0)
+      name += strFormat(" (%.1f%%)", 100 * t.weight * t.best_s / p.estimated_latency_s);
+    std::string def = std::isfinite(t.default_s) ? formatSeconds(t.default_s) : "-";
+    std::string best = std::isfinite(t.best_s) ? formatSeconds(t.best_s) : "-";
+    std::string sp = std::isfinite(t.best_s) && std::isfinite(t.default_s) ? strFormat("%.2fx", t.default_s / t.best_s) : "-";
+    out.push_back(strFormat("%s %-40s %6.0f %6d %10s %10s %7s%s", cur ? ">" : " ", name.c_str(), t.weight, t.trials, def.c_str(),
+                            best.c_str(), sp.c_str(), t.dead ? " done" : ""));
+  }
+  if (order.size() > 8) out.push_back(strFormat("  ... %zu more kernels", order.size() - 8));
+  return out;
+}
 
 void tune(const TuneArgs& a) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
@@ -124,20 +173,11 @@ void tune(const TuneArgs& a) {
   };
   auto progress = [&](const autotune::TunerProgress& p) {
     (void)bank.updateRun(run_id, p.trials, wall.seconds());
-    std::vector<std::string> lines;
-    std::vector<const autotune::TaskProgress*> order;
-    for (const auto& t : p.tasks) order.push_back(&t);
-    std::sort(order.begin(), order.end(), [](auto* x, auto* y) { return x->weight * x->best_s > y->weight * y->best_s; });
-    for (size_t i = 0; i < std::min<size_t>(6, order.size()); ++i) {
-      const auto* t = order[i];
-      std::string cls = ellipsize(t->class_name, 40);
-      lines.push_back(strFormat("%-40s x%-2.0f %5d trials  best %s%s", cls.c_str(), t->weight, t->trials,
-                                std::isfinite(t->best_s) ? formatSeconds(t->best_s).c_str() : "-", t->dead ? " (done)" : ""));
+    if (!a.json) {
+      std::vector<std::string> lines = tuneViewLines(p, wall.seconds(), done);
+      view.update(static_cast<double>(p.trials), static_cast<double>(p.trials_total), p.elapsed_s, lines[0],
+                  std::vector<std::string>(lines.begin() + 1, lines.end()));
     }
-    std::string head = strFormat("%lld/%lld trials, est. latency %s", static_cast<long long>(p.trials),
-                                 static_cast<long long>(p.trials_total),
-                                 std::isfinite(p.estimated_latency_s) ? formatSeconds(p.estimated_latency_s).c_str() : "-");
-    if (!a.json) view.update(static_cast<double>(p.trials), static_cast<double>(p.trials_total), p.elapsed_s, head, lines);
     if (InterruptGuard::interrupted()) throw Error("tuning interrupted; run the same command again to resume");
   };
   autotune::TunerProgress p;

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <set>
 
 #include "autotune/sampler.h"
 #include "autotune/tuner.h"
@@ -132,6 +134,61 @@ TEST(Tuner, SmallMatmulFromScratchNearsDefaultSchedule) {
   ASSERT_TRUE(plain[0].ok());
   EXPECT_LT(best * 20, plain[0].median()) << "tuned " << best << " plain " << plain[0].median();
   std::cout << "tuned " << best << " s, default " << deflt << " s\n";
+}
+
+// Every task's default is measured first, in batches across tasks committed as they complete;
+// the estimated latency is finite from the end of that phase; then the rounds go first to the
+// task where the model spends the most time (weight x time), and no task ends slower than its
+// default.
+TEST(Tuner, MeasuresEveryDefaultFirstThenSpendsWhereTheTimeIs) {
+  measure::MeasureOptions mo;
+  mo.timing.min_repeat_ms = 2;
+  mo.timing.repeat = 2;
+  measure::Measurer m(mo);
+  // The 64x64 matmul runs 40 times in the "model": the most time despite the fewest FLOPs.
+  std::vector<TuneTaskSpec> specs = {{"small", "c", "matmul", matmul(64), 40},
+                                     {"mid", "c", "matmul", matmul(96), 1},
+                                     {"big", "c", "matmul", matmul(128), 1}};
+  TunerOptions opt;
+  opt.trials = 3 + 8;
+  opt.defaults_per_batch = 2;
+  opt.search.population = 128;
+  opt.search.min_population = 64;
+  opt.search.generations = 1;
+  RandomModel model(2);
+  Tuner tuner(specs, opt, model, m);
+  std::vector<std::vector<schedule::Record>> batches;
+  std::vector<TunerProgress> views;
+  tuner.run([&](const std::vector<schedule::Record>& r) { batches.push_back(r); },
+            [&](const TunerProgress& p) { views.push_back(p); });
+  ASSERT_EQ(batches.size(), 3u);  // defaults in two batches (2 + 1), then one round of 8
+  EXPECT_EQ(batches[0].size(), 2u);
+  EXPECT_EQ(batches[1].size(), 1u);
+  std::set<std::string> defaults;
+  for (int b = 0; b < 2; ++b)
+    for (const auto& r : batches[b]) {
+      defaults.insert(r.workload_key);
+      EXPECT_TRUE(r.result.ok()) << r.result.error_msg;
+    }
+  EXPECT_EQ(defaults.size(), 3u);
+  // The first default batch holds the heaviest tasks by FLOPs x occurrences.
+  std::set<std::string> first;
+  for (const auto& r : batches[0]) first.insert(r.workload_key);
+  EXPECT_TRUE(first.count("small") && first.count("big"));
+  ASSERT_GE(views.size(), 2u);
+  EXPECT_FALSE(std::isfinite(views[0].estimated_latency_s));  // one task still unmeasured
+  EXPECT_TRUE(std::isfinite(views[1].estimated_latency_s));
+  EXPECT_DOUBLE_EQ(views[1].estimated_latency_s, views[1].untuned_latency_s);
+  // The round went to the task with the most weighted time.
+  ASSERT_EQ(batches[2].size(), 8u);
+  const TunerProgress& end = views.back();
+  int heaviest = 0;
+  for (int i = 1; i < 3; ++i)
+    if (end.tasks[i].weight * end.tasks[i].default_s > end.tasks[heaviest].weight * end.tasks[heaviest].default_s) heaviest = i;
+  EXPECT_EQ(batches[2][0].workload_key, specs[heaviest].workload_key);
+  EXPECT_EQ(end.current_task, heaviest);
+  for (const TaskProgress& t : end.tasks) EXPECT_LE(t.best_s, t.default_s) << t.workload_key;
+  EXPECT_LE(end.estimated_latency_s, end.untuned_latency_s);
 }
 
 }  // namespace
