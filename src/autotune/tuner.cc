@@ -68,7 +68,7 @@ TunerProgress Tuner::snapshot() const {
   TunerProgress p;
   p.trials = trials_;
   p.trials_total = opt_.trials;
-  p.elapsed_s = now() - start_;
+  p.elapsed_s = opt_.elapsed_offset_s + now() - start_;
   p.search_s = search_s_;
   p.build_s = build_s_;
   p.run_s = run_s_;
@@ -129,7 +129,8 @@ void Tuner::measureAndRecord(const std::vector<std::pair<int, Candidate>>& batch
     rec.target = opt_.target;
     rec.steps = c.build_steps;
     rec.result = res[k];
-    rec.provenance = schedule::Provenance{opt_.model, opt_.run_id, "tune", trials_, now() - start_};
+    rec.provenance =
+        schedule::Provenance{opt_.model, opt_.run_id, "tune", trials_, opt_.elapsed_offset_s + now() - start_, opt_.model};
     records.push_back(std::move(rec));
   }
   if (sink) sink(records);

@@ -40,8 +40,10 @@ struct TunerOptions {
   int backward_window = 3;
   SearchOptions search;
   uint64_t seed = 0;
-  // Provenance of the records.
+  // Provenance of the records (origin = model) and the run's time before this process resumed
+  // it: record times and the run's wall time continue from there.
   std::string model, run_id;
+  double elapsed_offset_s = 0;
   schedule::TargetInfo target;
 };
 

@@ -109,13 +109,17 @@ void tune(const TuneArgs& a) {
 
   // Resume the latest unfinished run of this model (for code of the same ISA level) unless told
   // otherwise.
+  // Its clock continues: records and the run's wall time count the time spent before too.
   std::string run_id;
   int64_t done = 0;
+  double time_before = 0;
   if (!a.new_run) {
     for (const auto& r : bank.runs())
       if (r.kind == store::RunKind::Tune && r.model == name && r.status != store::RunStatus::Finished &&
-          r.settings.value("isa", isa) == isa)
+          r.settings.value("isa", isa) == isa) {
         run_id = r.run_id;
+        time_before = r.wall_s;
+      }
     if (!run_id.empty()) {
       done = bank.trialsOfRun(run_id);
       Status st = bank.resumeRun(run_id);
@@ -150,6 +154,7 @@ void tune(const TuneArgs& a) {
   topt.seed = a.seed;
   topt.model = name;
   topt.run_id = run_id;
+  topt.elapsed_offset_s = time_before;
   topt.target = target;
   autotune::Tuner tuner(tasks, topt, model, measurer);
   // A resumed run continues from its own committed records. Only --warm-start also seeds the
@@ -172,7 +177,7 @@ void tune(const TuneArgs& a) {
     if (!st.ok()) fail(st.error());
   };
   auto progress = [&](const autotune::TunerProgress& p) {
-    (void)bank.updateRun(run_id, p.trials, wall.seconds());
+    (void)bank.updateRun(run_id, p.trials, time_before + wall.seconds());
     if (!a.json) {
       std::vector<std::string> lines = tuneViewLines(p, wall.seconds(), done);
       view.update(static_cast<double>(p.trials), static_cast<double>(p.trials_total), p.elapsed_s, lines[0],
@@ -191,7 +196,7 @@ void tune(const TuneArgs& a) {
   guard.reset();
   view.finish();
   double wall_s = wall.seconds();
-  (void)bank.updateRun(run_id, p.trials, wall_s);
+  (void)bank.updateRun(run_id, p.trials, time_before + wall_s);
   Status st = bank.finishRun(run_id, store::RunStatus::Finished);
   if (!st.ok()) fail(st.error());
 

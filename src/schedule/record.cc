@@ -265,7 +265,8 @@ Json recordToJson(const Record& r) {
                      {"run_id", r.provenance.run_id},
                      {"source", r.provenance.source},
                      {"trial", r.provenance.trial},
-                     {"elapsed_s", r.provenance.elapsed_s}};
+                     {"elapsed_s", r.provenance.elapsed_s},
+                     {"origin", r.provenance.origin}};
   return j;
 }
 
@@ -333,6 +334,9 @@ Expected<Record> recordFromJson(const Json& j) {
   TT_TRY(rec.provenance.source, p.str("source"));
   TT_TRY(rec.provenance.trial, p.integer("trial"));
   TT_TRY(rec.provenance.elapsed_s, number(pj, "elapsed_s", "record provenance"));
+  if (pj.contains("origin")) {  // optional: records written before lineage was kept lack it
+    TT_TRY(rec.provenance.origin, p.str("origin"));
+  }
   return rec;
 }
 

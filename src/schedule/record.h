@@ -65,7 +65,11 @@ struct Provenance {
   std::string run_id;    // tuning or transfer run
   std::string source;    // "tune", "transfer", "manual", "default"
   int64_t trial = -1;    // trial number within the run
-  double elapsed_s = 0;  // time since the run started
+  double elapsed_s = 0;  // time since the run started (across resumes)
+  // Lineage: the model whose tuning run first found these steps ("" for default and manual
+  // schedules, and records written before lineage was kept). A transferred schedule keeps its
+  // source's origin, so no schedule ever returns to the model it came from.
+  std::string origin;
   bool operator==(const Provenance&) const = default;
 };
 

@@ -51,7 +51,8 @@ CREATE TABLE IF NOT EXISTS records(
   source             TEXT NOT NULL DEFAULT '',
   trial              INTEGER NOT NULL DEFAULT -1,
   elapsed_s          REAL NOT NULL DEFAULT 0,
-  digest             TEXT NOT NULL UNIQUE);
+  digest             TEXT NOT NULL UNIQUE,
+  origin             TEXT NOT NULL DEFAULT '');
 CREATE INDEX IF NOT EXISTS records_workload_median ON records(workload_key, median_s);
 CREATE INDEX IF NOT EXISTS records_class ON records(class_id);
 CREATE INDEX IF NOT EXISTS records_run ON records(run_id);
@@ -86,12 +87,15 @@ INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '2');
 )sql";
 
 // Version 1 -> 2: records gain target_isa (from the vector width, the only ISA levels version 1
-// knew), and digests no longer cover the class id. Recomputing them merges the duplicates that
+// knew) and origin (the model itself for tuning records; unknown otherwise), and digests no
+// longer cover the class id. Recomputing them merges the duplicates that
 // version 1 stored when a record came back through export/import after its class id was filled.
 void migrateFrom1(sql::Db& db) {
   db.exec("ALTER TABLE records ADD COLUMN target_isa TEXT NOT NULL DEFAULT ''");
   db.exec("UPDATE records SET target_isa = CASE WHEN target_vector_bits >= 512 THEN 'avx512' "
           "WHEN target_vector_bits >= 256 THEN 'avx2' ELSE 'sse' END");
+  db.exec("ALTER TABLE records ADD COLUMN origin TEXT NOT NULL DEFAULT ''");
+  db.exec("UPDATE records SET origin = model WHERE source = 'tune'");
   std::vector<std::pair<int64_t, std::string>> digests;
   {
     sql::Stmt st(db, std::string("SELECT ") + recordColumns() + " FROM records ORDER BY id");
@@ -169,11 +173,17 @@ void checkFinite(const std::string& path, double v, const char* what, size_t i) 
 
 }  // namespace
 
+std::string recordOrigin(const schedule::Record& r) {
+  if (!r.provenance.origin.empty() || r.provenance.source != "tune") return r.provenance.origin;
+  return r.provenance.model;  // a tuning record found its own schedule
+}
+
 int64_t unixNow() { return static_cast<int64_t>(std::time(nullptr)); }
 
 std::string recordDigest(const schedule::Record& r) {
   schedule::Record canonical = r;
   canonical.class_id.clear();
+  canonical.provenance.origin = recordOrigin(r);
   return toHex(Hasher().add(std::string_view(schedule::recordToLine(canonical))).value());
 }
 
@@ -283,8 +293,8 @@ size_t Bank::Impl::insertRecords(const std::vector<schedule::Record>& records) {
   sql::Stmt ins(*db,
                 "INSERT INTO records(workload_key, class_id, kernel_class, target_cpu, target_vector_bits, target_threads, "
                 "steps, costs, median_s, error, error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, "
-                "elapsed_s, digest, target_isa) VALUES(?1, coalesce((SELECT class_id FROM workloads WHERE workload_key = ?1), ''), "
-                "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20) "
+                "elapsed_s, digest, target_isa, origin) VALUES(?1, coalesce((SELECT class_id FROM workloads WHERE workload_key = ?1), ''), "
+                "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21) "
                 "ON CONFLICT(digest) DO NOTHING");
   size_t inserted = 0;
   for (size_t i = 0; i < records.size(); ++i) {
@@ -299,7 +309,7 @@ size_t Bank::Impl::insertRecords(const std::vector<schedule::Record>& records) {
                  rows[i].steps, rows[i].costs, sql::Value(), std::string(schedule::errorKindName(r.result.error)),
                  r.result.error_msg, r.result.build_s, r.result.measure_s, r.result.timestamp, r.provenance.model,
                  r.provenance.run_id, r.provenance.source, r.provenance.trial, r.provenance.elapsed_s,
-                 rows[i].digest, std::string(schedule::isaName(r.target.isa))});
+                 rows[i].digest, std::string(schedule::isaName(r.target.isa)), recordOrigin(r)});
     if (r.result.ok()) ins.bind(8, r.result.median());  // NULL for failures
     ins.step();
     inserted += static_cast<size_t>(db->changes());

@@ -58,6 +58,8 @@ void readGuard(Bank::Impl& im, F&& f) {
 // A record's digest: a hash of its canonical JSON line with the class id left out (the bank
 // back-fills class ids, so a record read back and imported again must hash the same).
 std::string recordDigest(const schedule::Record& r);
+// The origin the bank stores for a record: its own, or its model for a tuning record without one.
+std::string recordOrigin(const schedule::Record& r);
 // Decodes one records row selected with recordColumns() (bank_read.cc).
 const char* recordColumns();
 Expected<StoredRecord> decodeRecordRow(const sql::Stmt& st);

@@ -27,6 +27,7 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 struct Candidate {
   std::vector<Step> steps;
   std::string source;  // "<model> <workload key>"
+  std::string origin;  // the model whose tuning found the steps
   bool adapted = false;
 };
 
@@ -36,18 +37,46 @@ store::TargetFilter filterFor(const schedule::TargetInfo& t) {
   return f;
 }
 
-// The best successful record of every (workload, model) of a class, except the target model's
-// own records. A workload the target shares with a source model stays a candidate (the
-// source's schedule for it is exact reuse), unlike the bank's exclude_model filter.
+// Whether a record may be a transfer candidate for `target_model`: measured by a tuning run
+// (not a transfer or default record, which would hand a model's own schedules back to it through
+// another model's transfer run) of another model, whose lineage does not lead back to the target,
+// in a run that was not warm-started from the rest of the bank (its schedules' origin is then
+// unknown; records imported without their run, like the shipped bank's, count as cold). Runs
+// are looked up once each.
+class CandidateRule {
+ public:
+  CandidateRule(const store::Bank& bank, std::string target_model) : bank_(bank), target_(std::move(target_model)) {}
+  bool operator()(const Record& r) {
+    const schedule::Provenance& p = r.provenance;
+    if (p.source != "tune" || p.model.empty() || p.model == target_ || p.origin == target_) return false;
+    auto it = cold_.find(p.run_id);
+    if (it == cold_.end()) {
+      auto run = bank_.run(p.run_id);
+      bool cold = !run || (run->kind == store::RunKind::Tune && !run->settings.value("warm_start", false));
+      it = cold_.emplace(p.run_id, cold).first;
+    }
+    return it->second;
+  }
+
+ private:
+  const store::Bank& bank_;
+  std::string target_;
+  std::map<std::string, bool> cold_;
+};
+
+// The best successful record of every (workload, model) of a class that may be a candidate for
+// the target model (CandidateRule). A workload the target shares with a source model stays a
+// candidate (the source's schedule for it is exact reuse), unlike the bank's exclude_model filter.
 std::vector<Record> classCandidates(const store::Bank& bank, const std::string& class_id, const std::string& target_model,
                                     const store::TargetFilter& target) {
   store::RecordQuery q;
   q.class_id = class_id;
   q.ok_only = true;
   q.target = target;
+  CandidateRule allowed(bank, target_model);
   std::map<std::pair<std::string, std::string>, Record> best;
   for (Record& r : bank.records(q)) {
-    if (r.provenance.model == target_model || r.provenance.model.empty()) continue;
+    if (!allowed(r)) continue;
     auto key = std::make_pair(r.workload_key, r.provenance.model);
     auto it = best.find(key);
     if (it == best.end() || r.result.median() < it->second.result.median()) best[key] = std::move(r);
@@ -155,6 +184,7 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
     const schedule::Target& code = opt.measure.target;
     for (const Record& r : found[i]) {
       std::string src = r.provenance.model + " " + r.workload_key;
+      std::string origin = r.provenance.origin.empty() ? r.provenance.model : r.provenance.origin;
       std::vector<Step> steps = r.steps;
       if (r.target.vector_bits > 0 && r.target.isa != code.isa) {
         // Measured for another vector width: same vector counts, register tiles refitted.
@@ -168,12 +198,12 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
       }
       if (opt.adapt != Adapt::Adapted) {
         auto st = schedule::State::replay(k.dag, steps);
-        if (st.ok() && seen.insert(store::stepsKey(steps)).second) cands.push_back({steps, src, false});
+        if (st.ok() && seen.insert(store::stepsKey(steps)).second) cands.push_back({steps, src, origin, false});
         else if (!st.ok()) out.failed++;
       }
       if (opt.adapt != Adapt::Verbatim) {
         auto a = adaptSplits(steps, k.dag);
-        if (a.ok() && seen.insert(store::stepsKey(*a)).second) cands.push_back({*a, src, true});
+        if (a.ok() && seen.insert(store::stepsKey(*a)).second) cands.push_back({*a, src, origin, true});
         else if (!a.ok() && opt.adapt == Adapt::Adapted) out.failed++;
       }
     }
@@ -212,7 +242,8 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
       r.target = opt.target;
       r.steps = inputs[c].steps;
       r.result = results[c];
-      r.provenance = schedule::Provenance{opt.model, opt.run_id, c == 0 ? "default" : "transfer", ++trial, wall.seconds()};
+      r.provenance = schedule::Provenance{opt.model, opt.run_id, c == 0 ? "default" : "transfer", ++trial, wall.seconds(),
+                                          c == 0 ? "" : cands[c - 1].origin};
       if (c == 0) {
         out.default_s = r.result.ok() ? r.result.median() : kInf;
       } else {

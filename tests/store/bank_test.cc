@@ -334,6 +334,7 @@ TEST(Bank, MigratesVersion1Files) {
   }
   testing::rawSql(path,
                   "ALTER TABLE records DROP COLUMN target_isa;"
+                  "ALTER TABLE records DROP COLUMN origin;"
                   "UPDATE records SET digest = 'v1-' || id;"
                   "INSERT INTO records(workload_key, class_id, kernel_class, target_cpu, target_vector_bits, target_threads, "
                   "steps, costs, median_s, error, error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, "
@@ -350,6 +351,7 @@ TEST(Bank, MigratesVersion1Files) {
   auto avx2 = bank.records(q);
   ASSERT_EQ(avx2.size(), 1u);
   EXPECT_EQ(avx2[0].target.cpu, "znver3");
+  EXPECT_EQ(avx2[0].provenance.origin, "m");  // a tuning record's origin is its own model
   q.target.isa = schedule::Isa::Avx512;
   EXPECT_EQ(bank.records(q).size(), 1u);
   // Writing after the migration works, and stays deduplicated.

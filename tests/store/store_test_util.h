@@ -73,7 +73,7 @@ inline schedule::Record makeRecord(const std::string& key, double median, const 
   r.result.build_s = 0.03125;
   r.result.measure_s = 0.1 + static_cast<double>(trial) * 1e-3;
   r.result.timestamp = 1764470000 + trial;
-  r.provenance = schedule::Provenance{model, "tune-20261130-1", "tune", trial, 1.5 * static_cast<double>(trial)};
+  r.provenance = schedule::Provenance{model, "tune-20261130-1", "tune", trial, 1.5 * static_cast<double>(trial), model};
   return r;
 }
 

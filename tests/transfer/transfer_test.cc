@@ -258,6 +258,39 @@ TEST_F(TransferTest, OtherIsaRecordsAreAdaptedToTheTarget) {
   }
 }
 
+// Only tuning runs of other models are candidates: never a transfer or default record (a model's
+// own schedules would come back to it through another model's transfer run), never a schedule
+// whose lineage leads back to the target, never a warm-started run's records.
+TEST_F(TransferTest, CandidatesComeOnlyFromColdTuningRunsOfOtherModels) {
+  auto with = [&](const std::string& model, const std::string& source, const std::string& origin, const std::string& run) {
+    auto recs = sourceRecords(sources_[1], model, 50, 1);
+    recs[0].provenance.source = source;
+    recs[0].provenance.origin = origin;
+    recs[0].provenance.run_id = run;
+    recs[0].result.costs_s = {1e-6};  // the fastest of its workload and model
+    return recs;
+  };
+  ASSERT_TRUE(bank_->addRecords(with("m3", "transfer", "tgt", "transfer-x")).ok());  // target's schedule via m3
+  ASSERT_TRUE(bank_->addRecords(with("m4", "default", "", "transfer-y")).ok());
+  ASSERT_TRUE(bank_->addRecords(with("m5", "tune", "tgt", "tune-z")).ok());  // lineage back to the target
+  auto warm = bank_->beginRun(store::RunKind::Tune, "m6", Json{{"warm_start", true}});
+  ASSERT_TRUE(warm.ok());
+  ASSERT_TRUE(bank_->addRecords(with("m6", "tune", "m6", *warm)).ok());
+  auto cold = bank_->beginRun(store::RunKind::Tune, "m7", Json{{"warm_start", false}});
+  ASSERT_TRUE(cold.ok());
+  ASSERT_TRUE(bank_->addRecords(with("m7", "tune", "m7", *cold)).ok());
+  TransferOptions o = options();
+  o.adapt = Adapt::Verbatim;
+  std::vector<schedule::Record> sunk;
+  TransferResult res = run(o, &sunk);
+  ASSERT_EQ(res.kernels.size(), 1u);
+  EXPECT_EQ(res.kernels[0].candidates, 5);  // the 4 of the fixture and m7's
+  for (const auto& r : sunk) {
+    if (r.provenance.source != "transfer") continue;
+    EXPECT_TRUE(r.provenance.origin == "src" || r.provenance.origin == "src2" || r.provenance.origin == "m7") << r.provenance.origin;
+  }
+}
+
 TEST_F(TransferTest, RanksSourcesByCoveredFlops) {
   std::vector<graph::Kernel> ks{target_};
   auto cover = rankSources(ks, *bank_, "tgt");
