@@ -98,7 +98,7 @@ int Tuner::roundSize() const {
   return static_cast<int>(std::min(n, left));
 }
 
-void Tuner::measureAndRecord(const std::vector<std::pair<int, Candidate>>& batch, const RecordSink& sink) {
+void Tuner::measureAndRecord(const std::vector<std::pair<int, Candidate>>& batch, const RecordSink& sink, const char* source) {
   std::vector<measure::MeasureInput> inputs;
   for (const auto& [ti, c] : batch) {
     // Candidates ten times slower than the task's best so far are timed by their warm-up run only.
@@ -130,7 +130,8 @@ void Tuner::measureAndRecord(const std::vector<std::pair<int, Candidate>>& batch
     rec.steps = c.build_steps;
     rec.result = res[k];
     rec.provenance =
-        schedule::Provenance{opt_.model, opt_.run_id, "tune", trials_, opt_.elapsed_offset_s + now() - start_, opt_.model};
+        schedule::Provenance{opt_.model, opt_.run_id, source, trials_, opt_.elapsed_offset_s + now() - start_,
+                             std::string(source) == "tune" ? opt_.model : ""};
     records.push_back(std::move(rec));
   }
   if (sink) sink(records);
@@ -160,7 +161,7 @@ void Tuner::measureDefaults(const RecordSink& sink, const ProgressFn& progress) 
       batch.push_back({order[at], *search_[order[at]]->defaultCandidate()});
     }
     if (batch.empty()) break;
-    measureAndRecord(batch, sink);
+    measureAndRecord(batch, sink, "default");
     for (const auto& [ti, c] : batch) {
       rounds_[ti] = std::max(rounds_[ti], 1);
       best_history_[ti].push_back(search_[ti]->bestCost());
@@ -186,7 +187,7 @@ void Tuner::runRound(int ti, const RecordSink& sink) {
   }
   std::vector<std::pair<int, Candidate>> batch;
   for (Candidate& c : cands) batch.push_back({ti, std::move(c)});
-  measureAndRecord(batch, sink);
+  measureAndRecord(batch, sink, "tune");
   best_history_[ti].push_back(t.bestCost());
   if (opt_.early_stopping > 0 && trials_of_[ti] - last_improve_trial_[ti] >= opt_.early_stopping) dead_[ti] = true;
 }

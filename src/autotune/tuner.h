@@ -88,7 +88,8 @@ class Tuner {
   void measureDefaults(const RecordSink& sink, const ProgressFn& progress);
   // Measures (task, candidate) pairs in one batch, hands their records to the sink, updates the
   // tasks and trains the cost model.
-  void measureAndRecord(const std::vector<std::pair<int, Candidate>>& batch, const RecordSink& sink);
+  // `source` is the records' provenance source: "default" for the default schedules, else "tune".
+  void measureAndRecord(const std::vector<std::pair<int, Candidate>>& batch, const RecordSink& sink, const char* source);
   void runRound(int task, const RecordSink& sink);
   TunerProgress snapshot() const;
 

@@ -8,7 +8,15 @@
 
 namespace ttune::cli {
 
+namespace {
+std::string g_command_line;
+}
+
+const std::string& commandLine() { return g_command_line; }
+
 int run(int argc, char** argv) {
+  g_command_line = "ttune";
+  for (int i = 1; i < argc; ++i) g_command_line += std::string(" ") + argv[i];
   CLI::App app{"ttune: a tensor compiler for CPU inference with transfer-tuning"};
   app.require_subcommand(1);
   app.set_help_all_flag("--help-all", "Show help for every command");
@@ -20,6 +28,7 @@ int run(int argc, char** argv) {
   addDbCommands(app);
   addTransferCommands(app);
   addCompareCommand(app);
+  addExperimentCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -4,6 +4,8 @@
 // command-line usage exits with status 2.
 #pragma once
 
+#include <string>
+
 namespace CLI {
 class App;
 }
@@ -11,6 +13,8 @@ class App;
 namespace ttune::cli {
 
 int run(int argc, char** argv);
+// The command line run() was given ("ttune experiment --trials 2000"), for reports.
+const std::string& commandLine();
 
 // Registration hooks, one per command area.
 void addOpCommands(CLI::App& app);
@@ -19,5 +23,6 @@ void addTuneCommand(CLI::App& app);
 void addDbCommands(CLI::App& app);
 void addTransferCommands(CLI::App& app);
 void addCompareCommand(CLI::App& app);
+void addExperimentCommand(CLI::App& app);
 
 }  // namespace ttune::cli

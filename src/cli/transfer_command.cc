@@ -7,8 +7,9 @@
 
 #include "cli/bank_access.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "cli/interrupt.h"
-#include "cli/latency.h"
+#include "executor/latency.h"
 #include "cli/model_loader.h"
 #include "cli/output.h"
 #include "cli/progress.h"
@@ -19,22 +20,14 @@
 #include "support/log.h"
 #include "support/strings.h"
 #include "support/timer.h"
+#include "transfer/compare.h"
+#include "transfer/refine.h"
 #include "transfer/transfer.h"
 
 namespace ttune::cli {
 
 namespace {
 
-struct TransferArgs {
-  ModelSource src;
-  std::string db;
-  std::vector<std::string> from;
-  int top_k = 0;
-  std::string adapt = "both";
-  std::string target = "host";
-  int threads = 0;
-  bool json = false, verbose = false;
-};
 
 // The DAGs of the bank's source models' kernels, loaded on first use from the specs the models
 // were registered with (needed only to rank candidates with a cost model).
@@ -83,9 +76,13 @@ Json kernelJson(const transfer::KernelOutcome& k) {
   return j;
 }
 
-void transferCmd(const TransferArgs& a) {
+}  // namespace
+
+Json transferModel(const TransferArgs& a) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
   if (a.top_k < 0) fail("--top-k must not be negative");
+  if (a.budget < 0) fail("--budget must not be negative");
+  if (a.sources != "pool" && a.sources != "auto") fail("--sources must be pool or auto, not '", a.sources, "'");
   schedule::Target code = resolveTargetOption(a.target, true);
   transfer::Adapt adapt = parseAdapt(a.adapt);
   graph::Graph g = loadModel(a.src);
@@ -105,14 +102,17 @@ void transferCmd(const TransferArgs& a) {
     fail("the bank ", bank.path(), " holds no schedules of other models for the kernel classes of ", name,
          "; tune another model first (ttune tune MODEL) or import records (ttune db import FILE)");
 
-  Json settings{{"sources", a.from}, {"top_k", a.top_k}, {"adapt", a.adapt}, {"threads", target.threads},
-                {"isa", schedule::isaName(code.isa)}, {"cpu", target.cpu}};
+  Json settings{{"sources", a.from}, {"source_mode", a.sources}, {"top_k", a.top_k}, {"budget", a.budget},
+                {"refine", a.refine},  {"adapt", a.adapt},        {"threads", target.threads},
+                {"isa", schedule::isaName(code.isa)}, {"cpu", target.cpu}, {"label", a.label}};
   auto run = bank.beginRun(store::RunKind::Transfer, name, settings);
   if (!run.ok()) fail(run.error());
 
   SourceDags dags(bank);
   transfer::TransferOptions opt;
   opt.sources = a.from;
+  opt.source_mode = a.sources == "auto" ? transfer::SourceMode::Auto : transfer::SourceMode::Pool;
+  opt.budget = a.budget;
   opt.adapt = adapt;
   opt.top_k = a.top_k;
   opt.model = name;
@@ -124,9 +124,11 @@ void transferCmd(const TransferArgs& a) {
 
   LiveView view(a.verbose);
   std::optional<InterruptGuard> guard(std::in_place);
+  std::vector<schedule::Record> measured;
   auto sink = [&](const std::vector<schedule::Record>& recs) {
     Status st = bank.addRecords(recs);
     if (!st.ok()) fail(st.error());
+    measured.insert(measured.end(), recs.begin(), recs.end());
   };
   int64_t trials = 0;
   auto progress = [&](const transfer::TransferProgress& p) {
@@ -150,6 +152,20 @@ void transferCmd(const TransferArgs& a) {
   }
   guard.reset();
   view.finish();
+  // In-model refinement is part of the method: its time counts as search time.
+  std::vector<schedule::Record> choice = transfer::chosenRecords(res);
+  transfer::RefineResult refined;
+  if (a.refine) {
+    if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-ranking each kernel's best candidates inside the model...\n";
+    Timer rt;
+    transfer::RefineOptions ro;
+    ro.target = code;
+    refined = transfer::refineInModel(g, measured, ro);
+    choice = refined.chosen;
+    res.search_s += rt.seconds();
+    Status st = bank.setRunResult(*run, transfer::choiceResult(choice));
+    if (!st.ok()) fail(st.error());
+  }
   (void)bank.updateRun(*run, res.measured, res.search_s);
   Status st = bank.finishRun(*run, store::RunStatus::Finished);
   if (!st.ok()) fail(st.error());
@@ -157,10 +173,10 @@ void transferCmd(const TransferArgs& a) {
   executor::ModelOptions untuned;
   untuned.target = code;
   executor::ModelOptions chosen = untuned;
-  chosen.schedules = executor::recordsProvider(transfer::chosenRecords(res));
+  chosen.schedules = executor::recordsProvider(choice);
   if (!a.json && stderrIsTerminal()) std::cerr << "ttune: timing " << name << " untuned and transferred...\n";
-  std::vector<double> lat = modelLatencies(g, {untuned, chosen});
-  double untuned_s = lat[0], transferred_s = lat[1];
+  executor::ModelTimings tm = executor::timeModels(g, {untuned, chosen});
+  double untuned_s = tm.median_s[0], transferred_s = tm.median_s[1];
 
   int improved = 0;
   Json kj = Json::array();
@@ -173,26 +189,58 @@ void transferCmd(const TransferArgs& a) {
          {"db", bank.path()},
          {"untuned_ms", untuned_s * 1e3},
          {"transferred_ms", transferred_s * 1e3},
-         {"speedup", untuned_s / transferred_s},
+         {"speedup", tm.speedup_vs_first[1]},
          {"search_s", res.search_s},
          {"measured", res.measured},
          {"kernels_improved", improved},
          {"threads", target.threads},
+         {"sources", res.sources},
+         {"source_mode", a.sources},
          {"kernels", kj}};
-  if (a.json) return printJson(j);
-  std::cout << name << ": transfer-tuned " << res.kernels.size() << " kernels from the bank " << bank.path() << " in "
-            << formatSeconds(res.search_s) << " (" << res.measured << " schedules measured, run " << *run << ")\n";
-  std::cout << strFormat("  %-44s %4s %10s %12s %6s  %s\n", "kernel class", "x", "default", "transferred", "gain", "from");
-  for (const auto& k : res.kernels) {
-    std::string cls = ellipsize(k.class_name, 44);
-    std::string def = std::isfinite(k.default_s) ? formatSeconds(k.default_s) : "failed";
-    std::string tr = k.best ? formatSeconds(k.best->result.median()) : (k.candidates ? "none worked" : "no source");
-    std::string gain = k.improved() ? strFormat("%.2fx", k.default_s / k.best->result.median()) : "-";
-    std::cout << strFormat("  %-44s %4d %10s %12s %6s  %s\n", cls.c_str(), k.occurrences, def.c_str(), tr.c_str(), gain.c_str(),
-                           k.improved() ? k.best_source.c_str() : "(default kept)");
+  if (a.sources == "auto") {
+    Json sc = Json::array();
+    for (const auto& [m, share] : res.source_scores) sc.push_back({{"model", m}, {"untuned_time_covered", share}});
+    j["source_scores"] = sc;
   }
-  std::cout << "  untuned      " << formatSeconds(untuned_s) << "\n  transferred  " << formatSeconds(transferred_s)
-            << strFormat("  (%.2fx, %d of %zu kernels improved)\n", untuned_s / transferred_s, improved, res.kernels.size());
+  if (a.refine) {
+    j["refined_kernels_changed"] = refined.changed;
+    j["refine_variants"] = refined.variants;
+  }
+  return j;
+}
+
+namespace {
+
+void printTransfer(const Json& j) {
+  std::cout << j["model"].get<std::string>() << ": transfer-tuned " << j["kernels"].size() << " kernels from the bank "
+            << j["db"].get<std::string>() << " in " << formatSeconds(j["search_s"].get<double>()) << " ("
+            << j["measured"].get<int64_t>() << " schedules measured, run " << j["run_id"].get<std::string>() << ")\n";
+  std::cout << "  sources: ";
+  for (size_t i = 0; i < j["sources"].size(); ++i) std::cout << (i ? ", " : "") << j["sources"][i].get<std::string>();
+  std::cout << (j["source_mode"] == "auto" ? " (auto: the one covering the most untuned time)\n" : "\n");
+  std::cout << strFormat("  %-44s %4s %10s %12s %6s  %s\n", "kernel class", "x", "default", "transferred", "gain", "from");
+  for (const Json& k : j["kernels"]) {
+    std::string cls = ellipsize(k["class"].get<std::string>(), 44);
+    std::string def = k["default_ms"].is_null() ? "failed" : formatSeconds(k["default_ms"].get<double>() * 1e-3);
+    bool has = k.contains("transferred_ms");
+    std::string tr = has ? formatSeconds(k["transferred_ms"].get<double>() * 1e-3) : (k["candidates"].get<int>() ? "none worked" : "no source");
+    bool imp = k["improved"].get<bool>();
+    std::string gain = imp ? strFormat("%.2fx", k["default_ms"].get<double>() / k["transferred_ms"].get<double>()) : "-";
+    std::cout << strFormat("  %-44s %4d %10s %12s %6s  %s\n", cls.c_str(), k["occurrences"].get<int>(), def.c_str(), tr.c_str(),
+                           gain.c_str(), imp ? k["source"].get<std::string>().c_str() : "(default kept)");
+  }
+  if (j.contains("refined_kernels_changed"))
+    std::cout << "  in-model refinement changed the choice of " << j["refined_kernels_changed"].get<int>() << " kernels\n";
+  std::cout << "  untuned      " << formatSeconds(j["untuned_ms"].get<double>() * 1e-3) << "\n  transferred  "
+            << formatSeconds(j["transferred_ms"].get<double>() * 1e-3)
+            << strFormat("  (%.2fx, %d of %zu kernels improved)\n", j["speedup"].get<double>(), j["kernels_improved"].get<int>(),
+                         j["kernels"].size());
+}
+
+void transferCmd(const TransferArgs& a) {
+  Json j = transferModel(a);
+  if (a.json) return printJson(j);
+  printTransfer(j);
 }
 
 void sourcesCmd(const ModelSource& src, const std::string& db, bool json) {
@@ -224,6 +272,10 @@ void addTransferCommands(CLI::App& app) {
   cmd->add_option("--from", a->from, "Use only these source models (default: every other model in the bank)")->delimiter(',');
   cmd->add_option("--top-k", a->top_k, "Measure only the k candidates per kernel a cost model ranks best (default: all)");
   cmd->add_option("--adapt", a->adapt, "Replay schedules verbatim, adapted to the new shapes, or both (default)");
+  cmd->add_option("--sources", a->sources,
+                  "pool: candidates of every other model (default); auto: only the model covering the most untuned time");
+  cmd->add_option("--budget", a->budget, "At most this many candidate measurements, heaviest kernels first (default: no limit)");
+  cmd->add_flag("--refine", a->refine, "Re-rank each kernel's best candidates inside the compiled model (time counts as search)");
   cmd->add_option("--threads", a->threads, "Threads for kernels (default: all cores)");
   cmd->add_flag("--json", a->json, "Print a JSON summary");
   cmd->add_flag("--progress", a->verbose, "Print progress lines also when stderr is not a terminal");

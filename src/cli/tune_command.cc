@@ -9,14 +9,19 @@
 #include "autotune/tuner.h"
 #include "cli/bank_access.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "cli/interrupt.h"
-#include "cli/latency.h"
+#include "executor/latency.h"
 #include "cli/model_loader.h"
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/target_option.h"
 #include "codegen/target.h"
 #include "executor/executor.h"
+#include "executor/latency.h"
+#include "measure/builder.h"
+#include "transfer/compare.h"
+#include "transfer/refine.h"
 #include "models/zoo.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
@@ -26,19 +31,6 @@
 namespace ttune::cli {
 
 namespace {
-
-struct TuneArgs {
-  ModelSource src;
-  int64_t trials = 1000;
-  double time_budget_min = 0;
-  std::string db, target = "host";
-  uint64_t seed = 0;
-  bool json = false, new_run = false, verbose = false, warm_start = false;
-  int threads = 0;
-  int measures_per_round = 64;
-  int population = 2048;
-  int64_t early_stopping = -1;
-};
 
 // The live view of a tuning run: a headline (trials, rate), the estimated latency against
 // untuned with the time shares, and the kernels in order of their share of the estimated latency, with
@@ -88,7 +80,9 @@ std::vector<std::string> tuneViewLines(const autotune::TunerProgress& p, double 
   return out;
 }
 
-void tune(const TuneArgs& a) {
+}  // namespace
+
+Json tuneModel(const TuneArgs& a) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
   if (a.trials <= 0) fail("--trials must be positive");
   schedule::Target code = resolveTargetOption(a.target, true);
@@ -126,9 +120,19 @@ void tune(const TuneArgs& a) {
       if (!st.ok()) fail(st.error());
     }
   }
-  Json settings{{"trials", a.trials}, {"time_budget_min", a.time_budget_min}, {"seed", a.seed},
-                {"measures_per_round", a.measures_per_round}, {"population", a.population}, {"threads", target.threads}, {"warm_start", a.warm_start},
-                {"isa", isa}, {"cpu", target.cpu}};
+  bool warm = a.warm_start || !a.warm_start_run.empty();
+  Json settings{{"trials", a.trials},
+                {"time_budget_min", a.time_budget_min},
+                {"seed", a.seed},
+                {"measures_per_round", a.measures_per_round},
+                {"population", a.population},
+                {"threads", target.threads},
+                {"warm_start", warm},
+                {"warm_start_run", a.warm_start_run},
+                {"refine", a.refine},
+                {"isa", isa},
+                {"cpu", target.cpu},
+                {"label", a.label}};
   if (run_id.empty()) {
     auto r = bank.beginRun(store::RunKind::Tune, name, settings);
     if (!r.ok()) fail(r.error());
@@ -160,12 +164,24 @@ void tune(const TuneArgs& a) {
   // A resumed run continues from its own committed records. Only --warm-start also seeds the
   // search with every other record of these kernels (other runs, other models, transfer runs):
   // faster, but then the run is no from-scratch baseline for `ttune compare`.
-  if (done > 0 || a.warm_start) {
+  if (done > 0 || warm) {
     store::RecordQuery q;
     q.kernels_of_model = name;
-    if (!a.warm_start) q.run_id = run_id;
     q.target = store::TargetFilter::exactly(target);
-    int used = tuner.preload(bank.records(q), done);
+    std::vector<schedule::Record> seed;
+    if (a.warm_start) {
+      seed = bank.records(q);
+    } else {
+      q.run_id = run_id;
+      seed = bank.records(q);
+      if (!a.warm_start_run.empty()) {
+        // One run's records (a transfer run's: transfer, then tune from its schedules).
+        if (!bank.run(a.warm_start_run)) fail("--warm-start-run: the bank ", bank.path(), " has no run ", a.warm_start_run);
+        q.run_id = a.warm_start_run;
+        for (schedule::Record& r : bank.records(q)) seed.push_back(std::move(r));
+      }
+    }
+    int used = tuner.preload(seed, done);
     if (used > 0 && !a.json && stderrIsTerminal())
       std::cerr << "ttune: resuming with " << used << " measured schedules from " << bank.path() << "\n";
   }
@@ -195,6 +211,23 @@ void tune(const TuneArgs& a) {
   }
   guard.reset();
   view.finish();
+  // The run's own records decide (not the rest of the bank); with --refine, re-ranked inside
+  // the model, which counts as tuning time.
+  store::RecordQuery rq;
+  rq.run_id = run_id;
+  std::vector<schedule::Record> run_recs = bank.records(rq);
+  std::vector<schedule::Record> choice = transfer::bestPerWorkload(run_recs);
+  int refined_changed = 0;
+  if (a.refine) {
+    if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-ranking each kernel's best schedules inside the model...\n";
+    transfer::RefineOptions ro;
+    ro.target = code;
+    transfer::RefineResult rr = transfer::refineInModel(g, run_recs, ro);
+    choice = rr.chosen;
+    refined_changed = rr.changed;
+    Status st = bank.setRunResult(run_id, transfer::choiceResult(choice));
+    if (!st.ok()) fail(st.error());
+  }
   double wall_s = wall.seconds();
   (void)bank.updateRun(run_id, p.trials, time_before + wall_s);
   Status st = bank.finishRun(run_id, store::RunStatus::Finished);
@@ -203,17 +236,17 @@ void tune(const TuneArgs& a) {
   executor::ModelOptions untuned;
   untuned.target = code;
   executor::ModelOptions tuned = untuned;
-  tuned.schedules = bankProvider(bank, kernels, code);
+  tuned.schedules = executor::recordsProvider(choice);
   if (!a.json && stderrIsTerminal()) std::cerr << "ttune: timing " << name << " untuned and tuned...\n";
-  std::vector<double> lat = modelLatencies(g, {untuned, tuned});
-  double untuned_s = lat[0], tuned_s = lat[1];
+  executor::ModelTimings tm = executor::timeModels(g, {untuned, tuned});
+  double untuned_s = tm.median_s[0], tuned_s = tm.median_s[1];
   double total = p.search_s + p.build_s + p.run_s;
   Json j{{"model", name},
          {"run_id", run_id},
          {"db", bank.path()},
          {"untuned_ms", untuned_s * 1e3},
          {"tuned_ms", tuned_s * 1e3},
-         {"speedup", untuned_s / tuned_s},
+         {"speedup", tm.speedup_vs_first[1]},
          {"trials", p.trials},
          {"tasks", tasks.size()},
          {"wall_s", wall_s},
@@ -223,14 +256,31 @@ void tune(const TuneArgs& a) {
          {"trials_per_s", wall_s > 0 ? (p.trials - done) / wall_s : 0.0},
          {"threads", target.threads},
          {"target", codegen::describe(code)}};
-  if (a.json) return printJson(j);
-  std::cout << name << ": " << p.trials << " trials over " << tasks.size() << " kernels in " << formatSeconds(wall_s) << " ("
-            << strFormat("%.1f", j["trials_per_s"].get<double>()) << " trials/s), run " << run_id << " in " << bank.path() << "\n";
+  if (a.refine) j["refined_kernels_changed"] = refined_changed;
+  return j;
+}
+
+namespace {
+
+void printTune(const Json& j) {
+  std::string name = j["model"];
+  double wall_s = j["wall_s"], untuned_s = j["untuned_ms"].get<double>() * 1e-3, tuned_s = j["tuned_ms"].get<double>() * 1e-3;
+  std::cout << name << ": " << j["trials"].get<int64_t>() << " trials over " << j["tasks"].get<int>() << " kernels in "
+            << formatSeconds(wall_s) << " (" << strFormat("%.1f", j["trials_per_s"].get<double>()) << " trials/s), run "
+            << j["run_id"].get<std::string>() << " in " << j["db"].get<std::string>() << "\n";
   std::cout << "  untuned  " << formatSeconds(untuned_s) << "\n  tuned    " << formatSeconds(tuned_s)
-            << strFormat("  (%.2fx)\n", untuned_s / tuned_s);
+            << strFormat("  (%.2fx)\n", j["speedup"].get<double>());
+  if (j.contains("refined_kernels_changed"))
+    std::cout << "  in-model refinement changed the choice of " << j["refined_kernels_changed"].get<int>() << " kernels\n";
   std::cout << strFormat("  time     %.0f%% measuring, %.0f%% compiling, %.0f%% searching, on %d threads\n",
                          100 * j["measure_share"].get<double>(), 100 * j["compile_share"].get<double>(),
-                         100 * j["search_share"].get<double>(), target.threads);
+                         100 * j["search_share"].get<double>(), j["threads"].get<int>());
+}
+
+void tune(const TuneArgs& a) {
+  Json j = tuneModel(a);
+  if (a.json) return printJson(j);
+  printTune(j);
 }
 
 }  // namespace
@@ -250,6 +300,8 @@ void addTuneCommand(CLI::App& app) {
   cmd->add_flag("--new-run", a->new_run, "Start a new run instead of resuming an unfinished one");
   cmd->add_flag("--warm-start", a->warm_start,
                 "Also seed the search with the bank's other records of these kernels (other runs and models)");
+  cmd->add_option("--warm-start-run", a->warm_start_run, "Seed the search with one run's records (e.g. a transfer run's)");
+  cmd->add_flag("--refine", a->refine, "Re-rank each kernel's best schedules inside the compiled model at the end");
   cmd->add_flag("--json", a->json, "Print a JSON summary");
   cmd->add_flag("--progress", a->verbose, "Print progress lines also when stderr is not a terminal");
   addTargetOption(cmd, a->target);

@@ -45,6 +45,41 @@ struct Instance {
 
 }  // namespace
 
+class KernelCache {
+ public:
+  std::optional<std::pair<Compiled, measure::BuildResult>> find(const std::string& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find(key);
+    if (it == map_.end()) return std::nullopt;
+    return it->second;
+  }
+  void put(const std::string& key, const Compiled& c, const measure::BuildResult& b) {
+    std::lock_guard<std::mutex> lock(mu_);
+    measure::BuildResult meta = b;
+    meta.code = {};  // the loaded kernel is kept; the object code is not needed again
+    map_.emplace(key, std::make_pair(c, meta));
+  }
+  // A constant packed into a layout, shared by every model of the cache (kernels only read it).
+  runtime::NDArray packed(const runtime::NDArray& constant, const schedule::WeightLayout& lay) {
+    std::string key = std::to_string(reinterpret_cast<uintptr_t>(constant.data())) + "|" + te::shapeToString(lay.packed_shape) + "|";
+    for (size_t d = 0; d < lay.source_dim.size(); ++d)
+      key += std::to_string(lay.source_dim[d]) + ":" + std::to_string(lay.source_stride[d]) + ",";
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = weights_.find(key);
+    if (it != weights_.end()) return it->second.second;
+    runtime::NDArray p = measure::packWeight(lay, constant);
+    weights_.emplace(key, std::make_pair(constant, p));  // keeps the source alive: its address is the key
+    return p;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, std::pair<Compiled, measure::BuildResult>> map_;
+  std::map<std::string, std::pair<runtime::NDArray, runtime::NDArray>> weights_;
+};
+
+std::shared_ptr<KernelCache> makeKernelCache() { return std::make_shared<KernelCache>(); }
+
 struct CompiledModel::Impl {
   graph::Graph graph;
   std::vector<graph::Kernel> kernels;  // instances, in execution order
@@ -124,28 +159,47 @@ CompiledModel CompiledModel::compile(const graph::Graph& graph, const ModelOptio
       KernelStats& st = im.stats[w];
       Timer t;
       std::optional<std::vector<schedule::Step>> provided = options.schedules ? options.schedules(k) : std::nullopt;
+      // Builds (or finds in the cache) one schedule of the kernel.
+      auto build = [&](const std::vector<schedule::Step>& steps, measure::BuildResult& b) -> std::optional<Compiled> {
+        std::string key;
+        if (options.cache) {
+          key = k.workload_key + "|" + schedule::isaName(options.target.isa) + "|" + options.target.cpu + "|" +
+                options.target.features + "|";
+          for (const schedule::Step& s : steps) key += schedule::stepToJson(s).dump();
+          if (auto hit = options.cache->find(key)) {
+            b = hit->second;
+            return hit->first;
+          }
+        }
+        b = measure::buildOne({k.dag, steps}, "kernel", options.target);
+        if (!b.ok()) return std::nullopt;
+        auto fn = codegen::loadKernel(b.code);
+        if (!fn.ok()) {
+          b.error = schedule::ErrorKind::CompileError;
+          b.message = fn.error();
+          return std::nullopt;
+        }
+        Compiled c{*fn, b.scheduled, b.layouts};
+        if (options.cache) options.cache->put(key, c, b);
+        return c;
+      };
       measure::BuildResult b;
+      std::optional<Compiled> c;
       if (provided) {
-        b = measure::buildOne({k.dag, *provided}, "kernel", options.target);
-        st.schedule_source = b.ok() ? "provided" : "default (the provided schedule failed: " + b.message + ")";
+        c = build(*provided, b);
+        st.schedule_source = c ? "provided" : "default (the provided schedule failed: " + b.message + ")";
       }
-      if (!provided || !b.ok()) {
+      if (!c) {
         if (!provided) st.schedule_source = "default";
-        b = measure::buildOne({k.dag, measure::defaultScheduleFor(*k.dag, options.target)}, "kernel", options.target);
+        c = build(measure::defaultScheduleFor(*k.dag, options.target), b);
       }
       st.compile_s = t.seconds();
-      if (!b.ok()) {
+      if (!c) {
         std::lock_guard<std::mutex> lock(err_mu);
         if (first_error.empty()) first_error = "kernel " + k.class_name + " (" + k.workload_key + ") does not compile: " + b.message;
         continue;
       }
-      auto fn = codegen::loadKernel(b.code);
-      if (!fn.ok()) {
-        std::lock_guard<std::mutex> lock(err_mu);
-        if (first_error.empty()) first_error = fn.error();
-        continue;
-      }
-      im.compiled[w] = Compiled{*fn, b.scheduled, b.layouts};
+      im.compiled[w] = std::move(*c);
     }
   };
   int nthreads = options.compile_threads > 0 ? options.compile_threads : runtime::defaultNumThreads();
@@ -174,7 +228,7 @@ CompiledModel CompiledModel::compile(const graph::Graph& graph, const ModelOptio
           TT_ASSERT(v.isConstant(), "a packed weight that is not a constant");
           for (const auto& lay : c.layouts)
             if (lay.packed == n) {
-              im.packed.push_back(measure::packWeight(lay, *v.constant));
+              im.packed.push_back(options.cache ? options.cache->packed(*v.constant, lay) : measure::packWeight(lay, *v.constant));
               a.packed = static_cast<int>(im.packed.size()) - 1;
             }
           found = a.packed >= 0;

@@ -29,10 +29,17 @@ namespace ttune::executor {
 // Steps for a kernel, or nullopt for the default schedule.
 using ScheduleProvider = std::function<std::optional<std::vector<schedule::Step>>(const graph::Kernel&)>;
 
+// Compiled kernels shared by the models compiled with it (keyed by workload, steps and target;
+// thread-safe): configurations of one model that differ in a few kernels -- untuned, tuned,
+// checkpoints of a tuning run, in-model refinement variants -- compile each kernel once.
+class KernelCache;
+std::shared_ptr<KernelCache> makeKernelCache();
+
 struct ModelOptions {
   ScheduleProvider schedules;
   int compile_threads = 0;  // 0: one per core
   schedule::Target target = codegen::hostTarget();  // must be runnable here (compile() checks)
+  std::shared_ptr<KernelCache> cache;               // optional
 };
 
 struct KernelStats {

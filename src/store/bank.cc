@@ -1,7 +1,9 @@
 // Bank: opening, the schema, and every write.
 #include <sqlite3.h>
 
+#include <chrono>
 #include <cmath>
+#include <thread>
 #include <ctime>
 #include <filesystem>
 #include <map>
@@ -76,7 +78,8 @@ CREATE TABLE IF NOT EXISTS runs(
   finished    INTEGER,
   status      TEXT NOT NULL CHECK(status IN ('running', 'finished', 'interrupted')),
   trials_done INTEGER NOT NULL DEFAULT 0,
-  wall_s      REAL NOT NULL DEFAULT 0);
+  wall_s      REAL NOT NULL DEFAULT 0,
+  result      TEXT NOT NULL DEFAULT '{}');
 CREATE TABLE IF NOT EXISTS seeded_files(
   name         TEXT NOT NULL,
   content_hash TEXT NOT NULL,
@@ -95,6 +98,7 @@ void migrateFrom1(sql::Db& db) {
   db.exec("UPDATE records SET target_isa = CASE WHEN target_vector_bits >= 512 THEN 'avx512' "
           "WHEN target_vector_bits >= 256 THEN 'avx2' ELSE 'sse' END");
   db.exec("ALTER TABLE records ADD COLUMN origin TEXT NOT NULL DEFAULT ''");
+  db.exec("ALTER TABLE runs ADD COLUMN result TEXT NOT NULL DEFAULT '{}'");
   db.exec("UPDATE records SET origin = model WHERE source = 'tune'");
   std::vector<std::pair<int64_t, std::string>> digests;
   {
@@ -214,23 +218,34 @@ Expected<Bank> Bank::open(const std::string& path, const OpenOptions& opts) {
   }
   auto impl = std::make_unique<Impl>();
   impl->path = path;
-  try {
-    impl->db = std::make_unique<sql::Db>(path, opts.create, opts.busy_timeout_ms);
-    sql::Db& db = *impl->db;
-    bool exists = checkExistingSchema(db);  // before anything is written to a foreign file
-    if (sqlite3_db_readonly(db.handle(), "main") == 1)
-      return Unexpected("the schedule bank " + path + " is read-only: ttune needs to write to it and its folder");
-    auto mode = db.queryText("PRAGMA journal_mode = WAL");
-    if (!mode || *mode != "wal")
-      logWarning("bank ", path, ": could not switch to write-ahead logging (journal mode is ", mode.value_or("?"), ")");
-    // FULL: the WAL is synced at every commit, so a committed record survives power loss too, not
-    // only a killed process; commits are per measured batch, so the cost is negligible.
-    db.exec("PRAGMA synchronous = FULL");
-    if (!exists) createSchema(db);
-  } catch (const sql::SqlError& e) {
-    return Unexpected(openErrorMessage(e, path));
-  } catch (const Error& e) {
-    return Unexpected(e.what());
+  // Processes opening a new bank at the same moment race on creating it and on switching it to
+  // WAL; SQLite answers some of those races with SQLITE_BUSY without waiting (a lock upgrade it
+  // cannot queue), so opening is retried until the busy timeout.
+  auto start = std::chrono::steady_clock::now();
+  for (int attempt = 0;; ++attempt) {
+    try {
+      impl->db = std::make_unique<sql::Db>(path, opts.create, opts.busy_timeout_ms);
+      sql::Db& db = *impl->db;
+      bool exists = checkExistingSchema(db);  // before anything is written to a foreign file
+      if (sqlite3_db_readonly(db.handle(), "main") == 1)
+        return Unexpected("the schedule bank " + path + " is read-only: ttune needs to write to it and its folder");
+      auto mode = db.queryText("PRAGMA journal_mode = WAL");
+      if (!mode || *mode != "wal")
+        logWarning("bank ", path, ": could not switch to write-ahead logging (journal mode is ", mode.value_or("?"), ")");
+      // FULL: the WAL is synced at every commit, so a committed record survives power loss too, not
+      // only a killed process; commits are per measured batch, so the cost is negligible.
+      db.exec("PRAGMA synchronous = FULL");
+      if (!exists) createSchema(db);
+      break;
+    } catch (const sql::SqlError& e) {
+      double waited = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      bool busy = e.code == SQLITE_BUSY || e.code == SQLITE_LOCKED;
+      if (!busy || waited * 1e3 >= opts.busy_timeout_ms) return Unexpected(openErrorMessage(e, path));
+      impl->db.reset();
+      std::this_thread::sleep_for(std::chrono::milliseconds(5 + 5 * std::min(attempt, 20)));
+    } catch (const Error& e) {
+      return Unexpected(e.what());
+    }
   }
   return Bank(std::move(impl));
 }
@@ -414,6 +429,10 @@ Status Bank::finishRun(const std::string& run_id, RunStatus status) {
   if (status == RunStatus::Running) return resumeRun(run_id);
   return updateRunRow(*impl_, run_id, "UPDATE runs SET status = ?2, finished = ?3 WHERE run_id = ?1",
                       {run_id, std::string(runStatusName(status)), unixNow()});
+}
+
+Status Bank::setRunResult(const std::string& run_id, const Json& result) {
+  return updateRunRow(*impl_, run_id, "UPDATE runs SET result = ?2 WHERE run_id = ?1", {run_id, result.dump()});
 }
 
 Status Bank::resumeRun(const std::string& run_id) {

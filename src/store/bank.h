@@ -32,7 +32,8 @@
 
 namespace ttune::store {
 
-// Version 2 added records.target_isa and digests without class ids (migrated on open).
+// Version 2 added records.target_isa and .origin, runs.result, and digests without class ids
+// (migrated on open).
 inline constexpr int kSchemaVersion = 2;
 
 struct OpenOptions {
@@ -73,6 +74,8 @@ class Bank {
   Status finishRun(const std::string& run_id, RunStatus status);
   // Marks an interrupted or finished run as running again (resume).
   Status resumeRun(const std::string& run_id);
+  // Stores what a run concluded (a JSON object replacing the previous one).
+  Status setRunResult(const std::string& run_id, const Json& result);
 
   // ---- reads ---------------------------------------------------------------------------------
   std::optional<WorkloadInfo> workload(const std::string& workload_key) const;

@@ -277,7 +277,7 @@ std::vector<std::string> Bank::models() const {
 namespace {
 const char* kRunColumns =
     "run_id, kind, model, settings, started, finished, status, trials_done, wall_s, "
-    "(SELECT count(*) FROM records r WHERE r.run_id = runs.run_id)";
+    "(SELECT count(*) FROM records r WHERE r.run_id = runs.run_id), result";
 
 std::optional<RunInfo> decodeRun(const sql::Stmt& st, const std::string& path) {
   RunInfo r;
@@ -301,6 +301,11 @@ std::optional<RunInfo> decodeRun(const sql::Stmt& st, const std::string& path) {
   r.trials_done = st.getInt(7);
   r.wall_s = st.getDouble(8);
   r.records = st.getInt(9);
+  r.result = Json::parse(st.getText(10), nullptr, false);
+  if (r.result.is_discarded()) {
+    logWarning("bank ", path, ": the result of run ", r.run_id, " is not valid JSON; ignored");
+    r.result = Json::object();
+  }
   return r;
 }
 }  // namespace

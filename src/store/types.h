@@ -94,6 +94,7 @@ struct RunInfo {
   int64_t trials_done = 0;             // as last reported with updateRun
   double wall_s = 0;                   // as last reported with updateRun
   int64_t records = 0;                 // records in the bank with this run id
+  Json result;                         // what the run concluded (setRunResult), e.g. a transfer's choice
 };
 
 struct Stats {

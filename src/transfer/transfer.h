@@ -1,15 +1,16 @@
 // Transfer-tuning (reference/transfer-tuning-study.md): tune a model by re-measuring schedules
 // the bank already holds for kernels of the same class in *other* models.
 //
-// For each distinct kernel of the target that has a reduction: the candidates are the best
-// record of every same-class workload in the bank, from models other than the target (never the
-// target's own records), optionally restricted to chosen source models; each is replayed on the
-// target kernel verbatim and/or with its splits re-factorized for the new extents (adapt.h).
-// Candidates and the kernel's default schedule are built and timed on the target; the fastest
-// wins, and kernels with no working candidate keep the default. With top_k, a cost model trained
-// on the source kernels' records ranks each kernel's candidates and only the best k are
-// measured. The search time is the wall clock of building and timing; every measurement becomes
-// a record (source "transfer", or "default" for the default schedule) of the target's workloads.
+// For each distinct kernel of the target that has a reduction, the candidates are the best
+// records of same-class workloads of other models' cold tuning runs (candidates.h: never the
+// target's own schedules, whatever the path). The run measures every kernel's default schedule
+// first, in one batch: the untuned time of each kernel orders what follows and picks the source
+// in Auto mode (the one model whose tuned kernels cover the most untuned time -- the paper's
+// heuristic, with time instead of FLOPs). Then kernels are transferred in order of untuned time:
+// candidates replayed verbatim and/or adapted (adapt.h), optionally only the top_k a cost model
+// ranks best, and at most `budget` candidate measurements in all. The fastest candidate wins
+// when it beats the default. The search time is the wall clock of building and timing; every
+// measurement becomes a record (source "transfer", or "default") of the target's workloads.
 #pragma once
 
 #include <functional>
@@ -20,17 +21,21 @@
 
 #include "graph/fusion.h"
 #include "measure/measurer.h"
+#include "transfer/candidates.h"
 #include "schedule/record.h"
 #include "store/bank.h"
 
 namespace ttune::transfer {
 
-enum class Adapt { Verbatim, Adapted, Both };
+// Pool: every allowed source model (or `sources`); Auto: the single best-covering one.
+enum class SourceMode { Pool, Auto };
 
 struct TransferOptions {
   std::vector<std::string> sources;  // source models; empty: every other model in the bank
+  SourceMode source_mode = SourceMode::Pool;
   Adapt adapt = Adapt::Both;
   int top_k = 0;                     // measure the k best-ranked candidates per kernel (0: all)
+  int64_t budget = 0;                // at most this many candidate measurements (0: no limit)
   std::string model, run_id;         // provenance of the records
   schedule::TargetInfo target;
   measure::MeasureOptions measure;
@@ -52,9 +57,12 @@ struct KernelOutcome {
 };
 
 struct TransferResult {
-  std::vector<KernelOutcome> kernels;
+  std::vector<KernelOutcome> kernels;  // in the order of the kernels given
   double search_s = 0;  // building and timing candidates
   int64_t measured = 0;
+  std::vector<std::string> sources;  // the source models candidates came from
+  // Auto mode: every source model's share of the untuned time it covers, best first.
+  std::vector<std::pair<std::string, double>> source_scores;
 };
 
 struct TransferProgress {

@@ -335,6 +335,7 @@ TEST(Bank, MigratesVersion1Files) {
   testing::rawSql(path,
                   "ALTER TABLE records DROP COLUMN target_isa;"
                   "ALTER TABLE records DROP COLUMN origin;"
+                  "ALTER TABLE runs DROP COLUMN result;"
                   "UPDATE records SET digest = 'v1-' || id;"
                   "INSERT INTO records(workload_key, class_id, kernel_class, target_cpu, target_vector_bits, target_threads, "
                   "steps, costs, median_s, error, error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, "

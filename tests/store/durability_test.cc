@@ -1,6 +1,8 @@
 // DESIGN decision 6: a writer killed at any moment (SIGKILL) loses nothing it committed and leaves
 // a bank that opens and passes integrity_check; several processes write one bank at once.
 #include <gtest/gtest.h>
+
+#include <cstdio>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,7 +27,10 @@ constexpr int kBatch = 3;
 // committed so far to `fd` after each COMMIT. Never returns.
 [[noreturn]] void writerChild(const std::string& path, const std::string& run_id, int fd, int64_t max_batches) {
   auto bank = Bank::open(path);
-  if (!bank.ok()) _exit(3);
+  if (!bank.ok()) {
+    std::fprintf(stderr, "writer %s: %s\n", run_id.c_str(), bank.error().c_str());
+    _exit(3);
+  }
   for (int64_t b = 0; b < max_batches; ++b) {
     std::vector<Record> rs;
     for (int j = 0; j < kBatch; ++j) {

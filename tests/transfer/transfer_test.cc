@@ -291,6 +291,42 @@ TEST_F(TransferTest, CandidatesComeOnlyFromColdTuningRunsOfOtherModels) {
   }
 }
 
+TEST_F(TransferTest, AutoModeUsesTheOneSourceCoveringTheMostUntunedTime) {
+  // A second target kernel only "src" has a class for: src covers all the untuned time, src2 part.
+  graph::Kernel mm = kernelOf(std::make_shared<const te::ComputeDAG>([] {
+    te::Tensor a = te::placeholder("a", {64, 64});
+    te::Tensor b = te::placeholder("b", {64, 64}, te::DType::Float32, true);
+    return te::ComputeDAG({a, b}, {ops::matmul(a, b)});
+  }()));
+  graph::Kernel src_mm = kernelOf(std::make_shared<const te::ComputeDAG>([] {
+    te::Tensor a = te::placeholder("a", {48, 64});
+    te::Tensor b = te::placeholder("b", {64, 80}, te::DType::Float32, true);
+    return te::ComputeDAG({a, b}, {ops::matmul(a, b)});
+  }()));
+  ASSERT_TRUE(bank_->addRecords(sourceRecords(src_mm, "src", 60, 4)).ok());
+  TransferOptions o = options();
+  o.source_mode = SourceMode::Auto;
+  std::vector<graph::Kernel> ks{target_, mm};
+  TransferResult res = transferTune(ks, *bank_, o, {});
+  ASSERT_EQ(res.sources, std::vector<std::string>{"src"});
+  ASSERT_GE(res.source_scores.size(), 2u);
+  EXPECT_EQ(res.source_scores[0].first, "src");
+  EXPECT_DOUBLE_EQ(res.source_scores[0].second, 1.0);
+  EXPECT_LT(res.source_scores[1].second, 1.0);
+  EXPECT_EQ(res.kernels[0].candidates, 3);  // src's three conv workloads, not src2's
+  EXPECT_EQ(res.kernels[1].candidates, 1);
+}
+
+TEST_F(TransferTest, BudgetCapsCandidateMeasurementsHeaviestKernelFirst) {
+  TransferOptions o = options();
+  o.budget = 2;
+  o.adapt = Adapt::Verbatim;
+  TransferResult res = run(o);
+  ASSERT_EQ(res.kernels.size(), 1u);
+  EXPECT_EQ(res.kernels[0].measured, 2);
+  EXPECT_EQ(res.measured, 1 + 2);  // the default, then the budget
+}
+
 TEST_F(TransferTest, RanksSourcesByCoveredFlops) {
   std::vector<graph::Kernel> ks{target_};
   auto cover = rankSources(ks, *bank_, "tgt");

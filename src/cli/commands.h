@@ -1,0 +1,52 @@
+// Commands that other commands drive (the experiment runs tuning, transfer and comparisons):
+// their arguments and a function each that does the work and returns the JSON summary the command
+// prints with --json. Throw ttune::Error with one sentence on user errors.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/model_loader.h"
+#include "support/json.h"
+
+namespace ttune::transfer {
+struct Comparison;
+}
+
+namespace ttune::cli {
+
+struct TuneArgs {
+  ModelSource src;
+  int64_t trials = 1000;
+  double time_budget_min = 0;
+  std::string db, target = "host";
+  uint64_t seed = 0;
+  bool json = false, new_run = false, verbose = false, warm_start = false, refine = false;
+  std::string warm_start_run;  // seed the search with one run's records (transfer then tune)
+  std::string label;           // free text stored in the run's settings (the experiment's tag)
+  int threads = 0;
+  int measures_per_round = 64;
+  int population = 2048;
+  int64_t early_stopping = -1;
+};
+Json tuneModel(const TuneArgs& a);
+
+struct TransferArgs {
+  ModelSource src;
+  std::string db;
+  std::vector<std::string> from;
+  std::string sources = "pool";  // pool | auto
+  int64_t budget = 0;
+  bool refine = false;
+  int top_k = 0;
+  std::string adapt = "both";
+  std::string target = "host";
+  std::string label;
+  int threads = 0;
+  bool json = false, verbose = false;
+};
+Json transferModel(const TransferArgs& a);
+
+Json comparisonJson(const std::string& model, const transfer::Comparison& c);
+
+}  // namespace ttune::cli

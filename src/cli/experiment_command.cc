@@ -1,0 +1,282 @@
+// `ttune experiment`: the transfer-tuning paper's evaluation over a set of models, leave-one-out,
+// on this machine. Phase 1 tunes every model from scratch (cold runs labelled "experiment",
+// resumable); phase 2 transfer-tunes every model from the others' tuning runs in each mode (pool,
+// auto single source, a candidate budget, in-model refinement) and compares each transfer run
+// with the model's tuning run (transfer/compare.h). Every finished step is saved at once in
+// OUT/results.json, so an interrupted experiment resumes where it stopped; OUT/results.md (a
+// table) and OUT/results.svg (speedup against search time per model) are rewritten after each
+// step. One results folder holds one host: the driver refuses to mix CPUs, ISA levels or thread
+// counts in one table.
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+
+#include "cli/bank_access.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/model_loader.h"
+#include "cli/output.h"
+#include "cli/plot_svg.h"
+#include "cli/target_option.h"
+#include "graph/fusion.h"
+#include "models/zoo.h"
+#include "runtime/thread_pool.h"
+#include "support/error.h"
+#include "support/strings.h"
+#include "support/timer.h"
+#include "transfer/compare.h"
+
+namespace ttune::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* kModes[] = {"pool", "auto", "budget", "refine"};
+
+struct ExperimentArgs {
+  std::vector<std::string> models;
+  int64_t trials = 2000;
+  std::string out = "experiment", db;
+  std::vector<std::string> modes = {"pool", "auto", "budget", "refine"};
+  int64_t budget = 0;  // budget mode: candidate measurements (0: two per tunable kernel)
+  double step_s = 60;
+  int threads = 0;
+  std::string target = "host";
+  bool json = false, verbose = false;
+};
+
+// The results file, written atomically (temporary file + rename) after every step.
+class Results {
+ public:
+  Results(const std::string& dir, const Json& host) : path_(dir + "/results.json") {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) fail("cannot create the experiment folder ", dir, ": ", ec.message());
+    if (fs::exists(path_)) {
+      std::ifstream in(path_);
+      j_ = Json::parse(in, nullptr, false);
+      if (j_.is_discarded() || !j_.is_object() || !j_.contains("host"))
+        fail(path_, " is not an experiment results file (remove it or choose another --out)");
+      const Json& h = j_["host"];
+      for (const char* k : {"cpu", "isa", "threads"})
+        if (h.value(k, Json()) != host.value(k, Json()))
+          fail("the results in ", dir, " were measured on ", h.value("description", std::string("?")), " with ",
+               h.value("threads", 0), " threads; this is ", host.value("description", std::string("?")), " with ",
+               host.value("threads", 0), " threads: one table holds one host, so choose another --out");
+    } else {
+      j_ = Json{{"version", 1}, {"host", host}, {"models", Json::object()}};
+    }
+  }
+  Json& model(const std::string& m) {
+    if (!j_["models"].contains(m)) j_["models"][m] = Json{{"modes", Json::object()}};
+    return j_["models"][m];
+  }
+  Json& root() { return j_; }
+  void save() {
+    std::string tmp = path_ + ".tmp";
+    {
+      std::ofstream out(tmp);
+      out << j_.dump(2) << "\n";
+      if (!out.good()) fail("cannot write ", tmp);
+    }
+    std::error_code ec;
+    fs::rename(tmp, path_, ec);
+    if (ec) fail("cannot replace ", path_, ": ", ec.message());
+  }
+
+ private:
+  std::string path_;
+  Json j_;
+};
+
+double num(const Json& j, const char* k) { return j.contains(k) && j[k].is_number() ? j[k].get<double>() : NAN; }
+
+std::string pct(double v) { return std::isfinite(v) ? strFormat("%.0f%%", 100 * v) : "-"; }
+
+void writeReport(Results& r, const std::string& dir, const std::vector<std::string>& models, const std::vector<std::string>& modes) {
+  const Json& root = r.root();
+  std::ostringstream md;
+  const Json& h = root["host"];
+  md << "# Transfer-tuning experiment\n\nHost: " << h.value("description", std::string()) << ", " << h.value("threads", 0)
+     << " threads. Tuning from scratch: " << root.value("trials", 0) << " trials per model. Transfer: leave-one-out "
+     << "(each model from the tuning runs of the others). Speedups over the untuned model, timed interleaved in one "
+     << "process per model; %max = (S_tt - 1) / (S_max - 1); match = tuning time after which the tuning run's "
+     << "schedules reached the transferred speedup (checkpoints every " << root.value("step_s", 60.0) << " s after the transfer time).\n\n";
+  md << "| model | S_max | tune time | pool S_tt | %max | TT time | tuning @TT | match | ratio |";
+  for (const std::string& m : modes)
+    if (m != "pool") md << " " << m << " %max | " << m << " TT time |";
+  md << "\n|---|---:|---:|---:|---:|---:|---:|---:|---:|";
+  for (const std::string& m : modes)
+    if (m != "pool") md << "---:|---:|";
+  md << "\n";
+  std::map<std::string, std::vector<double>> shares;
+  std::vector<double> log_ratio;
+  int unmatched = 0;
+  std::vector<PlotPanel> panels;
+  for (const std::string& name : models) {
+    if (!root["models"].contains(name)) continue;
+    const Json& mj = root["models"][name];
+    const Json& modesj = mj["modes"];
+    if (!modesj.contains("pool") || !modesj["pool"].contains("comparison")) continue;
+    const Json& c = modesj["pool"]["comparison"];
+    double ratio = c["time_to_match_ratio"].is_number() ? c["time_to_match_ratio"].get<double>() : NAN;
+    if (std::isfinite(ratio)) log_ratio.push_back(std::log(ratio));
+    else ++unmatched;
+    md << "| " << name << " | " << strFormat("%.2fx", num(c, "speedup_tuned")) << " | " << formatSeconds(num(c, "tune_s")) << " | "
+       << strFormat("%.2fx", num(c, "speedup_transfer")) << " | " << pct(num(c, "share_of_tuned_speedup")) << " | "
+       << formatSeconds(num(c, "transfer_s")) << " | " << strFormat("%.2fx", num(c, "tune_speedup_at_transfer_time")) << " | "
+       << (c["tune_s_to_match_transfer"].is_number() ? formatSeconds(num(c, "tune_s_to_match_transfer")) : "never") << " | "
+       << (std::isfinite(ratio) ? strFormat("%.1fx", ratio) : "-") << " |";
+    PlotPanel panel;
+    panel.title = name;
+    for (const Json& cp : c["checkpoints"]) panel.curve.push_back({num(cp, "elapsed_s"), num(cp, "speedup")});
+    for (const std::string& m : modes) {
+      if (!modesj.contains(m) || !modesj[m].contains("comparison")) {
+        if (m != "pool") md << " - | - |";
+        continue;
+      }
+      const Json& mc = modesj[m]["comparison"];
+      shares[m].push_back(num(mc, "share_of_tuned_speedup"));
+      panel.points.push_back({m, num(mc, "transfer_s"), num(mc, "speedup_transfer")});
+      if (m != "pool") md << " " << pct(num(mc, "share_of_tuned_speedup")) << " | " << formatSeconds(num(mc, "transfer_s")) << " |";
+    }
+    md << "\n";
+    panels.push_back(std::move(panel));
+  }
+  md << "\nAverage %max:";
+  for (const std::string& m : modes) {
+    const auto& v = shares[m];
+    double s = 0;
+    for (double x : v) s += x;
+    md << " " << m << " " << (v.empty() ? "-" : pct(s / static_cast<double>(v.size()))) << " (" << v.size() << " models);";
+  }
+  md << "\nTuning time to match the pool transfer, over the transfer time: geomean "
+     << (log_ratio.empty() ? std::string("-") : strFormat("%.1fx", std::exp([&] {
+           double s = 0;
+           for (double x : log_ratio) s += x;
+           return s / static_cast<double>(log_ratio.size());
+         }())))
+     << " over " << log_ratio.size() << " models; " << unmatched << " never matched within the tuning run.\n";
+  md << "\nCommand: `" << root.value("command", std::string()) << "`\n";
+  std::ofstream(dir + "/results.md") << md.str();
+  std::ofstream(dir + "/results.svg") << speedupPlotSvg(panels, "Speedup over untuned against search time (" +
+                                                                    h.value("description", std::string()) + ")");
+}
+
+void experiment(const ExperimentArgs& a, const std::string& command) {
+  if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
+  if (a.trials <= 0) fail("--trials must be positive");
+  for (const std::string& m : a.modes)
+    if (std::find(std::begin(kModes), std::end(kModes), m) == std::end(kModes))
+      fail("--modes: unknown mode '", m, "' (pool, auto, budget, refine)");
+  if (std::find(a.modes.begin(), a.modes.end(), "pool") == a.modes.end()) fail("--modes must include pool (the paper's protocol)");
+  schedule::Target code = resolveTargetOption(a.target, true);
+  std::vector<std::string> models = a.models;
+  if (models.empty())
+    for (const auto& m : models::zoo()) models.push_back(m.name);
+  for (const std::string& m : models)
+    if (!models::isZooModel(m)) fail("--models: ", m, " is not a zoo model (see `ttune models`)");
+  std::string db = a.db.empty() ? a.out + "/bank.db" : a.db;
+  int threads = runtime::ThreadPool::global().numThreads();
+  Json host{{"cpu", codegen::hostTarget().cpu},
+            {"isa", schedule::isaName(code.isa)},
+            {"threads", threads},
+            {"description", codegen::describe(code)}};
+  Results res(a.out, host);
+  res.root()["trials"] = a.trials;
+  res.root()["step_s"] = a.step_s;
+  res.root()["command"] = command;
+  res.root()["bank"] = db;
+  res.save();
+  auto say = [&](const std::string& s) {
+    if (!a.json) std::cerr << "experiment: " << s << "\n";
+  };
+
+  // Phase 1: every model tuned from scratch.
+  for (const std::string& m : models) {
+    Json& mj = res.model(m);
+    if (mj.contains("tune")) continue;
+    say("tuning " + m + " from scratch (" + std::to_string(a.trials) + " trials)");
+    TuneArgs t;
+    t.src.spec = m;
+    t.trials = a.trials;
+    t.db = db;
+    t.target = a.target;
+    t.label = "experiment";
+    t.json = true;
+    t.verbose = a.verbose;
+    mj["tune"] = tuneModel(t);
+    res.save();
+    writeReport(res, a.out, models, a.modes);
+  }
+  // Phase 2: transfer from the others, per mode, and compare.
+  for (const std::string& m : models) {
+    Json& mj = res.model(m);
+    graph::Graph g = loadModel({m, {}, {}});
+    int tunable = static_cast<int>(graph::tunableKernels(graph::partition(g)).size());
+    for (const std::string& mode : a.modes) {
+      Json& md = mj["modes"][mode];
+      if (!md.contains("transfer")) {
+        say("transfer-tuning " + m + " (" + mode + ")");
+        TransferArgs t;
+        t.src.spec = m;
+        t.db = db;
+        t.target = a.target;
+        t.sources = mode == "auto" ? "auto" : "pool";
+        t.budget = mode == "budget" ? (a.budget > 0 ? a.budget : 2 * tunable) : 0;
+        t.refine = mode == "refine";
+        t.label = "experiment:" + mode;
+        t.json = true;
+        t.verbose = a.verbose;
+        md["transfer"] = transferModel(t);
+        res.save();
+      }
+      if (!md.contains("comparison")) {
+        say("comparing " + m + " (" + mode + ") with its tuning run");
+        store::Bank bank = openBank(db);
+        transfer::CompareOptions o;
+        o.target = code;
+        o.tune_run = mj["tune"]["run_id"];
+        o.transfer_run = md["transfer"]["run_id"];
+        o.step_s = a.step_s;
+        auto c = transfer::compareRuns(g, m, bank, o);
+        if (!c.ok()) fail(m, " (", mode, "): ", c.error());
+        md["comparison"] = comparisonJson(m, *c);
+        res.save();
+        writeReport(res, a.out, models, a.modes);
+      }
+    }
+  }
+  writeReport(res, a.out, models, a.modes);
+  if (a.json) return printJson(res.root());
+  std::ifstream md(a.out + "/results.md");
+  std::cout << md.rdbuf();
+  std::cout << "\n(written to " << a.out << "/results.md, results.json and results.svg)\n";
+}
+
+}  // namespace
+
+void addExperimentCommand(CLI::App& app) {
+  auto* cmd = app.add_subcommand("experiment",
+                                 "The transfer-tuning evaluation over the zoo: tune each model, transfer each from the others, "
+                                 "compare (resumable)");
+  auto a = std::make_shared<ExperimentArgs>();
+  cmd->add_option("--models", a->models, "Zoo models (default: all 11)")->delimiter(',');
+  cmd->add_option("--trials", a->trials, "Tuning trials per model (default 2000)");
+  cmd->add_option("--out", a->out, "Folder of results.json/.md/.svg and, by default, the bank (default: experiment)");
+  cmd->add_option("--db", a->db, "Schedule bank of the experiment (default: OUT/bank.db; never the default bank)");
+  cmd->add_option("--modes", a->modes, "Transfer modes: pool,auto,budget,refine (default: all)")->delimiter(',');
+  cmd->add_option("--budget", a->budget, "Candidate measurements of the budget mode (default: two per tunable kernel)");
+  cmd->add_option("--step", a->step_s, "Seconds between tuning checkpoints after the transfer time (default 60)");
+  cmd->add_option("--threads", a->threads, "Threads for kernels (default: all cores)");
+  addTargetOption(cmd, a->target);
+  cmd->add_flag("--json", a->json, "Print the results as JSON");
+  cmd->add_flag("--progress", a->verbose, "Print progress lines also when stderr is not a terminal");
+  cmd->callback([a] { experiment(*a, commandLine()); });
+}
+
+}  // namespace ttune::cli

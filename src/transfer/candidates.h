@@ -1,0 +1,64 @@
+// Transfer candidates: which bank records may be transferred to a target model, and how each
+// becomes steps for a target kernel.
+//
+// A record may serve when a cold tuning run of another model measured it and its lineage does
+// not lead back to the target (CandidateRule); per (workload, source model) the best one is
+// taken. The bank is searched by tiers: records measured on this CPU and ISA level, else other
+// CPUs of the level, else other levels (their vector lengths adapted). Each record is replayed on
+// the target kernel verbatim and/or with its splits re-factorized for the new extents; a cost
+// model trained on the source kernels' records can rank them.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "autotune/cost_model.h"
+#include "graph/fusion.h"
+#include "schedule/record.h"
+#include "store/bank.h"
+
+namespace ttune::transfer {
+
+enum class Adapt { Verbatim, Adapted, Both };
+
+// A schedule to measure on a target kernel.
+struct Candidate {
+  std::vector<schedule::Step> steps;
+  std::string source;  // "<model> <workload key>"
+  std::string model;   // the source model
+  std::string origin;  // the model whose tuning found the steps
+  bool adapted = false;
+};
+
+// The best candidate record of every (workload, source model) of a class (CandidateRule).
+std::vector<schedule::Record> classCandidates(const store::Bank& bank, const std::string& class_id,
+                                              const std::string& target_model, const store::TargetFilter& target);
+
+// Records per kernel (index into `kernels`) by the tiers above, restricted to `sources` when not
+// empty. `tier` receives what was used: 0 this CPU, 1 other CPUs of the level, 2 other levels.
+std::vector<std::vector<schedule::Record>> collectCandidates(const std::vector<const graph::Kernel*>& kernels,
+                                                             const store::Bank& bank, const std::string& target_model,
+                                                             const schedule::TargetInfo& target,
+                                                             const std::vector<std::string>& sources, int* tier);
+
+struct BuildStats {
+  int failed = 0;     // records whose steps do not apply to the kernel
+  int other_isa = 0;  // records of another ISA level (adapted)
+};
+// The distinct candidates of records for `kernel` on `code`.
+std::vector<Candidate> buildCandidates(const graph::Kernel& kernel, const std::vector<schedule::Record>& records, Adapt adapt,
+                                       const schedule::Target& code, BuildStats* stats);
+
+// A model ranking candidates, trained on the source workloads' records (their own DAGs); null
+// when fewer than 20 usable samples.
+std::unique_ptr<autotune::XGBoostModel> trainRanker(
+    const std::vector<schedule::Record>& source_records,
+    const std::function<std::shared_ptr<const te::ComputeDAG>(const std::string&)>& source_dag);
+// The k best-ranked candidates.
+std::vector<Candidate> topRanked(const graph::Kernel& kernel, std::vector<Candidate> cands, autotune::XGBoostModel& ranker,
+                                 int k);
+
+}  // namespace ttune::transfer

@@ -1,0 +1,72 @@
+// The transfer-tuning evaluation of one model (the paper's protocol): a transfer run against a
+// from-scratch tuning run of the same model, on the same machine and ISA level.
+//
+// Every latency of one comparison is timed the same way, in one interleaved group (executor/
+// latency.h): untuned, transferred (the transfer run's choice per kernel: its fastest transferred
+// schedule when that beat the default measured in the same run), and the tuning run's best
+// schedules found by checkpoints of its elapsed time -- the transfer run's search time, then
+// every `step_s` after it (the paper: TT + 60 s, + 120 s, ...), up to the end of the tuning run.
+// Speedups are medians of per-round paired ratios against untuned. The tuning time to match is
+// the first checkpoint whose speedup reaches the transferred one, so its resolution is step_s.
+//
+// Runs are refused, with the reason, when they cannot give an honest comparison: a tuning run
+// warm-started from the bank is no from-scratch baseline, and runs measured on another CPU or
+// ISA level than the target's do not compare with timings taken here.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "codegen/target.h"
+#include "graph/graph.h"
+#include "store/bank.h"
+#include "support/expected.h"
+
+namespace ttune::transfer {
+
+struct CompareOptions {
+  schedule::Target target = codegen::hostTarget();
+  std::string tune_run, transfer_run;  // empty: the model's latest finished ones that qualify
+  double step_s = 60;
+  int max_checkpoints = 12;  // the step widens when the tuning run is longer
+  int rounds = 7, per_round = 3;
+};
+
+struct Checkpoint {
+  double elapsed_s = 0;  // of the tuning run
+  double latency_s = 0;
+  double speedup = 0;    // against untuned
+};
+
+struct Comparison {
+  std::string tune_run, transfer_run;
+  double untuned_s = 0, transferred_s = 0, tuned_s = 0;  // median latencies
+  double s_tt = 0, s_max = 0;                            // speedups over untuned
+  double share = 0;                                      // (S_tt - 1) / (S_max - 1), 0 when S_max <= 1
+  double transfer_s = 0, tune_s = 0;                     // search times
+  double step_s = 0;
+  std::optional<double> match_s;          // tuning time at which it reached S_tt
+  double tune_speedup_at_transfer_s = 0;  // what tuning reached in the transfer run's search time
+  std::vector<Checkpoint> checkpoints;    // the last one is the whole tuning run
+};
+
+// The finished run of `model` and `kind` that compareRuns would use (latest qualifying), or the
+// reason there is none. A tuning run must not be warm-started; both must be measured on this
+// target's CPU and ISA level.
+Expected<store::RunInfo> comparableRun(const store::Bank& bank, store::RunKind kind, const std::string& model,
+                                       const std::string& wanted, const schedule::Target& target);
+
+// The transfer run's choice per workload, from its records: the one its result names (in-model
+// refinement stores {"choice": {workload key: steps}}), else its fastest transferred schedule
+// when that beat the default measured in the same run.
+std::vector<schedule::Record> transferChoice(const std::vector<schedule::Record>& records, const Json& run_result = Json());
+// The run result naming a choice of records.
+Json choiceResult(const std::vector<schedule::Record>& chosen);
+// The fastest ok record per workload, optionally only those measured by `limit_s` of the run.
+std::vector<schedule::Record> bestPerWorkload(const std::vector<schedule::Record>& records, double limit_s = -1);
+
+Expected<Comparison> compareRuns(const graph::Graph& g, const std::string& model, const store::Bank& bank,
+                                 const CompareOptions& options);
+
+}  // namespace ttune::transfer

@@ -1,0 +1,37 @@
+// In-model refinement of schedule choices. A schedule picked by its isolated time (warm caches,
+// inputs it just read) can lose its edge inside the model, where a kernel reads what the previous
+// kernel left in the caches. Among each kernel's few best candidates (by isolated time) and its
+// default schedule, refineInModel picks the one that is fastest inside the compiled model:
+// variant j of the model runs every kernel's j-th candidate (its last one when it has fewer),
+// all variants are profiled in interleaved rounds (CompiledModel::runProfiled: each kernel's time
+// within the model), and each kernel keeps the variant it was fastest in. Used after transfer
+// (`ttune transfer --refine`) and after tuning (`ttune tune --refine`).
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "codegen/target.h"
+#include "graph/graph.h"
+#include "schedule/record.h"
+
+namespace ttune::transfer {
+
+struct RefineOptions {
+  int candidates = 3;  // best by isolated time per kernel, plus the default schedule
+  int rounds = 5;      // profiled runs of each variant, interleaved
+  schedule::Target target = codegen::hostTarget();
+};
+
+struct RefineResult {
+  std::vector<schedule::Record> chosen;  // one per workload that has candidates (may be a default record)
+  int changed = 0;                       // kernels whose in-model pick differs from the isolated pick
+  int variants = 0;
+};
+
+// `records`: measured records of the model's workloads (ok ones are candidates; records with
+// provenance.source "default" are the defaults).
+RefineResult refineInModel(const graph::Graph& g, const std::vector<schedule::Record>& records, const RefineOptions& options);
+
+}  // namespace ttune::transfer
