@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Optional set-up of the whole-model peer benchmark (bench/models): PyTorch, torchvision, onnx and
-# numpy from Debian (to export the models and run the PyTorch side), and onnxruntime-node from npm
+# Optional set-up of the whole-model peer benchmark (bench/models): PyTorch, torchvision, onnx,
+# numpy and OpenBLAS from Debian (to export the models and run the PyTorch side), and
+# onnxruntime-node from npm
 # into <build dir>/bench-peers (the ONNX Runtime side; its CPU binaries ship inside the package,
 # so --ignore-scripts skips the install script, which would try to download more).
 # Nothing in the test suite needs any of this. Idempotent: skips what is present.
@@ -10,7 +11,11 @@ cd "$(dirname "$0")/../.."
 BUILD_DIR=${1:-${BUILD_DIR:-build}}
 ORT_VERSION=1.30.0
 
-PACKAGES=(python3-torch python3-torchvision python3-onnx python3-numpy nodejs npm)
+# libopenblas0-openmp: Debian's PyTorch calls whatever libblas.so.3 the system provides for its
+# dense layers and matmuls; without OpenBLAS that is the unoptimized reference BLAS (about 2
+# GFLOP/s), which would make PyTorch's transformer figures meaningless. The OpenMP build shares
+# PyTorch's OpenMP runtime and thread count. ttune does not use BLAS.
+PACKAGES=(python3-torch python3-torchvision python3-onnx python3-numpy libopenblas0-openmp nodejs npm)
 missing=()
 for p in "${PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
