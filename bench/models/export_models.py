@@ -27,9 +27,15 @@ def bert_base(seq):
     input [1, seq, 768]."""
     layer = nn.TransformerEncoderLayer(d_model=768, nhead=12, dim_feedforward=3072, batch_first=True)
     encoder = nn.TransformerEncoder(layer, num_layers=12, enable_nested_tensor=False)
-    # Random affine parameters for the layer norms (initially 1 and 0), as for batch norms.
+    # TransformerEncoder deep-copies one layer, so all twelve would hold the same weights (and
+    # the exporters would store them once): draw every layer's anew. Layer norms get random
+    # affine parameters (initially 1 and 0), as batch norms do.
     for m in encoder.modules():
-        if isinstance(m, nn.LayerNorm):
+        if isinstance(m, nn.MultiheadAttention):
+            m._reset_parameters()
+        elif isinstance(m, nn.Linear):
+            m.reset_parameters()
+        elif isinstance(m, nn.LayerNorm):
             m.weight.data.uniform_(0.5, 1.5)
             m.bias.data.normal_(0, 0.1)
     return encoder, [1, seq, 768]
