@@ -205,7 +205,7 @@ def bench_model(model, a, tmp):
     try:
         result["workers"] = {rt: w.info for rt, w in workers.items()}
         blocks = {}
-        for rt, w in list(workers.items()):
+        for rt, w in list(workers.items()) if a.rounds > 0 else []:
             try:
                 blocks[rt] = runs_per_block(w, a)
             except WorkerError as e:
@@ -233,14 +233,15 @@ def bench_model(model, a, tmp):
                 time.sleep(a.gap_ms / 1e3)
 
         timed = [rt for rt in live if rt in workers and len(block_medians[rt]) == a.rounds]
-        result["median_ms"] = {rt: statistics.median(times[rt]) for rt in timed}
-        result["min_ms"] = {rt: min(times[rt]) for rt in timed}
+        if a.rounds > 0:
+            result["median_ms"] = {rt: statistics.median(times[rt]) for rt in timed}
+            result["min_ms"] = {rt: min(times[rt]) for rt in timed}
         for peer, key in (("onnxruntime", "ratio_ttune_ort"), ("pytorch", "ratio_ttune_pytorch")):
-            if "ttune" in timed and peer in timed:
+            if a.rounds > 0 and "ttune" in timed and peer in timed:
                 result[key] = statistics.median(t / p for t, p in zip(block_medians["ttune"], block_medians[peer]))
 
         outputs = {}
-        for rt in timed:
+        for rt in timed:  # with --rounds 0: every runtime that loaded the model
             path = os.path.join(tmp, f"{model}.{rt}.output.npy")
             try:
                 workers[rt].ask(f"output {path}", a.run_timeout)
@@ -261,7 +262,7 @@ def bench_model(model, a, tmp):
 
 
 def fmt(v, spec):
-    return format(v, spec) if v is not None else "-"
+    return format(v, spec) if v is not None else format("-", ">" + spec.split(".")[0])
 
 
 def print_row(r):
@@ -310,7 +311,7 @@ def main():
     ap.add_argument("--models", nargs="+", default=MODELS, metavar="NAME",
                     help="models (files NAME.onnx and NAME.pt in --models-dir); default: all ten")
     ap.add_argument("--threads", type=int, default=2, help="threads of every runtime")
-    ap.add_argument("--rounds", type=int, default=10, help="interleaved rounds (one block of each runtime)")
+    ap.add_argument("--rounds", type=int, default=10, help="interleaved rounds (one block of each runtime); 0: only compare the outputs")
     ap.add_argument("--db", help="ttune schedule bank to take the best records from (\"\": the default bank); "
                                  "default: ttune's default schedules")
     ap.add_argument("--json", action="store_true", help="one JSON object per model, then a summary")
@@ -327,13 +328,14 @@ def main():
     ap.add_argument("--run-timeout", type=float, default=600, help="seconds for one command")
     a = ap.parse_args()
     a.models_dir, a.build_dir = os.path.abspath(a.models_dir), os.path.abspath(a.build_dir)
-    if a.threads < 1 or a.rounds < 1:
-        ap.error("--threads and --rounds must be positive")
+    if a.threads < 1 or a.rounds < 0:
+        ap.error("--threads must be positive and --rounds not negative")
 
     host = host_description()
     if not a.json:
         print(f"host: {host['cpu']}, {host['cores']} cores, {host['isa']}")
-        print(f"{a.threads} threads per runtime, {a.rounds} interleaved rounds of ~{a.block_ms:g} ms blocks, "
+        timing = f"{a.rounds} interleaved rounds of ~{a.block_ms:g} ms blocks" if a.rounds else "outputs only"
+        print(f"{a.threads} threads per runtime, {timing}, "
               f"ttune {'bank ' + repr(a.db) if a.db is not None else 'default schedules'}; "
               f"ratio = ttune latency / peer latency (< 1: ttune faster), median of per-round ratios\n")
         print(f"{'model':<16} {'ttune ms':>10} {'ORT ms':>10} {'PyTorch ms':>10} {'ttune/ORT':>10} "
