@@ -297,8 +297,9 @@ def geomean(values):
 
 
 def ensure_exported(models, a):
-    missing = [m for m in models if not all(os.path.exists(os.path.join(a.models_dir, m + ext))
-                                            for ext in (".onnx", ".pt"))]
+    # Only the models export_models.py knows; other names must already have their files.
+    missing = [m for m in models if m in MODELS and not all(os.path.exists(os.path.join(a.models_dir, m + ext))
+                                                            for ext in (".onnx", ".pt"))]
     if missing:
         print(f"exporting {' '.join(missing)} into {a.models_dir}", file=sys.stderr, flush=True)
         subprocess.run([PYTHON, os.path.join(HERE, "export_models.py"), a.models_dir, "--models", *missing],
@@ -357,6 +358,10 @@ def main():
                 print(json.dumps(r), flush=True)
             else:
                 print_row(r)
+                info = r.get("workers", {}).get("ttune")
+                if a.db is not None and info:  # a mistyped bank path gives an empty bank
+                    print(f"  {model}: ttune used the bank's schedules for {info['scheduled_kernels']} of "
+                          f"{info['kernels']} kernels", flush=True)
             report_problems(r, a.tolerance)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
