@@ -7,9 +7,11 @@ onnxruntime-node) and PyTorch (torch_worker.py, the frozen TorchScript export of
 module). All read one seeded input. After a warm-up the driver times them interleaved: each
 round runs one block (about --block-ms of runs) of each runtime in turn, the order rotated per
 round, with a short idle gap between blocks (so the previous block's spinning threads do not
-steal the next one's cores). Load from other processes thus slows all three alike; the ratios
-are the medians of the per-round ratios of block medians. Finally all three outputs are
-compared (max abs error and max error relative to the largest reference magnitude).
+steal the next one's cores). Load from other processes that drifts between rounds thus meets
+all three, though not by the same factor (runtimes cope differently with a core taken away), so
+the share of the CPU that other processes took while timing is measured (/proc) and reported.
+The ratios are the medians of the per-round ratios of block medians. Finally all three outputs
+are compared (max abs error and max error relative to the largest reference magnitude).
 
   /usr/bin/python3 bench/models/bench_models.py [--models NAME ...] [--threads 2] [--rounds 10]
       [--db PATH] [--json] [--models-dir build/bench-models] [--build-dir build]
@@ -35,6 +37,7 @@ PYTHON = "/usr/bin/python3"  # Debian's, which has python3-torch
 MODELS = ["resnet18", "resnet50", "mobilenet_v2", "efficientnet_b0", "googlenet", "densenet121",
           "inception_v3", "vgg16", "bert_base_128", "bert_base_256"]
 RUNTIMES = ["ttune", "onnxruntime", "pytorch"]
+OTHER_LOAD_WARNING = 0.05  # share of the machine's CPU time taken by other processes while timing
 LABEL = {"ttune": "ttune", "onnxruntime": "ORT", "pytorch": "PyTorch", "all": "every runtime"}
 
 
@@ -129,6 +132,30 @@ def host_description():
     return {"cpu": name, "isa": isa, "cores": os.cpu_count()}
 
 
+def cpu_snapshot(pids):
+    """(busy ticks of the whole machine, total ticks, ticks used by `pids` and this driver), from
+    /proc: the difference between two snapshots tells how much CPU other processes took."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:9]]  # user nice system idle iowait irq softirq steal
+    busy, total = v[0] + v[1] + v[2] + v[5] + v[6] + v[7], sum(v)
+    ours = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            ours += int(fields[11]) + int(fields[12])  # utime, stime
+        except (OSError, IndexError, ValueError):
+            pass
+    t = os.times()
+    ours += round((t.user + t.system) * os.sysconf("SC_CLK_TCK"))
+    return busy, total, ours
+
+
+def other_cpu_share(before, after):
+    busy, total, ours = (b - a for a, b in zip(before, after))
+    return max(0.0, (busy - ours) / total) if total > 0 else 0.0
+
+
 def input_shape(onnx_path):
     import onnx  # here rather than at the top: only needed once the models exist
     graph = onnx.load(onnx_path, load_external_data=False).graph
@@ -217,6 +244,7 @@ def bench_model(model, a, tmp):
         live = [rt for rt in RUNTIMES if rt in workers]
         times = {rt: [] for rt in live}          # every run
         block_medians = {rt: [] for rt in live}  # one per round
+        snapshot = cpu_snapshot([w.proc.pid for w in workers.values()])
         for r in range(a.rounds):
             order = live[r % len(live):] + live[:r % len(live)] if live else []
             for rt in order:
@@ -234,6 +262,8 @@ def bench_model(model, a, tmp):
 
         timed = [rt for rt in live if rt in workers and len(block_medians[rt]) == a.rounds]
         if a.rounds > 0:
+            # Exited workers' ticks are lost from the count; they ran only until they failed.
+            result["other_cpu_share"] = other_cpu_share(snapshot, cpu_snapshot([workers[rt].proc.pid for rt in timed]))
             result["median_ms"] = {rt: statistics.median(times[rt]) for rt in timed}
             result["min_ms"] = {rt: min(times[rt]) for rt in timed}
         for peer, key in (("onnxruntime", "ratio_ttune_ort"), ("pytorch", "ratio_ttune_pytorch")):
@@ -266,7 +296,8 @@ def fmt(v, spec):
 
 
 def print_row(r):
-    m, ok = r.get("median_ms", {}), r.get("agreement", {})
+    m, ok, share = r.get("median_ms", {}), r.get("agreement", {}), r.get("other_cpu_share")
+    other = f"{100 * share:.0f}%" if share is not None else "-"
     worst = max((c.get("max_rel_err", math.inf) for c in ok.values()), default=None)
     if not ok:
         agree = "not compared"
@@ -276,10 +307,13 @@ def print_row(r):
         agree = "MISMATCH"
     print(f"{r['model']:<16} {fmt(m.get('ttune'), '10.2f')} {fmt(m.get('onnxruntime'), '10.2f')} "
           f"{fmt(m.get('pytorch'), '10.2f')} {fmt(r.get('ratio_ttune_ort'), '10.2f')} "
-          f"{fmt(r.get('ratio_ttune_pytorch'), '14.2f')}  {agree}", flush=True)
+          f"{fmt(r.get('ratio_ttune_pytorch'), '14.2f')} {other:>7}  {agree}", flush=True)
 
 
 def report_problems(r, tolerance):
+    if r.get("other_cpu_share", 0) > OTHER_LOAD_WARNING:
+        print(f"  {r['model']}: other processes used {100 * r['other_cpu_share']:.0f}% of the CPU while it was timed; "
+              f"its figures are unreliable", file=sys.stderr, flush=True)
     for rt, msg in r["errors"].items():
         print(f"  {r['model']}: {LABEL[rt]} FAILED: {msg}", file=sys.stderr, flush=True)
     for pair, c in r.get("agreement", {}).items():
@@ -337,10 +371,11 @@ def main():
         print(f"host: {host['cpu']}, {host['cores']} cores, {host['isa']}")
         timing = f"{a.rounds} interleaved rounds of ~{a.block_ms:g} ms blocks" if a.rounds else "outputs only"
         print(f"{a.threads} threads per runtime, {timing}, "
-              f"ttune {'bank ' + repr(a.db) if a.db is not None else 'default schedules'}; "
-              f"ratio = ttune latency / peer latency (< 1: ttune faster), median of per-round ratios\n")
+              f"ttune {'bank ' + repr(a.db) if a.db is not None else 'default schedules'}")
+        print("ratio = ttune latency / peer latency (< 1: ttune faster), median of per-round ratios; "
+              "other = share of the CPU that other processes took while timing\n")
         print(f"{'model':<16} {'ttune ms':>10} {'ORT ms':>10} {'PyTorch ms':>10} {'ttune/ORT':>10} "
-              f"{'ttune/PyTorch':>14}  outputs", flush=True)
+              f"{'ttune/PyTorch':>14} {'other':>7}  outputs", flush=True)
 
     ensure_exported(a.models, a)
     results, versions = [], {}
