@@ -1,0 +1,424 @@
+#!/usr/bin/python3
+"""Whole-model peer benchmark: ttune against ONNX Runtime and PyTorch on the same ONNX files.
+
+Per model, three worker processes load the model once and stay alive: ttune
+(build/bin/bench_model_worker, as `ttune run model.onnx`), ONNX Runtime (ort_worker.js,
+onnxruntime-node) and PyTorch (torch_worker.py, the frozen TorchScript export of the same
+module). All read one seeded input. After a warm-up the driver times them interleaved: each
+round runs one block (about --block-ms of runs) of each runtime in turn, the order rotated per
+round, with a short idle gap between blocks (so the previous block's spinning threads do not
+steal the next one's cores). Load from other processes that drifts between rounds thus meets
+all three, though not by the same factor (runtimes cope differently with a core taken away), so
+the share of the CPU that other processes took while timing is measured (/proc) and reported.
+The ratios are the medians of the per-round ratios of block medians. Finally all three outputs
+are compared (max abs error and max error relative to the largest reference magnitude).
+
+  /usr/bin/python3 bench/models/bench_models.py [--models NAME ...] [--threads 2] [--rounds 10]
+      [--db PATH] [--json] [--models-dir build/bench-models] [--build-dir build]
+
+Missing model files are exported first (export_models.py). Set-up: bench/models/setup.sh.
+Exit status 1 if a runtime failed on a model or the outputs disagree."""
+
+import argparse
+import json
+import math
+import os
+import select
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REPO = os.path.dirname(os.path.dirname(HERE))
+PYTHON = "/usr/bin/python3"  # Debian's, which has python3-torch
+MODELS = ["resnet18", "resnet50", "mobilenet_v2", "efficientnet_b0", "googlenet", "densenet121",
+          "inception_v3", "vgg16", "bert_base_128", "bert_base_256"]
+RUNTIMES = ["ttune", "onnxruntime", "pytorch"]
+OTHER_LOAD_WARNING = 0.05  # share of the machine's CPU time taken by other processes while timing
+LABEL = {"ttune": "ttune", "onnxruntime": "ORT", "pytorch": "PyTorch", "all": "every runtime"}
+
+
+class WorkerError(Exception):
+    pass
+
+
+class Worker:
+    """One runtime's worker process: line commands in, one JSON line per reply out."""
+
+    def __init__(self, runtime, argv, env, log_path):
+        self.runtime, self.log_path, self.buf = runtime, log_path, b""
+        self.log = open(log_path, "wb")
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log,
+                                     env=env, cwd=REPO)
+        self.info = None
+
+    def _line(self, timeout):
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buf:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.proc.kill()
+                raise WorkerError(f"no reply within {timeout:.0f} s")
+            ready, _, _ = select.select([self.proc.stdout], [], [], left)
+            if ready:
+                chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
+                if not chunk:
+                    self.proc.wait()
+                    raise WorkerError(f"the worker exited with status {self.proc.returncode}{self._stderr_tail()}")
+                self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        try:
+            reply = json.loads(line)
+        except ValueError:
+            raise WorkerError(f"the worker printed a line that is not JSON: {line[:200]!r}")
+        if "error" in reply:
+            raise WorkerError(reply["error"])
+        return reply
+
+    def _stderr_tail(self):
+        self.log.flush()
+        with open(self.log_path, "rb") as f:
+            tail = f.read().decode(errors="replace").strip().splitlines()[-5:]
+        return (": " + " | ".join(tail)) if tail else ""
+
+    def ready(self, timeout):
+        self.info = self._line(timeout)
+        return self.info
+
+    def ask(self, command, timeout):
+        try:
+            self.proc.stdin.write((command + "\n").encode())
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            self.proc.wait()
+            raise WorkerError(f"the worker exited with status {self.proc.returncode}{self._stderr_tail()}")
+        return self._line(timeout)
+
+    def close(self):
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.write(b"quit\n")
+                self.proc.stdin.close()
+                self.proc.wait(timeout=30)
+            except (BrokenPipeError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+
+
+def host_description():
+    """CPU model name and vector ISA from /proc/cpuinfo, and the core count."""
+    name, flags = "unknown CPU", set()
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            key, _, value = line.partition(":")
+            if key.strip() == "model name" and name == "unknown CPU":
+                name = value.strip()
+            elif key.strip() == "flags" and not flags:
+                flags = set(value.split())
+    if "avx512f" in flags:
+        isa = "AVX-512 (" + " ".join(sorted(f for f in flags if f.startswith("avx512"))) + ")"
+    elif "avx2" in flags:
+        isa = "AVX2" + (" + FMA" if "fma" in flags else "")
+    elif "avx" in flags:
+        isa = "AVX"
+    else:
+        isa = "SSE"
+    if "amx_tile" in flags:
+        isa += ", AMX"
+    return {"cpu": name, "isa": isa, "cores": os.cpu_count()}
+
+
+def cpu_snapshot(pids):
+    """(busy ticks of the whole machine, total ticks, ticks used by `pids` and this driver), from
+    /proc: the difference between two snapshots tells how much CPU other processes took."""
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:9]]  # user nice system idle iowait irq softirq steal
+    busy, total = v[0] + v[1] + v[2] + v[5] + v[6] + v[7], sum(v)
+    ours = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+            ours += int(fields[11]) + int(fields[12])  # utime, stime
+        except (OSError, IndexError, ValueError):
+            pass
+    t = os.times()
+    ours += round((t.user + t.system) * os.sysconf("SC_CLK_TCK"))
+    return busy, total, ours
+
+
+def other_cpu_share(before, after):
+    busy, total, ours = (b - a for a, b in zip(before, after))
+    return max(0.0, (busy - ours) / total) if total > 0 else 0.0
+
+
+def input_shape(onnx_path):
+    import onnx  # here rather than at the top: only needed once the models exist
+    graph = onnx.load(onnx_path, load_external_data=False).graph
+    initializers = {t.name for t in graph.initializer}
+    inputs = [i for i in graph.input if i.name not in initializers]
+    if len(inputs) != 1:
+        raise WorkerError(f"{onnx_path} has {len(inputs)} inputs; the benchmark feeds one")
+    dims = [d.dim_value for d in inputs[0].type.tensor_type.shape.dim]
+    if any(d <= 0 for d in dims):
+        raise WorkerError(f"{onnx_path} has a symbolic input dimension; export static shapes")
+    return dims
+
+
+def start_workers(model, a, input_path, tmp):
+    onnx_path = os.path.join(a.models_dir, model + ".onnx")
+    pt_path = os.path.join(a.models_dir, model + ".pt")
+    env = dict(os.environ, OMP_NUM_THREADS=str(a.threads), OPENBLAS_NUM_THREADS=str(a.threads),
+               NODE_PATH=os.path.join(a.build_dir, "bench-peers", "node_modules"))
+    ttune = [os.path.join(a.build_dir, "bin", "bench_model_worker"), onnx_path, "--input", input_path,
+             "--threads", str(a.threads)]
+    if a.db is not None:
+        ttune += ["--db", a.db]
+    argv = {"ttune": ttune,
+            "onnxruntime": ["node", os.path.join(HERE, "ort_worker.js"), onnx_path, input_path, str(a.threads)],
+            "pytorch": [PYTHON, os.path.join(HERE, "torch_worker.py"), pt_path, input_path, str(a.threads)]}
+    workers, errors = {}, {}
+    for rt in RUNTIMES:
+        try:
+            workers[rt] = Worker(rt, argv[rt], env, os.path.join(tmp, f"{model}.{rt}.log"))
+        except OSError as e:
+            errors[rt] = f"could not start the {LABEL[rt]} worker ({argv[rt][0]}): {e}"
+    for rt, w in list(workers.items()):
+        try:
+            w.ready(a.load_timeout)
+        except WorkerError as e:
+            errors[rt] = str(e)
+            w.close()
+            del workers[rt]
+    return workers, errors
+
+
+def runs_per_block(worker, a):
+    """Warm-up (at least 3 runs and --warmup-ms), then the runs that fill about --block-ms."""
+    ms = worker.ask("run 3", a.run_timeout)["ms"]
+    spent = sum(ms)
+    while spent < a.warmup_ms:
+        more = worker.ask(f"run {max(1, math.ceil((a.warmup_ms - spent) / ms[-1]))}", a.run_timeout)["ms"]
+        spent += sum(more)
+        ms = more
+    return max(1, round(a.block_ms / statistics.median(ms[-3:])))
+
+
+def compare(x, ref, tolerance):
+    import numpy as np
+    if x.shape != ref.shape:
+        return {"ok": False, "why": f"shape {list(x.shape)} against {list(ref.shape)}"}
+    if not np.isfinite(x).all():
+        return {"ok": False, "why": "NaN or infinity in the output"}
+    abs_err = float(np.max(np.abs(x.astype(np.float64) - ref)))
+    scale = float(np.max(np.abs(ref))) or 1.0
+    return {"ok": abs_err <= tolerance * scale, "max_abs_err": abs_err, "max_rel_err": abs_err / scale}
+
+
+def bench_model(model, a, tmp):
+    import numpy as np
+    result = {"model": model, "threads": a.threads, "rounds": a.rounds, "errors": {}}
+    onnx_path = os.path.join(a.models_dir, model + ".onnx")
+    shape = input_shape(onnx_path)
+    input_path = os.path.join(tmp, model + ".input.npy")
+    np.save(input_path, np.random.default_rng(a.seed).uniform(-1, 1, shape).astype(np.float32))
+    result["input_shape"] = shape
+
+    workers, result["errors"] = start_workers(model, a, input_path, tmp)
+    try:
+        result["workers"] = {rt: w.info for rt, w in workers.items()}
+        blocks = {}
+        for rt, w in list(workers.items()) if a.rounds > 0 else []:
+            try:
+                blocks[rt] = runs_per_block(w, a)
+            except WorkerError as e:
+                result["errors"][rt] = f"{LABEL[rt]} failed while warming up on {model}: {e}"
+                w.close()
+                del workers[rt]
+        result["runs_per_block"] = blocks
+
+        live = [rt for rt in RUNTIMES if rt in workers]
+        times = {rt: [] for rt in live}          # every run
+        block_medians = {rt: [] for rt in live}  # one per round
+        snapshot = cpu_snapshot([w.proc.pid for w in workers.values()])
+        for r in range(a.rounds):
+            order = live[r % len(live):] + live[:r % len(live)] if live else []
+            for rt in order:
+                if rt not in workers:
+                    continue
+                try:
+                    ms = workers[rt].ask(f"run {blocks[rt]}", a.run_timeout)["ms"]
+                except WorkerError as e:
+                    result["errors"][rt] = f"{LABEL[rt]} failed while timing {model}: {e}"
+                    workers.pop(rt).close()
+                    continue
+                times[rt] += ms
+                block_medians[rt].append(statistics.median(ms))
+                time.sleep(a.gap_ms / 1e3)
+
+        timed = [rt for rt in live if rt in workers and len(block_medians[rt]) == a.rounds]
+        if a.rounds > 0:
+            # Exited workers' ticks are lost from the count; they ran only until they failed.
+            result["other_cpu_share"] = other_cpu_share(snapshot, cpu_snapshot([workers[rt].proc.pid for rt in timed]))
+            result["median_ms"] = {rt: statistics.median(times[rt]) for rt in timed}
+            result["min_ms"] = {rt: min(times[rt]) for rt in timed}
+        for peer, key in (("onnxruntime", "ratio_ttune_ort"), ("pytorch", "ratio_ttune_pytorch")):
+            if a.rounds > 0 and "ttune" in timed and peer in timed:
+                result[key] = statistics.median(t / p for t, p in zip(block_medians["ttune"], block_medians[peer]))
+
+        outputs = {}
+        for rt in timed:  # with --rounds 0: every runtime that loaded the model
+            path = os.path.join(tmp, f"{model}.{rt}.output.npy")
+            try:
+                workers[rt].ask(f"output {path}", a.run_timeout)
+                outputs[rt] = np.load(path)
+            except (WorkerError, OSError, ValueError) as e:
+                result["errors"][rt] = f"{LABEL[rt]} could not write the output of {model}: {e}"
+        agreement = {}
+        for i, x in enumerate(RUNTIMES):
+            for y in RUNTIMES[i + 1:]:
+                if x in outputs and y in outputs:
+                    agreement[f"{x}-{y}"] = compare(outputs[x], outputs[y].astype(np.float64), a.tolerance)
+        result["agreement"] = agreement
+        result["outputs_agree"] = all(c["ok"] for c in agreement.values())
+    finally:
+        for w in workers.values():
+            w.close()
+    return result
+
+
+def fmt(v, spec):
+    return format(v, spec) if v is not None else format("-", ">" + spec.split(".")[0])
+
+
+def print_row(r):
+    m, ok, share = r.get("median_ms", {}), r.get("agreement", {}), r.get("other_cpu_share")
+    other = f"{100 * share:.0f}%" if share is not None else "-"
+    worst = max((c.get("max_rel_err", math.inf) for c in ok.values()), default=None)
+    if not ok:
+        agree = "not compared"
+    elif r["outputs_agree"]:
+        agree = f"agree ({worst:.1e})"
+    else:
+        agree = "MISMATCH"
+    print(f"{r['model']:<16} {fmt(m.get('ttune'), '10.2f')} {fmt(m.get('onnxruntime'), '10.2f')} "
+          f"{fmt(m.get('pytorch'), '10.2f')} {fmt(r.get('ratio_ttune_ort'), '10.2f')} "
+          f"{fmt(r.get('ratio_ttune_pytorch'), '14.2f')} {other:>7}  {agree}", flush=True)
+
+
+def report_problems(r, tolerance):
+    if r.get("other_cpu_share", 0) > OTHER_LOAD_WARNING:
+        print(f"  {r['model']}: other processes used {100 * r['other_cpu_share']:.0f}% of the CPU while it was timed; "
+              f"its figures are unreliable", file=sys.stderr, flush=True)
+    for rt, msg in r["errors"].items():
+        print(f"  {r['model']}: {LABEL[rt]} FAILED: {msg}", file=sys.stderr, flush=True)
+    for pair, c in r.get("agreement", {}).items():
+        if not c["ok"]:
+            x, y = pair.split("-")
+            detail = c.get("why") or (f"max abs error {c['max_abs_err']:.3g}, relative {c['max_rel_err']:.3g} "
+                                      f"> tolerance {tolerance:g}")
+            print(f"  {r['model']}: OUTPUT MISMATCH between {LABEL[x]} and {LABEL[y]}: {detail}",
+                  file=sys.stderr, flush=True)
+
+
+def geomean(values):
+    values = [v for v in values if v is not None]
+    return math.exp(sum(map(math.log, values)) / len(values)) if values else None
+
+
+def ensure_exported(models, a):
+    # Only the models export_models.py knows; other names must already have their files.
+    missing = [m for m in models if m in MODELS and not all(os.path.exists(os.path.join(a.models_dir, m + ext))
+                                                            for ext in (".onnx", ".pt"))]
+    if missing:
+        print(f"exporting {' '.join(missing)} into {a.models_dir}", file=sys.stderr, flush=True)
+        subprocess.run([PYTHON, os.path.join(HERE, "export_models.py"), a.models_dir, "--models", *missing],
+                       stdout=sys.stderr, check=False)
+
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--models", nargs="+", default=MODELS, metavar="NAME",
+                    help="models (files NAME.onnx and NAME.pt in --models-dir); default: all ten")
+    ap.add_argument("--threads", type=int, default=2, help="threads of every runtime")
+    ap.add_argument("--rounds", type=int, default=10, help="interleaved rounds (one block of each runtime); 0: only compare the outputs")
+    ap.add_argument("--db", help="ttune schedule bank to take the best records from (\"\": the default bank); "
+                                 "default: ttune's default schedules")
+    ap.add_argument("--json", action="store_true", help="one JSON object per model, then a summary")
+    ap.add_argument("--models-dir", default=os.path.join(REPO, "build", "bench-models"))
+    ap.add_argument("--build-dir", default=os.path.join(REPO, "build"),
+                    help="ttune's build (bin/bench_model_worker, bench-peers/node_modules)")
+    ap.add_argument("--block-ms", type=float, default=200, help="length of a block of runs")
+    ap.add_argument("--warmup-ms", type=float, default=1000, help="warm-up per runtime (at least 3 runs)")
+    ap.add_argument("--gap-ms", type=float, default=50, help="idle gap after each block")
+    ap.add_argument("--seed", type=int, default=1, help="seed of the input")
+    ap.add_argument("--tolerance", type=float, default=1e-3,
+                    help="outputs agree when max |a - b| <= tolerance * max |b|")
+    ap.add_argument("--load-timeout", type=float, default=1800, help="seconds for a worker to load a model")
+    ap.add_argument("--run-timeout", type=float, default=600, help="seconds for one command")
+    a = ap.parse_args()
+    a.models_dir, a.build_dir = os.path.abspath(a.models_dir), os.path.abspath(a.build_dir)
+    if a.threads < 1 or a.rounds < 0:
+        ap.error("--threads must be positive and --rounds not negative")
+
+    host = host_description()
+    if not a.json:
+        print(f"host: {host['cpu']}, {host['cores']} cores, {host['isa']}")
+        timing = f"{a.rounds} interleaved rounds of ~{a.block_ms:g} ms blocks" if a.rounds else "outputs only"
+        print(f"{a.threads} threads per runtime, {timing}, "
+              f"ttune {'bank ' + repr(a.db) if a.db is not None else 'default schedules'}")
+        print("ratio = ttune latency / peer latency (< 1: ttune faster), median of per-round ratios; "
+              "other = share of the CPU that other processes took while timing\n")
+        print(f"{'model':<16} {'ttune ms':>10} {'ORT ms':>10} {'PyTorch ms':>10} {'ttune/ORT':>10} "
+              f"{'ttune/PyTorch':>14} {'other':>7}  outputs", flush=True)
+
+    ensure_exported(a.models, a)
+    results, versions = [], {}
+    tmp = tempfile.mkdtemp(prefix="ttune-bench-models-")
+    try:
+        for model in a.models:
+            try:
+                r = bench_model(model, a, tmp)
+            except (WorkerError, OSError) as e:
+                r = {"model": model, "errors": {"all": f"benchmarking {model} failed: {e}"}}
+            for rt, info in r.get("workers", {}).items():
+                versions[rt] = info.get("version") or info.get("target")
+            results.append(r)
+            if a.json:
+                print(json.dumps(r), flush=True)
+            else:
+                print_row(r)
+                info = r.get("workers", {}).get("ttune")
+                if a.db is not None and info:  # a mistyped bank path gives an empty bank
+                    print(f"  {model}: ttune used the bank's schedules for {info['scheduled_kernels']} of "
+                          f"{info['kernels']} kernels", flush=True)
+            report_problems(r, a.tolerance)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    summary = {"summary": True, "host": host, "threads": a.threads, "rounds": a.rounds, "db": a.db,
+               "versions": versions,
+               "geomean_ratio_ttune_ort": geomean([r.get("ratio_ttune_ort") for r in results]),
+               "geomean_ratio_ttune_pytorch": geomean([r.get("ratio_ttune_pytorch") for r in results]),
+               "failed": {r["model"]: r["errors"] for r in results if r["errors"]},
+               "mismatched": [r["model"] for r in results if not r.get("outputs_agree", True)]}
+    if a.json:
+        print(json.dumps(summary))
+    else:
+        print(f"\ngeomean ttune/ORT {fmt(summary['geomean_ratio_ttune_ort'], '.2f')}, "
+              f"ttune/PyTorch {fmt(summary['geomean_ratio_ttune_pytorch'], '.2f')} "
+              f"(over the models each pair ran)")
+        print("runtimes: " + ", ".join(f"{LABEL[rt]} {v}" for rt, v in versions.items()))
+        if summary["failed"] or summary["mismatched"]:
+            print(f"problems: {len(summary['failed'])} model(s) with a failed runtime, "
+                  f"{len(summary['mismatched'])} with mismatched outputs (details above, on stderr)")
+    return 1 if summary["failed"] or summary["mismatched"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
