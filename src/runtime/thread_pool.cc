@@ -3,7 +3,9 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <memory>
 #include <condition_variable>
 #include <cstdlib>
 #include <mutex>
@@ -28,11 +30,12 @@ int defaultNumThreads() {
 }
 
 struct ThreadPool::Impl {
-  int nthreads = 1;
+  std::atomic<int> nthreads{1};
   std::vector<pthread_t> workers;
   std::mutex mu;
   std::condition_variable cv;
   std::atomic<uint64_t> generation{0};
+  uint64_t start_generation = 0;  // the generation when the current workers started
   std::atomic<int> remaining{0};
   std::atomic<bool> stop{false};
   // Current region.
@@ -41,22 +44,53 @@ struct ThreadPool::Impl {
   int64_t n = 0;
   std::mutex region_mu;  // one region at a time
 
+  // Each thread owns a contiguous range of the iterations (so a thread reads what it wrote in
+  // the previous kernel, as a static split would) and takes it in pieces; a thread done with
+  // its own range takes pieces of the others' (a thread whose core is busy elsewhere no longer
+  // holds up the region). One cache line per range.
+  struct alignas(64) Range {
+    std::atomic<int64_t> next{0};
+    int64_t end = 0, grain = 1;
+  };
+  std::unique_ptr<Range[]> ranges;
+
   struct Arg {
     Impl* impl;
     int index;
   };
   std::vector<Arg> args;
 
-  void runChunk(int index) {
-    int64_t begin = n * index / nthreads, end = n * (index + 1) / nthreads;
-    if (begin < end) body(env, begin, end);
+  void drain(int t) {
+    Range& r = ranges[t];
+    for (;;) {
+      int64_t b = r.next.fetch_add(r.grain, std::memory_order_relaxed);
+      if (b >= r.end) return;
+      body(env, b, std::min(b + r.grain, r.end));
+    }
+  }
+
+  void runChunks(int index) {
+    int T = nthreads.load(std::memory_order_relaxed);
+    drain(index);
+    for (int k = 1; k < T; ++k) drain((index + k) % T);
+  }
+
+  void prepare(int64_t count) {
+    int T = nthreads.load(std::memory_order_relaxed);
+    for (int t = 0; t < T; ++t) {
+      int64_t b = count * t / T, e = count * (t + 1) / T;
+      ranges[t].next.store(b, std::memory_order_relaxed);
+      ranges[t].end = e;
+      ranges[t].grain = std::max<int64_t>(1, (e - b + 7) / 8);
+    }
   }
 
   static void* workerMain(void* p) {
     Arg* a = static_cast<Arg*>(p);
     Impl* self = a->impl;
     t_in_region = true;
-    uint64_t seen = 0;
+    // Regions started before this worker existed are not its to run.
+    uint64_t seen = self->start_generation;
     while (true) {
       // Spin a little before sleeping: kernels of one model run back to back.
       uint64_t g = self->generation.load(std::memory_order_acquire);
@@ -73,20 +107,23 @@ struct ThreadPool::Impl {
       }
       if (self->stop.load()) return nullptr;
       seen = g;
-      self->runChunk(a->index);
+      self->runChunks(a->index);
       self->remaining.fetch_sub(1, std::memory_order_acq_rel);
     }
   }
 
   void start(int count) {
-    nthreads = std::max(1, count);
+    int T = std::max(1, count);
+    nthreads.store(T, std::memory_order_relaxed);
     stop = false;
-    args.resize(nthreads);
-    workers.resize(nthreads > 1 ? nthreads - 1 : 0);
+    start_generation = generation.load();
+    ranges.reset(new Range[T]);
+    args.resize(T);
+    workers.resize(T > 1 ? T - 1 : 0);
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstacksize(&attr, 16u << 20);  // kernels keep tiles on the stack
-    for (int i = 1; i < nthreads; ++i) {
+    for (int i = 1; i < T; ++i) {
       args[i] = Arg{this, i};
       int rc = pthread_create(&workers[i - 1], &attr, &workerMain, &args[i]);
       TT_ASSERT(rc == 0, "cannot start a thread-pool worker");
@@ -117,34 +154,40 @@ ThreadPool& ThreadPool::global() {
   return *pool;
 }
 
-int ThreadPool::numThreads() const { return impl_->nthreads; }
+int ThreadPool::numThreads() const { return impl_->nthreads.load(std::memory_order_relaxed); }
 
 void ThreadPool::setNumThreads(int n) {
   std::lock_guard<std::mutex> lock(impl_->region_mu);
-  if (n == impl_->nthreads) return;
+  if (n == impl_->nthreads.load()) return;
   impl_->shutdown();
   impl_->start(n);
 }
 
 void ThreadPool::parallelFor(int64_t n, ParallelBody body, void* env) {
   if (n <= 0) return;
-  if (t_in_region || impl_->nthreads == 1 || n == 1) {
+  if (t_in_region || n == 1) {
     body(env, 0, n);
     return;
   }
   std::lock_guard<std::mutex> region(impl_->region_mu);
   Impl& im = *impl_;
+  int T = im.nthreads.load(std::memory_order_relaxed);
+  if (T == 1) {
+    body(env, 0, n);
+    return;
+  }
   im.body = body;
   im.env = env;
   im.n = n;
-  im.remaining.store(im.nthreads - 1, std::memory_order_release);
+  im.prepare(n);
+  im.remaining.store(T - 1, std::memory_order_release);
   {
     std::lock_guard<std::mutex> lock(im.mu);
     im.generation.fetch_add(1, std::memory_order_acq_rel);
   }
   im.cv.notify_all();
   t_in_region = true;
-  im.runChunk(0);
+  im.runChunks(0);
   t_in_region = false;
   while (im.remaining.load(std::memory_order_acquire) > 0) __builtin_ia32_pause();
 }

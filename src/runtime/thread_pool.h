@@ -1,6 +1,11 @@
 // A persistent thread pool for parallel loops. One process-wide pool; the calling thread takes
-// part in every parallel region. Workers spin briefly after a region (back-to-back kernels are
-// common) and then sleep. A parallel region started from inside a region runs serially.
+// part in every parallel region. Each thread owns a contiguous share of the iterations (the same
+// share for the same loop every time, so a thread reads what it wrote in the previous kernel) and
+// runs it in pieces; a thread done early takes the remaining pieces of the others, so a thread
+// whose core is busy with another process does not hold up the region. Workers spin briefly
+// after a region (back-to-back kernels are common) and then sleep. A parallel region started
+// from inside a region runs serially. Workers started by setNumThreads never run a region that
+// began before them.
 // The thread count defaults to the number of online cores, or TTUNE_NUM_THREADS when set.
 #pragma once
 
@@ -13,7 +18,7 @@ using ParallelBody = void (*)(void* env, int64_t begin, int64_t end);
 class ThreadPool {
  public:
   static ThreadPool& global();
-  // Runs body over [0, n) split into one contiguous chunk per thread.
+  // Runs body over [0, n) in contiguous pieces (see above); returns when all have run.
   void parallelFor(int64_t n, ParallelBody body, void* env);
   int numThreads() const;
   // Changes the thread count (joins and restarts workers); not while a region runs.
