@@ -17,6 +17,10 @@ void addSourceOptions(CLI::App* cmd, ModelSource& src) {
   cmd->add_option("--layout", src.layout,
                   "Layout convolutions run in: nhwc (channels-last, default) or nchw (as the model is written)")
       ->check(CLI::IsMember({"nhwc", "nchw"}));
+  cmd->add_option("--conv", src.conv,
+                  "Stride-1 3x3 convolutions: winograd (F(4x4,3x3) transforms and a batched matrix product; "
+                  "channels-last only) or direct")
+      ->check(CLI::IsMember({"winograd", "direct"}));
 }
 
 std::string modelName(const std::string& spec) {
@@ -52,7 +56,7 @@ graph::Graph loadModel(const ModelSource& src) {
       fail("--input-shape and --dim apply to ONNX files; zoo model ", src.spec, " has fixed shapes");
     g = models::buildModel(src.spec);
   }
-  graph::optimizeGraph(g, {.channels_last = src.layout == "nhwc"});
+  graph::optimizeGraph(g, {.channels_last = src.layout == "nhwc", .winograd = src.conv == "winograd"});
   return g;
 }
 

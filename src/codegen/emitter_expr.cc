@@ -134,6 +134,11 @@ llvm::Value* Emitter::emitBinary(const te::Binary& n, const te::Expr& e) {
 
 llvm::Value* Emitter::emitSelect(const te::Select& n) {
   llvm::Value* c = emitExpr(n.cond);
+  // A condition known here (an unrolled loop's index picking a coefficient) emits only its branch.
+  if (auto* k = llvm::dyn_cast<llvm::Constant>(c)) {
+    if (k->isAllOnesValue()) return emitExpr(n.t);
+    if (k->isNullValue()) return emitExpr(n.f);
+  }
   bool lazy = te::hasMemoryRead(n.t) || te::hasMemoryRead(n.f);
   if (!lazy) {
     llvm::Value* t = emitExpr(n.t);

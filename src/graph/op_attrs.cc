@@ -1,6 +1,7 @@
 #include "graph/op_attrs.h"
 
 #include "ops/ops.h"
+#include "ops/winograd.h"
 #include "support/error.h"
 #include "support/overload.h"
 #include "support/strings.h"
@@ -109,6 +110,8 @@ std::string opName(const OpAttrs& attrs) {
                         [](const GatherAttrs&) -> std::string { return "gather"; },
                         [](const CastAttrs&) -> std::string { return "cast"; },
                         [](const ExpandAttrs&) -> std::string { return "expand"; },
+                        [](const WinogradInputAttrs&) -> std::string { return "winograd_input"; },
+                        [](const WinogradOutputAttrs&) -> std::string { return "winograd_output"; },
                     },
                     attrs);
 }
@@ -135,6 +138,11 @@ FusionRole fusionRole(const OpAttrs& attrs) {
                         [](const GatherAttrs&) { return FusionRole::Injective; },
                         [](const CastAttrs&) { return FusionRole::Elementwise; },
                         [](const ExpandAttrs&) { return FusionRole::Injective; },
+                        // A kernel of its own: fused into the previous anchor it would replace
+                        // that kernel's output (often read elsewhere too) by the transformed tiles.
+                        [](const WinogradInputAttrs&) { return FusionRole::Reduction; },
+                        // Follows its matrix product in the same kernel, with the epilogue.
+                        [](const WinogradOutputAttrs&) { return FusionRole::Injective; },
                     },
                     attrs);
 }
@@ -194,6 +202,11 @@ std::string attrsToString(const OpAttrs& attrs) {
           [](const GatherAttrs& a) { return "axis=" + std::to_string(a.axis); },
           [](const CastAttrs& a) { return std::string("to=") + te::dtypeName(a.to); },
           [](const ExpandAttrs& a) { return "shape=" + ints(a.shape); },
+          [](const WinogradInputAttrs& a) { return "m=" + std::to_string(a.m) + " pads=" + ints(a.pads); },
+          [](const WinogradOutputAttrs& a) {
+            return "m=" + std::to_string(a.m) + " n=" + std::to_string(a.n) + " out_h=" + std::to_string(a.out_h) +
+                   " out_w=" + std::to_string(a.out_w);
+          },
           [](const auto&) { return std::string(); },
       },
       attrs);
@@ -323,6 +336,10 @@ te::Tensor buildOp(const OpAttrs& attrs, const std::vector<te::Tensor>& x) {
           [&](const GatherAttrs& a) { return ops::gather(in(x, 0, "gather"), in(x, 1, "gather"), a.axis); },
           [&](const CastAttrs& a) { return ops::cast(in(x, 0, "cast"), a.to); },
           [&](const ExpandAttrs& a) { return ops::expand(in(x, 0, "expand"), a.shape); },
+          [&](const WinogradInputAttrs& a) { return ops::winograd_input(in(x, 0, "winograd_input"), a.m, a.pads); },
+          [&](const WinogradOutputAttrs& a) {
+            return ops::winograd_output(in(x, 0, "winograd_output"), a.m, a.n, a.out_h, a.out_w);
+          },
       },
       attrs);
 }

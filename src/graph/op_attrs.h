@@ -112,10 +112,23 @@ struct ExpandAttrs {
   te::Shape shape;
 };
 
+// Winograd F(m x m, 3 x 3) transforms of a stride-1 3x3 NHWC convolution (ops/winograd.h; the
+// winograd pass, graph/winograd.h, inserts them): the input transform of the padded input, and
+// the output transform of the batched matrix product with the transformed filter.
+struct WinogradInputAttrs {
+  int64_t m = 4;
+  Pad4 pads{0, 0, 0, 0};
+};
+struct WinogradOutputAttrs {
+  int64_t m = 4;
+  int64_t n = 1, out_h = 1, out_w = 1;
+};
+
 using OpAttrs = std::variant<Conv2dAttrs, DenseAttrs, MatMulAttrs, Pool2dAttrs, GlobalPool2dAttrs,
                              UnaryAttrs, BinaryAttrs, WhereAttrs, SoftmaxAttrs, LayerNormAttrs,
                              ReduceAttrs, BatchNormAttrs, PadAttrs, ConcatAttrs, ReshapeAttrs,
-                             TransposeAttrs, SliceAttrs, GatherAttrs, CastAttrs, ExpandAttrs>;
+                             TransposeAttrs, SliceAttrs, GatherAttrs, CastAttrs, ExpandAttrs,
+                             WinogradInputAttrs, WinogradOutputAttrs>;
 
 // How an operator takes part in fusion.
 enum class FusionRole : uint8_t {

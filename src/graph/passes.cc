@@ -1,4 +1,5 @@
 #include "graph/passes.h"
+#include "graph/winograd.h"
 
 #include <cmath>
 #include <unordered_map>
@@ -154,6 +155,7 @@ void optimizeGraph(Graph& g, const GraphOptions& options) {
   foldConstants(g);
   foldBatchNorm(g);
   if (options.channels_last) convertToChannelsLast(g);
+  if (options.channels_last && options.winograd) useWinograd(g);
   removeIdentities(g);
   eliminateDeadCode(g);
 }

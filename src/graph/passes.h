@@ -4,6 +4,8 @@
 //   foldBatchNorm     conv -> [add bias] -> batch_norm becomes conv with scaled weights -> add
 //                     bias (inference statistics are constants);
 //   convertToChannelsLast  convolutions and what follows them run NHWC (graph/layout.h);
+//   useWinograd       stride-1 3x3 NHWC convolutions become Winograd F(4x4,3x3) transforms and a
+//                     batched matrix product (graph/winograd.h);
 //   removeIdentities  identity nodes and reshapes to the same shape disappear;
 //   eliminateDeadCode nodes no output depends on disappear.
 // Constant weights are further re-laid-out per schedule by the layout-rewrite step.
@@ -22,6 +24,8 @@ struct GraphOptions {
   // Convolutions and what follows them run NHWC (the fast layout for the CPU schedules); false
   // keeps the model's NCHW.
   bool channels_last = true;
+  // Stride-1 3x3 convolutions run as Winograd F(4x4, 3x3) (channels-last only).
+  bool winograd = false;
 };
 void optimizeGraph(Graph& g, const GraphOptions& options = {});
 

@@ -116,39 +116,98 @@ class Pass {
   std::unordered_set<const te::Buffer*> tiles_;
 };
 
-int64_t exprSize(const te::Expr& e) {
+// Expression nodes emitted for e when the variables in `known` have exact values: a select
+// whose condition they decide counts only its taken branch, as the code generator emits only
+// that one (an unrolled loop's index picking a coefficient).
+int64_t exprSize(const te::Expr& e, const te::VarBounds& known) {
   int64_t n = 0;
-  te::visitAll(e, [&](const te::Expr&) { ++n; });
+  std::function<void(const te::Expr&)> walk = [&](const te::Expr& x) {
+    ++n;
+    if (const te::Select* s = x.as<te::Select>(); s && !known.empty()) {
+      int64_t v;
+      if (te::isConstInt(te::simplify(s->cond, known), &v)) {
+        walk(v ? s->t : s->f);
+        return;
+      }
+    }
+    te::forEachChild(x, walk);
+  };
+  walk(e);
   return n;
 }
 
-// Emitted size of a statement (in expression nodes): unrolled loops multiply their body, vectorized loops emit one body
-// per chunk of lanes, and a dynamic extent emits the body twice (full and tail version).
-int64_t emittedSize(const Stmt& s, int lanes) {
+bool hasSelectOn(const Stmt& s, const te::VarNode* var);
+
+// Emitted size of a statement (in expression nodes): unrolled loops multiply their body (or sum
+// it over the iterations when selects depend on the index), vectorized loops emit one body per
+// chunk of lanes, and a dynamic extent emits the body twice (full and tail version).
+int64_t emittedSize(const Stmt& s, int lanes, te::VarBounds& known) {
   if (!s) return 0;
   return std::visit(Overload{
                         [&](const For& f) -> int64_t {
-                          int64_t body = emittedSize(f.body, lanes);
                           int64_t ext;
                           bool constant = te::isConstInt(f.extent, &ext);
                           int64_t versions = constant ? 1 : 2;
-                          if (f.kind == ForKind::Unrolled) return versions * f.max_extent * body;
+                          if (f.kind == ForKind::Unrolled) {
+                            if (f.max_extent <= 64 && hasSelectOn(f.body, f.var.get())) {
+                              int64_t total = 0;
+                              for (int64_t k = 0; k < f.max_extent; ++k) {
+                                known[f.var.get()] = te::IntBound::exact(k);
+                                total += emittedSize(f.body, lanes, known);
+                              }
+                              known.erase(f.var.get());
+                              return versions * total;
+                            }
+                            return versions * f.max_extent * emittedSize(f.body, lanes, known);
+                          }
+                          int64_t body = emittedSize(f.body, lanes, known);
                           if (f.kind == ForKind::Vectorized) return versions * ((f.max_extent + lanes - 1) / lanes) * body;
                           return body + 1;
                         },
-                        [&](const Store& st) -> int64_t { return 1 + exprSize(st.index) + exprSize(st.value); },
+                        [&](const Store& st) -> int64_t { return 1 + exprSize(st.index, known) + exprSize(st.value, known); },
                         [&](const IfThenElse& i) -> int64_t {
-                          return 1 + exprSize(i.cond) + emittedSize(i.then_case, lanes) + emittedSize(i.else_case, lanes);
+                          return 1 + exprSize(i.cond, known) + emittedSize(i.then_case, lanes, known) +
+                                 emittedSize(i.else_case, lanes, known);
                         },
-                        [&](const Allocate& a) -> int64_t { return emittedSize(a.body, lanes); },
+                        [&](const Allocate& a) -> int64_t { return emittedSize(a.body, lanes, known); },
                         [&](const Seq& q) -> int64_t {
                           int64_t t = 0;
-                          for (const Stmt& c : q.stmts) t += emittedSize(c, lanes);
+                          for (const Stmt& c : q.stmts) t += emittedSize(c, lanes, known);
                           return t;
                         },
-                        [&](const LetStmt& l) -> int64_t { return emittedSize(l.body, lanes); },
+                        [&](const LetStmt& l) -> int64_t { return emittedSize(l.body, lanes, known); },
                     },
                     s->kind);
+}
+
+int64_t emittedSize(const Stmt& s, int lanes) {
+  te::VarBounds known;
+  return emittedSize(s, lanes, known);
+}
+
+// True when a select in the statement's expressions has a condition that uses var.
+bool hasSelectOn(const Stmt& s, const te::VarNode* var) {
+  bool found = false;
+  auto scan = [&](const te::Expr& e) {
+    if (found) return;
+    te::visitAll(e, [&](const te::Expr& x) {
+      if (const te::Select* sel = x.as<te::Select>(); sel && te::usesVar(sel->cond, var)) found = true;
+    });
+  };
+  std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
+    if (!st || found) return;
+    std::visit(Overload{
+                   [&](const For& f) { scan(f.extent); walk(f.body); },
+                   [&](const Store& x) { scan(x.index); scan(x.value); },
+                   [&](const IfThenElse& i) { scan(i.cond); walk(i.then_case); walk(i.else_case); },
+                   [&](const Allocate& a) { walk(a.body); },
+                   [&](const Seq& q) { for (const Stmt& c : q.stmts) walk(c); },
+                   [&](const LetStmt& l) { scan(l.value); walk(l.body); },
+               },
+               st->kind);
+  };
+  walk(s);
+  return found;
 }
 
 Stmt limit(const Stmt& s, int64_t budget, int lanes) {

@@ -3,6 +3,7 @@
 
 #include "ops/ops.h"
 #include "ops/registry.h"
+#include "ops/winograd.h"
 #include "support/error.h"
 
 namespace ttune::ops {
@@ -207,6 +208,40 @@ std::vector<OpEntry> registeredOps() {
            return {{data, w}, {out}};
          },
          {"C=4", "H=8", "W=7", "multiplier=2", "stride=2"}});
+  }
+  {
+    // The three Winograd kernels of a stride-1 3x3 NHWC convolution (ops/winograd.h); the filter
+    // is given already transformed ([a, a, C, K], a = m + 2), as the winograd pass stores it.
+    std::vector<ParamSpec> specs = {I("N", 1, "batch"),         I("H", 56, "input height"),
+                                    I("W", 56, "input width"),  I("C", 64, "input channels"),
+                                    I("K", 64, "output channels"), I("m", 4, "output tile (2 or 4)"),
+                                    S("pad", "1", "padding: one value, height,width, or top,left,bottom,right")};
+    ops.push_back({"winograd_input",
+                   "Winograd input transform B^T d B of every tile (NHWC input)",
+                   specs,
+                   [](const Params& p) -> OpInstance {
+                     te::Tensor data =
+                         activation(p, "data", {p.integer("N"), p.integer("H"), p.integer("W"), p.integer("C")});
+                     return {{data}, {winograd_input(data, p.integer("m"), padParam(p, "pad"))}};
+                   },
+                   {"H=7", "W=9", "C=5", "m=4"}});
+    ops.push_back({"winograd_conv2d",
+                   "3x3 stride-1 convolution as the Winograd matrix product and output transform, with bias "
+                   "and relu (the kernel after winograd_input)",
+                   specs,
+                   [](const Params& p) -> OpInstance {
+                     int64_t N = p.integer("N"), H = p.integer("H"), W = p.integer("W"), K = p.integer("K"), m = p.integer("m");
+                     TT_CHECK_ARG(m == 2 || m == 4, "winograd_conv2d: m must be 2 or 4, not ", m);
+                     Pad4 pd = padParam(p, "pad");
+                     int64_t OH = H + pd[0] + pd[2] - 2, OW = W + pd[1] + pd[3] - 2;
+                     TT_CHECK_ARG(OH > 0 && OW > 0, "winograd_conv2d: a 3x3 window does not fit the padded input");
+                     int64_t a = m + 2, P = N * ((OH + m - 1) / m) * ((OW + m - 1) / m);
+                     te::Tensor tiles = activation(p, "tiles", {a, a, P, p.integer("C")});
+                     te::Tensor u = constant(p, "weight", {a, a, p.integer("C"), K});
+                     te::Tensor b = constant(p, "bias", {K});
+                     return {{tiles, u, b}, {relu(add(winograd_output(batch_matmul(tiles, u), m, N, OH, OW), b))}};
+                   },
+                   {"H=7", "W=9", "C=5", "K=6", "m=4"}});
   }
   std::vector<ParamSpec> mnk = {I("M", 128, "rows"), I("N", 768, "columns"), I("K", 768, "reduction length")};
   ops.push_back({"dense",

@@ -1,5 +1,7 @@
 #include "schedule/default_schedule.h"
 
+#include <map>
+
 #include "schedule/state.h"
 #include "te/arith.h"
 #include "te/expr_functor.h"
@@ -248,6 +250,83 @@ void simpleStage(std::vector<Step>& steps, const te::ComputeOp& c, const std::st
   if (!vec.empty()) steps.push_back(AnnotationStep{name, vec, IterAnnotation::Vectorize});
 }
 
+// The Winograd input transform [a, a, P, C]: per tile (and block of channels, in parallel) all
+// a x a outputs with the transform's loops unrolled, so its coefficient selects fold and the
+// tile's input loads are shared; channels vectorized.
+void winogradInputStage(std::vector<Step>& steps, const te::ComputeOp& c, const std::string& name,
+                        const DefaultScheduleOptions& opt) {
+  const int64_t lanes = opt.target.lanes();
+  const std::string eps = c.axes[0].name(), nu = c.axes[1].name(), p = c.axes[2].name(), ci = c.axes[3].name();
+  int64_t C = c.axes[3].extent;
+  std::vector<std::string> order = {p};
+  std::string vec = ci;
+  int64_t blocks = 1;
+  if (C > lanes) {
+    steps.push_back(SplitStep{name, ci, C, {lanes}, true});
+    order.push_back(ci + ".0");
+    vec = ci + ".1";
+    blocks = (C + lanes - 1) / lanes;
+  }
+  order.insert(order.end(), {eps, nu, vec});
+  steps.push_back(ReorderStep{name, order});
+  std::string par = p;
+  if (blocks > 1) {
+    steps.push_back(FuseStep{name, {p, ci + ".0"}});
+    par = p + "@" + ci + ".0@";
+  }
+  steps.push_back(AnnotationStep{name, par, IterAnnotation::Parallel});
+  steps.push_back(AnnotationStep{name, eps, IterAnnotation::Unroll});
+  steps.push_back(AnnotationStep{name, nu, IterAnnotation::Unroll});
+  steps.push_back(AnnotationStep{name, vec, IterAnnotation::Vectorize});
+}
+
+// The stage computing the Winograd output transform [N, OH, OW, K] (with its epilogue inlined):
+// m x m output tiles with their rows and columns unrolled (the transform's selects on the
+// position in the tile fold), channels vectorized, tiles in parallel.
+void winogradOutputStage(std::vector<Step>& steps, const te::ComputeOp& c, const std::string& name, int64_t m,
+                         const DefaultScheduleOptions& opt) {
+  const int64_t lanes = opt.target.lanes();
+  const std::string nn = c.axes[0].name(), yy = c.axes[1].name(), xx = c.axes[2].name(), ff = c.axes[3].name();
+  int64_t K = c.axes[3].extent;
+  steps.push_back(SplitStep{name, yy, c.axes[1].extent, {m}, true});
+  steps.push_back(SplitStep{name, xx, c.axes[2].extent, {m}, true});
+  std::vector<std::string> outer = {nn, yy + ".0", xx + ".0"};
+  std::string vec = ff;
+  if (K > lanes) {
+    steps.push_back(SplitStep{name, ff, K, {lanes}, true});
+    outer.push_back(ff + ".0");
+    vec = ff + ".1";
+  }
+  std::vector<std::string> order = outer;
+  order.insert(order.end(), {yy + ".1", xx + ".1", vec});
+  steps.push_back(ReorderStep{name, order});
+  steps.push_back(FuseStep{name, outer});
+  std::string par;
+  for (const std::string& o : outer) par += o + "@";
+  steps.push_back(AnnotationStep{name, par, IterAnnotation::Parallel});
+  steps.push_back(AnnotationStep{name, yy + ".1", IterAnnotation::Unroll});
+  steps.push_back(AnnotationStep{name, xx + ".1", IterAnnotation::Unroll});
+  steps.push_back(AnnotationStep{name, vec, IterAnnotation::Vectorize});
+}
+
+// For every op tagged winograd_output: the stage that computes it once single-consumer
+// element-wise stages are inlined (itself, or the end of its epilogue chain), with its tile m.
+std::map<int, int64_t> winogradOutputStages(const te::ComputeDAG& dag, const std::vector<bool>& inlined) {
+  std::map<int, int64_t> out;
+  for (int i = 0; i < dag.numOps(); ++i) {
+    const te::Operation& op = dag.op(i);
+    if (op.tag() != "winograd_output" || !op.isCompute()) continue;
+    int cur = i;
+    while (inlined[cur] && dag.consumers(cur).size() == 1) cur = dag.consumers(cur)[0];
+    int64_t a = 0;
+    for (int p : dag.producers(i)) a = dag.op(p).shape().empty() ? 0 : dag.op(p).shape()[0];
+    const te::Operation& s = dag.op(cur);
+    if (a > 2 && !inlined[cur] && s.isCompute() && s.compute().axes.size() == 4 && s.shape() == op.shape())
+      out[cur] = a - 2;
+  }
+  return out;
+}
+
 }  // namespace
 
 DefaultScheduleOptions defaultScheduleOptions(const Target& target) {
@@ -277,10 +356,19 @@ std::vector<Step> defaultSchedule(const te::ComputeDAG& dag, const DefaultSchedu
     inlined[i] = true;
   }
   std::vector<bool> done(dag.numOps(), false);
+  std::map<int, int64_t> winograd_out = winogradOutputStages(dag, inlined);
   for (int i = 0; i < dag.numOps(); ++i) {
     const te::Operation& op = dag.op(i);
     if (!op.isCompute() || inlined[i] || done[i] || op.compute().axes.empty()) continue;
     const te::ComputeOp& c = op.compute();
+    if (op.tag() == "winograd_input" && c.axes.size() == 4) {
+      winogradInputStage(steps, c, op.name(), opt);
+      continue;
+    }
+    if (auto w = winograd_out.find(i); w != winograd_out.end()) {
+      winogradOutputStage(steps, c, op.name(), w->second, opt);
+      continue;
+    }
     int64_t space = 1;
     for (const te::IterVar& iv : c.axes) space *= iv.extent;
     if (c.reduce() && reduceLength(c) >= kMinTiledReduce && space >= 64) {
