@@ -50,8 +50,15 @@ bool Runner::ensureWorker(std::string* why) {
   posix_spawn_file_actions_adddup2(&fa, resp[1], 4);
   std::string path = workerPath();
   char* argv[] = {const_cast<char*>(path.c_str()), nullptr};
+  // A process group of its own: Ctrl-C at the terminal interrupts the tuner (which stops after
+  // the batch) instead of killing the candidate being measured and recording it as a crash.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid;
-  int rc = posix_spawn(&pid, path.c_str(), &fa, nullptr, argv, environ);
+  int rc = posix_spawn(&pid, path.c_str(), &fa, &attr, argv, environ);
+  posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   close(req[0]);
   close(resp[1]);

@@ -2,6 +2,7 @@
 // the timing protocol, checks its outputs and answers. Anything a candidate does wrong ends at
 // most this process.
 #include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -60,9 +61,14 @@ std::vector<char> handle(const std::vector<char>& msg) {
     uint8_t dt = 0, out = 0, has = 0;
     uint32_t nd = 0;
     if (!rd.pod(&dt) || !rd.pod(&nd)) return reply(ErrorKind::Unknown, "malformed request");
+    if (nd > 8 || dt > static_cast<uint8_t>(te::DType::Bool)) return reply(ErrorKind::Unknown, "malformed request");
     te::Shape shape(nd);
-    for (auto& d : shape)
-      if (!rd.pod(&d)) return reply(ErrorKind::Unknown, "malformed request");
+    int64_t elements = 1;
+    for (auto& d : shape) {
+      if (!rd.pod(&d) || d <= 0 || d > (int64_t(1) << 32)) return reply(ErrorKind::Unknown, "malformed request");
+      elements *= d;
+      if (elements > (int64_t(1) << 32)) return reply(ErrorKind::Unknown, "malformed request: argument too large");
+    }
     if (!rd.pod(&out) || !rd.pod(&has)) return reply(ErrorKind::Unknown, "malformed request");
     if (has && !rd.bytes(&given[i])) return reply(ErrorKind::Unknown, "malformed request");
     specs.push_back({shape, static_cast<te::DType>(dt)});
@@ -146,6 +152,11 @@ int workerMain() {
   // A faulting candidate must kill the worker by its signal, so the runner can say which one;
   // sanitizer runtimes would otherwise catch the fault in (uninstrumented) JIT code and exit.
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) signal(sig, SIG_DFL);
+  // The worker runs in a process group of its own (Ctrl-C at the terminal reaches the tuner,
+  // which stops cleanly, not the candidate being measured); so that it never outlives the tuner,
+  // it dies with it.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() == 1) return 1;  // the parent died before the line above
   std::vector<char> msg;
   while (wire::readMessage(3, &msg, -1) == 1) {
     if (!wire::writeMessage(4, handle(msg))) return 1;

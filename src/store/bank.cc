@@ -1,11 +1,14 @@
 // Bank: opening, the schema, and every write.
 #include <sqlite3.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
 #include <thread>
 #include <ctime>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <map>
 
 #include "store/bank_impl.h"
@@ -79,7 +82,9 @@ CREATE TABLE IF NOT EXISTS runs(
   status      TEXT NOT NULL CHECK(status IN ('running', 'finished', 'interrupted')),
   trials_done INTEGER NOT NULL DEFAULT 0,
   wall_s      REAL NOT NULL DEFAULT 0,
-  result      TEXT NOT NULL DEFAULT '{}');
+  result      TEXT NOT NULL DEFAULT '{}',
+  owner       TEXT NOT NULL DEFAULT '',
+  heartbeat   INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS seeded_files(
   name         TEXT NOT NULL,
   content_hash TEXT NOT NULL,
@@ -99,6 +104,8 @@ void migrateFrom1(sql::Db& db) {
           "WHEN target_vector_bits >= 256 THEN 'avx2' ELSE 'sse' END");
   db.exec("ALTER TABLE records ADD COLUMN origin TEXT NOT NULL DEFAULT ''");
   db.exec("ALTER TABLE runs ADD COLUMN result TEXT NOT NULL DEFAULT '{}'");
+  db.exec("ALTER TABLE runs ADD COLUMN owner TEXT NOT NULL DEFAULT ''");
+  db.exec("ALTER TABLE runs ADD COLUMN heartbeat INTEGER NOT NULL DEFAULT 0");
   db.exec("UPDATE records SET origin = model WHERE source = 'tune'");
   std::vector<std::pair<int64_t, std::string>> digests;
   {
@@ -176,6 +183,53 @@ void checkFinite(const std::string& path, double v, const char* what, size_t i) 
 }
 
 }  // namespace
+
+namespace {
+
+// Start time of a process (clock ticks since boot, /proc/PID/stat field 22): with the pid it
+// identifies the process even when pids are reused. -1 when the process does not exist.
+int64_t processStart(int64_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(f, line)) return -1;
+  size_t close = line.rfind(')');  // the command name may contain spaces
+  if (close == std::string::npos) return -1;
+  std::istringstream rest(line.substr(close + 2));
+  std::string field;
+  for (int i = 3; i <= 22 && rest >> field; ++i)
+    if (i == 22) return std::atoll(field.c_str());
+  return -1;
+}
+
+std::string hostName() {
+  char buf[256] = {0};
+  if (gethostname(buf, sizeof buf - 1) != 0) return "unknown-host";
+  return buf;
+}
+
+}  // namespace
+
+std::string processOwner() {
+  int64_t pid = getpid();
+  return hostName() + ":" + std::to_string(pid) + ":" + std::to_string(processStart(pid));
+}
+
+bool ownerAlive(const std::string& owner, int64_t heartbeat) {
+  std::vector<std::string> f = split(owner, ':');
+  if (f.size() != 3) return false;  // no owner recorded (runs of older versions)
+  if (f[0] == hostName()) {
+    auto pid = parseInt(f[1]), start = parseInt(f[2]);
+    return pid && start && processStart(*pid) == *start;
+  }
+  // Another host's process: alive while its heartbeat (every tuning round) is recent.
+  return unixNow() - heartbeat < kRunHeartbeatTimeout;
+}
+
+std::string describeOwner(const std::string& owner) {
+  std::vector<std::string> f = split(owner, ':');
+  if (f.size() != 3) return "another process";
+  return "process " + f[1] + " on " + f[0];
+}
 
 std::string recordOrigin(const schedule::Record& r) {
   if (!r.provenance.origin.empty() || r.provenance.source != "tune") return r.provenance.origin;
@@ -397,8 +451,10 @@ Expected<std::string> Bank::beginRun(RunKind kind, const std::string& model, con
       exists.reset();
       if (!taken) break;
     }
-    sql::Stmt ins(db, "INSERT INTO runs(run_id, kind, model, settings, started, status) VALUES(?1, ?2, ?3, ?4, ?5, 'running')");
-    ins.bindAll({id, std::string(runKindName(kind)), model, settings.dump(), static_cast<int64_t>(now)});
+    sql::Stmt ins(db,
+                  "INSERT INTO runs(run_id, kind, model, settings, started, status, owner, heartbeat) "
+                  "VALUES(?1, ?2, ?3, ?4, ?5, 'running', ?6, ?5)");
+    ins.bindAll({id, std::string(runKindName(kind)), model, settings.dump(), static_cast<int64_t>(now), processOwner()});
     ins.run();
     tx.commit();
   });
@@ -421,8 +477,8 @@ Status updateRunRow(Bank::Impl& im, const std::string& run_id, const std::string
 }  // namespace
 
 Status Bank::updateRun(const std::string& run_id, int64_t trials_done, double wall_s) {
-  return updateRunRow(*impl_, run_id, "UPDATE runs SET trials_done = ?2, wall_s = ?3 WHERE run_id = ?1",
-                      {run_id, trials_done, std::isfinite(wall_s) ? wall_s : 0.0});
+  return updateRunRow(*impl_, run_id, "UPDATE runs SET trials_done = ?2, wall_s = ?3, heartbeat = ?4 WHERE run_id = ?1",
+                      {run_id, trials_done, std::isfinite(wall_s) ? wall_s : 0.0, unixNow()});
 }
 
 Status Bank::finishRun(const std::string& run_id, RunStatus status) {
@@ -436,7 +492,29 @@ Status Bank::setRunResult(const std::string& run_id, const Json& result) {
 }
 
 Status Bank::resumeRun(const std::string& run_id) {
-  return updateRunRow(*impl_, run_id, "UPDATE runs SET status = 'running', finished = NULL WHERE run_id = ?1", {run_id});
+  Status out = okStatus();
+  Status s = writeGuard(*impl_, [&] {
+    sql::Db& db = *impl_->db;
+    sql::WriteTransaction tx(db);  // read and claim under the write lock: one claimant wins
+    sql::Stmt st(db, "SELECT status, owner, heartbeat FROM runs WHERE run_id = ?1");
+    st.bindAll({run_id});
+    if (!st.step()) fail("bank ", impl_->path, " has no run ", run_id);
+    std::string status = st.getText(0), owner = st.getText(1);
+    int64_t heartbeat = st.getInt(2);
+    st.reset();
+    if (status == "running" && ownerAlive(owner, heartbeat)) {
+      out = Unexpected("run " + run_id + " is being worked on by " + describeOwner(owner) + " (last heartbeat " +
+                       std::to_string(std::max<int64_t>(0, unixNow() - heartbeat)) +
+                       " s ago); wait for it to finish, or start another run with --new-run");
+      return;
+    }
+    sql::Stmt up(db, "UPDATE runs SET status = 'running', finished = NULL, owner = ?2, heartbeat = ?3 WHERE run_id = ?1");
+    up.bindAll({run_id, processOwner(), unixNow()});
+    up.run();
+    tx.commit();
+  });
+  if (!s.ok()) return s;
+  return out;
 }
 
 bool Bank::isSeeded(const std::string& name, const std::string& content_hash) const {

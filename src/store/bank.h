@@ -72,7 +72,11 @@ class Bank {
   Expected<std::string> beginRun(RunKind kind, const std::string& model, const Json& settings);
   Status updateRun(const std::string& run_id, int64_t trials_done, double wall_s);
   Status finishRun(const std::string& run_id, RunStatus status);
-  // Marks an interrupted or finished run as running again (resume).
+  // Claims a run for this process to resume it (running again, this process its owner).
+  // Refused, with the reason, while another live process owns it: two processes never tune one
+  // run at once. Runs record their owner (host, pid, process start) and a heartbeat (updateRun);
+  // an owner on this host is alive while its process exists, one elsewhere while its heartbeat
+  // is recent.
   Status resumeRun(const std::string& run_id);
   // Stores what a run concluded (a JSON object replacing the previous one).
   Status setRunResult(const std::string& run_id, const Json& result);

@@ -64,5 +64,11 @@ std::string recordOrigin(const schedule::Record& r);
 const char* recordColumns();
 Expected<StoredRecord> decodeRecordRow(const sql::Stmt& st);
 int64_t unixNow();
+// Run ownership: "host:pid:process start time" of this process; whether such an owner still runs
+// (on this host: the process exists with that start time; elsewhere: its heartbeat is recent).
+inline constexpr int64_t kRunHeartbeatTimeout = 600;
+std::string processOwner();
+bool ownerAlive(const std::string& owner, int64_t heartbeat);
+std::string describeOwner(const std::string& owner);
 
 }  // namespace ttune::store

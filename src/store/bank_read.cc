@@ -277,7 +277,7 @@ std::vector<std::string> Bank::models() const {
 namespace {
 const char* kRunColumns =
     "run_id, kind, model, settings, started, finished, status, trials_done, wall_s, "
-    "(SELECT count(*) FROM records r WHERE r.run_id = runs.run_id), result";
+    "(SELECT count(*) FROM records r WHERE r.run_id = runs.run_id), result, owner, heartbeat";
 
 std::optional<RunInfo> decodeRun(const sql::Stmt& st, const std::string& path) {
   RunInfo r;
@@ -306,6 +306,8 @@ std::optional<RunInfo> decodeRun(const sql::Stmt& st, const std::string& path) {
     logWarning("bank ", path, ": the result of run ", r.run_id, " is not valid JSON; ignored");
     r.result = Json::object();
   }
+  r.owner = st.getText(11);
+  r.heartbeat = st.getInt(12);
   return r;
 }
 }  // namespace

@@ -95,6 +95,8 @@ struct RunInfo {
   double wall_s = 0;                   // as last reported with updateRun
   int64_t records = 0;                 // records in the bank with this run id
   Json result;                         // what the run concluded (setRunResult), e.g. a transfer's choice
+  std::string owner;                   // "host:pid:start" of the process working on it
+  int64_t heartbeat = 0;               // unix seconds of its owner's last updateRun
 };
 
 struct Stats {

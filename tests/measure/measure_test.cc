@@ -1,4 +1,10 @@
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
 
 #include "codegen/codegen.h"
 #include "lower/lower.h"
@@ -125,6 +131,34 @@ std::shared_ptr<const ComputeDAG> matmul(int64_t n) {
   IterVar k = reduceAxis(n, "k");
   Tensor c = compute("C", {n, n}, [&](const std::vector<Var>& v) { return sum(a(v[0], k.var) * b(k.var, v[1]), {k}); });
   return std::make_shared<const ComputeDAG>(std::vector<Tensor>{a, b}, std::vector<Tensor>{c});
+}
+
+std::atomic<int> g_sigints{0};
+
+// Regression: the worker shared the terminal's process group, so Ctrl-C killed it and the
+// candidate being measured was recorded as a runtime crash (and never measured again on resume).
+// Now Ctrl-C reaches only the tuner; the measurement completes.
+TEST(Runner, CtrlCAtTheTerminalDoesNotReachTheWorker) {
+  // A process group of our own, standing for the terminal's foreground job (so the test never
+  // signals the process that runs it), with a handler standing for the tuner's.
+  ASSERT_EQ(setpgid(0, 0), 0);
+  struct sigaction sa {};
+  sa.sa_handler = [](int) { g_sigints++; };
+  struct sigaction old {};
+  ASSERT_EQ(sigaction(SIGINT, &sa, &old), 0);
+  Runner runner;
+  RunRequest r = request(goodKernel());
+  r.timing.min_repeat_ms = 400;  // long enough to be interrupted
+  r.timing.repeat = 1;
+  std::thread ctrl_c([] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(150));
+    kill(-getpgrp(), SIGINT);
+  });
+  RunResult res = runner.run(r);
+  ctrl_c.join();
+  sigaction(SIGINT, &old, nullptr);
+  EXPECT_EQ(g_sigints.load(), 1);
+  EXPECT_EQ(res.error, ErrorKind::None) << res.message;
 }
 
 TEST(Measurer, BatchWithCheckAndInstantiationErrors) {

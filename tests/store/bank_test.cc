@@ -1,5 +1,7 @@
 // The bank's records, queries, models, runs, and its handling of corrupt rows and bad files.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <fstream>
 
@@ -336,6 +338,8 @@ TEST(Bank, MigratesVersion1Files) {
                   "ALTER TABLE records DROP COLUMN target_isa;"
                   "ALTER TABLE records DROP COLUMN origin;"
                   "ALTER TABLE runs DROP COLUMN result;"
+                  "ALTER TABLE runs DROP COLUMN owner;"
+                  "ALTER TABLE runs DROP COLUMN heartbeat;"
                   "UPDATE records SET digest = 'v1-' || id;"
                   "INSERT INTO records(workload_key, class_id, kernel_class, target_cpu, target_vector_bits, target_threads, "
                   "steps, costs, median_s, error, error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, "
@@ -358,6 +362,41 @@ TEST(Bank, MigratesVersion1Files) {
   // Writing after the migration works, and stays deduplicated.
   ASSERT_TRUE(bank.addRecords({testing::makeRecord("w1", 2e-3, "m", 1)}).ok());
   EXPECT_EQ(bank.stats().records, 2);
+}
+
+// Regression: two tuners on one model both took over the same run (no owner, no liveness
+// check), spending the budget twice with last-writer-wins counters.
+TEST(Bank, ARunIsResumedOnlyWhenItsOwnerIsGone) {
+  TempDir tmp;
+  std::string path = tmp.file("bank.db");
+  Bank bank = testing::openOrDie(path);
+  auto run = bank.beginRun(RunKind::Tune, "m", Json::object());
+  ASSERT_TRUE(run.ok());
+  auto info = bank.run(*run);
+  ASSERT_TRUE(info.has_value());
+  EXPECT_FALSE(info->owner.empty());
+  // This process owns it and is alive: another claimant (same owner string here) is refused.
+  Status again = bank.resumeRun(*run);
+  ASSERT_FALSE(again.ok());
+  EXPECT_NE(again.error().find("is being worked on by process " + std::to_string(getpid())), std::string::npos) << again.error();
+  EXPECT_NE(again.error().find("--new-run"), std::string::npos);
+  // Owned by a process that is gone (a child that exited): claimed.
+  pid_t child = fork();
+  if (child == 0) _exit(0);
+  int st = 0;
+  ASSERT_EQ(waitpid(child, &st, 0), child);
+  char host[256] = {0};
+  gethostname(host, sizeof host - 1);
+  testing::rawSql(path, "UPDATE runs SET owner = '" + std::string(host) + ":" + std::to_string(child) + ":12345'");
+  EXPECT_TRUE(bank.resumeRun(*run).ok());
+  // A process on another host with a recent heartbeat counts as alive; with an old one, gone.
+  testing::rawSql(path, "UPDATE runs SET owner = 'elsewhere:42:1', heartbeat = strftime('%s','now'), status = 'running'");
+  EXPECT_FALSE(bank.resumeRun(*run).ok());
+  testing::rawSql(path, "UPDATE runs SET heartbeat = 1000");
+  EXPECT_TRUE(bank.resumeRun(*run).ok());
+  // An interrupted run is claimed whoever owned it.
+  ASSERT_TRUE(bank.finishRun(*run, RunStatus::Interrupted).ok());
+  EXPECT_TRUE(bank.resumeRun(*run).ok());
 }
 
 TEST(Bank, UsesWriteAheadLogging) {
