@@ -1,11 +1,16 @@
-// Builder: turns candidate schedules into object code, several at a time on a pool of threads
-// (each compile has its own LLVM context). A build replays the steps on the workload's DAG,
-// lowers and compiles; a failure at any stage is reported with its kind (Instantiation for steps
-// that do not apply, CompileError for the rest). LLVM compilation cannot be interrupted, so the
-// timeout is checked when a build ends: a build slower than it is reported as CompileTimeout and
-// its code discarded; lowering caps unrolling so that compile times stay bounded.
+// Builder: turns candidate schedules into object code, several at a time. A build replays the
+// steps on the workload's DAG, lowers and compiles; a failure at any stage is reported with its
+// kind (Instantiation for steps that do not apply, CompileError for the rest).
+//
+// Builder::build isolates compilation: replay happens here, but lowering and LLVM run in child
+// processes forked for each batch (one per build thread, each building its share of the batch in
+// order and streaming the object code back). A compile that crashes or exceeds the timeout kills
+// only its child -- the candidate is recorded as CompileError ("the compiler crashed") or
+// CompileTimeout -- and a new child carries on with the rest. So a fault in LLVM costs one
+// candidate, never the tuning run. buildOne compiles in the calling thread (no isolation).
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -45,6 +50,8 @@ class Builder {
   explicit Builder(int threads = 0, double timeout_s = 15, schedule::Target target = codegen::hostTarget());
   std::vector<BuildResult> build(const std::vector<MeasureInput>& inputs);
   const schedule::Target& target() const { return target_; }
+  // Tests only: runs in the build child before each compile (to make one crash or hang).
+  static void setFaultHookForTesting(std::function<void(const MeasureInput&)> hook);
 
  private:
   int threads_;

@@ -11,6 +11,8 @@ namespace ttune::measure::wire {
 
 class Writer {
  public:
+  // Room up front (also keeps GCC 12 from a false -Wstringop-overflow on the first insert).
+  Writer() { buf_.reserve(256); }
   template <class T>
   void pod(const T& v) {
     const char* p = reinterpret_cast<const char*>(&v);

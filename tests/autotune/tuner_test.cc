@@ -8,6 +8,8 @@
 #include "autotune/tuner.h"
 #include "lower/lower.h"
 #include "measure/builder.h"
+#include <chrono>
+#include <thread>
 #include "ops/ops.h"
 
 namespace ttune::autotune {
@@ -134,6 +136,46 @@ TEST(Tuner, SmallMatmulFromScratchNearsDefaultSchedule) {
   ASSERT_TRUE(plain[0].ok());
   EXPECT_LT(best * 20, plain[0].median()) << "tuned " << best << " plain " << plain[0].median();
   std::cout << "tuned " << best << " s, default " << deflt << " s\n";
+}
+
+// A tuning run in which some compiles crash and one hangs: each costs its candidate (recorded
+// with its kind) and the run finishes with every trial accounted for.
+TEST(Tuner, CrashingAndHangingCompilesCostOneCandidateAndTheRunFinishes) {
+  measure::MeasureOptions mo;
+  mo.timing.min_repeat_ms = 1;
+  mo.timing.repeat = 1;
+  mo.build_timeout_s = 1;
+  measure::Measurer m(mo);
+  // By content, so that the build process (a fork) decides alone: auto-unroll 512 crashes the
+  // compiler, auto-unroll 16 with a parallel annotation on the first stage hangs it.
+  measure::Builder::setFaultHookForTesting([](const measure::MeasureInput& in) {
+    bool u512 = false, u16 = false;
+    for (const auto& st : in.steps)
+      if (const auto* u = std::get_if<schedule::AutoUnrollStep>(&st)) u512 |= u->max_step == 512, u16 |= u->max_step == 16;
+    if (u512) std::abort();
+    if (u16 && SearchTask::stepsKey(in.steps).back() == '7') std::this_thread::sleep_for(std::chrono::hours(1));
+  });
+  TunerOptions opt;
+  opt.trials = 40;
+  opt.search.population = 64;
+  opt.search.min_population = 32;
+  opt.search.generations = 1;
+  RandomModel model(4);
+  Tuner tuner({{"mm", "c", "matmul", matmul(64), 1}}, opt, model, m);
+  std::vector<schedule::Record> records;
+  auto p = tuner.run([&](const std::vector<schedule::Record>& r) { records.insert(records.end(), r.begin(), r.end()); });
+  measure::Builder::setFaultHookForTesting({});
+  EXPECT_EQ(p.trials, 40);
+  ASSERT_EQ(records.size(), 40u);
+  int crashed = 0, ok = 0;
+  for (const auto& r : records) {
+    crashed += r.result.error == schedule::ErrorKind::CompileError &&
+               r.result.error_msg.find("the compiler crashed") != std::string::npos;
+    ok += r.result.ok();
+  }
+  EXPECT_GT(crashed, 0) << "no candidate with auto-unroll 512 was drawn";
+  EXPECT_GT(ok, 10);
+  EXPECT_TRUE(std::isfinite(tuner.tasks()[0]->bestCost()));
 }
 
 // Every task's default is measured first, in batches across tasks committed as they complete;

@@ -161,6 +161,42 @@ TEST(Runner, CtrlCAtTheTerminalDoesNotReachTheWorker) {
   EXPECT_EQ(res.error, ErrorKind::None) << res.message;
 }
 
+// A compile that crashes or hangs costs its candidate only: the build process dies or is killed
+// and a new one builds the rest of the batch.
+TEST(Builder, ACrashingAndAHangingCompileCostOneCandidateEach) {
+  auto dag = matmul(32);
+  using namespace schedule;
+  std::vector<Step> vec = {SplitStep{"C", "j", 32, {16}, true}, AnnotationStep{"C", "j.1", IterAnnotation::Vectorize}};
+  std::vector<MeasureInput> batch;
+  for (int i = 0; i < 6; ++i) batch.push_back({dag, i % 2 ? vec : std::vector<Step>{}, 0.0});
+  batch[1].slow_cutoff_s = -1;  // marks for the hook: crash
+  batch[4].slow_cutoff_s = -2;  // hang
+  Builder::setFaultHookForTesting([](const MeasureInput& in) {
+    if (in.slow_cutoff_s == -1) std::abort();
+    if (in.slow_cutoff_s == -2) std::this_thread::sleep_for(std::chrono::hours(1));
+  });
+  Builder builder(2, 1.0);
+  auto res = builder.build(batch);
+  Builder::setFaultHookForTesting({});
+  ASSERT_EQ(res.size(), 6u);
+  for (int i : {0, 2, 3, 5}) EXPECT_TRUE(res[i].ok()) << i << ": " << res[i].message;
+  EXPECT_EQ(res[1].error, ErrorKind::CompileError);
+  EXPECT_NE(res[1].message.find("the compiler crashed"), std::string::npos) << res[1].message;
+  EXPECT_NE(res[1].message.find("signal 6"), std::string::npos) << res[1].message;
+  EXPECT_EQ(res[4].error, ErrorKind::CompileTimeout);
+  EXPECT_NE(res[4].message.find("killed"), std::string::npos) << res[4].message;
+  // The working ones run.
+  Runner runner;
+  for (int i : {0, 3}) {
+    RunRequest r;
+    r.code = res[i].code;
+    for (const te::Tensor& t : res[i].scheduled->tensors()) r.args.push_back(ArgSpec{t.shape(), t.dtype(), false});
+    r.args.back().is_output = true;
+    r.timing.min_repeat_ms = 1;
+    EXPECT_TRUE(runner.run(r).ok());
+  }
+}
+
 TEST(Measurer, BatchWithCheckAndInstantiationErrors) {
   MeasureOptions opt;
   opt.check = true;
