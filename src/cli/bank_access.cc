@@ -39,14 +39,7 @@ executor::ScheduleProvider bankProvider(const store::Bank& bank, const std::vect
                                         const schedule::Target& code) {
   std::vector<std::string> keys;
   for (const graph::Kernel& k : kernels) keys.push_back(k.workload_key);
-  schedule::TargetInfo here = currentTarget(code);
-  store::TargetFilter same_cpu = store::TargetFilter::sameIsa(here);
-  same_cpu.cpu = here.cpu;
-  std::map<std::string, schedule::Record> best = bank.bestRecords(keys, same_cpu);
-  std::vector<std::string> rest;
-  for (const std::string& k : keys)
-    if (!best.count(k)) rest.push_back(k);
-  for (auto& [k, r] : bank.bestRecords(rest, store::TargetFilter::sameIsa(here))) best.emplace(k, std::move(r));
+  std::map<std::string, schedule::Record> best = bank.bestRecordsFor(keys, currentTarget(code));
   std::vector<schedule::Record> recs;
   for (auto& [k, r] : best) recs.push_back(r);
   return executor::recordsProvider(recs);

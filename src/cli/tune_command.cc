@@ -115,7 +115,11 @@ Json tuneModel(const TuneArgs& a) {
         time_before = r.wall_s;
       }
     if (!run_id.empty()) {
-      done = bank.trialsOfRun(run_id);
+      store::RecordQuery own;
+      own.run_id = run_id;
+      auto mine = bank.recordsOrError(own);
+      if (!mine.ok()) fail("cannot resume tuning run ", run_id, ": ", mine.error());
+      done = static_cast<int64_t>(mine->size());
       Status st = bank.resumeRun(run_id);
       if (!st.ok()) fail(st.error());
     }
@@ -169,16 +173,22 @@ Json tuneModel(const TuneArgs& a) {
     q.kernels_of_model = name;
     q.target = store::TargetFilter::exactly(target);
     std::vector<schedule::Record> seed;
+    // A resumed run must see all it did: a read error fails here instead of restarting from less.
+    auto read = [&](const store::RecordQuery& query) {
+      auto r = bank.recordsOrError(query);
+      if (!r.ok()) fail("cannot resume tuning run ", run_id, ": ", r.error());
+      return std::move(*r);
+    };
     if (a.warm_start) {
-      seed = bank.records(q);
+      seed = read(q);
     } else {
       q.run_id = run_id;
-      seed = bank.records(q);
+      seed = read(q);
       if (!a.warm_start_run.empty()) {
         // One run's records (a transfer run's: transfer, then tune from its schedules).
         if (!bank.run(a.warm_start_run)) fail("--warm-start-run: the bank ", bank.path(), " has no run ", a.warm_start_run);
         q.run_id = a.warm_start_run;
-        for (schedule::Record& r : bank.records(q)) seed.push_back(std::move(r));
+        for (schedule::Record& r : read(q)) seed.push_back(std::move(r));
       }
     }
     int used = tuner.preload(seed, done);

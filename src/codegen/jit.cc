@@ -18,6 +18,7 @@ struct Jit {
   std::unique_ptr<llvm::orc::LLJIT> lljit;
   std::mutex mu;
   std::atomic<uint64_t> counter{0};
+  std::atomic<int64_t> live{0};
 
   Jit() {
     llvm::InitializeNativeTarget();
@@ -50,7 +51,10 @@ LoadedKernel::~LoadedKernel() {
   std::lock_guard<std::mutex> lock(j.mu);
   auto* jd = static_cast<llvm::orc::JITDylib*>(dylib_);
   llvm::consumeError(j.lljit->getExecutionSession().removeJITDylib(*jd));
+  j.live--;
 }
+
+int64_t liveKernelLibraries() { return Jit::get().live.load(); }
 
 Expected<std::shared_ptr<LoadedKernel>> loadKernel(const ObjectCode& code) {
   Jit& j = Jit::get();
@@ -58,11 +62,24 @@ Expected<std::shared_ptr<LoadedKernel>> loadKernel(const ObjectCode& code) {
   auto jd = j.lljit->createJITDylib("kernel" + std::to_string(j.counter++));
   if (!jd) return Unexpected("cannot create a JIT library: " + llvm::toString(jd.takeError()));
   jd->addToLinkOrder(j.lljit->getMainJITDylib());
+  j.live++;
+  // On any failure the library is removed again (it would otherwise stay for the process's life).
+  auto drop = [&] {
+    llvm::consumeError(j.lljit->getExecutionSession().removeJITDylib(*jd));
+    j.live--;
+  };
   auto buf = llvm::MemoryBuffer::getMemBufferCopy(llvm::StringRef(code.bytes.data(), code.bytes.size()), code.entry);
-  if (auto err = j.lljit->addObjectFile(*jd, std::move(buf)))
-    return Unexpected("cannot load the object code of " + code.entry + ": " + llvm::toString(std::move(err)));
+  if (auto err = j.lljit->addObjectFile(*jd, std::move(buf))) {
+    std::string why = llvm::toString(std::move(err));
+    drop();
+    return Unexpected("cannot load the object code of " + code.entry + ": " + why);
+  }
   auto sym = j.lljit->lookup(*jd, code.entry);
-  if (!sym) return Unexpected("kernel " + code.entry + " is missing from its object code: " + llvm::toString(sym.takeError()));
+  if (!sym) {
+    std::string why = llvm::toString(sym.takeError());
+    drop();
+    return Unexpected("kernel " + code.entry + " is missing from its object code: " + why);
+  }
   std::shared_ptr<LoadedKernel> k(new LoadedKernel());
   k->fn_ = sym->toPtr<TtuneKernelFn>();
   k->dylib_ = &*jd;

@@ -21,11 +21,15 @@ class LoadedKernel {
 
  private:
   friend Expected<std::shared_ptr<LoadedKernel>> loadKernel(const ObjectCode& code);
+// Kernel libraries currently in the JIT (diagnostics and tests: a failed load leaves none behind).
+int64_t liveKernelLibraries();
   LoadedKernel() = default;
   TtuneKernelFn fn_ = nullptr;
   void* dylib_ = nullptr;
 };
 
 Expected<std::shared_ptr<LoadedKernel>> loadKernel(const ObjectCode& code);
+// Kernel libraries currently in the JIT (diagnostics and tests: a failed load leaves none behind).
+int64_t liveKernelLibraries();
 
 }  // namespace ttune::codegen

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstring>
 
 #include "measure/wire.h"
@@ -161,24 +162,26 @@ RunResult Runner::run(const RunRequest& request) {
     res.message = reapWorker();
     return res;
   }
+  // Every field is checked: a short or corrupt reply must not become a time.
   wire::Reader rd(reply);
   uint8_t ek;
   uint32_t n;
-  if (!rd.pod(&ek) || !rd.str(&res.message) || !rd.pod(&n)) {
+  int32_t number = 1;
+  bool good = rd.pod(&ek) && ek <= static_cast<uint8_t>(ErrorKind::Unknown) && rd.str(&res.message) && rd.pod(&n) && n <= 1u << 20;
+  for (uint32_t i = 0; good && i < n; ++i) {
+    double c;
+    good = rd.pod(&c) && std::isfinite(c) && c >= 0;
+    if (good) res.timing.costs_s.push_back(c);
+  }
+  good = good && rd.pod(&number) && rd.pod(&res.max_abs_err);
+  if (!good) {
     stopWorker(true);
+    res = RunResult{};
     res.error = ErrorKind::Unknown;
     res.message = "malformed reply from the measurement worker";
     return res;
   }
   res.error = static_cast<ErrorKind>(ek);
-  for (uint32_t i = 0; i < n; ++i) {
-    double c;
-    rd.pod(&c);
-    res.timing.costs_s.push_back(c);
-  }
-  int32_t number = 1;
-  rd.pod(&number);
-  rd.pod(&res.max_abs_err);
   res.timing.number = number;
   if (!res.timing.costs_s.empty()) {
     res.timing.median_s = median(res.timing.costs_s);

@@ -89,7 +89,15 @@ class Bank {
   std::map<std::string, schedule::Record> bestRecords(const RecordQuery& q) const;
   std::map<std::string, schedule::Record> bestRecords(const std::vector<std::string>& workload_keys,
                                                       const TargetFilter& target = {}) const;
+  // The best record per workload for code running here: times compare only within one CPU and
+  // one thread count, so in tiers -- this CPU and thread count, this ISA level and thread count,
+  // this CPU, this ISA level (e.g. the shipped bank on a new machine).
+  std::map<std::string, schedule::Record> bestRecordsFor(const std::vector<std::string>& workload_keys,
+                                                         const schedule::TargetInfo& here) const;
   std::vector<schedule::Record> records(const RecordQuery& q) const;
+  // The same, failing (with the reason) instead of skipping a corrupt row or stopping at an SQL
+  // error: for reads whose partial result would be wrong, e.g. what a resumed run has done.
+  Expected<std::vector<schedule::Record>> recordsOrError(const RecordQuery& q) const;
   std::vector<StoredRecord> storedRecords(const RecordQuery& q) const;
   // Transfer candidates: the best ok record of every workload of class `class_id` that is not a
   // kernel of `exclude_model` and whose record was not produced for it; in workload-key order.

@@ -1,4 +1,5 @@
 // Bank: records as JSON lines (docs/record-format.md) in and out.
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -90,10 +91,26 @@ Status Bank::exportJsonl(const std::string& path, const RecordQuery& q, size_t* 
       return Unexpected("cannot write the records file " + path + ": " + std::strerror(errno));
     }
   }
+  // On disk before the rename: a crash right after must not leave an empty file under the name.
+  int fd = ::open(tmp.c_str(), O_RDONLY);
+  if (fd < 0 || ::fsync(fd) != 0) {
+    int err = errno;
+    if (fd >= 0) ::close(fd);
+    std::remove(tmp.c_str());
+    return Unexpected("cannot write the records file " + path + ": " + std::strerror(err));
+  }
+  ::close(fd);
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     int err = errno;
     std::remove(tmp.c_str());
     return Unexpected("cannot write the records file " + path + ": " + std::strerror(err));
+  }
+  // The directory entry too (the rename).
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  int dfd = ::open(dir.empty() ? "." : dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
   }
   if (written) *written = rs.size();
   return okStatus();

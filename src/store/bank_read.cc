@@ -161,6 +161,22 @@ std::vector<StoredRecord> Bank::storedRecords(const RecordQuery& q) const {
   return out;
 }
 
+Expected<std::vector<schedule::Record>> Bank::recordsOrError(const RecordQuery& q) const {
+  std::vector<schedule::Record> out;
+  Status s = writeGuard(*impl_, [&] {
+    Where w = recordWhere(q);
+    sql::Stmt st(*impl_->db, std::string("SELECT ") + kRecordColumns + " FROM records" + w.sql() + " ORDER BY id");
+    st.bindAll(w.params);
+    while (st.step()) {
+      auto r = decodeRecordRow(st);
+      if (!r.ok()) fail("bank ", impl_->path, ": record ", st.getInt(0), " cannot be read: ", r.error());
+      out.push_back(std::move(r->record));
+    }
+  });
+  if (!s.ok()) return Unexpected(s.reason());
+  return out;
+}
+
 std::vector<schedule::Record> Bank::records(const RecordQuery& q) const {
   std::vector<schedule::Record> out;
   for (StoredRecord& r : storedRecords(q)) out.push_back(std::move(r.record));
@@ -187,6 +203,24 @@ std::map<std::string, schedule::Record> Bank::bestRecords(const std::vector<std:
     if (auto r = bestRecord(key, target)) out.emplace(key, std::move(*r));
   }
   return out;
+}
+
+std::map<std::string, schedule::Record> Bank::bestRecordsFor(const std::vector<std::string>& keys,
+                                                             const schedule::TargetInfo& here) const {
+  std::vector<TargetFilter> tiers(4, TargetFilter::sameIsa(here));
+  tiers[0].cpu = here.cpu;
+  tiers[0].threads = here.threads;
+  tiers[1].threads = here.threads;
+  tiers[2].cpu = here.cpu;
+  std::map<std::string, schedule::Record> best;
+  for (const TargetFilter& t : tiers) {
+    std::vector<std::string> rest;
+    for (const std::string& k : keys)
+      if (!best.count(k)) rest.push_back(k);
+    if (rest.empty()) break;
+    for (auto& [k, r] : bestRecords(rest, t)) best.emplace(k, std::move(r));
+  }
+  return best;
 }
 
 std::optional<schedule::Record> Bank::bestRecord(const std::string& workload_key, const TargetFilter& target) const {

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "codegen/jit.h"
 #include "common/check.h"
 #include "te/compute_dag.h"
 
@@ -14,6 +15,14 @@ std::shared_ptr<const ComputeDAG> matmulDag(int64_t M, int64_t N, int64_t K) {
   IterVar k = reduceAxis(K, "k");
   Tensor c = compute("C", {M, N}, [&](const std::vector<Var>& v) { return sum(a(v[0], k.var) * b(k.var, v[1]), {k}); });
   return std::make_shared<const ComputeDAG>(std::vector<Tensor>{a, b}, std::vector<Tensor>{c});
+}
+
+// Regression: a JIT library created for an object that then failed to load was never removed.
+TEST(Codegen, AFailedLoadLeavesNoKernelLibraryBehind) {
+  int64_t before = codegen::liveKernelLibraries();
+  codegen::ObjectCode junk{"kernel", std::vector<char>(64, 'x')};
+  for (int i = 0; i < 5; ++i) EXPECT_FALSE(codegen::loadKernel(junk).ok());
+  EXPECT_EQ(codegen::liveKernelLibraries(), before);
 }
 
 TEST(Codegen, UnscheduledMatmul) {

@@ -2,7 +2,10 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include <atomic>
+#include <fstream>
 #include <chrono>
 #include <thread>
 
@@ -131,6 +134,29 @@ std::shared_ptr<const ComputeDAG> matmul(int64_t n) {
   IterVar k = reduceAxis(n, "k");
   Tensor c = compute("C", {n, n}, [&](const std::vector<Var>& v) { return sum(a(v[0], k.var) * b(k.var, v[1]), {k}); });
   return std::make_shared<const ComputeDAG>(std::vector<Tensor>{a, b}, std::vector<Tensor>{c});
+}
+
+// Regression: fields after the error kind and message of a worker reply were read unchecked, so a
+// short reply became garbage times. A fake worker answers with a reply that promises three costs
+// and carries one.
+TEST(Runner, AShortReplyIsAnErrorNotATime) {
+  std::string dir = ::testing::TempDir();
+  std::string script = dir + "/short_reply_worker.sh";
+  {
+    std::ofstream f(script);
+    // 8-byte length 21, then: kind 0, empty message (8-byte length 0), n = 3, one double.
+    f << "#!/bin/sh\nhead -c 8 <&3 >/dev/null\n"
+      << "printf '\\025\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000\\000"
+      << "\\003\\000\\000\\000\\000\\000\\000\\000\\000\\000\\360\\077' >&4\nsleep 5\n";
+  }
+  ASSERT_EQ(chmod(script.c_str(), 0755), 0);
+  setenv("TTUNE_WORKER", script.c_str(), 1);
+  Runner runner;
+  RunResult res = runner.run(request(goodKernel()));
+  unsetenv("TTUNE_WORKER");
+  EXPECT_EQ(res.error, ErrorKind::Unknown) << res.message;
+  EXPECT_EQ(res.message, "malformed reply from the measurement worker");
+  EXPECT_TRUE(res.timing.costs_s.empty());
 }
 
 std::atomic<int> g_sigints{0};

@@ -399,6 +399,44 @@ TEST(Bank, ARunIsResumedOnlyWhenItsOwnerIsGone) {
   EXPECT_TRUE(bank.resumeRun(*run).ok());
 }
 
+// Regression: best records were compared across thread counts (a 1-thread time against a
+// 2-thread time says nothing about which schedule is better with 2 threads).
+TEST(Bank, BestRecordsForHereCompareOnlyLikeWithLike) {
+  TempDir tmp;
+  Bank bank = testing::openOrDie(tmp.file("bank.db"));
+  auto rec = [](const char* key, double t, const char* cpu, int threads, int trial) {
+    schedule::Record r = testing::makeRecord(key, t, "m", trial);
+    r.target = schedule::TargetInfo{cpu, 512, threads, schedule::Isa::Avx512};
+    return r;
+  };
+  ASSERT_TRUE(bank.addRecords({rec("w", 1e-3, "znver4", 1, 0), rec("w", 2e-3, "znver4", 2, 1),
+                               rec("v", 1e-3, "sapphirerapids", 2, 2), rec("v", 3e-3, "znver4", 1, 3)})
+                  .ok());
+  auto best = bank.bestRecordsFor({"w", "v"}, schedule::TargetInfo{"znver4", 512, 2, schedule::Isa::Avx512});
+  ASSERT_EQ(best.size(), 2u);
+  EXPECT_EQ(best["w"].target.threads, 2) << "the 2-thread record, though the 1-thread one is faster";
+  EXPECT_EQ(best["v"].target.cpu, "sapphirerapids") << "same ISA and thread count before this CPU at another thread count";
+  auto avx2 = bank.bestRecordsFor({"w"}, schedule::TargetInfo{"znver4", 256, 2, schedule::Isa::Avx2});
+  EXPECT_TRUE(avx2.empty()) << "never another ISA level's code";
+}
+
+// Regression: bank read errors became a warning with partial data, so a resumed run could
+// start from less than it had done.
+TEST(Bank, ReadsForResumeFailInsteadOfReturningPartialData) {
+  TempDir tmp;
+  std::string path = tmp.file("bank.db");
+  {
+    Bank bank = testing::openOrDie(path);
+    ASSERT_TRUE(bank.addRecords({testing::makeRecord("w", 1e-3, "m", 0), testing::makeRecord("w", 2e-3, "m", 1)}).ok());
+  }
+  testing::rawSql(path, "UPDATE records SET steps = 'not json' WHERE id = 2");
+  Bank bank = testing::openOrDie(path);
+  EXPECT_EQ(bank.records({}).size(), 1u);  // the tolerant read skips the row (with a warning)
+  auto strict = bank.recordsOrError({});
+  ASSERT_FALSE(strict.ok());
+  EXPECT_NE(strict.error().find("record 2 cannot be read"), std::string::npos) << strict.error();
+}
+
 TEST(Bank, UsesWriteAheadLogging) {
   TempDir tmp;
   std::string path = tmp.file("bank.db");
