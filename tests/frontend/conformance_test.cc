@@ -5,7 +5,11 @@
 //   rejected when the import fails with a clear one-line error (an unsupported attribute value,
 //            element type or empty tensor) — the test checks the message's form;
 //   passed   when the imported graph, evaluated with the reference evaluator on the case's
-//            inputs, matches every expected output (1e-4 relative + 1e-5 absolute).
+//            inputs, matches every expected output (1e-4 relative + 1e-5 absolute), and so does
+//            the graph compiled (optimized, fused, default schedules, this machine's code).
+// Beyond the per-case tests, one test runs every case in one process and holds each supported
+// operator to a floor of passing cases (a regression that turns passes into rejections or skips
+// fails it), and one fails when the test data is not installed.
 // Models declaring an opset below 11 whose operators are all unchanged up to opset 11 (checked
 // against ONNX's schema registry) are imported as opset 11; the others must be rejected.
 // Running the whole binary prints the pass / rejected / skipped table by operator (and writes it
@@ -23,6 +27,8 @@
 #include <set>
 #include <sstream>
 
+#include "executor/executor.h"
+#include "graph/passes.h"
 #include "graph/reference.h"
 #include "frontend/onnx/onnx_importer.h"
 #include "onnx/defs/schema.h"
@@ -234,6 +240,30 @@ CaseResult runCase(const std::string& name) {
       return r;
     }
   }
+  // The same graph compiled as `ttune run` would (optimized, fused, default schedules).
+  try {
+    graph::Graph og = g;
+    graph::optimizeGraph(og);
+    executor::CompiledModel m = executor::CompiledModel::compile(og);
+    std::vector<runtime::NDArray> compiled = m.run(inputs);
+    for (size_t i = 0; i < outs.size() && i < compiled.size(); ++i) {
+      runtime::Comparison cmp = runtime::compare(compiled[i], outs[i], 1e-5, 1e-4);
+      if (compiled[i].shape() != outs[i].shape() || !cmp.ok()) {
+        std::ostringstream os;
+        os << "compiled output " << i << " differs from the reference: " << cmp.mismatches << " mismatches, max abs err "
+           << cmp.max_abs_err;
+        r.reason = os.str();
+        return r;
+      }
+    }
+    if (compiled.size() != outs.size()) {
+      r.reason = "the compiled graph has " + std::to_string(compiled.size()) + " outputs, not " + std::to_string(outs.size());
+      return r;
+    }
+  } catch (const Error& e) {
+    r.reason = std::string("compiling failed: ") + e.what();
+    return r;
+  }
   r.outcome = Outcome::Pass;
   return r;
 }
@@ -318,6 +348,41 @@ TEST_P(OnnxNodeTest, Conforms) {
     case Outcome::Skipped: GTEST_SKIP() << r.reason;
     case Outcome::Fail: FAIL() << r.reason;
   }
+}
+
+TEST(OnnxConformance, TestDataIsInstalled) {
+  std::vector<std::string> cases = listCases();
+  EXPECT_GE(cases.size(), 900u) << "the ONNX node tests are not installed at " << dataDir()
+                                 << " (Debian package libonnx-testdata; scripts/setup.sh installs it)";
+}
+
+// Passing cases per operator: at least as many as when this floor was set (the table printed by
+// a full run of this binary). Raise a floor when support grows; a drop is a regression.
+TEST(OnnxConformance, EverySupportedOperatorKeepsItsPassingCases) {
+  static const std::map<std::string, int> floor = {
+      {"Abs", 1}, {"Add", 2}, {"And", 8}, {"AveragePool", 12}, {"BatchNormalization", 2}, {"Ceil", 2}, {"Celu", 2},
+      {"Clip", 8}, {"Concat", 12}, {"Constant", 1}, {"ConstantOfShape", 2}, {"Conv", 6}, {"DepthToSpace", 4},
+      {"Div", 3}, {"Dropout", 6}, {"Elu", 3}, {"Equal", 2}, {"Erf", 1}, {"Exp", 2}, {"Expand", 2}, {"Flatten", 9},
+      {"Floor", 2}, {"Gather", 4}, {"Gemm", 11}, {"GlobalAveragePool", 2}, {"GlobalMaxPool", 2}, {"Greater", 4},
+      {"GreaterOrEqual", 2}, {"HardSigmoid", 3}, {"HardSwish", 2}, {"Identity", 1}, {"IsNaN", 1},
+      {"LayerNormalization", 38}, {"LeakyRelu", 3}, {"Less", 4}, {"LessOrEqual", 2}, {"Log", 2}, {"LogSoftmax", 14},
+      {"MatMul", 3}, {"Max", 6}, {"MaxPool", 11}, {"Mean", 3}, {"MeanVarianceNormalization", 1}, {"Min", 6},
+      {"Mul", 3}, {"Neg", 2}, {"Not", 3}, {"Or", 8}, {"PRelu", 2}, {"Pad", 3}, {"Pow", 7}, {"Range", 2},
+      {"Reciprocal", 2}, {"ReduceL1", 8}, {"ReduceL2", 8}, {"ReduceLogSum", 4}, {"ReduceMax", 8}, {"ReduceMean", 8},
+      {"ReduceMin", 8}, {"ReduceSum", 10}, {"ReduceSumSquare", 8}, {"Relu", 1}, {"Reshape", 9}, {"Resize", 23},
+      {"Selu", 3}, {"Shape", 10}, {"Sigmoid", 2}, {"Sign", 1}, {"Size", 2}, {"Slice", 7}, {"Softmax", 14},
+      {"Softplus", 2}, {"Softsign", 2}, {"SpaceToDepth", 2}, {"Split", 6}, {"Sqrt", 2}, {"Squeeze", 2}, {"Sub", 3},
+      {"Sum", 3}, {"Tanh", 2}, {"ThresholdedRelu", 3}, {"Tile", 2}, {"Transpose", 7}, {"Unsqueeze", 8}, {"Where", 2},
+      {"Xor", 8}};
+  std::map<std::string, int> passed;
+  std::map<std::string, std::string> why;
+  for (const std::string& name : listCases()) {
+    CaseResult r = runCase(name);
+    if (r.outcome == Outcome::Pass) ++passed[r.op];
+    else if (floor.count(r.op) && why[r.op].empty()) why[r.op] = name + ": " + r.reason;
+  }
+  for (const auto& [op, n] : floor)
+    EXPECT_GE(passed[op], n) << op << " passes " << passed[op] << " cases, below its floor of " << n << " (first other: " << why[op] << ")";
 }
 
 INSTANTIATE_TEST_SUITE_P(Onnx, OnnxNodeTest, ::testing::ValuesIn(listCases()),
