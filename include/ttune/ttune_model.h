@@ -87,8 +87,10 @@ TTUNE_API int ttune_model_run(ttune_model* model, const void* const* inputs, voi
 TTUNE_API int ttune_model_run_n(ttune_model* model, int num_inputs, const void* const* inputs, int num_outputs,
                                 void* const* outputs);
 
-/* The last error of this thread: one sentence, or "" when the last call succeeded. */
+/* The last call of this thread: one sentence saying what went wrong, or "" when it succeeded;
+ * and its ttune_status (for calls that return a pointer or a count). */
 TTUNE_API const char* ttune_last_error(void);
+TTUNE_API int ttune_last_status(void);
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
@@ -31,16 +32,25 @@ struct ttune_model {
 namespace {
 
 thread_local std::string t_error;
+thread_local int t_status = TTUNE_OK;
 
+void clearError() {
+  t_error.clear();
+  t_status = TTUNE_OK;
+}
+
+// Records the error of this thread's current call; returns `code` (negative codes are "-1 for a
+// null model" returns of counting functions: their status is TTUNE_ERROR_INVALID_ARGUMENT).
 int failWith(int code, std::string message) {
   t_error = std::move(message);
+  t_status = code < 0 ? TTUNE_ERROR_INVALID_ARGUMENT : code;
   return code;
 }
 
 // Runs `body` as an API call: clears the thread's error, maps exceptions to codes.
 template <class F>
 int apiCall(F&& body) {
-  t_error.clear();
+  clearError();
   try {
     return body();
   } catch (const std::bad_alloc&) {
@@ -49,6 +59,15 @@ int apiCall(F&& body) {
     return failWith(TTUNE_ERROR_INVALID_ARGUMENT, e.what());
   }
 }
+
+// dlclose unmaps this library, and with it the code its thread-pool workers wait in: they are
+// joined first (at exit too, harmlessly).
+std::atomic<bool> g_pool_started{false};
+struct PoolReaper {
+  ~PoolReaper() {
+    if (g_pool_started.load()) ttune::runtime::ThreadPool::global().setNumThreads(1);
+  }
+} g_reaper;
 
 bool isDirectory(const char* path) {
   struct stat st;
@@ -112,6 +131,7 @@ int create(const char* path, int threads, ttune_model** out) {
                                                    m->image.name);
   m->workspace.reset(static_cast<char*>(ws));
   m->threads = threads > 0 ? threads : runtime::defaultNumThreads();
+  g_pool_started = true;
   runtime::ThreadPool::global().setNumThreads(m->threads);
   *out = m.release();
   return TTUNE_OK;
@@ -144,9 +164,9 @@ int run(ttune_model* m, int num_inputs, const void* const* inputs, int num_outpu
 }
 
 const char* nameOr(const ttune_model* m, const std::string ttune::deploy::ModelImage::*field) {
-  t_error.clear();
+  clearError();
   if (!m) {
-    t_error = "the model is a null pointer";
+    failWith(TTUNE_ERROR_INVALID_ARGUMENT, "the model is a null pointer");
     return "";
   }
   return (m->image.*field).c_str();
@@ -170,19 +190,19 @@ const char* ttune_model_name(const ttune_model* model) { return nameOr(model, &t
 const char* ttune_model_target(const ttune_model* model) { return nameOr(model, &ttune::deploy::ModelImage::target); }
 
 int ttune_model_threads(const ttune_model* model) {
-  t_error.clear();
+  clearError();
   if (!model) return failWith(-1, "the model is a null pointer");
   return model->threads;
 }
 
 int ttune_model_num_inputs(const ttune_model* model) {
-  t_error.clear();
+  clearError();
   if (!model) return failWith(-1, "the model is a null pointer");
   return static_cast<int>(model->image.plan.inputs.size());
 }
 
 int ttune_model_num_outputs(const ttune_model* model) {
-  t_error.clear();
+  clearError();
   if (!model) return failWith(-1, "the model is a null pointer");
   return static_cast<int>(model->image.plan.outputs.size());
 }
@@ -208,5 +228,7 @@ int ttune_model_run_n(ttune_model* model, int num_inputs, const void* const* inp
 }
 
 const char* ttune_last_error(void) { return t_error.c_str(); }
+
+int ttune_last_status(void) { return t_status; }
 
 }  // extern "C"

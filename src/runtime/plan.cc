@@ -70,7 +70,7 @@ std::string validatePlan(const Plan& p) {
   for (int64_t b : p.weight_bytes)
     if (b < 0) return "a weight has a negative size";
   for (const BufferRef& r : p.args) {
-    std::string e = checkRef(p, r, 0);
+    std::string e = checkRef(p, r, 1);  // every intermediate holds at least one byte
     if (!e.empty()) return e;
   }
   for (const KernelCall& c : p.calls) {
