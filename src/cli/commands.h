@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/model_loader.h"
+#include "deploy/exporter.h"
 #include "executor/executor.h"
 #include "support/json.h"
 
@@ -49,6 +50,10 @@ struct TransferArgs {
 };
 Json transferModel(const TransferArgs& a);
 
+// Seeded random inputs for a model as `ttune run` feeds it without --inputs (token ids in the zoo
+// model's vocabulary range).
+std::vector<runtime::NDArray> sampleInputs(const ModelSource& src, const graph::Graph& g, uint64_t seed);
+
 // `ttune run --profile`: per distinct kernel (slowest first) the median over `repeat` runs of the
 // time spent in all its instances, with its schedule source, share and GFLOP/s:
 // {"kernels": [...], "total_ms": ..., "runs": ...}.
@@ -63,6 +68,8 @@ struct ExportArgs {
   bool static_archive = true, json = false;
 };
 Json exportCommand(const ExportArgs& a);
+// Writes an export of compiled artifacts; the summary `ttune export --json` prints.
+Json exportArtifacts(const executor::ModelArtifacts& art, const deploy::ExportOptions& options, const std::string& model);
 
 Json comparisonJson(const std::string& model, const transfer::Comparison& c);
 

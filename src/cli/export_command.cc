@@ -44,10 +44,14 @@ Json exportCommand(const ExportArgs& a) {
   eo.source = a.src.spec;
   eo.compiler = a.compiler;
   eo.static_archive = a.static_archive;
+  return exportArtifacts(art, eo, modelName(a.src.spec));
+}
+
+Json exportArtifacts(const executor::ModelArtifacts& art, const deploy::ExportOptions& eo, const std::string& model) {
   deploy::ExportResult r = deploy::exportModel(art, eo);
   int provided = 0;
   for (const auto& k : art.stats) provided += k.schedule_source == "provided";
-  return Json{{"model", modelName(a.src.spec)},
+  return Json{{"model", model},
               {"name", r.name},
               {"dir", r.dir},
               {"library", r.library},

@@ -46,6 +46,15 @@ std::vector<KernelSummary> summarize(const std::vector<graph::Kernel>& ks) {
 
 }  // namespace
 
+std::vector<runtime::NDArray> sampleInputs(const ModelSource& src, const graph::Graph& g, uint64_t seed) {
+  std::vector<runtime::NDArray> inputs = executor::randomInputs(g, seed);
+  if (models::isZooModel(src.spec)) {
+    const auto& info = models::modelInfo(src.spec);
+    if (!te::isFloat(info.input_dtype)) inputs[0].fillRandom(seed, info.input_lo, info.input_hi);
+  }
+  return inputs;
+}
+
 Json profileModel(executor::CompiledModel& m, const std::vector<runtime::NDArray>& inputs, int repeat) {
   std::vector<std::vector<double>> per(m.kernels().size());
   std::vector<double> secs;
@@ -148,11 +157,7 @@ void runModel(const RunArgs& a) {
       inputs.push_back(*arr);
     }
   } else {
-    inputs = executor::randomInputs(g, a.seed);
-    if (models::isZooModel(a.src.spec)) {
-      const auto& info = models::modelInfo(a.src.spec);
-      if (!te::isFloat(info.input_dtype)) inputs[0].fillRandom(a.seed, info.input_lo, info.input_hi);
-    }
+    inputs = sampleInputs(a.src, g, a.seed);
   }
   executor::CheckReport rep;
   std::vector<runtime::NDArray> outs = a.check ? m.runChecked(inputs, &rep) : m.run(inputs);

@@ -7,6 +7,7 @@
 #include <llvm/TargetParser/Host.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -186,6 +187,7 @@ std::vector<std::string> kernelFeatures(const Target& t) {
   std::vector<std::string> out;
   for (const std::string& f : split(t.features, ','))
     if (f.size() >= 2 && f[0] == '+' && affectsKernels(f.substr(1))) out.push_back(f.substr(1));
+  std::sort(out.begin(), out.end());
   return out;
 }
 
