@@ -164,6 +164,18 @@ class Model {
   int threads_;
 };
 
+// A command of cli/commands.h (tune, transfer) with the GIL released; its summary as a dict.
+template <class Args>
+py::object runCommand(Json (*command)(const Args&), const Args& a) {
+  Json j;
+  {
+    py::gil_scoped_release release;
+    useThreads(a.threads);
+    j = command(a);
+  }
+  return toPython(j);
+}
+
 py::list tensorList(const std::vector<runtime::TensorSpec>& ts) {
   py::list out;
   for (const runtime::TensorSpec& t : ts) out.append(py::make_tuple(t.name, py::tuple(py::cast(t.shape)), runtime::elemName(t.dtype)));
@@ -222,13 +234,7 @@ PYBIND11_MODULE(_ttune, m) {
     a.new_run = new_run;
     a.warm_start = warm_start;
     a.refine = refine;
-    Json j;
-    {
-      py::gil_scoped_release release;
-      useThreads(threads);
-      j = cli::tuneModel(a);
-    }
-    return toPython(j);
+    return runCommand(&cli::tuneModel, a);
   });
 
   m.def("transfer", [](const std::string& model, const std::optional<std::string>& db, const std::vector<std::string>& from,
@@ -246,13 +252,7 @@ PYBIND11_MODULE(_ttune, m) {
     a.refine = refine;
     a.threads = threads;
     a.target = target;
-    Json j;
-    {
-      py::gil_scoped_release release;
-      useThreads(threads);
-      j = cli::transferModel(a);
-    }
-    return toPython(j);
+    return runCommand(&cli::transferModel, a);
   });
 
   m.def("models", [] {

@@ -31,26 +31,10 @@ class ByteWriter {
 class ByteReader {
  public:
   ByteReader(const char* data, const char* end) : p_(data), end_(end) {}
-  uint8_t u8() {
-    uint8_t v = 0;
-    raw(&v, 1);
-    return v;
-  }
-  uint32_t u32() {
-    uint32_t v = 0;
-    raw(&v, 4);
-    return v;
-  }
-  uint64_t u64() {
-    uint64_t v = 0;
-    raw(&v, 8);
-    return v;
-  }
-  int64_t i64() {
-    int64_t v = 0;
-    raw(&v, 8);
-    return v;
-  }
+  uint8_t u8() { return get<uint8_t>(); }
+  uint32_t u32() { return get<uint32_t>(); }
+  uint64_t u64() { return get<uint64_t>(); }
+  int64_t i64() { return get<int64_t>(); }
   std::string str() {
     uint32_t n = u32();
     if (!ok_ || static_cast<size_t>(end_ - p_) < n) return fail(), std::string();
@@ -70,10 +54,13 @@ class ByteReader {
 
  private:
   void fail() { ok_ = false; }
-  void raw(void* v, size_t n) {
-    if (!ok_ || static_cast<size_t>(end_ - p_) < n) return fail();
-    std::memcpy(v, p_, n);
-    p_ += n;
+  template <class T>
+  T get() {
+    T v{};
+    if (!ok_ || static_cast<size_t>(end_ - p_) < sizeof v) return fail(), v;
+    std::memcpy(&v, p_, sizeof v);
+    p_ += sizeof v;
+    return v;
   }
   const char* p_;
   const char* end_;

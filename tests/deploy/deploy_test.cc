@@ -12,6 +12,7 @@
 #include "deploy/image.h"
 #include "deploy/weights_file.h"
 #include "runtime/plan.h"
+#include "temp_dir.h"
 
 namespace ttune::deploy {
 namespace {
@@ -134,14 +135,7 @@ TEST(Plan, RunsCallsWithResolvedBuffersThenCopies) {
   EXPECT_EQ(std::memcmp(x, x_again, sizeof x), 0);
 }
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "ttune-deploy-XXXXXX").string();
-    path = mkdtemp(t.data());
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
+using testing::TempDir;
 
 TEST(WeightsFile, RoundTripsAndRefusesDamagedOrForeignFiles) {
   TempDir dir;

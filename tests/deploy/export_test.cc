@@ -22,6 +22,7 @@
 #include "onnx_builder.h"
 #include "reference.h"
 #include "runtime/npy.h"
+#include "temp_dir.h"
 #include "support/error.h"
 #include "ttune/ttune_model.h"
 
@@ -42,14 +43,7 @@ ExportOptions options(const fs::path& dir, const std::string& name, bool static_
   return o;
 }
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "ttune-export-XXXXXX").string();
-    path = mkdtemp(t.data());
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
+using testing::TempDir;
 
 // The C API of one exported library, loaded RTLD_LOCAL (as Python's ctypes does). Never closed:
 // tests load several libraries in one process and this keeps their thread pools valid to the end.
