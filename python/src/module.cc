@@ -8,6 +8,7 @@
 #include <pybind11/stl.h>
 
 #include <cstring>
+#include <mutex>
 
 #include "cli/bank_access.h"
 #include "cli/commands.h"
@@ -92,6 +93,7 @@ class Model {
     std::vector<const void*> in = buffers<const void*>(inputs, plan().inputs, "input");
     std::vector<void*> out = buffers<void*>(outputs, plan().outputs, "output");
     py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(mu_);
     useThreads(threads_);
     m_.runInto(in, out);
   }
@@ -109,6 +111,7 @@ class Model {
     Json j;
     {
       py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mu_);
       useThreads(threads_);
       j = cli::profileModel(m_, in, repeat);
     }
@@ -120,6 +123,7 @@ class Model {
     executor::CheckReport rep;
     {
       py::gil_scoped_release release;
+      std::lock_guard<std::mutex> lock(mu_);
       useThreads(threads_);
       m_.runChecked(in, &rep);
     }
@@ -162,6 +166,7 @@ class Model {
   executor::CompiledModel m_;
   cli::ModelSource src_;
   int threads_;
+  std::mutex mu_;  // one workspace: runs from several Python threads take turns
 };
 
 // A command of cli/commands.h (tune, transfer) with the GIL released; its summary as a dict.

@@ -73,3 +73,11 @@ def test_symbolic_dimensions_are_fixed_by_input_shapes(tmp_path):
 def test_the_zoo_is_listed():
     names = [m["name"] for m in ttune.models()]
     assert "mobilenet_v2" in names and "bert_base" in names and len(names) == 11
+
+
+def test_runs_from_several_python_threads_agree(mobilenet, image):
+    from concurrent.futures import ThreadPoolExecutor
+    (want,) = mobilenet.run(image)
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda _: mobilenet.run(image)[0], range(12)))
+    assert all(np.array_equal(r, want) for r in results)
