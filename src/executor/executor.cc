@@ -177,7 +177,7 @@ void CompiledModel::Impl::compileKernels(const ModelOptions& options, const std:
       Timer t;
       std::optional<std::vector<schedule::Step>> provided = options.schedules ? options.schedules(k) : std::nullopt;
       // Builds (or finds in the cache) one schedule of the kernel.
-      auto build = [&](const std::vector<schedule::Step>& steps, measure::BuildResult& b) -> std::optional<Compiled> {
+      auto buildSchedule = [&](const std::vector<schedule::Step>& steps, measure::BuildResult& b) -> std::optional<Compiled> {
         std::string key = k.workload_key + "|" + schedule::isaName(options.target.isa) + "|" + options.target.cpu + "|" +
                           options.target.features + "|";
         for (const schedule::Step& s : steps) key += schedule::stepToJson(s).dump();
@@ -206,12 +206,12 @@ void CompiledModel::Impl::compileKernels(const ModelOptions& options, const std:
       measure::BuildResult b;
       std::optional<Compiled> c;
       if (provided) {
-        c = build(*provided, b);
+        c = buildSchedule(*provided, b);
         st.schedule_source = c ? "provided" : "default (the provided schedule failed: " + b.message + ")";
       }
       if (!c) {
         if (!provided) st.schedule_source = "default";
-        c = build(measure::defaultScheduleFor(*k.dag, options.target), b);
+        c = buildSchedule(measure::defaultScheduleFor(*k.dag, options.target), b);
       }
       st.compile_s = t.seconds();
       if (!c) {
