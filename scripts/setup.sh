@@ -13,6 +13,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libdnnl-dev
   tmux
+  pybind11-dev python3-dev python3-numpy python3-pytest python3-onnx
 )
 
 missing=()

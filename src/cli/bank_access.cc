@@ -45,4 +45,17 @@ executor::ScheduleProvider bankProvider(const store::Bank& bank, const std::vect
   return executor::recordsProvider(recs);
 }
 
+executor::ScheduleProvider scheduleOption(const std::string& records, const std::optional<std::string>& db,
+                                          const graph::Graph& g, const schedule::Target& code) {
+  if (db) {
+    if (!records.empty()) fail("--records and --db both give schedules; use one");
+    store::Bank bank = openBank(*db);
+    return bankProvider(bank, graph::partition(g), code);
+  }
+  if (records.empty()) return nullptr;
+  auto recs = schedule::readRecordsFile(records);
+  if (!recs.ok()) fail(recs.error());
+  return executor::recordsProvider(*recs);
+}
+
 }  // namespace ttune::cli

@@ -3,6 +3,7 @@
 // schedule provider serving the bank's best record per kernel for this machine.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,5 +28,10 @@ void registerModel(store::Bank& bank, const std::string& name, const std::string
 // one, else on any CPU of that level (e.g. the shipped bank on a new machine).
 executor::ScheduleProvider bankProvider(const store::Bank& bank, const std::vector<graph::Kernel>& kernels,
                                         const schedule::Target& code);
+// The schedules of the --records FILE / --db [FILE] options of the commands that compile a model:
+// the records file's best record per kernel, the bank's (db set; "" the default bank), or none
+// (every kernel its default schedule). Throws Error when both are given or the file is bad.
+executor::ScheduleProvider scheduleOption(const std::string& records, const std::optional<std::string>& db,
+                                          const graph::Graph& g, const schedule::Target& code);
 
 }  // namespace ttune::cli

@@ -29,6 +29,7 @@ int run(int argc, char** argv) {
   addTransferCommands(app);
   addCompareCommand(app);
   addExperimentCommand(app);
+  addExportCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -24,5 +24,6 @@ void addDbCommands(CLI::App& app);
 void addTransferCommands(CLI::App& app);
 void addCompareCommand(CLI::App& app);
 void addExperimentCommand(CLI::App& app);
+void addExportCommand(CLI::App& app);
 
 }  // namespace ttune::cli

@@ -3,10 +3,13 @@
 // prints with --json. Throw ttune::Error with one sentence on user errors.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cli/model_loader.h"
+#include "deploy/exporter.h"
+#include "executor/executor.h"
 #include "support/json.h"
 
 namespace ttune::transfer {
@@ -46,6 +49,27 @@ struct TransferArgs {
   bool json = false, verbose = false;
 };
 Json transferModel(const TransferArgs& a);
+
+// Seeded random inputs for a model as `ttune run` feeds it without --inputs (token ids in the zoo
+// model's vocabulary range).
+std::vector<runtime::NDArray> sampleInputs(const ModelSource& src, const graph::Graph& g, uint64_t seed);
+
+// `ttune run --profile`: per distinct kernel (slowest first) the median over `repeat` runs of the
+// time spent in all its instances, with its schedule source, share and GFLOP/s:
+// {"kernels": [...], "total_ms": ..., "runs": ...}.
+Json profileModel(executor::CompiledModel& m, const std::vector<runtime::NDArray>& inputs, int repeat);
+
+// `ttune export`: compiles the model for the target and writes the deployable library, header
+// and weights (deploy/exporter.h); returns the summary the command prints.
+struct ExportArgs {
+  ModelSource src;
+  std::string out, name, records, target = "host", compiler;
+  std::optional<std::string> db;
+  bool static_archive = true, json = false;
+};
+Json exportCommand(const ExportArgs& a);
+// Writes an export of compiled artifacts; the summary `ttune export --json` prints.
+Json exportArtifacts(const executor::ModelArtifacts& art, const deploy::ExportOptions& options, const std::string& model);
 
 Json comparisonJson(const std::string& model, const transfer::Comparison& c);
 

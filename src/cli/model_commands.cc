@@ -6,6 +6,7 @@
 
 #include "cli/bank_access.h"
 #include "cli/cli.h"
+#include "cli/commands.h"
 #include "cli/model_loader.h"
 #include "cli/output.h"
 #include "cli/target_option.h"
@@ -42,6 +43,43 @@ std::vector<KernelSummary> summarize(const std::vector<graph::Kernel>& ks) {
   }
   return out;
 }
+
+}  // namespace
+
+std::vector<runtime::NDArray> sampleInputs(const ModelSource& src, const graph::Graph& g, uint64_t seed) {
+  std::vector<runtime::NDArray> inputs = executor::randomInputs(g, seed);
+  if (models::isZooModel(src.spec)) {
+    const auto& info = models::modelInfo(src.spec);
+    if (!te::isFloat(info.input_dtype)) inputs[0].fillRandom(seed, info.input_lo, info.input_hi);
+  }
+  return inputs;
+}
+
+Json profileModel(executor::CompiledModel& m, const std::vector<runtime::NDArray>& inputs, int repeat) {
+  std::vector<std::vector<double>> per(m.kernels().size());
+  std::vector<double> secs;
+  for (int r = 0; r < std::max(1, repeat); ++r) {
+    m.runProfiled(inputs, secs);
+    for (size_t k = 0; k < secs.size(); ++k) per[k].push_back(secs[k]);
+  }
+  std::vector<std::pair<double, size_t>> prof;
+  double total = 0;
+  for (size_t k = 0; k < per.size(); ++k) {
+    prof.push_back({measure::median(per[k]), k});
+    total += prof.back().first;
+  }
+  std::sort(prof.begin(), prof.end(), [](auto& x, auto& y) { return x.first > y.first; });
+  Json pj = Json::array();
+  for (const auto& [sec, k] : prof) {
+    const executor::KernelStats& ks = m.kernels()[k];
+    pj.push_back({{"workload_key", ks.workload_key}, {"class", ks.class_name}, {"occurrences", ks.occurrences},
+                  {"schedule", ks.schedule_source}, {"ms", sec * 1e3}, {"share", total > 0 ? sec / total : 0.0},
+                  {"gflops", sec > 0 ? ks.flops * ks.occurrences / sec * 1e-9 : 0.0}});
+  }
+  return Json{{"kernels", pj}, {"total_ms", total * 1e3}, {"runs", std::max(1, repeat)}};
+}
+
+namespace {
 
 void listModels(bool json) {
   Json arr = Json::array();
@@ -106,15 +144,7 @@ void runModel(const RunArgs& a) {
   graph::Graph g = loadModel(a.src);
   executor::ModelOptions opt;
   opt.target = resolveTargetOption(a.target, true);
-  if (a.use_db) {
-    if (!a.records.empty()) fail("--records and --db both give schedules; use one");
-    store::Bank bank = openBank(a.db);
-    opt.schedules = bankProvider(bank, graph::partition(g), opt.target);
-  } else if (!a.records.empty()) {
-    auto recs = schedule::readRecordsFile(a.records);
-    if (!recs.ok()) fail(recs.error());
-    opt.schedules = executor::recordsProvider(*recs);
-  }
+  opt.schedules = scheduleOption(a.records, a.use_db ? std::optional<std::string>(a.db) : std::nullopt, g, opt.target);
   executor::CompiledModel m = executor::CompiledModel::compile(g, opt);
 
   std::vector<runtime::NDArray> inputs;
@@ -127,11 +157,7 @@ void runModel(const RunArgs& a) {
       inputs.push_back(*arr);
     }
   } else {
-    inputs = executor::randomInputs(g, a.seed);
-    if (models::isZooModel(a.src.spec)) {
-      const auto& info = models::modelInfo(a.src.spec);
-      if (!te::isFloat(info.input_dtype)) inputs[0].fillRandom(a.seed, info.input_lo, info.input_hi);
-    }
+    inputs = sampleInputs(a.src, g, a.seed);
   }
   executor::CheckReport rep;
   std::vector<runtime::NDArray> outs = a.check ? m.runChecked(inputs, &rep) : m.run(inputs);
@@ -166,30 +192,10 @@ void runModel(const RunArgs& a) {
     j["max_ms"] = t.max_s * 1e3;
     j["repeats"] = t.costs_s.size();
   }
-  // Per distinct kernel: the median over runs of the time spent in all its instances.
   if (a.profile) {
-    std::vector<std::pair<double, size_t>> prof;
-    std::vector<std::vector<double>> per(m.kernels().size());
-    std::vector<double> secs;
-    for (int r = 0; r < std::max(1, a.repeat); ++r) {
-      m.runProfiled(inputs, secs);
-      for (size_t k = 0; k < secs.size(); ++k) per[k].push_back(secs[k]);
-    }
-    double total = 0;
-    for (size_t k = 0; k < per.size(); ++k) {
-      prof.push_back({measure::median(per[k]), k});
-      total += prof.back().first;
-    }
-    std::sort(prof.begin(), prof.end(), [](auto& x, auto& y) { return x.first > y.first; });
-    Json pj = Json::array();
-    for (const auto& [sec, k] : prof) {
-      const executor::KernelStats& ks = m.kernels()[k];
-      pj.push_back({{"workload_key", ks.workload_key}, {"class", ks.class_name}, {"occurrences", ks.occurrences},
-                    {"schedule", ks.schedule_source}, {"ms", sec * 1e3}, {"share", total > 0 ? sec / total : 0.0},
-                    {"gflops", sec > 0 ? ks.flops * ks.occurrences / sec * 1e-9 : 0.0}});
-    }
-    j["profile"] = pj;
-    j["profile_total_ms"] = total * 1e3;
+    Json p = profileModel(m, inputs, a.repeat);
+    j["profile"] = p["kernels"];
+    j["profile_total_ms"] = p["total_ms"];
   }
   if (a.json) {
     printJson(j);

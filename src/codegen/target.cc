@@ -7,6 +7,7 @@
 #include <llvm/TargetParser/Host.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -182,14 +183,21 @@ bool affectsKernels(const std::string& f) {
 
 }  // namespace
 
+std::vector<std::string> kernelFeatures(const Target& t) {
+  std::vector<std::string> out;
+  for (const std::string& f : split(t.features, ','))
+    if (f.size() >= 2 && f[0] == '+' && affectsKernels(f.substr(1))) out.push_back(f.substr(1));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 Status runnable(const Target& t) {
   if (t.triple != hostTarget().triple)
     return Unexpected("code for target " + t.name + " (" + t.triple + ") cannot run on this " + hostTarget().triple + " machine");
   std::vector<std::string> missing;
-  for (const std::string& f : split(t.features, ',')) {
-    if (f.size() < 2 || f[0] != '+' || !affectsKernels(f.substr(1))) continue;
-    auto it = hostFeatures().find(f.substr(1));
-    if (it != hostFeatures().end() && !it->second) missing.push_back(f.substr(1));
+  for (const std::string& f : kernelFeatures(t)) {
+    auto it = hostFeatures().find(f);
+    if (it != hostFeatures().end() && !it->second) missing.push_back(f);
   }
   if (missing.empty()) return okStatus();
   std::string list;

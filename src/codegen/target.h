@@ -9,6 +9,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "schedule/target.h"
 #include "support/expected.h"
@@ -19,6 +20,9 @@ const schedule::Target& hostTarget();
 Expected<schedule::Target> resolveTarget(const std::string& name);
 // Ok, or the reason (naming the missing features) this machine cannot run the target's code.
 Status runnable(const schedule::Target& target);
+// The instruction-set features the target enables that can appear in kernels (vector and
+// bit-manipulation extensions): what a machine must have to run the target's code.
+std::vector<std::string> kernelFeatures(const schedule::Target& target);
 // A one-line description: "znver4 (avx512, 16 lanes, 32 registers; L1d 32 KiB, L2 1 MiB, L3 32 MiB, 2 cores)".
 std::string describe(const schedule::Target& target);
 

@@ -1,5 +1,6 @@
 #include "executor/executor.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include "runtime/thread_pool.h"
 #include "support/assert.h"
 #include "support/error.h"
+#include "support/hash.h"
 #include "support/log.h"
 #include "support/rng.h"
 #include "support/timer.h"
@@ -25,23 +27,22 @@ namespace {
 
 // One distinct workload, compiled.
 struct Compiled {
-  std::shared_ptr<codegen::LoadedKernel> fn;
+  std::shared_ptr<codegen::LoadedKernel> fn;  // null when compiled ahead of time only
+  std::shared_ptr<const codegen::ObjectCode> code;
   std::shared_ptr<const te::ComputeDAG> scheduled;
   std::vector<schedule::WeightLayout> layouts;
 };
 
-// Where an argument of a kernel instance lives.
-struct ArgSource {
-  int value = -1;            // graph value (input, constant or intermediate)
-  int packed = -1;           // index into packed_ when the schedule re-laid-out a weight
-};
+using runtime::BufferKind;
+using runtime::BufferRef;
 
-struct Instance {
-  int kernel = -1;  // index into instances_
-  int compiled = -1;
-  std::vector<ArgSource> args;  // scheduled DAG inputs then outputs
-  bool alias = false;
-};
+// Identifies a packed layout of a weight (with the weight's identity prepended by the caller).
+std::string layoutKey(const schedule::WeightLayout& lay) {
+  std::string key = te::shapeToString(lay.packed_shape) + "|";
+  for (size_t d = 0; d < lay.source_dim.size(); ++d)
+    key += std::to_string(lay.source_dim[d]) + ":" + std::to_string(lay.source_stride[d]) + ",";
+  return key;
+}
 
 }  // namespace
 
@@ -56,14 +57,12 @@ class KernelCache {
   void put(const std::string& key, const Compiled& c, const measure::BuildResult& b) {
     std::lock_guard<std::mutex> lock(mu_);
     measure::BuildResult meta = b;
-    meta.code = {};  // the loaded kernel is kept; the object code is not needed again
+    meta.code = {};  // Compiled holds the object code (for export), shared
     map_.emplace(key, std::make_pair(c, meta));
   }
   // A constant packed into a layout, shared by every model of the cache (kernels only read it).
   runtime::NDArray packed(const runtime::NDArray& constant, const schedule::WeightLayout& lay) {
-    std::string key = std::to_string(reinterpret_cast<uintptr_t>(constant.data())) + "|" + te::shapeToString(lay.packed_shape) + "|";
-    for (size_t d = 0; d < lay.source_dim.size(); ++d)
-      key += std::to_string(lay.source_dim[d]) + ":" + std::to_string(lay.source_stride[d]) + ",";
+    std::string key = std::to_string(reinterpret_cast<uintptr_t>(constant.data())) + "|" + layoutKey(lay);
     std::lock_guard<std::mutex> lock(mu_);
     auto it = weights_.find(key);
     if (it != weights_.end()) return it->second.second;
@@ -82,22 +81,31 @@ std::shared_ptr<KernelCache> makeKernelCache() { return std::make_shared<KernelC
 
 struct CompiledModel::Impl {
   graph::Graph graph;
+  schedule::Target target;
   std::vector<graph::Kernel> kernels;  // instances, in execution order
-  std::vector<Instance> inst;
-  std::vector<Compiled> compiled;
+  std::vector<Compiled> compiled;      // distinct kernels
   std::vector<KernelStats> stats;
-  std::vector<runtime::NDArray> packed;
-  // Storage of every value: graph inputs are bound per run; constants and intermediates here.
-  std::vector<int> storage_of;  // value -> storage index (-1: input or constant)
-  std::vector<runtime::NDArray> storage;
-  std::vector<void*> ptr;  // value -> data pointer for the current run
+  runtime::Plan plan;
+  std::vector<int> call_instance;                // plan call -> instance
+  std::vector<std::optional<BufferRef>> where;   // value -> its buffer (constants: their own data)
+  std::vector<runtime::NDArray> weights;
+  // Bound when the kernels are loaded.
+  std::vector<TtuneKernelFn> fns;
+  std::vector<void*> weight_ptrs;
+  runtime::NDArray workspace;
   double compile_s = 0;
-  int64_t workspace = 0;
   double flops = 0;
 
-  void bindInputs(const std::vector<runtime::NDArray>& inputs);
-  void execute(int i);
-  std::vector<runtime::NDArray> outputs() const;
+  void build(const graph::Graph& g, const ModelOptions& options, bool load);
+  void compileKernels(const ModelOptions& options, const std::vector<int>& first_instance, bool load);
+  void makePlan(const ModelOptions& options);
+  runtime::PlanBindings bind(const std::vector<const void*>& inputs, const std::vector<void*>& outputs);
+  std::vector<runtime::NDArray> allocateOutputs(const std::vector<runtime::NDArray>& inputs,
+                                                std::vector<const void*>& in_ptrs, std::vector<void*>& out_ptrs) const;
+  void* valuePtr(int v, const runtime::PlanBindings& b) const {
+    const graph::Value& val = graph.value(v);
+    return val.isConstant() ? val.constant->data() : runtime::resolve(*where[v], b);
+  }
 };
 
 CompiledModel::CompiledModel() : impl_(std::make_unique<Impl>()) {}
@@ -108,90 +116,102 @@ CompiledModel::~CompiledModel() = default;
 const std::vector<KernelStats>& CompiledModel::kernels() const { return impl_->stats; }
 const std::vector<graph::Kernel>& CompiledModel::instances() const { return impl_->kernels; }
 double CompiledModel::compileSeconds() const { return impl_->compile_s; }
-int64_t CompiledModel::workspaceBytes() const { return impl_->workspace; }
+int64_t CompiledModel::workspaceBytes() const { return impl_->plan.workspace_bytes; }
 double CompiledModel::flops() const { return impl_->flops; }
 const graph::Graph& CompiledModel::graph() const { return impl_->graph; }
+const runtime::Plan& CompiledModel::plan() const { return impl_->plan; }
 
-CompiledModel CompiledModel::compile(const graph::Graph& graph, const ModelOptions& options) {
-  Status can = codegen::runnable(options.target);
-  if (!can.ok()) fail(can.error());
+ModelArtifacts CompiledModel::artifacts() const {
+  ModelArtifacts a;
+  a.target = impl_->target;
+  for (const Compiled& c : impl_->compiled) a.kernels.push_back(*c.code);
+  a.plan = impl_->plan;
+  a.weights = impl_->weights;
+  a.stats = impl_->stats;
+  return a;
+}
+
+void CompiledModel::Impl::build(const graph::Graph& g, const ModelOptions& options, bool load) {
   Timer timer;
-  CompiledModel m;
-  Impl& im = *m.impl_;
-  im.graph = graph;
-  im.kernels = graph::partition(im.graph);
+  graph = g;
+  target = options.target;
+  kernels = graph::partition(graph);
 
   // Distinct workloads in first-use order.
   std::map<std::string, int> by_key;
   std::vector<int> first_instance;
-  for (size_t i = 0; i < im.kernels.size(); ++i) {
-    const graph::Kernel& k = im.kernels[i];
-    im.flops += k.dag->flops();
-    Instance in;
-    in.kernel = static_cast<int>(i);
-    in.alias = k.alias_only && std::find(im.graph.outputs().begin(), im.graph.outputs().end(), k.outputs[0]) == im.graph.outputs().end();
-    if (!in.alias) {
-      auto it = by_key.find(k.workload_key);
-      if (it == by_key.end()) {
-        it = by_key.emplace(k.workload_key, static_cast<int>(first_instance.size())).first;
-        first_instance.push_back(static_cast<int>(i));
-        KernelStats st;
-        st.workload_key = k.workload_key;
-        st.class_name = k.class_name;
-        st.class_id = k.class_id;
-        st.flops = k.dag->flops();
-        im.stats.push_back(st);
-      }
-      in.compiled = it->second;
-      im.stats[in.compiled].occurrences++;
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const graph::Kernel& k = kernels[i];
+    flops += k.dag->flops();
+    if (k.alias_only && std::find(graph.outputs().begin(), graph.outputs().end(), k.outputs[0]) == graph.outputs().end())
+      continue;
+    auto it = by_key.find(k.workload_key);
+    if (it == by_key.end()) {
+      it = by_key.emplace(k.workload_key, static_cast<int>(first_instance.size())).first;
+      first_instance.push_back(static_cast<int>(i));
+      KernelStats st;
+      st.workload_key = k.workload_key;
+      st.class_name = k.class_name;
+      st.class_id = k.class_id;
+      st.flops = k.dag->flops();
+      stats.push_back(st);
     }
-    im.inst.push_back(in);
+    stats[it->second].occurrences++;
   }
+  compileKernels(options, first_instance, load);
+  makePlan(options);
+  compile_s = timer.seconds();
+}
 
-  // Compile the distinct workloads in parallel.
-  im.compiled.resize(first_instance.size());
+// Compiles the distinct workloads in parallel.
+void CompiledModel::Impl::compileKernels(const ModelOptions& options, const std::vector<int>& first_instance, bool load) {
+  compiled.resize(first_instance.size());
+  std::shared_ptr<KernelCache> cache = load ? options.cache : nullptr;  // cached kernels are loaded ones
   std::atomic<size_t> next{0};
   std::mutex err_mu;
   std::string first_error;
   auto work = [&] {
     for (size_t w = next++; w < first_instance.size(); w = next++) {
-      const graph::Kernel& k = im.kernels[first_instance[w]];
-      KernelStats& st = im.stats[w];
+      const graph::Kernel& k = kernels[first_instance[w]];
+      KernelStats& st = stats[w];
       Timer t;
       std::optional<std::vector<schedule::Step>> provided = options.schedules ? options.schedules(k) : std::nullopt;
       // Builds (or finds in the cache) one schedule of the kernel.
-      auto build = [&](const std::vector<schedule::Step>& steps, measure::BuildResult& b) -> std::optional<Compiled> {
-        std::string key;
-        if (options.cache) {
-          key = k.workload_key + "|" + schedule::isaName(options.target.isa) + "|" + options.target.cpu + "|" +
-                options.target.features + "|";
-          for (const schedule::Step& s : steps) key += schedule::stepToJson(s).dump();
-          if (auto hit = options.cache->find(key)) {
+      auto buildSchedule = [&](const std::vector<schedule::Step>& steps, measure::BuildResult& b) -> std::optional<Compiled> {
+        std::string key = k.workload_key + "|" + schedule::isaName(options.target.isa) + "|" + options.target.cpu + "|" +
+                          options.target.features + "|";
+        for (const schedule::Step& s : steps) key += schedule::stepToJson(s).dump();
+        if (cache)
+          if (auto hit = cache->find(key)) {
             b = hit->second;
             return hit->first;
           }
-        }
-        b = measure::buildOne({k.dag, steps}, "kernel", options.target);
+        // The entry symbol names the kernel's workload, schedule and target: distinct within a
+        // model (an exported library links them all) and the same wherever it is compiled.
+        b = measure::buildOne({k.dag, steps}, "ttune_k" + toHex(Hasher().add(key).value()), options.target);
         if (!b.ok()) return std::nullopt;
-        auto fn = codegen::loadKernel(b.code);
-        if (!fn.ok()) {
-          b.error = schedule::ErrorKind::CompileError;
-          b.message = fn.error();
-          return std::nullopt;
+        Compiled c{nullptr, std::make_shared<const codegen::ObjectCode>(std::move(b.code)), b.scheduled, b.layouts};
+        if (load) {
+          auto fn = codegen::loadKernel(*c.code);
+          if (!fn.ok()) {
+            b.error = schedule::ErrorKind::CompileError;
+            b.message = fn.error();
+            return std::nullopt;
+          }
+          c.fn = *fn;
         }
-        Compiled c{*fn, b.scheduled, b.layouts};
-        if (options.cache) options.cache->put(key, c, b);
+        if (cache) cache->put(key, c, b);
         return c;
       };
       measure::BuildResult b;
       std::optional<Compiled> c;
       if (provided) {
-        c = build(*provided, b);
+        c = buildSchedule(*provided, b);
         st.schedule_source = c ? "provided" : "default (the provided schedule failed: " + b.message + ")";
       }
       if (!c) {
         if (!provided) st.schedule_source = "default";
-        c = build(measure::defaultScheduleFor(*k.dag, options.target), b);
+        c = buildSchedule(measure::defaultScheduleFor(*k.dag, options.target), b);
       }
       st.compile_s = t.seconds();
       if (!c) {
@@ -199,7 +219,7 @@ CompiledModel CompiledModel::compile(const graph::Graph& graph, const ModelOptio
         if (first_error.empty()) first_error = "kernel " + k.class_name + " (" + k.workload_key + ") does not compile: " + b.message;
         continue;
       }
-      im.compiled[w] = std::move(*c);
+      compiled[w] = std::move(*c);
     }
   };
   int nthreads = options.compile_threads > 0 ? options.compile_threads : runtime::defaultNumThreads();
@@ -208,77 +228,86 @@ CompiledModel CompiledModel::compile(const graph::Graph& graph, const ModelOptio
   work();
   for (auto& t : pool) t.join();
   if (!first_error.empty()) fail(first_error);
+}
 
-  // Arguments of every instance, packing re-laid-out weights.
-  for (Instance& in : im.inst) {
-    if (in.alias) continue;
-    const graph::Kernel& k = im.kernels[in.kernel];
-    const Compiled& c = im.compiled[in.compiled];
-    for (const te::Tensor& t : c.scheduled->inputs()) {
-      ArgSource a;
-      const std::string& n = t.name();
-      bool found = false;
-      for (size_t p = 0; p < k.dag->inputs().size(); ++p) {
-        const std::string& pn = k.dag->inputs()[p].name();
-        if (n == pn) {
-          a.value = k.inputs[p];
-          found = true;
-        } else if (n == pn + ".packed") {
-          const graph::Value& v = im.graph.value(k.inputs[p]);
-          TT_ASSERT(v.isConstant(), "a packed weight that is not a constant");
-          for (const auto& lay : c.layouts)
-            if (lay.packed == n) {
-              im.packed.push_back(options.cache ? options.cache->packed(*v.constant, lay) : measure::packWeight(lay, *v.constant));
-              a.packed = static_cast<int>(im.packed.size()) - 1;
-            }
-          found = a.packed >= 0;
-        }
-      }
-      TT_ASSERT(found, "kernel argument " + n + " has no source");
-      in.args.push_back(a);
-    }
-    for (int v : k.outputs) in.args.push_back(ArgSource{v, -1});
+// The plan: every non-alias instance is a call; model outputs are written by their producers
+// straight into the output buffers; every weight a call reads (a constant, or a constant packed
+// into a schedule's layout) is stored once; each intermediate gets a workspace range, reused after
+// its last reader has run; reshape-only instances alias their input.
+void CompiledModel::Impl::makePlan(const ModelOptions& options) {
+  const auto& values = graph.values();
+  auto spec = [&](int v) {
+    const graph::Value& val = values[v];
+    return runtime::TensorSpec{val.name, val.shape, static_cast<runtime::ElemType>(val.dtype)};
+  };
+  for (int v : graph.inputs()) plan.inputs.push_back(spec(v));
+  for (int v : graph.outputs()) plan.outputs.push_back(spec(v));
+  plan.num_kernels = static_cast<uint32_t>(compiled.size());
+
+  std::map<std::string, uint32_t> weight_of;  // "value" or "value|packed layout" -> weight
+  auto weight = [&](const runtime::NDArray& data, const std::string& key) {
+    auto it = weight_of.find(key);
+    if (it != weight_of.end()) return BufferRef{BufferKind::Weight, it->second, 0};
+    uint32_t i = static_cast<uint32_t>(weights.size());
+    weights.push_back(data);
+    plan.weight_bytes.push_back(data.bytes());
+    weight_of.emplace(key, i);
+    return BufferRef{BufferKind::Weight, i, 0};
+  };
+  auto ref = [&](int v) {
+    if (values[v].isConstant()) return weight(*values[v].constant, std::to_string(v));
+    TT_ASSERT(where[v].has_value(), "value " + values[v].name + " is read before it is computed");
+    return *where[v];
+  };
+
+  // Inputs, and the outputs a kernel writes.
+  where.assign(values.size(), std::nullopt);
+  for (size_t i = 0; i < graph.inputs().size(); ++i) where[graph.inputs()[i]] = BufferRef{BufferKind::Input, static_cast<uint32_t>(i), 0};
+  std::vector<bool> is_instance_alias(kernels.size());
+  std::map<std::string, int> distinct;
+  for (size_t w = 0; w < stats.size(); ++w) distinct[stats[w].workload_key] = static_cast<int>(w);
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const graph::Kernel& k = kernels[i];
+    is_instance_alias[i] = k.alias_only && std::find(graph.outputs().begin(), graph.outputs().end(), k.outputs[0]) == graph.outputs().end();
+    if (is_instance_alias[i]) continue;
+    for (int v : k.outputs)
+      for (size_t o = 0; o < graph.outputs().size(); ++o)
+        if (graph.outputs()[o] == v && !where[v]) where[v] = BufferRef{BufferKind::Output, static_cast<uint32_t>(o), 0};
   }
 
-  // Memory plan: one storage per intermediate, reused after its last reader.
-  const auto& values = im.graph.values();
-  im.storage_of.assign(values.size(), -1);
+  // Memory plan of the intermediates: storage per value, reused after its last reader.
+  std::vector<int> storage_of(values.size(), -1);
   std::vector<int> last_use(values.size(), -1);
-  for (size_t i = 0; i < im.inst.size(); ++i)
-    for (int v : im.kernels[im.inst[i].kernel].inputs) last_use[v] = static_cast<int>(i);
-  std::vector<bool> is_output(values.size(), false);
-  for (int o : im.graph.outputs()) is_output[o] = true;
-  std::vector<int> storage_last(0);
-  std::vector<std::pair<int64_t, int>> free_list;  // bytes, storage
+  for (size_t i = 0; i < kernels.size(); ++i)
+    for (int v : kernels[i].inputs) last_use[v] = static_cast<int>(i);
+  std::vector<int> storage_last;
   std::vector<int64_t> storage_bytes;
-  for (size_t i = 0; i < im.inst.size(); ++i) {
-    const Instance& in = im.inst[i];
-    const graph::Kernel& k = im.kernels[in.kernel];
+  std::vector<std::pair<int64_t, int>> free_list;  // bytes, storage
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const graph::Kernel& k = kernels[i];
     for (int v : k.outputs) {
-      if (in.alias) {
-        int src = im.storage_of[k.inputs[0]];
-        im.storage_of[v] = src;
+      if (is_instance_alias[i]) {
+        int src = storage_of[k.inputs[0]];
+        storage_of[v] = src;
         if (src >= 0) storage_last[src] = std::max(storage_last[src], last_use[v]);
         continue;
       }
+      if (where[v]) continue;  // a model output
       int64_t need = te::shapeElements(values[v].shape) * te::dtypeBytes(values[v].dtype);
       int s = -1;
-      if (!is_output[v]) {
-        auto best = free_list.end();
-        for (auto it = free_list.begin(); it != free_list.end(); ++it)
-          if (it->first >= need && (best == free_list.end() || it->first < best->first)) best = it;
-        if (best != free_list.end()) {
-          s = best->second;
-          free_list.erase(best);
-        }
-      }
-      if (s < 0) {
+      auto best = free_list.end();
+      for (auto it = free_list.begin(); it != free_list.end(); ++it)
+        if (it->first >= need && (best == free_list.end() || it->first < best->first)) best = it;
+      if (best != free_list.end()) {
+        s = best->second;
+        free_list.erase(best);
+      } else {
         s = static_cast<int>(storage_bytes.size());
         storage_bytes.push_back(need);
         storage_last.push_back(-1);
       }
-      im.storage_of[v] = s;
-      storage_last[s] = is_output[v] ? static_cast<int>(im.inst.size()) : std::max(last_use[v], static_cast<int>(i));
+      storage_of[v] = s;
+      storage_last[s] = std::max(last_use[v], static_cast<int>(i));
     }
     for (size_t s = 0; s < storage_bytes.size(); ++s)
       if (storage_last[s] == static_cast<int>(i)) {
@@ -286,20 +315,91 @@ CompiledModel CompiledModel::compile(const graph::Graph& graph, const ModelOptio
         storage_last[s] = -2;  // released
       }
   }
+  std::vector<int64_t> offset(storage_bytes.size());
   for (size_t s = 0; s < storage_bytes.size(); ++s) {
-    im.storage.push_back(runtime::NDArray({std::max<int64_t>(1, storage_bytes[s])}, te::DType::Bool));
-    im.workspace += storage_bytes[s];
+    offset[s] = plan.workspace_bytes;
+    plan.workspace_bytes += (std::max<int64_t>(storage_bytes[s], 1) + 63) / 64 * 64;
   }
-  im.ptr.assign(values.size(), nullptr);
-  for (size_t v = 0; v < values.size(); ++v) {
-    if (values[v].isConstant()) im.ptr[v] = values[v].constant->data();
-    else if (im.storage_of[v] >= 0) im.ptr[v] = im.storage[im.storage_of[v]].data();
+
+  // Calls, in instance order (aliases take their input's buffer).
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const graph::Kernel& k = kernels[i];
+    if (is_instance_alias[i]) {
+      where[k.outputs[0]] = ref(k.inputs[0]);
+      continue;
+    }
+    for (int v : k.outputs)
+      if (!where[v]) where[v] = BufferRef{BufferKind::Workspace, 0, static_cast<uint64_t>(offset[storage_of[v]])};
+    int w = distinct.at(k.workload_key);
+    const Compiled& c = compiled[w];
+    runtime::KernelCall call{static_cast<uint32_t>(w), static_cast<uint32_t>(plan.args.size()), 0};
+    for (const te::Tensor& t : c.scheduled->inputs()) {
+      const std::string& n = t.name();
+      std::optional<BufferRef> a;
+      for (size_t p = 0; p < k.dag->inputs().size() && !a; ++p) {
+        const std::string& pn = k.dag->inputs()[p].name();
+        if (n == pn) a = ref(k.inputs[p]);
+        else if (n == pn + ".packed") {
+          const graph::Value& v = graph.value(k.inputs[p]);
+          TT_ASSERT(v.isConstant(), "a packed weight that is not a constant");
+          for (const auto& lay : c.layouts)
+            if (lay.packed == n) {
+              std::string key = std::to_string(k.inputs[p]) + "|" + layoutKey(lay);
+              auto it = weight_of.find(key);
+              if (it != weight_of.end()) a = BufferRef{BufferKind::Weight, it->second, 0};
+              else a = weight(options.cache ? options.cache->packed(*v.constant, lay) : measure::packWeight(lay, *v.constant), key);
+            }
+        }
+      }
+      TT_ASSERT(a.has_value(), "kernel argument " + n + " has no source");
+      plan.args.push_back(*a);
+    }
+    for (int v : k.outputs) plan.args.push_back(*where[v]);
+    call.num_args = static_cast<uint32_t>(plan.args.size()) - call.first_arg;
+    plan.calls.push_back(call);
+    call_instance.push_back(static_cast<int>(i));
   }
-  im.compile_s = timer.seconds();
+
+  // Outputs no kernel wrote: model inputs, constants, an output listed twice.
+  for (size_t o = 0; o < graph.outputs().size(); ++o) {
+    int v = graph.outputs()[o];
+    BufferRef src = ref(v);
+    if (!(src == BufferRef{BufferKind::Output, static_cast<uint32_t>(o), 0})) plan.copies.push_back({static_cast<uint32_t>(o), src});
+  }
+  std::string bad = runtime::validatePlan(plan);
+  TT_ASSERT(bad.empty(), "the executor built an invalid plan: " + bad);
+}
+
+CompiledModel CompiledModel::compile(const graph::Graph& graph, const ModelOptions& options) {
+  Status can = codegen::runnable(options.target);
+  if (!can.ok()) fail(can.error());
+  CompiledModel m;
+  Impl& im = *m.impl_;
+  im.build(graph, options, true);
+  for (const Compiled& c : im.compiled) im.fns.push_back(c.fn->function());
+  for (const runtime::NDArray& w : im.weights) im.weight_ptrs.push_back(w.data());
+  im.workspace = runtime::NDArray({std::max<int64_t>(1, im.plan.workspace_bytes)}, te::DType::Bool);
   return m;
 }
 
-void CompiledModel::Impl::bindInputs(const std::vector<runtime::NDArray>& inputs) {
+ModelArtifacts compileArtifacts(const graph::Graph& graph, const ModelOptions& options) {
+  CompiledModel m;
+  m.impl_->build(graph, options, false);
+  return m.artifacts();
+}
+
+runtime::PlanBindings CompiledModel::Impl::bind(const std::vector<const void*>& inputs, const std::vector<void*>& outputs) {
+  TT_CHECK_ARG(inputs.size() == plan.inputs.size(), "the model takes ", plan.inputs.size(), " inputs, got ", inputs.size());
+  TT_CHECK_ARG(outputs.size() == plan.outputs.size(), "the model has ", plan.outputs.size(), " outputs, got ",
+               outputs.size(), " output buffers");
+  for (size_t i = 0; i < inputs.size(); ++i) TT_CHECK_ARG(inputs[i], "input ", plan.inputs[i].name, " is a null pointer");
+  for (size_t i = 0; i < outputs.size(); ++i) TT_CHECK_ARG(outputs[i], "output ", plan.outputs[i].name, " is a null pointer");
+  return runtime::PlanBindings{fns.data(), weight_ptrs.data(), static_cast<char*>(workspace.data()), inputs.data(), outputs.data()};
+}
+
+std::vector<runtime::NDArray> CompiledModel::Impl::allocateOutputs(const std::vector<runtime::NDArray>& inputs,
+                                                                   std::vector<const void*>& in_ptrs,
+                                                                   std::vector<void*>& out_ptrs) const {
   const auto& ins = graph.inputs();
   TT_CHECK_ARG(inputs.size() == ins.size(), "the model takes ", ins.size(), " inputs, got ", inputs.size());
   for (size_t i = 0; i < ins.size(); ++i) {
@@ -307,73 +407,65 @@ void CompiledModel::Impl::bindInputs(const std::vector<runtime::NDArray>& inputs
     TT_CHECK_ARG(inputs[i].shape() == v.shape && inputs[i].dtype() == v.dtype, "input ", v.name, " must be ",
                  te::dtypeName(v.dtype), " ", te::shapeToString(v.shape), ", got ", te::dtypeName(inputs[i].dtype()), " ",
                  te::shapeToString(inputs[i].shape()));
-    ptr[ins[i]] = inputs[i].data();
+    in_ptrs.push_back(inputs[i].data());
   }
-  // Aliases of inputs point at the bound input.
-  for (const Instance& in : inst)
-    if (in.alias) ptr[kernels[in.kernel].outputs[0]] = ptr[kernels[in.kernel].inputs[0]];
-}
-
-void CompiledModel::Impl::execute(int i) {
-  const Instance& in = inst[i];
-  if (in.alias) return;
-  void* args[64];
-  std::vector<void*> big;
-  void** a = args;
-  if (in.args.size() > 64) {
-    big.resize(in.args.size());
-    a = big.data();
-  }
-  for (size_t k = 0; k < in.args.size(); ++k) a[k] = in.args[k].packed >= 0 ? packed[in.args[k].packed].data() : ptr[in.args[k].value];
-  (*compiled[in.compiled].fn)(a);
-}
-
-std::vector<runtime::NDArray> CompiledModel::Impl::outputs() const {
   std::vector<runtime::NDArray> out;
   for (int o : graph.outputs()) {
     const graph::Value& v = graph.value(o);
-    runtime::NDArray a = runtime::NDArray::empty(v.shape, v.dtype);
-    std::memcpy(a.data(), ptr[o], static_cast<size_t>(a.bytes()));
-    out.push_back(a);
+    out.push_back(runtime::NDArray::empty(v.shape, v.dtype));
+    out_ptrs.push_back(out.back().data());
   }
   return out;
 }
 
 std::vector<runtime::NDArray> CompiledModel::run(const std::vector<runtime::NDArray>& inputs) {
-  impl_->bindInputs(inputs);
-  for (size_t i = 0; i < impl_->inst.size(); ++i) impl_->execute(static_cast<int>(i));
-  return impl_->outputs();
+  std::vector<const void*> in;
+  std::vector<void*> out;
+  std::vector<runtime::NDArray> outs = impl_->allocateOutputs(inputs, in, out);
+  runtime::runPlan(impl_->plan, impl_->bind(in, out));
+  return outs;
+}
+
+void CompiledModel::runInto(const std::vector<const void*>& inputs, const std::vector<void*>& outputs) {
+  runtime::runPlan(impl_->plan, impl_->bind(inputs, outputs));
 }
 
 std::vector<runtime::NDArray> CompiledModel::runProfiled(const std::vector<runtime::NDArray>& inputs,
                                                          std::vector<double>& seconds) {
-  seconds.assign(impl_->stats.size(), 0.0);
-  impl_->bindInputs(inputs);
-  for (size_t i = 0; i < impl_->inst.size(); ++i) {
+  Impl& im = *impl_;
+  seconds.assign(im.stats.size(), 0.0);
+  std::vector<const void*> in;
+  std::vector<void*> out;
+  std::vector<runtime::NDArray> outs = im.allocateOutputs(inputs, in, out);
+  runtime::PlanBindings b = im.bind(in, out);
+  for (size_t c = 0; c < im.plan.calls.size(); ++c) {
     Timer t;
-    impl_->execute(static_cast<int>(i));
-    const Instance& in = impl_->inst[i];
-    if (!in.alias && in.compiled >= 0) seconds[in.compiled] += t.seconds();
+    runtime::runCall(im.plan, b, c);
+    seconds[im.plan.calls[c].kernel] += t.seconds();
   }
-  return impl_->outputs();
+  runtime::runCopies(im.plan, b);
+  return outs;
 }
 
 std::vector<runtime::NDArray> CompiledModel::runChecked(const std::vector<runtime::NDArray>& inputs, CheckReport* report,
                                                         int samples, uint64_t seed, double atol, double rtol) {
   Impl& im = *impl_;
-  im.bindInputs(inputs);
+  std::vector<const void*> in;
+  std::vector<void*> out;
+  std::vector<runtime::NDArray> outs = im.allocateOutputs(inputs, in, out);
+  runtime::PlanBindings b = im.bind(in, out);
   CheckReport rep;
   std::vector<bool> checked(im.stats.size(), false);
   Rng rng(seed);
   double worst = -1;
-  for (size_t i = 0; i < im.inst.size(); ++i) {
-    im.execute(static_cast<int>(i));
-    const Instance& in = im.inst[i];
-    if (in.alias || checked[in.compiled]) continue;
-    checked[in.compiled] = true;
-    const graph::Kernel& k = im.kernels[in.kernel];
+  for (size_t c = 0; c < im.plan.calls.size(); ++c) {
+    runtime::runCall(im.plan, b, c);
+    uint32_t w = im.plan.calls[c].kernel;
+    if (checked[w]) continue;
+    checked[w] = true;
+    const graph::Kernel& k = im.kernels[im.call_instance[c]];
     std::vector<void*> args;
-    for (int v : k.inputs) args.push_back(im.ptr[v]);
+    for (int v : k.inputs) args.push_back(im.valuePtr(v, b));
     for (size_t o = 0; o < k.outputs.size(); ++o) args.push_back(nullptr);
     for (size_t o = 0; o < k.outputs.size(); ++o) {
       const graph::Value& val = im.graph.value(k.outputs[o]);
@@ -392,13 +484,14 @@ std::vector<runtime::NDArray> CompiledModel::runChecked(const std::vector<runtim
         pts.push_back(idx);
       }
       std::vector<double> ref = te::evaluateAt(*k.dag, args, static_cast<int>(o), pts);
+      const void* got_ptr = im.valuePtr(k.outputs[o], b);
       for (size_t p = 0; p < pts.size(); ++p) {
         double got;
         switch (val.dtype) {
-          case te::DType::Float32: got = static_cast<const float*>(im.ptr[k.outputs[o]])[flat[p]]; break;
-          case te::DType::Int32: got = static_cast<const int32_t*>(im.ptr[k.outputs[o]])[flat[p]]; break;
-          case te::DType::Int64: got = static_cast<double>(static_cast<const int64_t*>(im.ptr[k.outputs[o]])[flat[p]]); break;
-          default: got = static_cast<const uint8_t*>(im.ptr[k.outputs[o]])[flat[p]] != 0; break;
+          case te::DType::Float32: got = static_cast<const float*>(got_ptr)[flat[p]]; break;
+          case te::DType::Int32: got = static_cast<const int32_t*>(got_ptr)[flat[p]]; break;
+          case te::DType::Int64: got = static_cast<double>(static_cast<const int64_t*>(got_ptr)[flat[p]]); break;
+          default: got = static_cast<const uint8_t*>(got_ptr)[flat[p]] != 0; break;
         }
         double err = std::fabs(got - ref[p]);
         if (!std::isfinite(got) && std::isfinite(ref[p])) err = INFINITY;
@@ -414,8 +507,9 @@ std::vector<runtime::NDArray> CompiledModel::runChecked(const std::vector<runtim
     }
     ++rep.kernels_checked;
   }
+  runtime::runCopies(im.plan, b);
   if (report) *report = rep;
-  return im.outputs();
+  return outs;
 }
 
 ScheduleProvider recordsProvider(const std::vector<schedule::Record>& records) {

@@ -5,7 +5,9 @@
 // the provided steps do not apply, the default schedule), compiles the distinct kernels in
 // parallel, packs constant weights into the layouts the schedules chose (once, at load), and
 // plans memory: intermediate buffers are reused once their last reader has run. Kernels that only
-// reshape alias their input. run() binds the inputs and executes every kernel instance.
+// reshape alias their input. All of that is a runtime::Plan (runtime/plan.h) that run() executes
+// on the bound inputs and outputs; `ttune export` ships the same plan, kernels and packed weights
+// (ModelArtifacts), so an exported model computes exactly what run() computes.
 //
 // runChecked() additionally checks every distinct kernel, on its real inputs, against the
 // reference evaluator at a sample of output elements (lazy evaluation keeps this affordable for
@@ -18,9 +20,11 @@
 #include <string>
 #include <vector>
 
+#include "codegen/codegen.h"
 #include "codegen/target.h"
 #include "graph/fusion.h"
 #include "runtime/ndarray.h"
+#include "runtime/plan.h"
 #include "schedule/record.h"
 #include "schedule/step.h"
 
@@ -59,12 +63,24 @@ struct CheckReport {
   bool ok() const { return mismatches == 0; }
 };
 
+// A compiled model as data: what running it needs besides loading its kernels' machine code.
+struct ModelArtifacts {
+  schedule::Target target;
+  std::vector<codegen::ObjectCode> kernels;  // distinct kernels in plan numbering; distinct entry symbols
+  runtime::Plan plan;
+  std::vector<runtime::NDArray> weights;     // plan numbering: constants and packed weights
+  std::vector<KernelStats> stats;            // per distinct kernel
+};
+
 class CompiledModel {
  public:
   static CompiledModel compile(const graph::Graph& graph, const ModelOptions& options = {});
 
   // Inputs in graph input order; returns the outputs in graph output order.
   std::vector<runtime::NDArray> run(const std::vector<runtime::NDArray>& inputs);
+  // run() on the caller's buffers (one per input and output, shapes and dtypes as plan() says;
+  // outputs must not overlap inputs or each other).
+  void runInto(const std::vector<const void*>& inputs, const std::vector<void*>& outputs);
   // run() that also sets seconds[k] to the time spent in distinct kernel k (all its instances;
   // k indexes kernels()).
   std::vector<runtime::NDArray> runProfiled(const std::vector<runtime::NDArray>& inputs, std::vector<double>& seconds);
@@ -78,6 +94,9 @@ class CompiledModel {
   int64_t workspaceBytes() const;  // intermediate buffers after reuse
   double flops() const;            // whole model
   const graph::Graph& graph() const;
+  const runtime::Plan& plan() const;
+  // The kernels' object code, the plan and the weights, for `ttune export`.
+  ModelArtifacts artifacts() const;
 
   CompiledModel(CompiledModel&&) noexcept;
   CompiledModel& operator=(CompiledModel&&) noexcept;
@@ -87,7 +106,12 @@ class CompiledModel {
   CompiledModel();
   struct Impl;
   std::unique_ptr<Impl> impl_;
+  friend ModelArtifacts compileArtifacts(const graph::Graph& graph, const ModelOptions& options);
 };
+
+// Compiles a model ahead of time without loading its kernels, so `options.target` may be a
+// machine other than this one (options.cache is not used).
+ModelArtifacts compileArtifacts(const graph::Graph& graph, const ModelOptions& options = {});
 
 // A provider that serves, per workload key, the fastest successful record.
 ScheduleProvider recordsProvider(const std::vector<schedule::Record>& records);

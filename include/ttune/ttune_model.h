@@ -1,0 +1,99 @@
+/* ttune_model.h: the C API of a model exported by `ttune export` (libNAME.so / libNAME.a).
+ *
+ * An exported library holds one model: its compiled kernels, its execution plan and ttune's
+ * small runtime (thread pool). Its weights are in a side file, NAME.weights, loaded by
+ * ttune_model_create. Contract (docs/deploy.md):
+ *
+ * - Errors: functions return TTUNE_OK (0) or an error code (NULL for ttune_model_create);
+ *   ttune_last_error() then gives one sentence saying what is wrong. No function aborts or
+ *   crashes on a bad argument (null pointers, a missing or corrupt weights file, a negative
+ *   thread count, an unsupported CPU).
+ * - Ownership: the caller owns every buffer it passes; a model owns its weights and workspace
+ *   until ttune_model_destroy. Strings and shapes returned by the library live as long as the
+ *   model (names, shapes) or until the next failing call on the same thread (ttune_last_error).
+ * - Threading: every function may be called from any thread. Runs of one model are serialized
+ *   (each model has one workspace); create one model per thread for concurrent runs. All models
+ *   of a library share its thread pool, which runs one parallel region at a time.
+ * - Versioning: TTUNE_ABI_VERSION changes when any declaration here changes incompatibly.
+ *   Check ttune_abi_version() == TTUNE_ABI_VERSION before using a library found at run time.
+ */
+#ifndef TTUNE_TTUNE_MODEL_H
+#define TTUNE_TTUNE_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TTUNE_ABI_VERSION 1
+
+#if defined(__GNUC__)
+#define TTUNE_API __attribute__((visibility("default")))
+#else
+#define TTUNE_API
+#endif
+
+typedef struct ttune_model ttune_model;
+
+typedef enum ttune_status {
+  TTUNE_OK = 0,
+  TTUNE_ERROR_INVALID_ARGUMENT = 1, /* a null pointer, an index or count out of range */
+  TTUNE_ERROR_IO = 2,               /* the weights file cannot be read */
+  TTUNE_ERROR_CORRUPT = 3,          /* the weights file is damaged or belongs to another export */
+  TTUNE_ERROR_UNSUPPORTED_CPU = 4,  /* this CPU lacks instructions the kernels were compiled for */
+  TTUNE_ERROR_OUT_OF_MEMORY = 5
+} ttune_status;
+
+typedef enum ttune_dtype { TTUNE_FLOAT32 = 0, TTUNE_INT32 = 1, TTUNE_INT64 = 2, TTUNE_BOOL = 3 } ttune_dtype;
+
+typedef struct ttune_tensor_info {
+  const char* name;     /* the model's name of the input or output */
+  int32_t dtype;        /* a ttune_dtype */
+  int32_t ndim;
+  const int64_t* shape; /* ndim sizes, row-major (C order) */
+  int64_t elements;
+  int64_t bytes;        /* the size of the buffer ttune_model_run reads or writes */
+} ttune_tensor_info;
+
+/* The ABI version the library implements (TTUNE_ABI_VERSION of the header it was built with). */
+TTUNE_API int ttune_abi_version(void);
+
+/* Loads the model. `path` is the export directory (its NAME.weights is read) or the weights file
+ * itself. `threads` is the thread pool size; 0 means TTUNE_NUM_THREADS, else all cores.
+ * Returns NULL on failure (see ttune_last_error). */
+TTUNE_API ttune_model* ttune_model_create(const char* path, int threads);
+/* Frees the model; NULL is ignored. */
+TTUNE_API void ttune_model_destroy(ttune_model* model);
+
+/* The exported model's name (--name), and the target its kernels were compiled for. */
+TTUNE_API const char* ttune_model_name(const ttune_model* model);
+TTUNE_API const char* ttune_model_target(const ttune_model* model);
+TTUNE_API int ttune_model_threads(const ttune_model* model);
+
+/* Number of inputs and outputs, or -1 for a NULL model. */
+TTUNE_API int ttune_model_num_inputs(const ttune_model* model);
+TTUNE_API int ttune_model_num_outputs(const ttune_model* model);
+/* Fills *info for input / output `index`. */
+TTUNE_API int ttune_model_input_info(const ttune_model* model, int index, ttune_tensor_info* info);
+TTUNE_API int ttune_model_output_info(const ttune_model* model, int index, ttune_tensor_info* info);
+
+/* Runs the model on the caller's buffers: inputs[i] holds input i (dense, C order, its dtype),
+ * outputs[i] receives output i. The arrays hold exactly num_inputs / num_outputs pointers, each
+ * aligned to its element size; output buffers must not overlap each other or the inputs. */
+TTUNE_API int ttune_model_run(ttune_model* model, const void* const* inputs, void* const* outputs);
+/* ttune_model_run that also checks the number of buffers the caller has. */
+TTUNE_API int ttune_model_run_n(ttune_model* model, int num_inputs, const void* const* inputs, int num_outputs,
+                                void* const* outputs);
+
+/* The last call of this thread: one sentence saying what went wrong, or "" when it succeeded;
+ * and its ttune_status (for calls that return a pointer or a count). */
+TTUNE_API const char* ttune_last_error(void);
+TTUNE_API int ttune_last_status(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TTUNE_TTUNE_MODEL_H */

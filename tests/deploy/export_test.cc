@@ -1,0 +1,480 @@
+// Exported models: the library loaded through its C API computes bit for bit what the in-process
+// executor computes, matches the reference evaluator, refuses bad input with a sentence instead
+// of crashing, exports nothing but the C API and links no part of the compiler; and the C example
+// (examples/c) built with the system compiler agrees with `ttune run`.
+#include <dlfcn.h>
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "codegen/target.h"
+#include "deploy/cpu_features.h"
+#include "deploy/exporter.h"
+#include "executor/executor.h"
+#include "frontend/onnx/onnx_importer.h"
+#include "graph/passes.h"
+#include "graph/reference.h"
+#include "models/zoo.h"
+#include "onnx_builder.h"
+#include "reference.h"
+#include "runtime/npy.h"
+#include "temp_dir.h"
+#include "support/error.h"
+#include "ttune/ttune_model.h"
+
+namespace ttune::deploy {
+namespace {
+
+namespace fs = std::filesystem;
+using frontend::testing::ModelBuilder;
+using frontend::testing::setAttr;
+
+ExportOptions options(const fs::path& dir, const std::string& name, bool static_archive = true, const std::string& compiler = "") {
+  ExportOptions o;
+  o.dir = dir.string();
+  o.name = name;
+  o.source = "a test";
+  o.static_archive = static_archive;
+  o.compiler = compiler;
+  return o;
+}
+
+using testing::TempDir;
+
+// The C API of one exported library, loaded RTLD_LOCAL (as Python's ctypes does). Never closed:
+// tests load several libraries in one process and this keeps their thread pools valid to the end.
+struct Library {
+  void* handle = nullptr;
+  decltype(&ttune_model_create) create;
+  decltype(&ttune_model_destroy) destroy;
+  decltype(&ttune_model_run) run;
+  decltype(&ttune_model_run_n) run_n;
+  decltype(&ttune_model_num_inputs) num_inputs;
+  decltype(&ttune_model_num_outputs) num_outputs;
+  decltype(&ttune_model_input_info) input_info;
+  decltype(&ttune_model_output_info) output_info;
+  decltype(&ttune_model_name) name;
+  decltype(&ttune_last_error) last_error;
+  decltype(&ttune_last_status) last_status;
+  decltype(&ttune_abi_version) abi_version;
+
+  explicit Library(const std::string& path) {
+    handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) ADD_FAILURE() << dlerror();
+    load(create, "ttune_model_create");
+    load(destroy, "ttune_model_destroy");
+    load(run, "ttune_model_run");
+    load(run_n, "ttune_model_run_n");
+    load(num_inputs, "ttune_model_num_inputs");
+    load(num_outputs, "ttune_model_num_outputs");
+    load(input_info, "ttune_model_input_info");
+    load(output_info, "ttune_model_output_info");
+    load(name, "ttune_model_name");
+    load(last_error, "ttune_last_error");
+    load(last_status, "ttune_last_status");
+    load(abi_version, "ttune_abi_version");
+  }
+  template <class F>
+  void load(F& f, const char* symbol) {
+    f = handle ? reinterpret_cast<F>(dlsym(handle, symbol)) : nullptr;
+    if (!f) ADD_FAILURE() << "the library does not export " << symbol;
+  }
+};
+
+// Runs a loaded model on arrays; returns the outputs (empty after a failure).
+std::vector<runtime::NDArray> runExported(const Library& lib, ttune_model* m, const std::vector<runtime::NDArray>& inputs) {
+  std::vector<const void*> in;
+  for (const auto& a : inputs) in.push_back(a.data());
+  std::vector<runtime::NDArray> outs;
+  std::vector<void*> out;
+  for (int i = 0; i < lib.num_outputs(m); ++i) {
+    ttune_tensor_info info;
+    EXPECT_EQ(lib.output_info(m, i, &info), TTUNE_OK);
+    outs.push_back(runtime::NDArray::empty(te::Shape(info.shape, info.shape + info.ndim), static_cast<te::DType>(info.dtype)));
+    out.push_back(outs.back().data());
+  }
+  int rc = lib.run_n(m, static_cast<int>(in.size()), in.data(), static_cast<int>(out.size()), out.data());
+  EXPECT_EQ(rc, TTUNE_OK) << lib.last_error();
+  return rc == TTUNE_OK ? outs : std::vector<runtime::NDArray>{};
+}
+
+void expectBitIdentical(const std::vector<runtime::NDArray>& got, const std::vector<runtime::NDArray>& want) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i].shape(), want[i].shape()) << "output " << i;
+    ASSERT_EQ(got[i].dtype(), want[i].dtype()) << "output " << i;
+    EXPECT_EQ(std::memcmp(got[i].data(), want[i].data(), static_cast<size_t>(got[i].bytes())), 0) << "output " << i << " differs";
+  }
+}
+
+// A small ONNX model: conv (+bias) + relu + max pool + gemm + softmax, with the pooled
+// activations as a second output and the input itself as a third (an output no kernel writes).
+std::string smallOnnx(const fs::path& dir, uint64_t seed = 1) {
+  ModelBuilder b(13);
+  b.input("x", {int64_t{1}, int64_t{3}, int64_t{12}, int64_t{12}});
+  b.random("w", {8, 3, 3, 3}, seed);
+  b.random("b", {8}, seed + 1);
+  b.random("fc_w", {10, 288}, seed + 2, -0.2, 0.2);
+  b.random("fc_b", {10}, seed + 3);
+  onnx::NodeProto& conv = b.node("Conv", {"x", "w", "b"}, {"c"}, "conv1");
+  setAttr(conv, "pads", std::vector<int64_t>{1, 1, 1, 1});
+  setAttr(conv, "kernel_shape", std::vector<int64_t>{3, 3});
+  b.node("Relu", {"c"}, {"r"});
+  onnx::NodeProto& pool = b.node("MaxPool", {"r"}, {"p"});
+  setAttr(pool, "kernel_shape", std::vector<int64_t>{2, 2});
+  setAttr(pool, "strides", std::vector<int64_t>{2, 2});
+  b.node("Flatten", {"p"}, {"f"});
+  setAttr(b.node("Gemm", {"f", "fc_w", "fc_b"}, {"g"}, "fc"), "transB", int64_t{1});
+  b.node("Softmax", {"g"}, {"y"});
+  b.output("y");
+  b.output("p");
+  b.output("x");
+  std::string path = (dir / ("small" + std::to_string(seed) + ".onnx")).string();
+  std::ofstream(path, std::ios::binary) << b.bytes();
+  return path;
+}
+
+graph::Graph loadOptimized(const std::string& onnx_path) {
+  graph::Graph g = frontend::importOnnx(onnx_path);
+  graph::optimizeGraph(g);
+  return g;
+}
+
+TEST(Export, SmallOnnxModelMatchesTheExecutorBitForBitAndTheReference) {
+  TempDir dir;
+  graph::Graph original = frontend::importOnnx(smallOnnx(dir.path));
+  graph::Graph g = original;
+  graph::optimizeGraph(g);
+  executor::CompiledModel m = executor::CompiledModel::compile(g);
+  ExportResult r = exportModel(m.artifacts(), options(dir.path, "small"));
+  EXPECT_EQ(r.kernels, static_cast<int>(m.kernels().size()));
+  EXPECT_TRUE(fs::exists(dir.path / "libsmall.so"));
+  EXPECT_TRUE(fs::exists(dir.path / "libsmall.a"));
+  EXPECT_TRUE(fs::exists(dir.path / "small.h"));
+  EXPECT_TRUE(fs::exists(dir.path / "ttune_model.h"));
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()), 6) << "no scratch files are left";
+
+  Library lib(r.library);
+  ASSERT_NE(lib.handle, nullptr);
+  EXPECT_EQ(lib.abi_version(), TTUNE_ABI_VERSION);
+  ttune_model* em = lib.create(dir.path.c_str(), 2);
+  ASSERT_NE(em, nullptr) << lib.last_error();
+  EXPECT_STREQ(lib.last_error(), "");
+  EXPECT_STREQ(lib.name(em), "small");
+  ASSERT_EQ(lib.num_inputs(em), 1);
+  ASSERT_EQ(lib.num_outputs(em), 3);
+  ttune_tensor_info info;
+  ASSERT_EQ(lib.input_info(em, 0, &info), TTUNE_OK);
+  EXPECT_STREQ(info.name, "x");
+  EXPECT_EQ(info.dtype, TTUNE_FLOAT32);
+  EXPECT_EQ(te::Shape(info.shape, info.shape + info.ndim), (te::Shape{1, 3, 12, 12}));
+  EXPECT_EQ(info.bytes, 1 * 3 * 12 * 12 * 4);
+  ASSERT_EQ(lib.output_info(em, 1, &info), TTUNE_OK);
+  EXPECT_STREQ(info.name, "p");
+
+  for (uint64_t seed : {1, 2, 3}) {
+    std::vector<runtime::NDArray> inputs = executor::randomInputs(g, seed);
+    std::vector<runtime::NDArray> want = m.run(inputs);
+    std::vector<runtime::NDArray> got = runExported(lib, em, inputs);
+    expectBitIdentical(got, want);
+    std::vector<runtime::NDArray> ref = graph::evaluateGraph(original, inputs);
+    for (size_t i = 0; i < ref.size() && i < got.size(); ++i) {
+      runtime::Comparison c = runtime::compare(got[i], ref[i], 1e-5, 1e-5);
+      EXPECT_TRUE(c.ok()) << "output " << i << ": max abs error " << c.max_abs_err;
+    }
+  }
+  lib.destroy(em);
+}
+
+class ExportedSmallModel : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    graph_ = new graph::Graph(loadOptimized(smallOnnx(dir_->path)));
+    ExportResult r = exportModel(executor::compileArtifacts(*graph_), options(dir_->path, "small"));
+    lib_ = new Library(r.library);
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    delete graph_;
+  }
+  static TempDir* dir_;
+  static graph::Graph* graph_;
+  static Library* lib_;  // kept loaded (see Library)
+};
+TempDir* ExportedSmallModel::dir_ = nullptr;
+graph::Graph* ExportedSmallModel::graph_ = nullptr;
+Library* ExportedSmallModel::lib_ = nullptr;
+
+TEST_F(ExportedSmallModel, BadArgumentsAreErrorsWithOneSentenceNotCrashes) {
+  const Library& lib = *lib_;
+  std::string weights = (dir_->path / "small.weights").string();
+  auto createFails = [&](const char* path, int threads, int status, const std::string& says) {
+    ttune_model* m = lib.create(path, threads);
+    EXPECT_EQ(m, nullptr);
+    EXPECT_EQ(lib.last_status(), status) << lib.last_error();
+    std::string e = lib.last_error();
+    EXPECT_NE(e.find(says), std::string::npos) << e;
+    EXPECT_EQ(std::count(e.begin(), e.end(), '\n'), 0) << e;
+  };
+  createFails(nullptr, 1, TTUNE_ERROR_INVALID_ARGUMENT, "null pointer");
+  createFails(dir_->path.c_str(), -1, TTUNE_ERROR_INVALID_ARGUMENT, "thread count");
+  createFails((dir_->path / "nowhere").c_str(), 1, TTUNE_ERROR_IO, "nowhere");
+  // A directory without the weights, a damaged copy, the weights of another export.
+  fs::create_directories(dir_->path / "empty");
+  createFails((dir_->path / "empty").c_str(), 1, TTUNE_ERROR_IO, "empty/small.weights");
+  std::string bytes;
+  {
+    std::ifstream in(weights, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  bytes[bytes.size() / 2] ^= 0x40;
+  std::ofstream(dir_->path / "damaged.weights", std::ios::binary) << bytes;
+  createFails((dir_->path / "damaged.weights").c_str(), 1, TTUNE_ERROR_CORRUPT, "corrupt");
+  std::ofstream(dir_->path / "half.weights", std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+  createFails((dir_->path / "half.weights").c_str(), 1, TTUNE_ERROR_CORRUPT, "truncated");
+  {
+    TempDir other;  // the same model with other weights
+    ExportResult r = exportModel(executor::compileArtifacts(loadOptimized(smallOnnx(other.path, 11))),
+                                 options(other.path, "small"));
+    createFails(r.weights.c_str(), 1, TTUNE_ERROR_CORRUPT, "another export");
+  }
+
+  ttune_model* m = lib.create(weights.c_str(), 1);  // the file itself works as well as its directory
+  ASSERT_NE(m, nullptr) << lib.last_error();
+  ttune_tensor_info info;
+  EXPECT_EQ(lib.input_info(m, 1, &info), TTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(lib.last_error()).find("input index 1 is out of range"), std::string::npos) << lib.last_error();
+  EXPECT_EQ(lib.output_info(m, -1, &info), TTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(lib.output_info(m, 0, nullptr), TTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(lib.input_info(nullptr, 0, &info), TTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(lib.num_inputs(nullptr), -1);
+  EXPECT_EQ(lib.last_status(), TTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(lib.name(nullptr), "");
+
+  std::vector<runtime::NDArray> inputs = executor::randomInputs(*graph_, 1);
+  std::vector<float> y(10), p(8 * 6 * 6), x(3 * 12 * 12);
+  const void* in[1] = {inputs[0].data()};
+  void* out[3] = {y.data(), p.data(), x.data()};
+  void* out_null[3] = {y.data(), nullptr, x.data()};
+  const void* in_null[1] = {nullptr};
+  EXPECT_EQ(lib.run(nullptr, in, out), TTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(lib.run(m, nullptr, out), TTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(lib.last_error()).find("input array"), std::string::npos) << lib.last_error();
+  EXPECT_EQ(lib.run(m, in, nullptr), TTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(lib.run(m, in_null, out), TTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(lib.run(m, in, out_null), TTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(lib.last_error()).find("output 1 (p) is a null pointer"), std::string::npos) << lib.last_error();
+  EXPECT_EQ(lib.run_n(m, 2, in, 3, out), TTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(lib.last_error()).find("takes 1 inputs, got 2"), std::string::npos) << lib.last_error();
+  EXPECT_EQ(lib.run_n(m, 1, in, 2, out), TTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_EQ(lib.run(m, in, out), TTUNE_OK) << lib.last_error();
+  EXPECT_STREQ(lib.last_error(), "");
+  EXPECT_EQ(lib.last_status(), TTUNE_OK);
+  EXPECT_EQ(std::memcmp(x.data(), inputs[0].data(), x.size() * 4), 0) << "the input passed through as output 2";
+  lib.destroy(m);
+  lib.destroy(nullptr);
+}
+
+TEST_F(ExportedSmallModel, ErrorsAreThreadLocalAndConcurrentRunsAgree) {
+  const Library& lib = *lib_;
+  ttune_model* m = lib.create(dir_->path.c_str(), 2);
+  ASSERT_NE(m, nullptr) << lib.last_error();
+  std::thread([&] { EXPECT_EQ(lib.create(nullptr, 1), nullptr); }).join();
+  EXPECT_STREQ(lib.last_error(), "") << "another thread's error leaked into this one";
+
+  std::vector<runtime::NDArray> inputs = executor::randomInputs(*graph_, 4);
+  std::vector<runtime::NDArray> want = runExported(lib, m, inputs);
+  std::vector<std::thread> threads;
+  std::vector<int> mismatches(3, 0);
+  for (int t = 0; t < 3; ++t)
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < 20; ++r) {
+        std::vector<runtime::NDArray> got = runExported(lib, m, inputs);
+        for (size_t i = 0; i < got.size(); ++i)
+          mismatches[t] += std::memcmp(got[i].data(), want[i].data(), static_cast<size_t>(want[i].bytes())) != 0;
+      }
+    });
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(mismatches, (std::vector<int>{0, 0, 0}));
+  lib.destroy(m);
+}
+
+TEST_F(ExportedSmallModel, ExportsOnlyTheCApi) {
+  std::vector<std::string> api = apiSymbols();
+  EXPECT_GE(api.size(), 14u);
+  for (const std::string& s : api) EXPECT_NE(dlsym(lib_->handle, s.c_str()), nullptr) << s;
+  for (const char* internal : {"ttune_parallel_for", "ttune_alloc", "ttune_free", "ttune_embedded"})
+    EXPECT_EQ(dlsym(lib_->handle, internal), nullptr) << internal << " is exported";
+  std::string nm = (dir_->path / "nm.txt").string();
+  ASSERT_EQ(std::system(("nm -D --defined-only " + (dir_->path / "libsmall.so").string() + " > " + nm).c_str()), 0);
+  std::ifstream in(nm);
+  int defined = 0;
+  for (std::string line; std::getline(in, line);) {
+    ++defined;
+    EXPECT_NE(std::find(api.begin(), api.end(), line.substr(line.rfind(' ') + 1)), api.end()) << line;
+  }
+  EXPECT_EQ(defined, static_cast<int>(api.size()));
+}
+
+// Code for a CPU with features this one lacks is refused when loaded, not run into SIGILL.
+TEST(Export, ForeignTargetIsRefusedOnThisCpu) {
+  auto target = codegen::resolveTarget("sapphirerapids");
+  ASSERT_TRUE(target.ok()) << target.error();
+  std::vector<std::string> missing = missingCpuFeatures(codegen::kernelFeatures(*target));
+  if (missing.empty()) GTEST_SKIP() << "this machine runs sapphirerapids code";
+  TempDir dir;
+  executor::ModelOptions opt;
+  opt.target = *target;
+  ExportResult r = exportModel(executor::compileArtifacts(loadOptimized(smallOnnx(dir.path)), opt),
+                               options(dir.path, "spr", false));
+  EXPECT_FALSE(fs::exists(dir.path / "libspr.a"));
+  Library lib(r.library);
+  EXPECT_EQ(lib.create(dir.path.c_str(), 1), nullptr);
+  std::string e = lib.last_error();
+  EXPECT_NE(e.find("this CPU lacks " + missing[0]), std::string::npos) << e;
+  EXPECT_NE(e.find("sapphirerapids"), std::string::npos) << e;
+}
+
+TEST(Export, BadNameOrDirectoryIsAClearError) {
+  TempDir dir;
+  executor::ModelArtifacts a = executor::compileArtifacts(loadOptimized(smallOnnx(dir.path)));
+  try {
+    exportModel(a, options(dir.path, "1bad-name"));
+    ADD_FAILURE() << "a bad name was accepted";
+  } catch (const ttune::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("--name must be a C identifier"), std::string::npos) << e.what();
+  }
+  std::ofstream(dir.path / "file") << "x";
+  try {
+    exportModel(a, options(dir.path / "file", "m"));
+    ADD_FAILURE() << "a file was accepted as the export directory";
+  } catch (const ttune::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("cannot create export directory"), std::string::npos) << e.what();
+  }
+  try {
+    exportModel(a, options(dir.path / "out", "m", true, "no-such-compiler-ttune"));
+    ADD_FAILURE() << "a missing compiler was not noticed";
+  } catch (const ttune::Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no-such-compiler-ttune"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("C/C++ toolchain"), std::string::npos) << e.what();
+  }
+}
+
+// ---- the command line and the C example ---------------------------------------------------------
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// Runs a shell command; its output goes to `log`; returns the exit status.
+int shell(const std::string& cmd, const fs::path& log) {
+  int rc = std::system((cmd + " > " + log.string() + " 2>&1").c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+std::vector<runtime::NDArray> readAll(const fs::path& dir, const std::string& prefix, int n) {
+  std::vector<runtime::NDArray> out;
+  for (int i = 0; i < n; ++i) {
+    auto a = runtime::readNpy((dir / (prefix + std::to_string(i) + ".npy")).string());
+    EXPECT_TRUE(a.ok()) << a.error();
+    if (a.ok()) out.push_back(*a);
+  }
+  return out;
+}
+
+struct ExampleRun {
+  std::vector<runtime::NDArray> shared, statically_linked, ttune_run;
+  std::string ldd;
+};
+
+// `ttune export MODEL`, the C example built against it with the system compiler (linking the
+// shared library and, separately, the static archive), both run on `inputs`, and `ttune run` on
+// the same inputs.
+ExampleRun exportAndRunTheCExample(const std::string& model, const std::vector<runtime::NDArray>& inputs, int outputs,
+                                   const fs::path& dir) {
+  const std::string ttune = TTUNE_BIN;
+  fs::path out = dir / "export", log = dir / "log.txt";
+  ExampleRun r;
+  EXPECT_EQ(shell(ttune + " export " + model + " -o " + out.string() + " --name m", log), 0) << slurp(log);
+  EXPECT_EQ(shell("make -s -C " + std::string(TTUNE_EXAMPLES) + "/c MODEL_DIR=" + out.string() + " NAME=m OUT=" + dir.string() +
+                      " " + (dir / "run_model").string() + " static",
+                  log),
+            0)
+      << slurp(log);
+  std::string in_args, s_args, t_args, r_args;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    fs::path p = dir / ("in" + std::to_string(i) + ".npy");
+    EXPECT_TRUE(runtime::writeNpy(p.string(), inputs[i]).ok());
+    in_args += " " + p.string();
+  }
+  for (int i = 0; i < outputs; ++i) {
+    s_args += " " + (dir / ("s" + std::to_string(i) + ".npy")).string();
+    t_args += " " + (dir / ("t" + std::to_string(i) + ".npy")).string();
+    r_args += " " + (dir / ("r" + std::to_string(i) + ".npy")).string();
+  }
+  EXPECT_EQ(shell((dir / "run_model").string() + " " + out.string() + in_args + " -o" + s_args + " --threads 2", log), 0)
+      << slurp(log);
+  EXPECT_EQ(shell((dir / "run_model_static").string() + " " + out.string() + in_args + " -o" + t_args, log), 0) << slurp(log);
+  EXPECT_EQ(shell(ttune + " run " + model + " --threads 2 --inputs" + in_args + " --outputs" + r_args, log), 0) << slurp(log);
+  r.shared = readAll(dir, "s", outputs);
+  r.statically_linked = readAll(dir, "t", outputs);
+  r.ttune_run = readAll(dir, "r", outputs);
+  EXPECT_EQ(shell("ldd " + (out / "libm.so").string(), log), 0);
+  r.ldd = slurp(log);
+  return r;
+}
+
+void expectNoCompilerInside(const std::string& ldd) {
+  for (const char* lib : {"LLVM", "xgboost", "sqlite", "protobuf", "onnx", "stdc++"})
+    EXPECT_EQ(ldd.find(lib), std::string::npos) << "the exported library depends on " << lib << ":\n" << ldd;
+}
+
+TEST(CExample, SmallOnnxModelAgreesWithTtuneRunAndTheReference) {
+  TempDir dir;
+  std::string onnx = smallOnnx(dir.path);
+  std::vector<runtime::NDArray> inputs = executor::randomInputs(loadOptimized(onnx), 7);
+  ExampleRun r = exportAndRunTheCExample(onnx, inputs, 3, dir.path);
+  expectBitIdentical(r.shared, r.ttune_run);
+  expectBitIdentical(r.statically_linked, r.ttune_run);
+  std::vector<runtime::NDArray> ref = graph::evaluateGraph(frontend::importOnnx(onnx), inputs);
+  for (size_t i = 0; i < ref.size() && i < r.shared.size(); ++i)
+    EXPECT_TRUE(runtime::compare(r.shared[i], ref[i], 1e-5, 1e-5).ok()) << "output " << i;
+  expectNoCompilerInside(r.ldd);
+}
+
+TEST(CExample, MobileNetV2AgreesWithTtuneRunAndAnIndependentImplementation) {
+  TempDir dir;
+  graph::Graph g = models::buildModel("mobilenet_v2");
+  std::vector<runtime::NDArray> inputs = executor::randomInputs(g, 3);
+  ExampleRun r = exportAndRunTheCExample("mobilenet_v2", inputs, 1, dir.path);
+  expectBitIdentical(r.shared, r.ttune_run);
+  expectBitIdentical(r.statically_linked, r.ttune_run);
+  std::vector<runtime::NDArray> expected = models::testing::interpret(g, inputs);
+  ASSERT_EQ(r.shared.size(), 1u);
+  EXPECT_TRUE(models::testing::near(r.shared[0], expected[0], 1e-3, 1e-3));
+  expectNoCompilerInside(r.ldd);
+}
+
+TEST(CExample, ExportCommandErrorsAreOneLine) {
+  TempDir dir;
+  fs::path log = dir.path / "log.txt";
+  const std::string ttune = TTUNE_BIN;
+  EXPECT_EQ(shell(ttune + " export mobilenet_v2", log), 2) << slurp(log);
+  EXPECT_EQ(shell(ttune + " export mobilenet_v2 -o " + dir.path.string() + " --name 9lives", log), 1);
+  EXPECT_EQ(slurp(log), "ttune: --name must be a C identifier (letters, digits and _, not starting with a digit), got '9lives'\n");
+  EXPECT_EQ(shell(ttune + " export no_such_model -o " + dir.path.string(), log), 1);
+  std::string said = slurp(log);
+  EXPECT_EQ(std::count(said.begin(), said.end(), '\n'), 1) << said;
+  EXPECT_EQ(shell(ttune + " export mobilenet_v2 -o " + dir.path.string() + " --records " + (dir.path / "missing.jsonl").string(), log),
+            1);
+  EXPECT_NE(slurp(log).find("missing.jsonl"), std::string::npos) << slurp(log);
+}
+
+}  // namespace
+}  // namespace ttune::deploy
