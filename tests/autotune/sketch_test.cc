@@ -102,7 +102,9 @@ TEST(Sampler, RegisterTilesFitTheTargetsRegisterFile) {
         int need = tileRegisters(*st, lanes);
         EXPECT_LE(need, regs) << name;
         bigger_than_lanes += need > 4;
-        if (auto m = mutateState(*st, rng, opt)) EXPECT_LE(tileRegisters(*m, lanes), regs) << name;
+        if (auto m = mutateState(*st, rng, opt)) {
+          EXPECT_LE(tileRegisters(*m, lanes), regs) << name;
+        }
       }
       EXPECT_GT(sampled, 150) << name;
       EXPECT_GT(bigger_than_lanes, 20) << name << ": the repair should shrink tiles, not collapse them";

@@ -88,7 +88,9 @@ TEST(Target, AvxLevelsCompileWhateverTheHost) {
     ASSERT_TRUE(text.ok()) << text.error();
     const char* reg = t.isa == Isa::Avx512 ? "zmm" : "ymm";
     EXPECT_NE(text->find(reg), std::string::npos) << schedule::isaName(t.isa);
-    if (t.isa == Isa::Avx2) EXPECT_EQ(text->find("zmm"), std::string::npos) << "AVX2 code uses AVX-512 registers";
+    if (t.isa == Isa::Avx2) {
+      EXPECT_EQ(text->find("zmm"), std::string::npos) << "AVX2 code uses AVX-512 registers";
+    }
   }
 }
 
@@ -99,10 +101,16 @@ TEST(RegisterTile, FitsTheRegisterFileAndCoversTheLatency) {
         schedule::RegisterTile rt = schedule::registerTileFor(t, rows, vecs);
         EXPECT_LE(schedule::registersNeeded(rt.rows * rt.vectors, rt.vectors), t.vector_registers)
             << schedule::isaName(t.isa) << " rows " << rows << " vectors " << vecs;
-        if (rows > 0) EXPECT_LE(rt.rows, rows);
-        if (vecs > 0) EXPECT_LE(rt.vectors, vecs);
+        if (rows > 0) {
+          EXPECT_LE(rt.rows, rows);
+        }
+        if (vecs > 0) {
+          EXPECT_LE(rt.vectors, vecs);
+        }
         // Enough independent accumulators to keep two FMA pipes busy whenever the extents allow.
-        if ((rows == 0 || rows >= 8) && (vecs == 0 || vecs >= 4)) EXPECT_GE(rt.rows * rt.vectors, 8);
+        if ((rows == 0 || rows >= 8) && (vecs == 0 || vecs >= 4)) {
+          EXPECT_GE(rt.rows * rt.vectors, 8);
+        }
       }
   }
   // More registers, a bigger tile.
