@@ -19,7 +19,7 @@ struct ModelSource {
   std::vector<std::string> input_shapes;     // "name=1x3x224x224"
   std::vector<std::string> dims;             // "batch=1"
   std::string layout = "nhwc";               // convolution layout: "nhwc" or "nchw" (as imported)
-  std::string conv = "direct";               // stride-1 3x3 convolutions: "winograd" or "direct"
+  std::string conv = "winograd";             // stride-1 3x3 convolutions: "winograd" or "direct"
 };
 
 // The MODEL positional and the ONNX shape options every model command takes.

@@ -25,7 +25,7 @@ struct GraphOptions {
   // keeps the model's NCHW.
   bool channels_last = true;
   // Stride-1 3x3 convolutions run as Winograd F(4x4, 3x3) (channels-last only).
-  bool winograd = false;
+  bool winograd = true;
 };
 void optimizeGraph(Graph& g, const GraphOptions& options = {});
 
