@@ -55,13 +55,35 @@ std::vector<runtime::NDArray> sampleInputs(const ModelSource& src, const graph::
   return inputs;
 }
 
+namespace {
+
+// What a kernel spends its time on, for the profile's breakdown.
+const char* kernelCategory(const std::string& cls) {
+  for (const char* a : {"conv2d", "dense", "matmul"})
+    if (cls.find(a) != std::string::npos) return "compute";
+  if (cls.find("winograd_input") != std::string::npos) return "winograd transform";
+  for (const char* r : {"pool", "softmax", "layer_norm", "reduce", "mean"})
+    if (cls.find(r) != std::string::npos) return "reduction";
+  for (const char* d : {"transpose", "concat", "reshape", "slice", "pad", "gather", "expand"})
+    if (cls.find(d) != std::string::npos) return "data movement";
+  return "element-wise";
+}
+
+}  // namespace
+
 Json profileModel(executor::CompiledModel& m, const std::vector<runtime::NDArray>& inputs, int repeat) {
   std::vector<std::vector<double>> per(m.kernels().size());
-  std::vector<double> secs;
+  std::vector<double> secs, totals;
+  runtime::ThreadPool& pool = runtime::ThreadPool::global();
+  uint64_t regions_before = pool.regionsRun();
   for (int r = 0; r < std::max(1, repeat); ++r) {
-    m.runProfiled(inputs, secs);
+    double whole = 0;
+    m.runProfiled(inputs, secs, &whole);
+    totals.push_back(whole);
     for (size_t k = 0; k < secs.size(); ++k) per[k].push_back(secs[k]);
   }
+  double regions = static_cast<double>(pool.regionsRun() - regions_before) / std::max(1, repeat);
+  double region_s = pool.numThreads() > 1 ? pool.measureRegionOverhead() : 0.0;
   std::vector<std::pair<double, size_t>> prof;
   double total = 0;
   for (size_t k = 0; k < per.size(); ++k) {
@@ -70,13 +92,28 @@ Json profileModel(executor::CompiledModel& m, const std::vector<runtime::NDArray
   }
   std::sort(prof.begin(), prof.end(), [](auto& x, auto& y) { return x.first > y.first; });
   Json pj = Json::array();
+  std::map<std::string, double> by_category;
   for (const auto& [sec, k] : prof) {
     const executor::KernelStats& ks = m.kernels()[k];
     pj.push_back({{"workload_key", ks.workload_key}, {"class", ks.class_name}, {"occurrences", ks.occurrences},
-                  {"schedule", ks.schedule_source}, {"ms", sec * 1e3}, {"share", total > 0 ? sec / total : 0.0},
+                  {"schedule", ks.schedule_source}, {"category", kernelCategory(ks.class_name)}, {"ms", sec * 1e3},
+                  {"share", total > 0 ? sec / total : 0.0},
                   {"gflops", sec > 0 ? ks.flops * ks.occurrences / sec * 1e-9 : 0.0}});
+    by_category[kernelCategory(ks.class_name)] += sec;
   }
-  return Json{{"kernels", pj}, {"total_ms", total * 1e3}, {"runs", std::max(1, repeat)}};
+  // The profile adds up to the run: kernels (each including its own parallel regions' wake-up and
+  // join, estimated separately), plus what happens between them (binding, output copies).
+  double latency = measure::median(totals);
+  Json cat = Json::object();
+  for (const auto& [c, sec] : by_category) cat[c] = sec * 1e3;
+  return Json{{"kernels", pj},
+              {"total_ms", total * 1e3},
+              {"latency_ms", latency * 1e3},
+              {"outside_kernels_ms", std::max(0.0, latency - total) * 1e3},
+              {"by_category_ms", cat},
+              {"parallel_regions_per_run", regions},
+              {"fork_join_ms_estimate", regions * region_s * 1e3},
+              {"runs", std::max(1, repeat)}};
 }
 
 namespace {
@@ -196,6 +233,8 @@ void runModel(const RunArgs& a) {
     Json p = profileModel(m, inputs, a.repeat);
     j["profile"] = p["kernels"];
     j["profile_total_ms"] = p["total_ms"];
+    for (const char* k : {"latency_ms", "outside_kernels_ms", "by_category_ms", "parallel_regions_per_run", "fork_join_ms_estimate"})
+      j["profile_" + std::string(k)] = p[k];
   }
   if (a.json) {
     printJson(j);
@@ -218,6 +257,13 @@ void runModel(const RunArgs& a) {
                                p["occurrences"].get<int>(), p["schedule"].get<std::string>().substr(0, 9).c_str(),
                                formatSeconds(p["ms"].get<double>() * 1e-3).c_str(), 100 * p["share"].get<double>(),
                                p["gflops"].get<double>());
+      auto ms = [&](const char* k) { return formatSeconds(j[std::string("profile_") + k].get<double>() * 1e-3); };
+      std::cout << "  run " << ms("latency_ms") << " = kernels " << ms("total_ms") << " + outside kernels "
+                << ms("outside_kernels_ms") << " (binding, output copies)\n  by kind:";
+      for (const auto& [c, v] : j["profile_by_category_ms"].items())
+        std::cout << " " << c << " " << formatSeconds(v.get<double>() * 1e-3) << ";";
+      std::cout << strFormat("\n  %.0f parallel regions per run; waking and joining the threads costs about %s of the kernels' time\n",
+                             j["profile_parallel_regions_per_run"].get<double>(), ms("fork_join_ms_estimate").c_str());
     }
     if (!a.bench && !a.check && !a.profile) std::cout << "  ran once; --bench times it, --check verifies it\n";
   }

@@ -83,7 +83,9 @@ class CompiledModel {
   void runInto(const std::vector<const void*>& inputs, const std::vector<void*>& outputs);
   // run() that also sets seconds[k] to the time spent in distinct kernel k (all its instances;
   // k indexes kernels()).
-  std::vector<runtime::NDArray> runProfiled(const std::vector<runtime::NDArray>& inputs, std::vector<double>& seconds);
+  // total_s (optional) receives the whole run's wall time, binding and output copies included.
+  std::vector<runtime::NDArray> runProfiled(const std::vector<runtime::NDArray>& inputs, std::vector<double>& seconds,
+                                            double* total_s = nullptr);
   std::vector<runtime::NDArray> runChecked(const std::vector<runtime::NDArray>& inputs, CheckReport* report,
                                            int samples_per_output = 64, uint64_t seed = 1,
                                            double atol = 1e-3, double rtol = 1e-3);

@@ -35,14 +35,15 @@ class Reader {
   explicit Reader(const std::vector<char>& buf) : buf_(buf) {}
   template <class T>
   bool pod(T* v) {
-    if (pos_ + sizeof(T) > buf_.size()) return false;
+    if (sizeof(T) > buf_.size() - pos_) return false;
     std::memcpy(v, buf_.data() + pos_, sizeof(T));
     pos_ += sizeof(T);
     return true;
   }
   bool bytes(std::vector<char>* out) {
     uint64_t n;
-    if (!pod(&n) || pos_ + n > buf_.size()) return false;
+    // Compared as what is left, so that a huge length cannot wrap the sum around.
+    if (!pod(&n) || n > buf_.size() - pos_) return false;
     out->assign(buf_.data() + pos_, buf_.data() + pos_ + n);
     pos_ += n;
     return true;

@@ -9,6 +9,7 @@
 
 #include "codegen/jit.h"
 #include "measure/runner.h"
+#include "measure/worker_request.h"
 #include "measure/wire.h"
 #include "runtime/thread_pool.h"
 
@@ -40,40 +41,75 @@ struct ArgCache {
 };
 ArgCache g_cache;
 
-std::vector<char> handle(const std::vector<char>& msg) {
+}  // namespace
+
+Expected<WorkerRequest> parseWorkerRequest(const std::vector<char>& msg) {
+  // Every count and size is bounded before anything is allocated for it: a malformed request
+  // (a bug, or a damaged pipe) costs its candidate, never the worker's memory.
   wire::Reader rd(msg);
-  codegen::ObjectCode code;
-  int32_t threads, warmup, number, repeat;
-  double min_ms, atol, rtol, cutoff;
-  uint8_t flush;
-  uint64_t seed;
-  uint32_t nargs;
-  TimingOptions topt;
-  if (!rd.str(&code.entry) || !rd.bytes(&code.bytes) || !rd.pod(&threads) || !rd.pod(&warmup) || !rd.pod(&number) ||
-      !rd.pod(&repeat) || !rd.pod(&min_ms) || !rd.pod(&flush) || !rd.pod(&cutoff) || !rd.pod(&seed) || !rd.pod(&nargs))
-    return reply(ErrorKind::Unknown, "malformed request");
-  topt = TimingOptions{warmup, number, repeat, min_ms, flush != 0, cutoff};
-  std::vector<runtime::NDArray> arrays;
-  std::vector<bool> is_out;
-  std::vector<std::pair<te::Shape, te::DType>> specs;
-  std::vector<std::vector<char>> given(nargs);
+  WorkerRequest q;
+  uint8_t flush = 0;
+  uint32_t nargs = 0;
+  if (!rd.str(&q.code.entry) || !rd.bytes(&q.code.bytes) || !rd.pod(&q.threads) || !rd.pod(&q.timing.warmup) ||
+      !rd.pod(&q.timing.number) || !rd.pod(&q.timing.repeat) || !rd.pod(&q.timing.min_repeat_ms) || !rd.pod(&flush) ||
+      !rd.pod(&q.timing.slow_cutoff_s) || !rd.pod(&q.seed) || !rd.pod(&nargs))
+    return Unexpected("malformed request");
+  q.timing.cache_flush = flush != 0;
+  auto sane = [](double v, double hi) { return std::isfinite(v) && v >= 0 && v <= hi; };
+  if (q.threads < 0 || q.threads > 4096 || q.timing.warmup < 0 || q.timing.warmup > 1000 || q.timing.number < 0 ||
+      q.timing.number > 100000000 || q.timing.repeat < 1 || q.timing.repeat > 10000 || !sane(q.timing.min_repeat_ms, 1e6) ||
+      !sane(q.timing.slow_cutoff_s, 1e6) || nargs > 256)
+    return Unexpected("malformed request: a setting is out of range");
+  int64_t total_bytes = 0;
   for (uint32_t i = 0; i < nargs; ++i) {
     uint8_t dt = 0, out = 0, has = 0;
     uint32_t nd = 0;
-    if (!rd.pod(&dt) || !rd.pod(&nd)) return reply(ErrorKind::Unknown, "malformed request");
-    if (nd > 8 || dt > static_cast<uint8_t>(te::DType::Bool)) return reply(ErrorKind::Unknown, "malformed request");
+    if (!rd.pod(&dt) || !rd.pod(&nd)) return Unexpected("malformed request");
+    if (nd > 8 || dt > static_cast<uint8_t>(te::DType::Bool)) return Unexpected("malformed request");
     te::Shape shape(nd);
     int64_t elements = 1;
     for (auto& d : shape) {
-      if (!rd.pod(&d) || d <= 0 || d > (int64_t(1) << 32)) return reply(ErrorKind::Unknown, "malformed request");
+      if (!rd.pod(&d) || d <= 0 || d > (int64_t(1) << 32)) return Unexpected("malformed request");
       elements *= d;
-      if (elements > (int64_t(1) << 32)) return reply(ErrorKind::Unknown, "malformed request: argument too large");
+      if (elements > (int64_t(1) << 32)) return Unexpected("malformed request: argument too large");
     }
-    if (!rd.pod(&out) || !rd.pod(&has)) return reply(ErrorKind::Unknown, "malformed request");
-    if (has && !rd.bytes(&given[i])) return reply(ErrorKind::Unknown, "malformed request");
-    specs.push_back({shape, static_cast<te::DType>(dt)});
-    is_out.push_back(out != 0);
+    total_bytes += elements * te::dtypeBytes(static_cast<te::DType>(dt));
+    if (total_bytes > (int64_t(1) << 34)) return Unexpected("malformed request: arguments too large");
+    std::vector<char> given;
+    if (!rd.pod(&out) || !rd.pod(&has)) return Unexpected("malformed request");
+    if (has && !rd.bytes(&given)) return Unexpected("malformed request");
+    if (has && static_cast<int64_t>(given.size()) != elements * te::dtypeBytes(static_cast<te::DType>(dt)))
+      return Unexpected("input size mismatch");
+    q.specs.push_back({shape, static_cast<te::DType>(dt)});
+    q.is_output.push_back(out != 0);
+    q.given.push_back(std::move(given));
   }
+  uint32_t nexp = 0;
+  if (!rd.pod(&nexp) || nexp > nargs) return Unexpected("malformed request");
+  q.expected.resize(nexp);
+  for (auto& e : q.expected)
+    if (!rd.bytes(&e)) return Unexpected("malformed request");
+  if (!rd.pod(&q.atol) || !rd.pod(&q.rtol) || !sane(q.atol, 1e30) || !sane(q.rtol, 1e30)) return Unexpected("malformed request");
+  return q;
+}
+
+namespace {
+
+std::vector<char> handle(const std::vector<char>& msg) {
+  auto parsed = parseWorkerRequest(msg);
+  if (!parsed.ok()) return reply(ErrorKind::Unknown, parsed.error());
+  WorkerRequest& q = *parsed;
+  const codegen::ObjectCode& code = q.code;
+  const int32_t threads = q.threads;
+  const TimingOptions& topt = q.timing;
+  const uint64_t seed = q.seed;
+  const double atol = q.atol, rtol = q.rtol;
+  const auto& specs = q.specs;
+  const std::vector<bool>& is_out = q.is_output;
+  const auto& given = q.given;
+  const auto& expected = q.expected;
+  const uint32_t nargs = static_cast<uint32_t>(specs.size());
+  std::vector<runtime::NDArray> arrays;
   bool any_given = false;
   for (const auto& g : given) any_given = any_given || !g.empty();
   bool reuse = !any_given && g_cache.specs == specs && g_cache.outputs == is_out && g_cache.seed == seed;
@@ -86,7 +122,6 @@ std::vector<char> handle(const std::vector<char>& msg) {
     for (uint32_t i = 0; i < nargs; ++i) {
       runtime::NDArray a = runtime::NDArray::empty(specs[i].first, specs[i].second);
       if (!given[i].empty()) {
-        if (static_cast<int64_t>(given[i].size()) != a.bytes()) return reply(ErrorKind::Unknown, "input size mismatch");
         std::memcpy(a.data(), given[i].data(), given[i].size());
       } else if (is_out[i]) {
         a.fill(0);
@@ -99,12 +134,6 @@ std::vector<char> handle(const std::vector<char>& msg) {
     }
     g_cache = any_given ? ArgCache{} : ArgCache{specs, is_out, seed, arrays};
   }
-  uint32_t nexp = 0;
-  if (!rd.pod(&nexp)) return reply(ErrorKind::Unknown, "malformed request");
-  std::vector<std::vector<char>> expected(nexp);
-  for (auto& e : expected)
-    if (!rd.bytes(&e)) return reply(ErrorKind::Unknown, "malformed request");
-  if (!rd.pod(&atol) || !rd.pod(&rtol)) return reply(ErrorKind::Unknown, "malformed request");
 
   if (threads > 0) runtime::ThreadPool::global().setNumThreads(threads);
   auto kernel = codegen::loadKernel(code);

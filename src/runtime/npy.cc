@@ -2,6 +2,8 @@
 
 #include <cstring>
 #include <fstream>
+#include <iterator>
+#include <optional>
 
 #include "support/strings.h"
 
@@ -22,20 +24,32 @@ const char* descr(te::DType t) {
 Expected<NDArray> readNpy(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Unexpected("cannot open " + path);
-  char magic[8];
-  in.read(magic, 8);
-  if (!in || std::memcmp(magic, "\x93NUMPY", 6) != 0) return Unexpected(path + " is not a .npy file");
-  uint32_t hlen = 0;
-  if (magic[6] == 1) {
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) return Unexpected("cannot read " + path);
+  return parseNpy(bytes, path);
+}
+
+Expected<NDArray> parseNpy(std::string_view b, const std::string& path) {
+  if (b.size() < 10 || std::memcmp(b.data(), "\x93NUMPY", 6) != 0) return Unexpected(path + " is not a .npy file");
+  uint8_t major = static_cast<uint8_t>(b[6]);
+  if (major < 1 || major > 3) return Unexpected(path + " is a .npy file of an unknown format version " + std::to_string(major));
+  size_t pos;
+  uint64_t hlen = 0;
+  if (major == 1) {
     uint16_t h;
-    in.read(reinterpret_cast<char*>(&h), 2);
+    std::memcpy(&h, b.data() + 8, 2);
     hlen = h;
+    pos = 10;
   } else {
-    in.read(reinterpret_cast<char*>(&hlen), 4);
+    if (b.size() < 12) return Unexpected(path + " has a truncated header");
+    uint32_t h;
+    std::memcpy(&h, b.data() + 8, 4);
+    hlen = h;
+    pos = 12;
   }
-  std::string header(hlen, '\0');
-  in.read(header.data(), hlen);
-  if (!in) return Unexpected(path + " has a truncated header");
+  if (hlen > b.size() - pos) return Unexpected(path + " has a truncated header");
+  std::string header(b.substr(pos, hlen));
+  pos += hlen;
   auto field = [&](const std::string& key) -> std::string {
     size_t p = header.find("'" + key + "'");
     if (p == std::string::npos) return "";
@@ -50,17 +64,25 @@ Expected<NDArray> readNpy(const std::string& path) {
   if (startsWith(field("fortran_order"), "True")) return Unexpected(path + " is in Fortran order; save it C-contiguous");
   std::string sh = field("shape");
   size_t open = sh.find('('), close = sh.find(')');
-  if (open == std::string::npos || close == std::string::npos) return Unexpected(path + " has no shape in its header");
+  if (open == std::string::npos || close == std::string::npos || close < open)
+    return Unexpected(path + " has no shape in its header");
   te::Shape shape;
+  uint64_t elements = 1;
+  uint64_t available = (b.size() - pos) / static_cast<uint64_t>(te::dtypeBytes(*dtype));
   for (const std::string& part : split(sh.substr(open + 1, close - open - 1), ',')) {
     if (trim(part).empty()) continue;
     auto v = parseInt(part);
     if (!v || *v <= 0) return Unexpected(path + " has an unsupported dimension '" + trim(part) + "'");
+    if (shape.size() >= 16) return Unexpected(path + " has more than 16 dimensions");
+    // Checked against the data present before multiplying further: no overflow, no huge buffer.
+    if (static_cast<uint64_t>(*v) > available / elements + 1 || elements * static_cast<uint64_t>(*v) > available)
+      return Unexpected(path + " holds fewer elements than its shape says");
+    elements *= static_cast<uint64_t>(*v);
     shape.push_back(*v);
   }
   NDArray a = NDArray::empty(shape, *dtype);
-  in.read(static_cast<char*>(a.data()), a.bytes());
-  if (!in) return Unexpected(path + " holds fewer elements than its shape says");
+  if (static_cast<uint64_t>(a.bytes()) > b.size() - pos) return Unexpected(path + " holds fewer elements than its shape says");
+  std::memcpy(a.data(), b.data() + pos, static_cast<size_t>(a.bytes()));
   return a;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "runtime/ndarray.h"
 #include "support/expected.h"
@@ -10,6 +11,9 @@
 namespace ttune::runtime {
 
 Expected<NDArray> readNpy(const std::string& path);
+// The same from the file's bytes; `name` names the source in error messages. Every header field
+// and size is checked against the bytes given (no allocation beyond them).
+Expected<NDArray> parseNpy(std::string_view bytes, const std::string& name);
 Status writeNpy(const std::string& path, const NDArray& array);
 
 }  // namespace ttune::runtime

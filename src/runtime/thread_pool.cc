@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <condition_variable>
 #include <cstdlib>
@@ -38,6 +39,7 @@ struct ThreadPool::Impl {
   uint64_t start_generation = 0;  // the generation when the current workers started
   std::atomic<int> remaining{0};
   std::atomic<bool> stop{false};
+  std::atomic<uint64_t> regions{0};
   // Current region.
   ParallelBody body = nullptr;
   void* env = nullptr;
@@ -154,6 +156,21 @@ ThreadPool& ThreadPool::global() {
   return *pool;
 }
 
+uint64_t ThreadPool::regionsRun() const { return impl_->regions.load(std::memory_order_relaxed); }
+
+double ThreadPool::measureRegionOverhead(int samples) {
+  std::vector<double> t;
+  t.reserve(static_cast<size_t>(samples));
+  int64_t n = numThreads();
+  for (int i = 0; i < samples; ++i) {
+    auto a = std::chrono::steady_clock::now();
+    parallelFor(n, [](void*, int64_t, int64_t) {}, nullptr);
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
+  }
+  std::nth_element(t.begin(), t.begin() + static_cast<long>(t.size() / 2), t.end());
+  return t.empty() ? 0 : t[t.size() / 2];
+}
+
 int ThreadPool::numThreads() const { return impl_->nthreads.load(std::memory_order_relaxed); }
 
 void ThreadPool::setNumThreads(int n) {
@@ -176,6 +193,7 @@ void ThreadPool::parallelFor(int64_t n, ParallelBody body, void* env) {
     body(env, 0, n);
     return;
   }
+  im.regions.fetch_add(1, std::memory_order_relaxed);
   im.body = body;
   im.env = env;
   im.n = n;

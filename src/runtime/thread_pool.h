@@ -23,6 +23,10 @@ class ThreadPool {
   int numThreads() const;
   // Changes the thread count (joins and restarts workers); not while a region runs.
   void setNumThreads(int n);
+  // Parallel regions run on several threads so far (profiles count the fork/join cost by it).
+  uint64_t regionsRun() const;
+  // Median cost of one parallel region with an empty body: waking the workers and joining them.
+  double measureRegionOverhead(int samples = 2000);
 
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
