@@ -1,6 +1,7 @@
 #include "cases.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <stdexcept>
@@ -12,6 +13,8 @@
 #include "ops/nn.h"
 #include "peak.h"
 #include "support/json.h"
+#include "support/rng.h"
+#include "te/evaluator.h"
 
 namespace ttune::bench {
 
@@ -78,6 +81,40 @@ ReadyKernel::ReadyKernel(const te::ComputeDAG& original, const measure::BuildRes
   arrays_ = measure::scheduledInputs(original, inputs, *b.scheduled, b.layouts);
   for (const te::Tensor& t : b.scheduled->outputs()) arrays_.push_back(runtime::NDArray(t.shape(), t.dtype()));
   for (auto& a : arrays_) args_.push_back(a.data());
+  checkAgainstReference(original, inputs);
+}
+
+// A benchmark must time a kernel that computes the right thing: one run, compared with the
+// reference evaluator at random output points (whole evaluation of these kernels would take
+// minutes in the interpreter).
+void ReadyKernel::checkAgainstReference(const te::ComputeDAG& original, const std::vector<runtime::NDArray>& inputs) {
+  run();
+  std::vector<void*> ref_args;
+  for (const auto& a : inputs) ref_args.push_back(const_cast<void*>(static_cast<const void*>(a.data())));
+  const size_t n_out = original.outputs().size();
+  for (size_t o = 0; o < n_out; ++o) ref_args.push_back(nullptr);
+  Rng rng(11);
+  for (size_t o = 0; o < n_out; ++o) {
+    const runtime::NDArray& got = arrays_[arrays_.size() - n_out + o];
+    const te::Shape& shape = original.outputs()[o].shape();
+    int64_t n = te::shapeElements(shape);
+    std::vector<std::vector<int64_t>> pts;
+    std::vector<int64_t> flat;
+    for (int s = 0; s < 256; ++s) {
+      int64_t f = static_cast<int64_t>(rng.uniformInt(0, n - 1)), r = f;
+      std::vector<int64_t> idx(shape.size());
+      for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) idx[d] = r % shape[d], r /= shape[d];
+      pts.push_back(idx);
+      flat.push_back(f);
+    }
+    std::vector<double> ref = te::evaluateAt(original, ref_args, static_cast<int>(o), pts);
+    const float* g = static_cast<const float*>(got.data());
+    for (size_t p = 0; p < pts.size(); ++p)
+      if (!(std::fabs(g[flat[p]] - ref[p]) <= 1e-3 + 1e-3 * std::fabs(ref[p])))
+        throw std::runtime_error("the kernel computes a wrong result at output element " + std::to_string(flat[p]) +
+                                 ": " + std::to_string(g[flat[p]]) + " where the reference evaluator gives " +
+                                 std::to_string(ref[p]));
+  }
 }
 
 Timed timeBuild(const te::ComputeDAG& original, const measure::BuildResult& b, int repeat, double min_ms) {

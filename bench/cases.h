@@ -39,13 +39,16 @@ struct Timed {
   double gflops = 0;
   double median_ms = 0;
 };
-// A built kernel loaded in this process with seeded inputs packed as its schedule needs.
+// A built kernel loaded in this process with seeded inputs packed as its schedule needs. The
+// constructor runs it once and checks its output against the reference evaluator at sampled
+// points (throws std::runtime_error if it is wrong): nothing is timed that computes wrongly.
 class ReadyKernel {
  public:
   ReadyKernel(const te::ComputeDAG& original, const measure::BuildResult& b);
   void run() { (*fn_)(args_.data()); }
 
  private:
+  void checkAgainstReference(const te::ComputeDAG& original, const std::vector<runtime::NDArray>& inputs);
   std::shared_ptr<codegen::LoadedKernel> fn_;
   std::vector<runtime::NDArray> arrays_;
   std::vector<void*> args_;

@@ -449,8 +449,19 @@ std::vector<runtime::NDArray> CompiledModel::runProfiled(const std::vector<runti
   return outs;
 }
 
+namespace {
+double elementAt(const void* data, te::DType t, int64_t i) {
+  switch (t) {
+    case te::DType::Float32: return static_cast<const float*>(data)[i];
+    case te::DType::Int32: return static_cast<const int32_t*>(data)[i];
+    case te::DType::Int64: return static_cast<double>(static_cast<const int64_t*>(data)[i]);
+    default: return static_cast<const uint8_t*>(data)[i] != 0;
+  }
+}
+}  // namespace
+
 std::vector<runtime::NDArray> CompiledModel::runChecked(const std::vector<runtime::NDArray>& inputs, CheckReport* report,
-                                                        int samples, uint64_t seed, double atol, double rtol) {
+                                                        const CheckOptions& opt) {
   Impl& im = *impl_;
   std::vector<const void*> in;
   std::vector<void*> out;
@@ -458,7 +469,8 @@ std::vector<runtime::NDArray> CompiledModel::runChecked(const std::vector<runtim
   runtime::PlanBindings b = im.bind(in, out);
   CheckReport rep;
   std::vector<bool> checked(im.stats.size(), false);
-  Rng rng(seed);
+  Rng rng(opt.seed);
+  const double atol = opt.atol, rtol = opt.rtol;
   double worst = -1;
   for (size_t c = 0; c < im.plan.calls.size(); ++c) {
     runtime::runCall(im.plan, b, c);
@@ -469,32 +481,48 @@ std::vector<runtime::NDArray> CompiledModel::runChecked(const std::vector<runtim
     std::vector<void*> args;
     for (int v : k.inputs) args.push_back(im.valuePtr(v, b));
     for (size_t o = 0; o < k.outputs.size(); ++o) args.push_back(nullptr);
+    // A kernel whose outputs are all small enough to check everywhere is evaluated whole (far
+    // cheaper than point by point); larger ones at a random sample of points.
+    bool whole = opt.whole_up_to_flops <= 0 || k.dag->flops() <= opt.whole_up_to_flops;
+    for (int v : k.outputs) whole = whole && te::shapeElements(im.graph.value(v).shape) <= opt.whole_up_to_elements;
+    rep.kernels_checked_whole += whole;
+    std::vector<runtime::NDArray> full;
+    if (whole) {
+      for (size_t o = 0; o < k.outputs.size(); ++o) {
+        const graph::Value& val = im.graph.value(k.outputs[o]);
+        full.push_back(runtime::NDArray::empty(val.shape, val.dtype));
+        args[k.inputs.size() + o] = full.back().data();
+      }
+      te::evaluate(*k.dag, args);
+    }
     for (size_t o = 0; o < k.outputs.size(); ++o) {
       const graph::Value& val = im.graph.value(k.outputs[o]);
       int64_t n = te::shapeElements(val.shape);
-      std::vector<std::vector<int64_t>> pts;
+      std::vector<double> ref;
       std::vector<int64_t> flat;
-      for (int s = 0; s < std::min<int64_t>(samples, n); ++s) {
-        int64_t f = samples >= n ? s : static_cast<int64_t>(rng.uniformInt(0, n - 1));
-        flat.push_back(f);
-        std::vector<int64_t> idx(val.shape.size());
-        int64_t r = f;
-        for (int d = static_cast<int>(val.shape.size()) - 1; d >= 0; --d) {
-          idx[d] = r % val.shape[d];
-          r /= val.shape[d];
+      if (whole) {
+        flat.resize(n);
+        for (int64_t f = 0; f < n; ++f) flat[f] = f;
+        ref.resize(n);
+        for (int64_t f = 0; f < n; ++f) ref[f] = elementAt(full[o].data(), val.dtype, f);
+      } else {
+        std::vector<std::vector<int64_t>> pts;
+        for (int s = 0; s < opt.samples_per_output; ++s) {
+          int64_t f = static_cast<int64_t>(rng.uniformInt(0, n - 1));
+          flat.push_back(f);
+          std::vector<int64_t> idx(val.shape.size());
+          int64_t r = f;
+          for (int d = static_cast<int>(val.shape.size()) - 1; d >= 0; --d) {
+            idx[d] = r % val.shape[d];
+            r /= val.shape[d];
+          }
+          pts.push_back(idx);
         }
-        pts.push_back(idx);
+        ref = te::evaluateAt(*k.dag, args, static_cast<int>(o), pts);
       }
-      std::vector<double> ref = te::evaluateAt(*k.dag, args, static_cast<int>(o), pts);
       const void* got_ptr = im.valuePtr(k.outputs[o], b);
-      for (size_t p = 0; p < pts.size(); ++p) {
-        double got;
-        switch (val.dtype) {
-          case te::DType::Float32: got = static_cast<const float*>(got_ptr)[flat[p]]; break;
-          case te::DType::Int32: got = static_cast<const int32_t*>(got_ptr)[flat[p]]; break;
-          case te::DType::Int64: got = static_cast<double>(static_cast<const int64_t*>(got_ptr)[flat[p]]); break;
-          default: got = static_cast<const uint8_t*>(got_ptr)[flat[p]] != 0; break;
-        }
+      for (size_t p = 0; p < flat.size(); ++p) {
+        double got = elementAt(got_ptr, val.dtype, flat[p]);
         double err = std::fabs(got - ref[p]);
         if (!std::isfinite(got) && std::isfinite(ref[p])) err = INFINITY;
         rep.max_abs_err = std::max(rep.max_abs_err, err);

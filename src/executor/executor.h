@@ -54,9 +54,22 @@ struct KernelStats {
   double compile_s = 0;
 };
 
+// How runChecked compares kernels with the reference evaluator. A kernel whose outputs each have
+// at most whole_up_to_elements elements and which costs at most whole_up_to_flops is computed
+// whole by the evaluator and compared at every point; any other at samples_per_output random
+// points per output (the evaluator is an interpreter: whole checks of big kernels take minutes).
+struct CheckOptions {
+  int samples_per_output = 64;
+  int64_t whole_up_to_elements = 64;
+  double whole_up_to_flops = 0;  // 0: no limit
+  uint64_t seed = 1;
+  double atol = 1e-3, rtol = 1e-3;
+};
+
 struct CheckReport {
   int kernels_checked = 0;
   int64_t points = 0;
+  int kernels_checked_whole = 0;  // of kernels_checked, compared at every output point
   double max_abs_err = 0, max_rel_err = 0;
   int64_t mismatches = 0;
   std::string worst_kernel;  // class of the kernel with the largest error
@@ -87,8 +100,7 @@ class CompiledModel {
   std::vector<runtime::NDArray> runProfiled(const std::vector<runtime::NDArray>& inputs, std::vector<double>& seconds,
                                             double* total_s = nullptr);
   std::vector<runtime::NDArray> runChecked(const std::vector<runtime::NDArray>& inputs, CheckReport* report,
-                                           int samples_per_output = 64, uint64_t seed = 1,
-                                           double atol = 1e-3, double rtol = 1e-3);
+                                           const CheckOptions& options = {});
 
   const std::vector<KernelStats>& kernels() const;  // distinct workloads, in first-use order
   const std::vector<graph::Kernel>& instances() const;

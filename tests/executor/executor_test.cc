@@ -63,9 +63,21 @@ TEST(Executor, RunsSmallCnnLikeTheReference) {
     EXPECT_TRUE(c.ok()) << "output " << i << " max abs err " << c.max_abs_err;
   }
   CheckReport rep;
-  auto out2 = m.runChecked(inputs, &rep, 32);
+  CheckOptions sampled;
+  sampled.samples_per_output = 32;
+  sampled.whole_up_to_elements = 0;
+  auto out2 = m.runChecked(inputs, &rep, sampled);
   EXPECT_TRUE(rep.ok()) << rep.worst_kernel << " " << rep.max_abs_err;
   EXPECT_EQ(rep.kernels_checked, static_cast<int>(m.kernels().size()));
+  EXPECT_EQ(rep.kernels_checked_whole, 0);
+  // Checked whole: every output element of every distinct kernel.
+  CheckReport all;
+  CheckOptions whole;
+  whole.whole_up_to_elements = int64_t(1) << 20;
+  m.runChecked(inputs, &all, whole);
+  EXPECT_TRUE(all.ok()) << all.worst_kernel << " " << all.max_abs_err;
+  EXPECT_EQ(all.kernels_checked_whole, all.kernels_checked);
+  EXPECT_GT(all.points, rep.points);
   EXPECT_TRUE(runtime::compare(out2[0], expected[0]).ok());
   // Profiling runs the same kernels: same outputs, a time for every distinct kernel.
   std::vector<double> secs;

@@ -1,7 +1,8 @@
 // Every zoo model builds, compiles and runs (each distinct kernel checked against the reference
-// evaluator on sampled outputs), with a stable kernel list (stride-1 3x3 convolutions run as
-// Winograd: an input-transform kernel and a matrix-product kernel each); small models also match, as a whole,
-// an independent plain-loop implementation of their operators (tests/models/reference.h).
+// evaluator: small ones at every output point, big ones at sampled points), with a stable kernel
+// list (stride-1 3x3 convolutions run as Winograd: an input-transform kernel and a matrix-product
+// kernel each); small models also match, as a whole, an independent plain-loop implementation of
+// their operators (tests/models/reference.h).
 #include <gtest/gtest.h>
 
 #include "executor/executor.h"
@@ -30,9 +31,16 @@ TEST_P(CompiledZoo, CompilesRunsAndChecks) {
   const ModelInfo& info = modelInfo(e.model);
   if (!te::isFloat(info.input_dtype)) inputs[0].fillRandom(1, info.input_lo, info.input_hi);
   executor::CheckReport rep;
-  auto out = m.runChecked(inputs, &rep, 4);
+  // Every output point of kernels under ~1M elements and 100 MFLOP (the evaluator interprets:
+  // bigger ones would take minutes), 4096 random points of the rest.
+  executor::CheckOptions check;
+  check.samples_per_output = 4096;
+  check.whole_up_to_elements = int64_t(1) << 20;
+  check.whole_up_to_flops = 1e8;
+  auto out = m.runChecked(inputs, &rep, check);
   EXPECT_TRUE(rep.ok()) << rep.worst_kernel << " max abs err " << rep.max_abs_err;
   EXPECT_EQ(rep.kernels_checked, static_cast<int>(e.kernels));
+  EXPECT_GE(rep.kernels_checked_whole, rep.kernels_checked / 3) << "most kernels are small enough to check whole";
   ASSERT_EQ(out.size(), 1u);
   EXPECT_EQ(out[0].shape(), info.output_shape);
 }
