@@ -41,6 +41,7 @@ struct TransferArgs {
   std::string sources = "pool";  // pool | auto
   int64_t budget = 0;
   bool refine = false;
+  bool nearest_classes = true;  // kernels without a same-class source try their nearest class
   int top_k = 0;
   std::string adapt = "both";
   std::string target = "host";

@@ -21,7 +21,7 @@ namespace {
 
 struct CompareArgs {
   ModelSource src;
-  std::string db, tune_run, transfer_run, target = "host";
+  std::string db, tune_run, transfer_run, continued_run, target = "host";
   double step_s = 60;
   int max_checkpoints = 12;
   int threads = 0;
@@ -34,7 +34,7 @@ Json comparisonJson(const std::string& model, const transfer::Comparison& c) {
   Json cps = Json::array();
   for (const auto& cp : c.checkpoints)
     cps.push_back({{"elapsed_s", cp.elapsed_s}, {"latency_ms", cp.latency_s * 1e3}, {"speedup", cp.speedup}});
-  return Json{{"model", model},
+  Json j{{"model", model},
               {"tune_run", c.tune_run},
               {"transfer_run", c.transfer_run},
               {"untuned_ms", c.untuned_s * 1e3},
@@ -50,6 +50,17 @@ Json comparisonJson(const std::string& model, const transfer::Comparison& c) {
               {"time_to_match_ratio", c.match_s && c.transfer_s > 0 ? Json(*c.match_s / c.transfer_s) : Json(nullptr)},
               {"tune_speedup_at_transfer_time", c.tune_speedup_at_transfer_s},
               {"checkpoints", cps}};
+  if (!c.continued_run.empty()) {
+    Json cont = Json::array();
+    for (const auto& cp : c.continued)
+      cont.push_back({{"search_s", cp.elapsed_s}, {"latency_ms", cp.latency_s * 1e3}, {"speedup", cp.speedup}});
+    j["continued_run"] = c.continued_run;
+    j["continued"] = cont;
+    j["continued_speedup"] = c.continued.back().speedup;
+    j["continued_search_s"] = c.continued.back().elapsed_s;
+    j["continued_s_to_match_tuned"] = c.continued_match_max_s ? Json(*c.continued_match_max_s) : Json(nullptr);
+  }
+  return j;
 }
 
 namespace {
@@ -65,6 +76,7 @@ void compare(const CompareArgs& a) {
   o.target = resolveTargetOption(a.target, true);
   o.tune_run = a.tune_run;
   o.transfer_run = a.transfer_run;
+  o.continued_run = a.continued_run;
   o.step_s = a.step_s;
   o.max_checkpoints = a.max_checkpoints;
   if (!a.json && stderrIsTerminal()) std::cerr << "ttune: timing " << name << " untuned, transferred and tuning checkpoints...\n";
@@ -93,6 +105,16 @@ void compare(const CompareArgs& a) {
   std::cout << "  checkpoints (tuning time: speedup)";
   for (const auto& cp : c->checkpoints) std::cout << strFormat("  %s: %.2fx", formatSeconds(cp.elapsed_s).c_str(), cp.speedup);
   std::cout << "\n";
+  if (!c->continued.empty()) {
+    std::cout << "  transfer, then tune (run " << c->continued_run << "; search time: speedup)";
+    for (const auto& cp : c->continued) std::cout << strFormat("  %s: %.2fx", formatSeconds(cp.elapsed_s).c_str(), cp.speedup);
+    std::cout << "\n";
+    if (c->continued_match_max_s)
+      std::cout << "  it reached the tuned speedup after " << formatSeconds(*c->continued_match_max_s)
+                << strFormat(" of search (%.0f%% of the tuning time)\n", 100 * *c->continued_match_max_s / std::max(c->tune_s, 1e-9));
+    else
+      std::cout << "  it did not reach the tuned speedup\n";
+  }
 }
 
 }  // namespace
@@ -104,6 +126,8 @@ void addCompareCommand(CLI::App& app) {
   cmd->add_option("--db", a->db, kBankOptionHelp);
   cmd->add_option("--tune-run", a->tune_run, "The tuning run (default: the model's latest finished, from-scratch one measured here)");
   cmd->add_option("--transfer-run", a->transfer_run, "The transfer run (default: the model's latest finished one measured here)");
+  cmd->add_option("--continued-run", a->continued_run,
+                  "A tuning run warm-started from the transfer run (tune --warm-start-run): also time its curve");
   cmd->add_option("--step", a->step_s, "Seconds between checkpoints of the tuning run after the transfer time (default 60)");
   cmd->add_option("--max-checkpoints", a->max_checkpoints, "At most this many checkpoints (the step widens; default 12)");
   cmd->add_option("--threads", a->threads, "Threads for kernels (default: all cores)");

@@ -1,8 +1,12 @@
 // `ttune experiment`: the transfer-tuning paper's evaluation over a set of models, leave-one-out,
 // on this machine. Phase 1 tunes every model from scratch (cold runs labelled "experiment",
-// resumable); phase 2 transfer-tunes every model from the others' tuning runs in each mode (pool,
-// auto single source, a candidate budget, in-model refinement) and compares each transfer run
-// with the model's tuning run (transfer/compare.h). Every finished step is saved at once in
+// resumable); phase 2 transfer-tunes every model from the others' tuning runs in each mode and
+// compares each transfer run with the model's tuning run (transfer/compare.h). Modes: pool (the
+// paper's protocol: every other model, same-class candidates only), auto (the single source
+// covering the most untuned time), budget (a cap on candidate measurements), refine (pool, then
+// in-model re-ranking), beyond (pool with nearest-class candidates and in-model re-ranking) and
+// then-tune (the tuner warm-started from beyond's -- or pool's -- transfer for a quarter of the
+// trials, compared as a curve of speedup against total search time). Every finished step is saved at once in
 // OUT/results.json, so an interrupted experiment resumes where it stopped; OUT/results.md (a
 // table) and OUT/results.svg (speedup against search time per model) are rewritten after each
 // step. One results folder holds one host: the driver refuses to mix CPUs, ISA levels or thread
@@ -35,14 +39,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kModes[] = {"pool", "auto", "budget", "refine"};
+const char* kModes[] = {"pool", "auto", "budget", "refine", "beyond", "then-tune"};
 
 struct ExperimentArgs {
   std::vector<std::string> models;
   int64_t trials = 2000;
   std::string out = "experiment", db;
-  std::vector<std::string> modes = {"pool", "auto", "budget", "refine"};
+  std::vector<std::string> modes = {"pool", "auto", "beyond", "then-tune"};
   int64_t budget = 0;  // budget mode: candidate measurements (0: two per tunable kernel)
+  int64_t then_tune_trials = 0;  // then-tune mode: trials of the warm-started run (0: a quarter of --trials)
   double step_s = 60;
   int threads = 0;
   std::string target = "host";
@@ -108,10 +113,12 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
      << "schedules reached the transferred speedup (checkpoints every " << root.value("step_s", 60.0) << " s after the transfer time).\n\n";
   md << "| model | S_max | tune time | pool S_tt | %max | TT time | tuning @TT | match | ratio |";
   for (const std::string& m : modes)
-    if (m != "pool") md << " " << m << " %max | " << m << " TT time |";
+    if (m == "then-tune") md << " then-tune S | search time | reaches S_max |";
+    else if (m != "pool") md << " " << m << " %max | " << m << " TT time |";
   md << "\n|---|---:|---:|---:|---:|---:|---:|---:|---:|";
   for (const std::string& m : modes)
-    if (m != "pool") md << "---:|---:|";
+    if (m == "then-tune") md << "---:|---:|---:|";
+    else if (m != "pool") md << "---:|---:|";
   md << "\n";
   std::map<std::string, std::vector<double>> shares;
   std::vector<double> log_ratio;
@@ -136,10 +143,22 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
     for (const Json& cp : c["checkpoints"]) panel.curve.push_back({num(cp, "elapsed_s"), num(cp, "speedup")});
     for (const std::string& m : modes) {
       if (!modesj.contains(m) || !modesj[m].contains("comparison")) {
-        if (m != "pool") md << " - | - |";
+        if (m == "then-tune") md << " - | - | - |";
+        else if (m != "pool") md << " - | - |";
         continue;
       }
       const Json& mc = modesj[m]["comparison"];
+      if (m == "then-tune") {
+        if (!mc.contains("continued")) continue;
+        for (const Json& cp : mc["continued"]) panel.continued.push_back({num(cp, "search_s"), num(cp, "speedup")});
+        panel.continued.insert(panel.continued.begin(), {num(mc, "transfer_s"), num(mc, "speedup_transfer")});
+        double s = num(mc, "continued_speedup"), smax = num(c, "speedup_tuned");
+        shares[m].push_back(smax > 1 ? (s - 1) / (smax - 1) : NAN);
+        md << " " << strFormat("%.2fx", s) << " | " << formatSeconds(num(mc, "continued_search_s")) << " | "
+           << (mc["continued_s_to_match_tuned"].is_number() ? formatSeconds(num(mc, "continued_s_to_match_tuned")) : "never")
+           << " |";
+        continue;
+      }
       shares[m].push_back(num(mc, "share_of_tuned_speedup"));
       panel.points.push_back({m, num(mc, "transfer_s"), num(mc, "speedup_transfer")});
       if (m != "pool") md << " " << pct(num(mc, "share_of_tuned_speedup")) << " | " << formatSeconds(num(mc, "transfer_s")) << " |";
@@ -147,7 +166,7 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
     md << "\n";
     panels.push_back(std::move(panel));
   }
-  md << "\nAverage %max:";
+  md << "\nAverage %max (then-tune: its final speedup's share of S_max):";
   for (const std::string& m : modes) {
     const auto& v = shares[m];
     double s = 0;
@@ -172,14 +191,25 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
   if (a.trials <= 0) fail("--trials must be positive");
   for (const std::string& m : a.modes)
     if (std::find(std::begin(kModes), std::end(kModes), m) == std::end(kModes))
-      fail("--modes: unknown mode '", m, "' (pool, auto, budget, refine)");
+      fail("--modes: unknown mode '", m, "' (pool, auto, budget, refine, beyond, then-tune)");
   if (std::find(a.modes.begin(), a.modes.end(), "pool") == a.modes.end()) fail("--modes must include pool (the paper's protocol)");
+  // then-tune continues another mode's transfer, so it runs last.
+  std::vector<std::string> modes = a.modes;
+  std::stable_partition(modes.begin(), modes.end(), [](const std::string& m) { return m != "then-tune"; });
+  const std::string continued_from = std::find(modes.begin(), modes.end(), "beyond") != modes.end() ? "beyond" : "pool";
+  const int64_t then_trials = a.then_tune_trials > 0 ? a.then_tune_trials : std::max<int64_t>(1, a.trials / 4);
   schedule::Target code = resolveTargetOption(a.target, true);
   std::vector<std::string> models = a.models;
   if (models.empty())
     for (const auto& m : models::zoo()) models.push_back(m.name);
-  for (const std::string& m : models)
-    if (!models::isZooModel(m)) fail("--models: ", m, " is not a zoo model (see `ttune models`)");
+  // Zoo models or ONNX files; results are keyed by model name, as the bank's runs are.
+  std::vector<std::string> names;
+  for (const std::string& m : models) {
+    if (!models::isZooModel(m) && !fs::is_regular_file(m))
+      fail("--models: ", m, " is neither a zoo model (see `ttune models`) nor a model file");
+    names.push_back(modelName(m));
+    if (std::count(names.begin(), names.end(), names.back()) > 1) fail("--models: two models are named ", names.back());
+  }
   std::string db = a.db.empty() ? a.out + "/bank.db" : a.db;
   int threads = runtime::ThreadPool::global().numThreads();
   Json host{{"cpu", codegen::hostTarget().cpu},
@@ -197,12 +227,13 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
   };
 
   // Phase 1: every model tuned from scratch.
-  for (const std::string& m : models) {
+  for (const std::string& spec : models) {
+    const std::string m = modelName(spec);
     Json& mj = res.model(m);
     if (mj.contains("tune")) continue;
     say("tuning " + m + " from scratch (" + std::to_string(a.trials) + " trials)");
     TuneArgs t;
-    t.src.spec = m;
+    t.src.spec = spec;
     t.trials = a.trials;
     t.db = db;
     t.target = a.target;
@@ -211,24 +242,61 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
     t.verbose = a.verbose;
     mj["tune"] = tuneModel(t);
     res.save();
-    writeReport(res, a.out, models, a.modes);
+    writeReport(res, a.out, names, a.modes);
   }
   // Phase 2: transfer from the others, per mode, and compare.
-  for (const std::string& m : models) {
+  for (const std::string& spec : models) {
+    const std::string m = modelName(spec);
     Json& mj = res.model(m);
-    graph::Graph g = loadModel({m, {}, {}});
+    graph::Graph g = loadModel({spec, {}, {}});
     int tunable = static_cast<int>(graph::tunableKernels(graph::partition(g)).size());
-    for (const std::string& mode : a.modes) {
+    for (const std::string& mode : modes) {
       Json& md = mj["modes"][mode];
+      if (mode == "then-tune") {
+        const Json& base = mj["modes"][continued_from];
+        if (!md.contains("continued")) {
+          say("tuning " + m + " from its " + continued_from + " transfer (" + std::to_string(then_trials) + " trials)");
+          TuneArgs t;
+          t.src.spec = spec;
+          t.trials = then_trials;
+          t.db = db;
+          t.target = a.target;
+          t.label = "experiment:then-tune";
+          t.warm_start_run = base["transfer"]["run_id"];
+          t.new_run = true;
+          t.json = true;
+          t.verbose = a.verbose;
+          md["from_mode"] = continued_from;
+          md["continued"] = tuneModel(t);
+          res.save();
+        }
+        if (!md.contains("comparison")) {
+          say("comparing " + m + " (transfer, then tune) with its tuning run");
+          store::Bank bank = openBank(db);
+          transfer::CompareOptions o;
+          o.target = code;
+          o.tune_run = mj["tune"]["run_id"];
+          o.transfer_run = base["transfer"]["run_id"];
+          o.continued_run = md["continued"]["run_id"];
+          o.step_s = a.step_s;
+          auto c = transfer::compareRuns(g, m, bank, o);
+          if (!c.ok()) fail(m, " (then-tune): ", c.error());
+          md["comparison"] = comparisonJson(m, *c);
+          res.save();
+          writeReport(res, a.out, names, a.modes);
+        }
+        continue;
+      }
       if (!md.contains("transfer")) {
         say("transfer-tuning " + m + " (" + mode + ")");
         TransferArgs t;
-        t.src.spec = m;
+        t.src.spec = spec;
         t.db = db;
         t.target = a.target;
         t.sources = mode == "auto" ? "auto" : "pool";
         t.budget = mode == "budget" ? (a.budget > 0 ? a.budget : 2 * tunable) : 0;
-        t.refine = mode == "refine";
+        t.refine = mode == "refine" || mode == "beyond";
+        t.nearest_classes = mode == "beyond";
         t.label = "experiment:" + mode;
         t.json = true;
         t.verbose = a.verbose;
@@ -247,11 +315,11 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
         if (!c.ok()) fail(m, " (", mode, "): ", c.error());
         md["comparison"] = comparisonJson(m, *c);
         res.save();
-        writeReport(res, a.out, models, a.modes);
+        writeReport(res, a.out, names, a.modes);
       }
     }
   }
-  writeReport(res, a.out, models, a.modes);
+  writeReport(res, a.out, names, a.modes);
   if (a.json) return printJson(res.root());
   std::ifstream md(a.out + "/results.md");
   std::cout << md.rdbuf();
@@ -265,11 +333,14 @@ void addExperimentCommand(CLI::App& app) {
                                  "The transfer-tuning evaluation over the zoo: tune each model, transfer each from the others, "
                                  "compare (resumable)");
   auto a = std::make_shared<ExperimentArgs>();
-  cmd->add_option("--models", a->models, "Zoo models (default: all 11)")->delimiter(',');
+  cmd->add_option("--models", a->models, "Zoo models or ONNX files (default: the zoo's 11 models)")->delimiter(',');
   cmd->add_option("--trials", a->trials, "Tuning trials per model (default 2000)");
   cmd->add_option("--out", a->out, "Folder of results.json/.md/.svg and, by default, the bank (default: experiment)");
   cmd->add_option("--db", a->db, "Schedule bank of the experiment (default: OUT/bank.db; never the default bank)");
-  cmd->add_option("--modes", a->modes, "Transfer modes: pool,auto,budget,refine (default: all)")->delimiter(',');
+  cmd->add_option("--modes", a->modes,
+                  "Transfer modes: pool,auto,budget,refine,beyond,then-tune (default: pool,auto,beyond,then-tune)")
+      ->delimiter(',');
+  cmd->add_option("--then-tune-trials", a->then_tune_trials, "Trials of the then-tune runs (default: a quarter of --trials)");
   cmd->add_option("--budget", a->budget, "Candidate measurements of the budget mode (default: two per tunable kernel)");
   cmd->add_option("--step", a->step_s, "Seconds between tuning checkpoints after the transfer time (default 60)");
   cmd->add_option("--threads", a->threads, "Threads for kernels (default: all cores)");

@@ -43,6 +43,9 @@ std::string speedupPlotSvg(const std::vector<PlotPanel>& panels, const std::stri
   o << "<line x1=\"" << lx << "\" y1=\"40\" x2=\"" << lx + 20 << "\" y2=\"40\" stroke=\"#1f77b4\" stroke-width=\"2\"/>";
   o << "<text x=\"" << lx + 25 << "\" y=\"44\">tuning from scratch (checkpoints)</text>\n";
   lx += 230;
+  o << "<line x1=\"" << lx << "\" y1=\"40\" x2=\"" << lx + 20 << "\" y2=\"40\" stroke=\"#333\" stroke-width=\"2\" "
+    << "stroke-dasharray=\"5,3\"/><text x=\"" << lx + 25 << "\" y=\"44\">transfer, then tune</text>\n";
+  lx += 150;
   for (const auto& [label, c] : color) {
     o << "<circle cx=\"" << lx + 5 << "\" cy=\"40\" r=\"4\" fill=\"" << c << "\"/><text x=\"" << lx + 14 << "\" y=\"44\">transfer: "
       << esc(label) << "</text>\n";
@@ -57,6 +60,7 @@ std::string speedupPlotSvg(const std::vector<PlotPanel>& panels, const std::stri
       smax = std::max(smax, sp);
     };
     for (const auto& [t, sp] : p.curve) see(t, sp);
+    for (const auto& [t, sp] : p.continued) see(t, sp);
     for (const PlotPoint& q : p.points) see(q.time_s, q.speedup);
     if (tmax <= 0) continue;
     double lt0 = std::log10(std::max(1.0, tmin * 0.8)), lt1 = std::log10(tmax * 1.25);
@@ -83,6 +87,11 @@ std::string speedupPlotSvg(const std::vector<PlotPanel>& panels, const std::stri
     if (!p.curve.empty()) {
       o << "<polyline fill=\"none\" stroke=\"#1f77b4\" stroke-width=\"2\" points=\"";
       for (const auto& [t, sp] : p.curve) o << X(t) << "," << Y(sp) << " ";
+      o << "\"/>\n";
+    }
+    if (!p.continued.empty()) {
+      o << "<polyline fill=\"none\" stroke=\"#333\" stroke-width=\"2\" stroke-dasharray=\"5,3\" points=\"";
+      for (const auto& [t, sp] : p.continued) o << X(t) << "," << Y(sp) << " ";
       o << "\"/>\n";
     }
     for (const PlotPoint& q : p.points)

@@ -73,6 +73,7 @@ Json kernelJson(const transfer::KernelOutcome& k) {
     j["transferred_ms"] = k.best->result.median() * 1e3;
     j["source"] = k.best_source;
   }
+  if (!k.nearest_class.empty()) j["nearest_class"] = k.nearest_class;
   return j;
 }
 
@@ -103,7 +104,7 @@ Json transferModel(const TransferArgs& a) {
          "; tune another model first (ttune tune MODEL) or import records (ttune db import FILE)");
 
   Json settings{{"sources", a.from}, {"source_mode", a.sources}, {"top_k", a.top_k}, {"budget", a.budget},
-                {"refine", a.refine},  {"adapt", a.adapt},        {"threads", target.threads},
+                {"refine", a.refine},  {"adapt", a.adapt},        {"threads", target.threads}, {"nearest_classes", a.nearest_classes},
                 {"isa", schedule::isaName(code.isa)}, {"cpu", target.cpu}, {"label", a.label}};
   auto run = bank.beginRun(store::RunKind::Transfer, name, settings);
   if (!run.ok()) fail(run.error());
@@ -115,6 +116,7 @@ Json transferModel(const TransferArgs& a) {
   opt.budget = a.budget;
   opt.adapt = adapt;
   opt.top_k = a.top_k;
+  opt.nearest_classes = a.nearest_classes;
   opt.model = name;
   opt.run_id = *run;
   opt.target = target;
@@ -228,6 +230,8 @@ void printTransfer(const Json& j) {
     std::string gain = imp ? strFormat("%.2fx", k["default_ms"].get<double>() / k["transferred_ms"].get<double>()) : "-";
     std::cout << strFormat("  %-44s %4d %10s %12s %6s  %s\n", cls.c_str(), k["occurrences"].get<int>(), def.c_str(), tr.c_str(),
                            gain.c_str(), imp ? k["source"].get<std::string>().c_str() : "(default kept)");
+    if (k.contains("nearest_class") && k["candidates"].get<int>() > 0)
+      std::cout << strFormat("  %-44s %4s   (candidates from the nearest class %s)\n", "", "", k["nearest_class"].get<std::string>().c_str());
   }
   if (j.contains("refined_kernels_changed"))
     std::cout << "  in-model refinement changed the choice of " << j["refined_kernels_changed"].get<int>() << " kernels\n";
@@ -275,6 +279,9 @@ void addTransferCommands(CLI::App& app) {
   cmd->add_option("--sources", a->sources,
                   "pool: candidates of every other model (default); auto: only the model covering the most untuned time");
   cmd->add_option("--budget", a->budget, "At most this many candidate measurements, heaviest kernels first (default: no limit)");
+  cmd->add_flag("!--no-nearest-classes", a->nearest_classes,
+                "Leave kernels without a same-class source at their default (the paper's protocol); by default they take "
+                "candidates from the nearest class (same operator, another fused epilogue)");
   cmd->add_flag("--refine", a->refine, "Re-rank each kernel's best candidates inside the compiled model (time counts as search)");
   cmd->add_option("--threads", a->threads, "Threads for kernels (default: all cores)");
   cmd->add_flag("--json", a->json, "Print a JSON summary");

@@ -103,6 +103,9 @@ class Bank {
   // kernel of `exclude_model` and whose record was not produced for it; in workload-key order.
   std::vector<schedule::Record> bestPerWorkloadOfClass(const std::string& class_id, const std::string& exclude_model,
                                                        const TargetFilter& target = {}) const;
+  // Every kernel class with a successful record: class id -> class name (e.g.
+  // "conv2d_nhwc+add+relu"), for transfer from a neighbouring class.
+  std::map<std::string, std::string> recordClasses() const;
   // A model's distinct kernels in order, with their workload info.
   std::vector<ModelKernel> modelKernels(const std::string& model) const;
   std::vector<std::string> models() const;

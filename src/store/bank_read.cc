@@ -405,6 +405,17 @@ std::set<std::string> Bank::measuredStepStrings(const std::string& workload_key,
   return out;
 }
 
+std::map<std::string, std::string> Bank::recordClasses() const {
+  std::map<std::string, std::string> out;
+  readGuard(*impl_, [&] {
+    sql::Stmt st(*impl_->db,
+                 "SELECT DISTINCT class_id, kernel_class FROM records WHERE class_id <> '' AND kernel_class <> '' "
+                 "AND median_s IS NOT NULL");
+    while (st.step()) out.emplace(st.getText(0), st.getText(1));
+  });
+  return out;
+}
+
 int64_t Bank::trialsOfRun(const std::string& run_id) const {
   int64_t n = 0;
   readGuard(*impl_, [&] {

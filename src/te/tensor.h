@@ -74,6 +74,7 @@ Tensor computeWithAxes(std::string name, std::vector<IterVar> axes, Expr body, s
 
 IterVar reduceAxis(int64_t extent, std::string name);
 
+// Throws Error when the count does not fit in 64 bits (shapes read from files can be anything).
 int64_t shapeElements(const Shape& shape);
 std::string shapeToString(const Shape& shape);
 

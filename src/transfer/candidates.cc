@@ -67,19 +67,23 @@ std::vector<Record> classCandidates(const store::Bank& bank, const std::string& 
   return out;
 }
 
+store::TargetFilter candidateTier(const schedule::TargetInfo& target, int tier) {
+  if (tier >= 2) return store::TargetFilter{};
+  store::TargetFilter f = store::TargetFilter::sameIsa(target);
+  if (tier == 0) f.cpu = target.cpu;
+  return f;
+}
+
 std::vector<std::vector<Record>> collectCandidates(const std::vector<const graph::Kernel*>& kernels, const store::Bank& bank,
                                                    const std::string& target_model, const schedule::TargetInfo& target,
                                                    const std::vector<std::string>& sources, int* tier) {
   std::set<std::string> only(sources.begin(), sources.end());
   std::vector<std::vector<Record>> found(kernels.size());
-  store::TargetFilter here = store::TargetFilter::sameIsa(target);
-  here.cpu = target.cpu;
-  const store::TargetFilter tiers[] = {here, store::TargetFilter::sameIsa(target), store::TargetFilter{}};
   for (int t = 0; t < 3; ++t) {
     size_t n = 0;
     for (size_t i = 0; i < kernels.size(); ++i) {
       found[i].clear();
-      for (Record& r : classCandidates(bank, kernels[i]->class_id, target_model, tiers[t])) {
+      for (Record& r : classCandidates(bank, kernels[i]->class_id, target_model, candidateTier(target, t))) {
         if (!only.empty() && !only.count(r.provenance.model)) continue;
         found[i].push_back(std::move(r));
         ++n;

@@ -37,6 +37,9 @@ struct Candidate {
 std::vector<schedule::Record> classCandidates(const store::Bank& bank, const std::string& class_id,
                                               const std::string& target_model, const store::TargetFilter& target);
 
+// The records of tier `tier` (0 this CPU and ISA level, 1 other CPUs of the level, 2 any).
+store::TargetFilter candidateTier(const schedule::TargetInfo& target, int tier);
+
 // Records per kernel (index into `kernels`) by the tiers above, restricted to `sources` when not
 // empty. `tier` receives what was used: 0 this CPU, 1 other CPUs of the level, 2 other levels.
 std::vector<std::vector<schedule::Record>> collectCandidates(const std::vector<const graph::Kernel*>& kernels,

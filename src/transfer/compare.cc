@@ -12,8 +12,9 @@ using schedule::Record;
 
 namespace {
 
-// Why a run cannot be compared on this target, or "" when it can.
-std::string whyNot(const store::RunInfo& r, const schedule::Target& target) {
+// Why a run cannot be compared on this target, or "" when it can. A continued run is the one
+// tuning run that must be warm-started (from the transfer run, checked by the caller).
+std::string whyNot(const store::RunInfo& r, const schedule::Target& target, bool continued = false) {
   std::string isa = schedule::isaName(target.isa), cpu = codegen::hostTarget().cpu;
   std::string run_isa = r.settings.value("isa", ""), run_cpu = r.settings.value("cpu", "");
   if (run_isa.empty() || run_cpu.empty())
@@ -21,7 +22,7 @@ std::string whyNot(const store::RunInfo& r, const schedule::Target& target) {
   if (run_isa != isa || run_cpu != cpu)
     return "run " + r.run_id + " was measured on " + run_cpu + " with " + run_isa + " code, not on this " + cpu + " with " + isa +
            " code: its times do not compare with timings taken here";
-  if (r.kind == store::RunKind::Tune && r.settings.value("warm_start", false))
+  if (r.kind == store::RunKind::Tune && !continued && r.settings.value("warm_start", false))
     return "tuning run " + r.run_id + " was warm-started from the bank (--warm-start), so it is no from-scratch baseline";
   return "";
 }
@@ -135,6 +136,34 @@ Expected<Comparison> compareRuns(const graph::Graph& g, const std::string& model
   untuned.target = o.target;
   std::vector<executor::ModelOptions> configs = {untuned, config(transferChoice(tr_recs, tr.result))};
   for (double t : times) configs.push_back(config(bestPerWorkload(tune_recs, t)));
+  // Transfer, then tune: the transfer choice, per kernel replaced by the continued run's best
+  // when faster, at checkpoints of the continued run.
+  std::vector<double> cont_times;
+  if (!o.continued_run.empty()) {
+    auto run = bank.run(o.continued_run);
+    if (!run) return Unexpected("the bank " + bank.path() + " has no run " + o.continued_run);
+    if (run->kind != store::RunKind::Tune || run->model != model)
+      return Unexpected("run " + o.continued_run + " is not a tuning run of " + model);
+    if (run->settings.value("warm_start_run", "") != tr.run_id)
+      return Unexpected("tuning run " + o.continued_run + " was not warm-started from transfer run " + tr.run_id +
+                        " (ttune tune --warm-start-run " + tr.run_id + ")");
+    std::string why = whyNot(*run, o.target, true);
+    if (!why.empty()) return Unexpected(why);
+    q.run_id = run->run_id;
+    std::vector<Record> cont_recs = bank.records(q);
+    double cont_s = run->wall_s;
+    for (const Record& r : cont_recs) cont_s = std::max(cont_s, r.provenance.elapsed_s);
+    double step = std::max(c.step_s, cont_s / 6);
+    for (double t = step; t < cont_s; t += step) cont_times.push_back(t);
+    cont_times.push_back(cont_s);
+    std::vector<Record> base = transferChoice(tr_recs, tr.result);
+    for (double t : cont_times) {
+      std::vector<Record> merged = base;
+      for (Record& r : bestPerWorkload(cont_recs, t)) merged.push_back(std::move(r));
+      configs.push_back(config(bestPerWorkload(merged)));
+    }
+    c.continued_run = run->run_id;
+  }
   executor::ModelTimings tm = executor::timeModels(g, configs, o.rounds, o.per_round);
 
   c.untuned_s = tm.median_s[0];
@@ -149,6 +178,12 @@ Expected<Comparison> compareRuns(const graph::Graph& g, const std::string& model
   c.s_max = c.checkpoints.back().speedup;
   c.share = c.s_max > 1 ? (c.s_tt - 1) / (c.s_max - 1) : 0;
   c.tune_speedup_at_transfer_s = c.checkpoints.front().speedup;
+  const size_t first_cont = 2 + times.size();
+  for (size_t i = 0; i < cont_times.size(); ++i) {
+    Checkpoint cp{c.transfer_s + cont_times[i], tm.median_s[first_cont + i], tm.speedup_vs_first[first_cont + i]};
+    c.continued.push_back(cp);
+    if (!c.continued_match_max_s && cp.speedup >= c.s_max) c.continued_match_max_s = cp.elapsed_s;
+  }
   return c;
 }
 

@@ -12,6 +12,12 @@
 // Runs are refused, with the reason, when they cannot give an honest comparison: a tuning run
 // warm-started from the bank is no from-scratch baseline, and runs measured on another CPU or
 // ISA level than the target's do not compare with timings taken here.
+//
+// Transfer, then tune: with a continued run (a tuning run warm-started from the transfer run,
+// `ttune tune --warm-start-run`), the same group also times its checkpoints -- the transfer
+// choice improved by what the continued run found by each time -- at total search times
+// (transfer time + the continued run's elapsed time), the curve that starts at transfer's point
+// and should end at or above the from-scratch tuning run's.
 #pragma once
 
 #include <optional>
@@ -28,6 +34,7 @@ namespace ttune::transfer {
 struct CompareOptions {
   schedule::Target target = codegen::hostTarget();
   std::string tune_run, transfer_run;  // empty: the model's latest finished ones that qualify
+  std::string continued_run;           // optional: a tuning run warm-started from the transfer run
   double step_s = 60;
   int max_checkpoints = 12;  // the step widens when the tuning run is longer
   int rounds = 7, per_round = 3;
@@ -49,6 +56,10 @@ struct Comparison {
   std::optional<double> match_s;          // tuning time at which it reached S_tt
   double tune_speedup_at_transfer_s = 0;  // what tuning reached in the transfer run's search time
   std::vector<Checkpoint> checkpoints;    // the last one is the whole tuning run
+  // Transfer, then tune (when a continued run was given): elapsed_s is the total search time.
+  std::string continued_run;
+  std::vector<Checkpoint> continued;
+  std::optional<double> continued_match_max_s;  // total search time at which it reached S_max
 };
 
 // The finished run of `model` and `kind` that compareRuns would use (latest qualifying), or the

@@ -13,6 +13,7 @@
 #include "support/timer.h"
 #include "transfer/adapt.h"
 #include "transfer/candidates.h"
+#include "transfer/nearest.h"
 
 namespace ttune::transfer {
 
@@ -42,6 +43,28 @@ std::vector<std::pair<std::string, double>> scoreSources(const std::vector<std::
   return out;
 }
 
+// For kernels without candidates: the records of the nearest neighbour classes (same tier and
+// source rules), their steps remapped onto the kernel; those that do not remap are left out.
+void addNearestClassCandidates(const std::vector<const graph::Kernel*>& ks, const store::Bank& bank, const TransferOptions& opt,
+                               int tier, std::vector<std::vector<Record>>& found, std::vector<std::string>& via_class) {
+  std::map<std::string, std::string> known;
+  std::set<std::string> only(opt.sources.begin(), opt.sources.end());
+  for (size_t i = 0; i < ks.size(); ++i) {
+    if (!found[i].empty()) continue;
+    if (known.empty()) known = bank.recordClasses();
+    for (const std::string& id : nearestClasses(ks[i]->class_name, known)) {
+      for (Record& r : classCandidates(bank, id, opt.model, candidateTier(opt.target, tier))) {
+        if (!only.empty() && !only.count(r.provenance.model)) continue;
+        auto steps = remapStages(r.steps, ks[i]->dag);
+        if (!steps.ok()) continue;
+        r.steps = std::move(*steps);
+        found[i].push_back(std::move(r));
+        via_class[i] = known[id];
+      }
+    }
+  }
+}
+
 }  // namespace
 
 TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const store::Bank& bank, const TransferOptions& opt,
@@ -55,6 +78,8 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
   const schedule::Target& code = opt.measure.target;
   int tier = 0;
   std::vector<std::vector<Record>> found = collectCandidates(ks, bank, opt.model, opt.target, opt.sources, &tier);
+  std::vector<std::string> via_class(ks.size());
+  if (opt.nearest_classes) addNearestClassCandidates(ks, bank, opt, tier, found, via_class);
 
   int64_t trial = 0;
   auto record = [&](const graph::Kernel& k, const std::vector<Step>& steps, const schedule::RecordResult& result,
@@ -131,6 +156,7 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
     const graph::Kernel& k = *todo[i].kernel;
     KernelOutcome& out = res.kernels[i];
     out.candidates = static_cast<int>(found[i].size());
+    out.nearest_class = via_class[i];
     if (progress) progress({done++, static_cast<int>(todo.size()), res.measured, wall.seconds(), k.class_name});
     BuildStats bs;
     std::vector<Candidate> cands = buildCandidates(k, found[i], opt.adapt, code, &bs);

@@ -7,7 +7,8 @@
 // first, in one batch: the untuned time of each kernel orders what follows and picks the source
 // in Auto mode (the one model whose tuned kernels cover the most untuned time -- the paper's
 // heuristic, with time instead of FLOPs). Then kernels are transferred in order of untuned time:
-// candidates replayed verbatim and/or adapted (adapt.h), optionally only the top_k a cost model
+// candidates replayed verbatim and/or adapted (adapt.h) -- with nearest_classes, a kernel no
+// same-class source covers takes those of its nearest neighbour class (nearest.h) --, optionally only the top_k a cost model
 // ranks best, and at most `budget` candidate measurements in all. The fastest candidate wins
 // when it beats the default. The search time is the wall clock of building and timing; every
 // measurement becomes a record (source "transfer", or "default") of the target's workloads.
@@ -36,6 +37,9 @@ struct TransferOptions {
   Adapt adapt = Adapt::Both;
   int top_k = 0;                     // measure the k best-ranked candidates per kernel (0: all)
   int64_t budget = 0;                // at most this many candidate measurements (0: no limit)
+  // Kernels without a same-class source take candidates from the nearest neighbour classes
+  // (nearest.h), their stages remapped.
+  bool nearest_classes = false;
   std::string model, run_id;         // provenance of the records
   schedule::TargetInfo target;
   measure::MeasureOptions measure;
@@ -53,6 +57,7 @@ struct KernelOutcome {
   int other_isa = 0;             // candidates measured for another ISA level (vector lengths adapted)
   std::optional<schedule::Record> best;  // fastest transferred schedule, when one worked
   std::string best_source;               // "<model> <workload key>" it came from
+  std::string nearest_class;             // candidates came from this neighbour class (no same-class source)
   bool improved() const;                 // a transferred schedule beat the default
 };
 

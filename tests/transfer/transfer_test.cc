@@ -9,9 +9,11 @@
 #include "autotune/search_task.h"
 #include "common/check.h"
 #include "graph/fusion.h"
+#include "ops/elementwise.h"
 #include "ops/nn.h"
 #include "store/bank.h"
 #include "transfer/adapt.h"
+#include "transfer/nearest.h"
 #include "transfer/transfer.h"
 
 namespace ttune::transfer {
@@ -51,7 +53,7 @@ std::vector<schedule::Record> sourceRecords(const graph::Kernel& k, const std::s
     r.steps = c.build_steps;
     r.target = schedule::targetInfo(target, codegen::hostTarget().cpu, 2);
     r.result.costs_s = {1e-3 * (1 + out.size())};
-    r.provenance = {model, model + "-run", "tune", static_cast<int64_t>(out.size()), 0};
+    r.provenance = {model, model + "-run", "tune", static_cast<int64_t>(out.size()), 0, ""};
     out.push_back(r);
   }
   return out;
@@ -336,6 +338,94 @@ TEST_F(TransferTest, RanksSourcesByCoveredFlops) {
     EXPECT_DOUBLE_EQ(c.flops_share, 1.0);
     EXPECT_EQ(c.kernels, 1);
   }
+}
+
+// ---- nearest-class transfer ---------------------------------------------------------------------
+
+TEST(ClassDistance, NeighboursShareTheAnchorAndDifferInTheEpilogue) {
+  EXPECT_EQ(classDistance("conv2d_nhwc+add+relu", "conv2d_nhwc+add+add+relu"), 1);
+  EXPECT_EQ(classDistance("conv2d_nhwc+add", "conv2d_nhwc+add+relu"), 1);
+  EXPECT_EQ(classDistance("conv2d_nhwc", "conv2d_nhwc+add+relu"), 2);
+  EXPECT_EQ(classDistance("pad+conv2d_nhwc+add", "pad+conv2d_nhwc+add+relu"), 1);
+  EXPECT_EQ(classDistance("pad+conv2d_nhwc+add", "conv2d_nhwc+add"), -1);  // another anchor
+  EXPECT_EQ(classDistance("dense+add", "conv2d_nhwc+add"), -1);
+  EXPECT_EQ(classDistance("dense+add", "dense+add"), -1);  // the same class is no neighbour
+  std::map<std::string, std::string> known{{"a", "conv2d_nhwc+add+relu"}, {"b", "conv2d_nhwc"}, {"c", "dense+add+relu"},
+                                           {"d", "conv2d_nhwc+add"}};
+  EXPECT_EQ(nearestClasses("conv2d_nhwc+add+add+relu", known), (std::vector<std::string>{"a"}));
+  EXPECT_EQ(nearestClasses("conv2d_nhwc+relu", known), (std::vector<std::string>{"a", "b", "d"}));  // all at distance 1
+  EXPECT_TRUE(nearestClasses("matmul", known).empty());
+}
+
+// NHWC convolutions with a bias add and relu (the source class), and with a residual add too or
+// without the relu (targets of neighbour classes).
+std::shared_ptr<const te::ComputeDAG> convEpilogue(int64_t hw, int64_t k, bool residual, bool relu) {
+  te::Tensor x = te::placeholder("x", {1, hw, hw, 16});
+  te::Tensor w = te::placeholder("w", {3, 3, 16, k}, te::DType::Float32, true);
+  te::Tensor b = te::placeholder("b", {k}, te::DType::Float32, true);
+  std::vector<te::Tensor> in{x, w, b};
+  te::Tensor y = ops::add(ops::conv2d_nhwc(x, w, {1, 1}, {1, 1, 1, 1}), b);
+  if (residual) {
+    te::Tensor r = te::placeholder("r", {1, hw, hw, k});
+    in.push_back(r);
+    y = ops::add(y, r);
+  }
+  if (relu) y = ops::relu(y);
+  return std::make_shared<const te::ComputeDAG>(in, std::vector<te::Tensor>{y});
+}
+
+// Tuned-style schedules of the source class, remapped onto both neighbours: most replay, and
+// every one that does computes what the reference evaluator computes.
+TEST(RemapStages, NeighbourClassSchedulesReplayAndAreCorrect) {
+  graph::Kernel src = kernelOf(convEpilogue(14, 32, false, true));
+  for (bool residual : {true, false}) {
+    auto dag = convEpilogue(12, 24, residual, residual);
+    ASSERT_EQ(classDistance(src.class_name, graph::className(*dag)), 1) << graph::className(*dag);
+    testing::Checker checker(dag, 3);
+    int remapped = 0, tried = 0;
+    for (const schedule::Record& r : sourceRecords(src, "src", 5, 16)) {
+      ++tried;
+      auto steps = remapStages(r.steps, dag);
+      if (!steps.ok()) continue;
+      ++remapped;
+      auto st = schedule::State::replay(dag, *steps);
+      ASSERT_TRUE(st.ok()) << st.error();
+      auto res = checker.check(*st, 1);
+      ASSERT_TRUE(res.built) << res.error;
+      EXPECT_TRUE(res.cmp.ok()) << "max abs err " << res.cmp.max_abs_err;
+    }
+    EXPECT_GE(remapped * 4, tried * 3) << remapped << " of " << tried << " remapped (residual " << residual << ")";
+  }
+}
+
+TEST(RemapStages, RefusesSchedulesItCannotMap) {
+  auto dag = convEpilogue(12, 24, true, true);
+  // A stage neither this kernel nor the schedule's own steps define, other than an output.
+  std::vector<schedule::Step> steps{schedule::ComputeInlineStep{"T_add"},
+                                    schedule::AnnotationStep{"no_such", "i", schedule::IterAnnotation::Parallel},
+                                    schedule::AnnotationStep{"T_relu", "i", schedule::IterAnnotation::Parallel}};
+  EXPECT_FALSE(remapStages(steps, dag).ok());
+}
+
+// With nearest classes on, a kernel no same-class source covers is transferred from its
+// neighbour class (and reports which); off, it keeps its default (the paper's protocol).
+TEST_F(TransferTest, NearestClassCandidatesForKernelsWithoutASource) {
+  graph::Kernel src = kernelOf(convEpilogue(14, 32, false, true));
+  ASSERT_TRUE(bank_->addRecords(sourceRecords(src, "src", 7, 8)).ok());
+  std::vector<graph::Kernel> ks{kernelOf(convEpilogue(12, 24, true, true))};
+  TransferOptions o = options();
+  o.adapt = Adapt::Verbatim;
+  TransferResult plain = transferTune(ks, *bank_, o, {});
+  ASSERT_EQ(plain.kernels.size(), 1u);
+  EXPECT_EQ(plain.kernels[0].candidates, 0);
+  o.nearest_classes = true;
+  TransferResult near = transferTune(ks, *bank_, o, {});
+  ASSERT_EQ(near.kernels.size(), 1u);
+  EXPECT_GT(near.kernels[0].candidates, 0);
+  EXPECT_EQ(near.kernels[0].nearest_class, src.class_name);
+  EXPECT_GT(near.kernels[0].measured, near.kernels[0].failed);  // checked against the reference when measured
+  ASSERT_TRUE(near.kernels[0].best.has_value());
+  EXPECT_EQ(near.sources, std::vector<std::string>{"src"});
 }
 
 }  // namespace

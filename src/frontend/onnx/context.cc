@@ -223,7 +223,9 @@ int Ctx::emit(graph::OpAttrs attrs, std::vector<int> inputs, std::string_view ta
         return graph_.addConstant(nm, graph::evaluateConstantNode(graph_, n));
       }
     }
-    return graph_.addNode(nm, attrs, std::move(inputs));
+    int id = graph_.addNode(nm, attrs, std::move(inputs));
+    checkSize(graph_.value(id).shape);  // every later shape computation stays within 64 bits
+    return id;
   } catch (const Error& e) {
     fail(stripGraphPrefix(e.what(), nm, attrs));
   }

@@ -30,7 +30,7 @@ void importReshape(Ctx& c) {
     }
     if (s <= 0) c.fail("the shape ", listStr(spec), " has the entry ", s, ", and empty tensors are not supported");
     out[d] = s;
-    known *= s;
+    if (__builtin_mul_overflow(known, s, &known)) c.fail("the shape ", listStr(spec), " has too many elements");
   }
   int64_t total = te::shapeElements(in);
   if (infer >= 0) {
