@@ -42,6 +42,7 @@ struct TransferArgs {
   int64_t budget = 0;
   bool refine = false;
   bool nearest_classes = true;  // kernels without a same-class source try their nearest class
+  bool allow_no_source = false;  // run (measuring only defaults) when the bank has no source at all
   int top_k = 0;
   std::string adapt = "both";
   std::string target = "host";

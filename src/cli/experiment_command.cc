@@ -297,6 +297,7 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
         t.budget = mode == "budget" ? (a.budget > 0 ? a.budget : 2 * tunable) : 0;
         t.refine = mode == "refine" || mode == "beyond";
         t.nearest_classes = mode == "beyond";
+        t.allow_no_source = true;
         t.label = "experiment:" + mode;
         t.json = true;
         t.verbose = a.verbose;

@@ -21,6 +21,7 @@
 #include "support/strings.h"
 #include "support/timer.h"
 #include "transfer/compare.h"
+#include "transfer/nearest.h"
 #include "transfer/refine.h"
 #include "transfer/transfer.h"
 
@@ -99,7 +100,14 @@ Json transferModel(const TransferArgs& a) {
     if (std::find(known.begin(), known.end(), m) == known.end())
       fail("--from: the bank ", bank.path(), " has no model named ", m, " (see `ttune db models`)");
   std::vector<transfer::SourceCoverage> cover = transfer::rankSources(kernels, bank, name);
-  if (cover.empty())
+  bool any_neighbour = false;
+  if (cover.empty() && a.nearest_classes) {
+    std::map<std::string, std::string> classes = bank.recordClasses();
+    for (const graph::TunableKernel& t : graph::tunableKernels(kernels))
+      any_neighbour = any_neighbour || !transfer::nearestClasses(t.kernel->class_name, classes).empty();
+  }
+  // An evaluation (allow_no_source) records the transfer that found nothing: S_tt is then 1.
+  if (cover.empty() && !any_neighbour && !a.allow_no_source)
     fail("the bank ", bank.path(), " holds no schedules of other models for the kernel classes of ", name,
          "; tune another model first (ttune tune MODEL) or import records (ttune db import FILE)");
 

@@ -63,6 +63,17 @@ void Graph::setNodes(std::vector<Node> nodes) {
   for (size_t i = 0; i < nodes_.size(); ++i) values_[nodes_[i].output].producer = static_cast<int>(i);
 }
 
+void Graph::redirectOutputs(const std::function<int(int)>& replacement, const std::string& superseded_suffix) {
+  for (int& o : outputs_) {
+    int r = replacement(o);
+    if (r == o) continue;
+    std::string name = values_[o].name;
+    values_[o].name = name + superseded_suffix;
+    values_[r].name = name;
+    o = r;
+  }
+}
+
 std::string Graph::toString() const {
   std::string s;
   for (int i : inputs_) s += "input " + values_[i].name + " " + te::shapeToString(values_[i].shape) + "\n";

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,10 @@ class Graph {
   // Replaces the node list (passes): `nodes` must read only values defined before them.
   void setNodes(std::vector<Node> nodes);
   void setOutputs(std::vector<int> outputs) { outputs_ = std::move(outputs); }
+  // Makes `replacement(o)` the graph output in place of each output o (passes that rewrite an
+  // output's producer). The replacement takes the output's name, so outputs keep their names;
+  // the superseded value is renamed with `superseded_suffix`.
+  void redirectOutputs(const std::function<int(int)>& replacement, const std::string& superseded_suffix);
   std::string toString() const;
 
  private:

@@ -63,19 +63,9 @@ class Converter {
 
   void run() {
     for (const Node& n : original_) convert(n);
-    std::vector<int> outputs;
-    for (int o : g_.outputs()) {
-      int v = toNCHW(o);
-      if (v != o) {
-        // The output keeps its name; the superseded value is no longer reachable.
-        std::string name = g_.value(o).name;
-        g_.mutableValue(o).name = name + ".nchw_superseded";
-        g_.mutableValue(v).name = name;
-      }
-      outputs.push_back(v);
-    }
+    // Outputs are NCHW again, under their names (the superseded values are no longer reachable).
+    g_.redirectOutputs([&](int o) { return toNCHW(o); }, ".nchw_superseded");
     g_.setNodes(std::move(nodes_));
-    g_.setOutputs(std::move(outputs));
   }
 
  private:

@@ -57,18 +57,8 @@ int useWinograd(Graph& g, const WinogradOptions& o) {
     ++rewritten;
   }
   if (rewritten == 0) return 0;
-  std::vector<int> outputs;
-  for (int v : g.outputs()) {
-    int r = mapped(v);
-    if (r != v) {
-      std::string name = g.value(v).name;
-      g.mutableValue(v).name = name + ".direct_superseded";
-      g.mutableValue(r).name = name;
-    }
-    outputs.push_back(r);
-  }
+  g.redirectOutputs(mapped, ".direct_superseded");
   g.setNodes(std::move(nodes));
-  g.setOutputs(std::move(outputs));
   return rewritten;
 }
 

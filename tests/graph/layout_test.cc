@@ -5,6 +5,7 @@
 #include "graph_test_util.h"
 
 #include "graph/layout.h"
+#include "count_ops.h"
 #include "graph/passes.h"
 #include "graph/reference.h"
 
@@ -13,11 +14,6 @@ namespace {
 
 using testing::randomArray;
 
-int count(const Graph& g, const std::string& op) {
-  int n = 0;
-  for (const Node& node : g.nodes()) n += opName(node.attrs) == op;
-  return n;
-}
 
 // Converts a copy of g and checks that it computes what g computes, with the same outputs.
 Graph convertedAndChecked(const Graph& g, uint64_t seed = 11) {

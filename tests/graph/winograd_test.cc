@@ -8,6 +8,7 @@
 #include "graph_test_util.h"
 
 #include "graph/fusion.h"
+#include "count_ops.h"
 #include "graph/passes.h"
 #include "graph/reference.h"
 #include "graph/winograd.h"
@@ -17,11 +18,6 @@ namespace {
 
 using testing::randomArray;
 
-int count(const Graph& g, const std::string& op) {
-  int n = 0;
-  for (const Node& node : g.nodes()) n += opName(node.attrs) == op;
-  return n;
-}
 
 int conv(Graph& g, const std::string& name, int x, int64_t c, int64_t k, int64_t kernel, int64_t stride, Pad4 pads,
          uint64_t seed) {

@@ -48,6 +48,11 @@ Window readWindow(const Ctx& c, const std::vector<int64_t>& kernel, const std::v
   for (size_t d = 0; d < s; ++d) {
     if (strides[d] <= 0 || dil[d] <= 0 || kernel[d] <= 0) c.fail("kernel, strides and dilations must be positive");
     if (pads[d] < 0 || pads[d + s] < 0) c.fail("negative pads ", listStr(pads), " are not supported");
+    // Window sizes beyond any real tensor only overflow the output-size arithmetic.
+    constexpr int64_t kMax = int64_t(1) << 31;
+    if (strides[d] > kMax || dil[d] > kMax || kernel[d] > kMax || pads[d] > kMax || pads[d + s] > kMax)
+      c.fail("the window (kernel ", listStr(kernel), ", strides ", listStr(strides), ", dilations ", listStr(dil), ", pads ",
+             listStr(pads), ") has a value above 2^31");
   }
   std::string auto_pad = c.attrString("auto_pad", "NOTSET");
   if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
