@@ -70,8 +70,8 @@ Expected<WorkerRequest> parseWorkerRequest(const std::vector<char>& msg) {
     int64_t elements = 1;
     for (auto& d : shape) {
       if (!rd.pod(&d) || d <= 0 || d > (int64_t(1) << 32)) return Unexpected("malformed request");
+      if (elements > (int64_t(1) << 32) / d) return Unexpected("malformed request: argument too large");
       elements *= d;
-      if (elements > (int64_t(1) << 32)) return Unexpected("malformed request: argument too large");
     }
     total_bytes += elements * te::dtypeBytes(static_cast<te::DType>(dt));
     if (total_bytes > (int64_t(1) << 34)) return Unexpected("malformed request: arguments too large");
