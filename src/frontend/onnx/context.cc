@@ -88,7 +88,7 @@ std::vector<int64_t> Ctx::ints(int i, std::string_view role) const {
   runtime::NDArray a = constant(i, role);
   std::vector<int64_t> out(static_cast<size_t>(a.numElements()));
   switch (a.dtype()) {
-    case te::DType::Int64: std::memcpy(out.data(), a.data(), out.size() * 8); break;
+    case te::DType::Int64: copyBytes(out.data(), a.data(), out.size() * 8); break;
     case te::DType::Int32:
       for (size_t k = 0; k < out.size(); ++k) out[k] = a.as<int32_t>()[k];
       break;
@@ -264,7 +264,7 @@ int Ctx::reshape(int v, const te::Shape& shape, std::string_view tag) {
          " (the element counts differ)");
   if (x.isConstant()) {
     runtime::NDArray a = runtime::NDArray::empty(shape, x.dtype);
-    std::memcpy(a.data(), x.constant->data(), static_cast<size_t>(a.bytes()));
+    copyBytes(a.data(), x.constant->data(), static_cast<size_t>(a.bytes()));
     return addConstant(std::move(a), tag);
   }
   return emit(graph::ReshapeAttrs{shape}, {v}, tag);
@@ -307,6 +307,16 @@ int Ctx::logicalNot(int v, std::string_view tag) {
   int f = scalarConstant(0, te::DType::Bool, std::string(tag) + "_false");
   int t = scalarConstant(1, te::DType::Bool, std::string(tag) + "_true");
   return emit(graph::WhereAttrs{}, {v, f, t}, tag);
+}
+
+runtime::NDArray int64Tensor(const std::vector<int64_t>& v) {
+  runtime::NDArray a = runtime::NDArray::empty({static_cast<int64_t>(v.size())}, te::DType::Int64);
+  copyBytes(a.data(), v.data(), v.size() * sizeof(int64_t));
+  return a;
+}
+
+void copyBytes(void* dst, const void* src, size_t n) {
+  if (n > 0) std::memcpy(dst, src, n);
 }
 
 }  // namespace ttune::frontend::detail

@@ -123,5 +123,9 @@ class Ctx {
 int64_t normAxis(const Ctx& c, int64_t axis, size_t rank, std::string_view what = "axis");
 // "[1, 2, 3]".
 std::string listStr(const std::vector<int64_t>& v);
+// A rank-1 int64 tensor holding `v` (may be empty).
+runtime::NDArray int64Tensor(const std::vector<int64_t>& v);
+// memcpy that accepts n == 0 with null pointers (empty tensors have no storage).
+void copyBytes(void* dst, const void* src, size_t n);
 
 }  // namespace ttune::frontend::detail

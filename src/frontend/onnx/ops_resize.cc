@@ -106,18 +106,13 @@ AxisPlan planAxis(const Ctx& c, const ResizeAttrs& a, int64_t in, int64_t out, d
   return p;
 }
 
-runtime::NDArray int64Array(const std::vector<int64_t>& v) {
-  runtime::NDArray a = runtime::NDArray::empty({static_cast<int64_t>(v.size())}, DType::Int64);
-  std::memcpy(a.data(), v.data(), v.size() * sizeof(int64_t));
-  return a;
-}
 
 // Weights shaped to broadcast along `axis` of a rank-`rank` tensor: [out, 1, ..., 1].
 runtime::NDArray axisWeights(const std::vector<float>& v, size_t axis, size_t rank) {
   te::Shape s{static_cast<int64_t>(v.size())};
   for (size_t d = axis + 1; d < rank; ++d) s.push_back(1);
   runtime::NDArray a = runtime::NDArray::empty(s, DType::Float32);
-  std::memcpy(a.data(), v.data(), v.size() * sizeof(float));
+  copyBytes(a.data(), v.data(), v.size() * sizeof(float));
   return a;
 }
 
@@ -130,7 +125,7 @@ int applyPlan(Ctx& c, int x, size_t axis, size_t rank, const AxisPlan& p, bool l
     if (all_zero) continue;
     bool all_one = std::all_of(p.weight[k].begin(), p.weight[k].end(), [](float w) { return w == 1.0f; });
     bool single = p.index.size() == 1 && !p.has_extra;
-    int idx = c.addConstant(int64Array(p.index[k]), t + "_index" + std::to_string(k));
+    int idx = c.addConstant(int64Tensor(p.index[k]), t + "_index" + std::to_string(k));
     int g = c.emit(graph::GatherAttrs{static_cast<int64_t>(axis)}, {x, idx}, tag("gather" + std::to_string(k), single));
     if (!all_one) {
       int w = c.addConstant(axisWeights(p.weight[k], axis, rank), t + "_weight" + std::to_string(k));
@@ -145,7 +140,7 @@ int applyPlan(Ctx& c, int x, size_t axis, size_t rank, const AxisPlan& p, bool l
     if (acc < 0) {  // every position is outside the crop window
       int zero = c.scalarConstant(0, DType::Float32, t + "_zero");
       int first = c.emit(graph::GatherAttrs{static_cast<int64_t>(axis)},
-                         {x, c.addConstant(int64Array(std::vector<int64_t>(p.extra.size(), 0)), t + "_index")},
+                         {x, c.addConstant(int64Tensor(std::vector<int64_t>(p.extra.size(), 0)), t + "_index")},
                          t + "_gather");
       acc = c.binary(BinaryKind::Mul, first, zero, t + "_zeros");
     }

@@ -13,11 +13,6 @@ namespace {
 
 using te::DType;
 
-runtime::NDArray int64Vector(const std::vector<int64_t>& v) {
-  runtime::NDArray a = runtime::NDArray::empty({static_cast<int64_t>(v.size())}, DType::Int64);
-  std::memcpy(a.data(), v.data(), v.size() * sizeof(int64_t));
-  return a;
-}
 
 void importConstant(Ctx& c) {
   if (c.proto().attribute_size() != 1) c.fail("must have exactly one value attribute");
@@ -42,7 +37,7 @@ void importConstant(Ctx& c) {
     v.as<int64_t>()[0] = a.i();
   } else if (k == "value_ints") {
     if (a.ints_size() == 0) c.fail("value_ints is empty, and empty tensors are not supported");
-    v = int64Vector(std::vector<int64_t>(a.ints().begin(), a.ints().end()));
+    v = int64Tensor(std::vector<int64_t>(a.ints().begin(), a.ints().end()));
   } else {
     c.fail("attribute ", k, " is not supported (string and sparse constants cannot be represented)");
   }
@@ -124,7 +119,7 @@ void importShape(Ctx& c) {
   start = std::clamp<int64_t>(start, 0, r);
   end = std::clamp<int64_t>(end, 0, r);
   if (end <= start) c.fail("the result is empty, and empty tensors are not supported");
-  c.setOutput(0, c.addConstant(int64Vector(std::vector<int64_t>(s.begin() + start, s.begin() + end)), {}));
+  c.setOutput(0, c.addConstant(int64Tensor(std::vector<int64_t>(s.begin() + start, s.begin() + end)), {}));
 }
 
 void importSize(Ctx& c) {

@@ -105,7 +105,7 @@ runtime::NDArray tensorFromProto(const onnx::TensorProto& t, const std::string& 
     if (static_cast<int64_t>(raw->size()) != bytes)
       fail(what, " has ", raw->size(), " bytes of data but its shape ", te::shapeToString(shape), " needs ", bytes);
     runtime::NDArray a = runtime::NDArray::empty(shape, dtype);
-    std::memcpy(a.data(), raw->data(), raw->size());  // little-endian, as the host
+    if (!raw->empty()) std::memcpy(a.data(), raw->data(), raw->size());  // little-endian, as the host
     if (dtype == te::DType::Bool)
       for (int64_t i = 0; i < n; ++i) a.as<uint8_t>()[i] = a.as<uint8_t>()[i] != 0;
     return a;
