@@ -128,6 +128,16 @@ TEST(Runner, OutputsAreNotInheritedFromThePreviousCandidate) {
   EXPECT_EQ(runner.run(idle).error, ErrorKind::WrongAnswer);
 }
 
+// Regression: the worker rejected arguments of rank above 8 as malformed, so every candidate with
+// a multi-level layout-rewritten weight (one axis per tile level) failed without being timed.
+TEST(Runner, HighRankArgumentsAreMeasured) {
+  Runner runner;
+  RunRequest r = request(goodKernel());
+  for (ArgSpec& a : r.args) a.shape = {2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1};
+  RunResult res = runner.run(r);
+  EXPECT_TRUE(res.ok()) << res.message;
+}
+
 std::shared_ptr<const ComputeDAG> matmul(int64_t n) {
   Tensor a = placeholder("A", {n, n});
   Tensor b = placeholder("B", {n, n}, DType::Float32, true);
