@@ -131,6 +131,46 @@ std::vector<State> SearchTask::initPopulation(uint64_t round_seed) {
   return pop;
 }
 
+std::vector<State> SearchTask::incumbentNeighbours(int want, uint64_t round_seed, CostModel& model) {
+  std::vector<const std::pair<State, double>*> best;
+  for (const auto& m : measured_)
+    if (std::isfinite(m.second)) best.push_back(&m);
+  if (best.empty() || want <= 0) return {};
+  const size_t top = std::min<size_t>(best.size(), 3);
+  std::partial_sort(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(top), best.end(),
+                    [](const auto* a, const auto* b) { return a->second < b->second; });
+  // Half of the draws mutate the best state, the rest the runners-up; a third take a second step.
+  const int draws = 8 * want;
+  std::vector<std::optional<State>> drawn(draws);
+  parallelFor(draws, opt_.threads, [&](int i) {
+    Rng r(mixSeed(round_seed, 97, i, 0));
+    size_t parent = (i % 2 == 0 || top == 1) ? 0 : 1 + static_cast<size_t>(i / 2) % (top - 1);
+    auto m = mutateState(best[parent]->first, r, opt_.sampler);
+    if (m && r.bernoulli(1.0 / 3)) {
+      if (auto m2 = mutateState(*m, r, opt_.sampler)) m = std::move(m2);
+    }
+    drawn[i] = std::move(m);
+  });
+  std::vector<State> pool;
+  std::vector<std::string> keys;
+  std::unordered_set<std::string> seen;
+  for (auto& d : drawn) {
+    if (!d) continue;
+    std::string k = stateKey(*d);
+    if (measured_keys_.count(k) || !seen.insert(k).second) continue;
+    pool.push_back(std::move(*d));
+    keys.push_back(std::move(k));
+  }
+  std::vector<double> sc = score(pool, keys, model);
+  std::vector<size_t> order;
+  for (size_t i = 0; i < pool.size(); ++i)
+    if (std::isfinite(sc[i])) order.push_back(i);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return sc[a] > sc[b]; });
+  std::vector<State> out;
+  for (size_t i = 0; i < order.size() && static_cast<int>(out.size()) < want; ++i) out.push_back(pool[order[i]]);
+  return out;
+}
+
 std::optional<Candidate> SearchTask::defaultCandidate() const {
   if (!default_state_ || measured_keys_.count(stateKey(*default_state_))) return std::nullopt;
   return Candidate{*default_state_, finalizeForMeasurement(*default_state_)};
@@ -208,6 +248,11 @@ std::vector<Candidate> SearchTask::nextBatch(int n, CostModel& model) {
   // The first batch measures the default schedule: the tuned result is then never worse than
   // the untuned one, and evolution refines a good schedule from the first round.
   if (default_state_ && n > 0) take(*default_state_);
+  // Local search around the incumbents: a quarter of the batch. Roulette selection over hundreds
+  // of sampled states rarely breeds from the one strong default, so a kernel whose default beats
+  // every sampled schedule (Winograd products, memory-bound layers) was never improved on.
+  const int local = n >= 4 ? n / 4 : (n >= 2 ? 1 : 0);
+  for (const State& s : incumbentNeighbours(local, round_seed, model)) take(s);
   for (const auto& [sc, s] : heap) {
     if (static_cast<int>(out.size()) >= n - num_random) break;
     take(s);

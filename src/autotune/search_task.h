@@ -87,6 +87,8 @@ class SearchTask {
   std::vector<double> score(const std::vector<schedule::State>& states, const std::vector<std::string>& keys,
                             CostModel& model);
   std::vector<schedule::State> initPopulation(uint64_t round_seed);
+  // The `want` best-predicted unmeasured mutations of the best measured states.
+  std::vector<schedule::State> incumbentNeighbours(int want, uint64_t round_seed, CostModel& model);
 
   std::shared_ptr<const te::ComputeDAG> dag_;
   std::string key_;

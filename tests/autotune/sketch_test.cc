@@ -3,7 +3,9 @@
 
 #include "autotune/sampler.h"
 #include "autotune/sketch.h"
+#include "measure/builder.h"
 #include "ops/ops.h"
+#include "ops/winograd.h"
 #include "schedule/record.h"
 
 namespace ttune::autotune {
@@ -77,6 +79,35 @@ TEST(Sketch, TiledMatmulStructure) {
     found = true;
   }
   EXPECT_TRUE(found);
+}
+
+// The search refines the default schedule (SearchTask's local search mutates the incumbents):
+// a good share of the mutations of the default of each kind of tunable kernel (a matmul, an
+// NHWC conv, a Winograd batched product with its output transform) must replay, or a strong
+// default is a dead end the search never improves on.
+TEST(Sampler, DefaultSchedulesMutate) {
+  Tensor x = placeholder("X", {1, 14, 14, 64});
+  Tensor w = placeholder("W", {3, 3, 64, 128}, te::DType::Float32, true);
+  Tensor a = placeholder("A", {256, 256}), b = placeholder("B", {256, 256}, te::DType::Float32, true);
+  Tensor tiles = placeholder("T", {6, 6, 4, 512});
+  Tensor ww = placeholder("U", {6, 6, 512, 512}, te::DType::Float32, true);
+  Tensor wino = ops::relu(ops::winograd_output(ops::batch_matmul(tiles, ww), 4, 1, 7, 7));
+  std::vector<std::shared_ptr<const te::ComputeDAG>> dags = {dagOf({x, w}, {ops::conv2d_nhwc(x, w, {1, 1}, {1, 1, 1, 1})}),
+                                                             dagOf({a, b}, {ops::matmul(a, b)}), dagOf({tiles, ww}, {wino})};
+  for (const char* name : {"x86-64-v3", "x86-64-v4"}) {
+    SamplerOptions opt;
+    opt.target = *codegen::resolveTarget(name);
+    for (const auto& dag : dags) {
+      auto d = schedule::State::replay(dag, withoutLayoutRewrites(measure::defaultScheduleFor(*dag, opt.target)));
+      ASSERT_TRUE(d.ok()) << d.error();
+      int ok = 0;
+      for (int i = 0; i < 100; ++i) {
+        Rng rng(7 + i);
+        ok += mutateState(*d, rng, opt).has_value();
+      }
+      EXPECT_GT(ok, 30) << name << " " << dag->outputs()[0].name();
+    }
+  }
 }
 
 TEST(Sampler, RegisterTilesFitTheTargetsRegisterFile) {
