@@ -55,6 +55,7 @@ def test_tune_and_transfer_return_their_summaries(tmp_path):
     tuned = ttune.tune(source, trials=12, db=bank, threads=2)
     assert tuned["model"] == "source" and tuned["db"] == bank
     assert tuned["trials"] >= 12 and tuned["tasks"] == 2 and tuned["tuned_ms"] > 0  # the dense layer and the softmax
+    assert tuned["kernel_speedup"] >= 1  # the tuned kernels are never slower than their defaults, as measured
     moved = ttune.transfer(target, db=bank, threads=2)
     assert moved["model"] == "target" and moved["sources"] == ["source"]
     assert len(moved["kernels"]) == 2 and all(k["default_ms"] > 0 for k in moved["kernels"])
