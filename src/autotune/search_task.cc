@@ -251,7 +251,7 @@ std::vector<Candidate> SearchTask::nextBatch(int n, CostModel& model) {
   // Local search around the incumbents: a quarter of the batch. Roulette selection over hundreds
   // of sampled states rarely breeds from the one strong default, so a kernel whose default beats
   // every sampled schedule (Winograd products, memory-bound layers) was never improved on.
-  const int local = n >= 4 ? n / 4 : (n >= 2 ? 1 : 0);
+  const int local = n >= 2 ? std::max(1, n / 4) : 0;
   for (const State& s : incumbentNeighbours(local, round_seed, model)) take(s);
   for (const auto& [sc, s] : heap) {
     if (static_cast<int>(out.size()) >= n - num_random) break;

@@ -75,13 +75,13 @@ Expected<WorkerRequest> parseWorkerRequest(const std::vector<char>& msg) {
       if (elements > (int64_t(1) << 32) / d) return Unexpected("malformed request: argument too large");
       elements *= d;
     }
-    total_bytes += elements * te::dtypeBytes(static_cast<te::DType>(dt));
+    const int64_t bytes = elements * te::dtypeBytes(static_cast<te::DType>(dt));
+    total_bytes += bytes;
     if (total_bytes > (int64_t(1) << 34)) return Unexpected("malformed request: arguments too large");
     std::vector<char> given;
     if (!rd.pod(&out) || !rd.pod(&has)) return Unexpected("malformed request");
     if (has && !rd.bytes(&given)) return Unexpected("malformed request");
-    if (has && static_cast<int64_t>(given.size()) != elements * te::dtypeBytes(static_cast<te::DType>(dt)))
-      return Unexpected("input size mismatch");
+    if (has && static_cast<int64_t>(given.size()) != bytes) return Unexpected("input size mismatch");
     q.specs.push_back({shape, static_cast<te::DType>(dt)});
     q.is_output.push_back(out != 0);
     q.given.push_back(std::move(given));

@@ -106,7 +106,6 @@ AxisPlan planAxis(const Ctx& c, const ResizeAttrs& a, int64_t in, int64_t out, d
   return p;
 }
 
-
 // Weights shaped to broadcast along `axis` of a rank-`rank` tensor: [out, 1, ..., 1].
 runtime::NDArray axisWeights(const std::vector<float>& v, size_t axis, size_t rank) {
   te::Shape s{static_cast<int64_t>(v.size())};

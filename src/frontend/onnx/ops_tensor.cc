@@ -13,7 +13,6 @@ namespace {
 
 using te::DType;
 
-
 void importConstant(Ctx& c) {
   if (c.proto().attribute_size() != 1) c.fail("must have exactly one value attribute");
   const onnx::AttributeProto& a = c.proto().attribute(0);
