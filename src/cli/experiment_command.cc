@@ -120,7 +120,8 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
     if (m == "then-tune") md << "---:|---:|---:|";
     else if (m != "pool") md << "---:|---:|";
   md << "\n";
-  std::map<std::string, std::vector<double>> shares;
+  // Per mode: (%max, S_max of that comparison).
+  std::map<std::string, std::vector<std::pair<double, double>>> shares;
   std::vector<double> log_ratio;
   int unmatched = 0;
   std::vector<PlotPanel> panels;
@@ -152,26 +153,42 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
         if (!mc.contains("continued")) continue;
         for (const Json& cp : mc["continued"]) panel.continued.push_back({num(cp, "search_s"), num(cp, "speedup")});
         panel.continued.insert(panel.continued.begin(), {num(mc, "transfer_s"), num(mc, "speedup_transfer")});
-        double s = num(mc, "continued_speedup"), smax = num(c, "speedup_tuned");
-        shares[m].push_back(smax > 1 ? (s - 1) / (smax - 1) : NAN);
+        // Its share of the tuning run's speedup, both timed in this comparison (compare's
+        // convention: 0 when the tuning run gained nothing).
+        double s = num(mc, "continued_speedup"), smax = num(mc, "speedup_tuned");
+        shares[m].push_back({smax > 1 ? (s - 1) / (smax - 1) : 0.0, smax});
         md << " " << strFormat("%.2fx", s) << " | " << formatSeconds(num(mc, "continued_search_s")) << " | "
            << (mc["continued_s_to_match_tuned"].is_number() ? formatSeconds(num(mc, "continued_s_to_match_tuned")) : "never")
            << " |";
         continue;
       }
-      shares[m].push_back(num(mc, "share_of_tuned_speedup"));
+      shares[m].push_back({num(mc, "share_of_tuned_speedup"), num(mc, "speedup_tuned")});
       panel.points.push_back({m, num(mc, "transfer_s"), num(mc, "speedup_transfer")});
       if (m != "pool") md << " " << pct(num(mc, "share_of_tuned_speedup")) << " | " << formatSeconds(num(mc, "transfer_s")) << " |";
     }
     md << "\n";
     panels.push_back(std::move(panel));
   }
-  md << "\nAverage %max (then-tune: its final speedup's share of S_max):";
-  for (const std::string& m : modes) {
-    const auto& v = shares[m];
+  // %max divides by S_max - 1: where the tuning run gained less than the timing noise of a whole
+  // model (a few percent between two timings of the same schedules), the quotient is noise over
+  // noise, so the average is also given over the models whose S_max clears kMinSmax.
+  constexpr double kMinSmax = 1.05;
+  auto mean = [](const std::vector<double>& v) {
     double s = 0;
     for (double x : v) s += x;
-    md << " " << m << " " << (v.empty() ? "-" : pct(s / static_cast<double>(v.size()))) << " (" << v.size() << " models);";
+    return v.empty() ? NAN : s / static_cast<double>(v.size());
+  };
+  md << "\nAverage %max (then-tune: its final speedup's share of S_max), over all models; over those with S_max >= "
+     << strFormat("%.2f", kMinSmax) << ":";
+  for (const std::string& m : modes) {
+    std::vector<double> all, strong;
+    for (auto [share, smax] : shares[m]) {
+      if (!std::isfinite(share)) continue;
+      all.push_back(share);
+      if (smax >= kMinSmax) strong.push_back(share);
+    }
+    md << " " << m << " " << pct(mean(all)) << " (" << all.size() << " models), " << pct(mean(strong)) << " ("
+       << strong.size() << ");";
   }
   md << "\nTuning time to match the pool transfer, over the transfer time: geomean "
      << (log_ratio.empty() ? std::string("-") : strFormat("%.1fx", std::exp([&] {
