@@ -11,7 +11,8 @@
 #   --out      where the files go (default: bank/)
 #   --from-experiment DIR: tune nothing; export the tuning runs of `ttune experiment --out DIR`
 #              (its DIR/results.json names them, DIR/bank.db holds them)
-# A model already tuned in --db is resumed, not re-tuned. Update bank/README.md with the command.
+# An interrupted run of a model in --db is resumed; a finished one is not reused (the model is tuned
+# again). Update bank/README.md with the command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TTUNE=${TTUNE:-build/bin/ttune}

@@ -5,6 +5,7 @@
 #include "codegen/codegen.h"
 #include "runtime/thread_pool.h"
 #include "store/seed.h"
+#include "transfer/compare.h"
 #include "support/error.h"
 
 namespace ttune::cli {
@@ -35,22 +36,24 @@ void registerModel(store::Bank& bank, const std::string& name, const std::string
   if (!st.ok()) fail(st.error());
 }
 
-executor::ScheduleProvider bankProvider(const store::Bank& bank, const std::vector<graph::Kernel>& kernels,
-                                        const schedule::Target& code) {
+executor::ScheduleProvider bankProvider(const store::Bank& bank, const std::string& model,
+                                        const std::vector<graph::Kernel>& kernels, const schedule::Target& code) {
   std::vector<std::string> keys;
   for (const graph::Kernel& k : kernels) keys.push_back(k.workload_key);
-  std::map<std::string, schedule::Record> best = bank.bestRecordsFor(keys, currentTarget(code));
+  schedule::TargetInfo here = currentTarget(code);
+  std::map<std::string, schedule::Record> best = bank.bestRecordsFor(keys, here);
+  for (schedule::Record& r : transfer::inModelChoice(bank, model, here)) best[r.workload_key] = std::move(r);
   std::vector<schedule::Record> recs;
   for (auto& [k, r] : best) recs.push_back(r);
   return executor::recordsProvider(recs);
 }
 
 executor::ScheduleProvider scheduleOption(const std::string& records, const std::optional<std::string>& db,
-                                          const graph::Graph& g, const schedule::Target& code) {
+                                          const std::string& model, const graph::Graph& g, const schedule::Target& code) {
   if (db) {
     if (!records.empty()) fail("--records and --db both give schedules; use one");
     store::Bank bank = openBank(*db);
-    return bankProvider(bank, graph::partition(g), code);
+    return bankProvider(bank, model, graph::partition(g), code);
   }
   if (records.empty()) return nullptr;
   auto recs = schedule::readRecordsFile(records);

@@ -36,7 +36,7 @@ Json exportCommand(const ExportArgs& a) {
   graph::Graph g = loadModel(a.src);
   executor::ModelOptions opt;
   opt.target = resolveTargetOption(a.target, false);  // any target: the code is not run here
-  opt.schedules = scheduleOption(a.records, a.db, g, opt.target);
+  opt.schedules = scheduleOption(a.records, a.db, modelName(a.src.spec), g, opt.target);
   executor::ModelArtifacts art = executor::compileArtifacts(g, opt);
   deploy::ExportOptions eo;
   eo.dir = a.out;

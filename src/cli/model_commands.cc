@@ -181,7 +181,8 @@ void runModel(const RunArgs& a) {
   graph::Graph g = loadModel(a.src);
   executor::ModelOptions opt;
   opt.target = resolveTargetOption(a.target, true);
-  opt.schedules = scheduleOption(a.records, a.use_db ? std::optional<std::string>(a.db) : std::nullopt, g, opt.target);
+  opt.schedules = scheduleOption(a.records, a.use_db ? std::optional<std::string>(a.db) : std::nullopt, modelName(a.src.spec), g,
+                                 opt.target);
   executor::CompiledModel m = executor::CompiledModel::compile(g, opt);
 
   std::vector<runtime::NDArray> inputs;

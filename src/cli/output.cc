@@ -22,6 +22,15 @@ std::string formatSeconds(double s) {
   return strFormat("%d min %d s", m, static_cast<int>(s - 60 * m));
 }
 
+std::string refineSummary(const Json& j) {
+  if (!j.contains("refined_kernels_changed")) return "";
+  double s = j.value("refine_speedup_over_isolated", 1.0);
+  if (!j.value("refine_kept", true))
+    return strFormat("  in-model refinement kept the isolated picks (its own picks ran the model %.2fx as fast)\n", s);
+  return strFormat("  in-model refinement changed the choice of %d kernels (whole model %.2fx over the isolated picks)\n",
+                   j["refined_kernels_changed"].get<int>(), s);
+}
+
 std::string formatCount(double v) {
   if (v >= 1e12) return strFormat("%.2f T", v / 1e12);
   if (v >= 1e9) return strFormat("%.2f G", v / 1e9);

@@ -15,5 +15,8 @@ bool stderrIsTerminal();
 std::string formatSeconds(double s);
 // "231.2 M", "4.1 G"
 std::string formatCount(double v);
+// The in-model refinement line of a `tune`/`transfer` summary (transfer::refineJson's fields), ""
+// when the run did not refine.
+std::string refineSummary(const Json& summary);
 
 }  // namespace ttune::cli

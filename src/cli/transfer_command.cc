@@ -212,10 +212,7 @@ Json transferModel(const TransferArgs& a) {
     for (const auto& [m, share] : res.source_scores) sc.push_back({{"model", m}, {"untuned_time_covered", share}});
     j["source_scores"] = sc;
   }
-  if (a.refine) {
-    j["refined_kernels_changed"] = refined.changed;
-    j["refine_variants"] = refined.variants;
-  }
+  if (a.refine) j.update(transfer::refineJson(refined));
   return j;
 }
 
@@ -241,8 +238,7 @@ void printTransfer(const Json& j) {
     if (k.contains("nearest_class") && k["candidates"].get<int>() > 0)
       std::cout << strFormat("  %-44s %4s   (candidates from the nearest class %s)\n", "", "", k["nearest_class"].get<std::string>().c_str());
   }
-  if (j.contains("refined_kernels_changed"))
-    std::cout << "  in-model refinement changed the choice of " << j["refined_kernels_changed"].get<int>() << " kernels\n";
+  std::cout << refineSummary(j);
   std::cout << "  untuned      " << formatSeconds(j["untuned_ms"].get<double>() * 1e-3) << "\n  transferred  "
             << formatSeconds(j["transferred_ms"].get<double>() * 1e-3)
             << strFormat("  (%.2fx, %d of %zu kernels improved)\n", j["speedup"].get<double>(), j["kernels_improved"].get<int>(),

@@ -227,14 +227,13 @@ Json tuneModel(const TuneArgs& a) {
   rq.run_id = run_id;
   std::vector<schedule::Record> run_recs = bank.records(rq);
   std::vector<schedule::Record> choice = transfer::bestPerWorkload(run_recs);
-  int refined_changed = 0;
+  std::optional<transfer::RefineResult> refined;
   if (a.refine) {
     if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-ranking each kernel's best schedules inside the model...\n";
     transfer::RefineOptions ro;
     ro.target = code;
-    transfer::RefineResult rr = transfer::refineInModel(g, run_recs, ro);
-    choice = rr.chosen;
-    refined_changed = rr.changed;
+    refined = transfer::refineInModel(g, run_recs, ro);
+    choice = refined->chosen;
     Status st = bank.setRunResult(run_id, transfer::choiceResult(choice));
     if (!st.ok()) fail(st.error());
   }
@@ -270,7 +269,7 @@ Json tuneModel(const TuneArgs& a) {
   // each kernel weighted by its occurrences), next to what the whole model delivers.
   if (std::isfinite(p.estimated_latency_s) && std::isfinite(p.untuned_latency_s) && p.estimated_latency_s > 0)
     j["kernel_speedup"] = p.untuned_latency_s / p.estimated_latency_s;
-  if (a.refine) j["refined_kernels_changed"] = refined_changed;
+  if (refined) j.update(transfer::refineJson(*refined));
   return j;
 }
 
@@ -291,8 +290,7 @@ void printTune(const Json& j) {
     if (k > 1.02) std::cout << strFormat(": the model keeps %.0f%% of the gain", 100 * (j["speedup"].get<double>() - 1) / (k - 1));
     std::cout << "\n";
   }
-  if (j.contains("refined_kernels_changed"))
-    std::cout << "  in-model refinement changed the choice of " << j["refined_kernels_changed"].get<int>() << " kernels\n";
+  std::cout << refineSummary(j);
   std::cout << strFormat("  time     %.0f%% measuring, %.0f%% compiling, %.0f%% searching, on %d threads\n",
                          100 * j["measure_share"].get<double>(), 100 * j["compile_share"].get<double>(),
                          100 * j["search_share"].get<double>(), j["threads"].get<int>());

@@ -73,6 +73,22 @@ Json choiceResult(const std::vector<Record>& chosen) {
   return Json{{"choice", c}};
 }
 
+std::vector<Record> inModelChoice(const store::Bank& bank, const std::string& model, const schedule::TargetInfo& here) {
+  std::vector<store::RunInfo> runs = bank.runs();
+  for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
+    const store::RunInfo& r = *it;
+    if (r.model != model || r.status != store::RunStatus::Finished) continue;
+    if (r.settings.value("cpu", "") != here.cpu || r.settings.value("isa", "") != schedule::isaName(here.isa) ||
+        r.settings.value("threads", 0) != here.threads)
+      continue;
+    if (!r.result.is_object() || !r.result.contains("choice")) return {};
+    store::RecordQuery q;
+    q.run_id = r.run_id;
+    return transferChoice(bank.records(q), r.result);
+  }
+  return {};
+}
+
 std::vector<Record> transferChoice(const std::vector<Record>& records, const Json& run_result) {
   if (run_result.is_object() && run_result.contains("choice") && run_result["choice"].is_object()) {
     const Json& c = run_result["choice"];

@@ -72,8 +72,14 @@ Expected<store::RunInfo> comparableRun(const store::Bank& bank, store::RunKind k
 // refinement stores {"choice": {workload key: steps}}), else its fastest transferred schedule
 // when that beat the default measured in the same run.
 std::vector<schedule::Record> transferChoice(const std::vector<schedule::Record>& records, const Json& run_result = Json());
-// The run result naming a choice of records.
+// The run result naming a choice of records (written only by in-model refinement).
 Json choiceResult(const std::vector<schedule::Record>& chosen);
+// The in-model choice the commands that compile `model` honour over the bank's fastest records:
+// when the newest finished run of the model measured like `here` (same CPU, ISA level, threads)
+// re-ranked its kernels inside the compiled model (`tune`/`transfer --refine`), the records it
+// chose, default schedules included; else none. A later finished run without such a choice
+// supersedes it (its isolated times count again, through the bank's best records).
+std::vector<schedule::Record> inModelChoice(const store::Bank& bank, const std::string& model, const schedule::TargetInfo& here);
 // The fastest ok record per workload, optionally only those measured by `limit_s` of the run.
 std::vector<schedule::Record> bestPerWorkload(const std::vector<schedule::Record>& records, double limit_s = -1);
 

@@ -1,14 +1,24 @@
 #include "transfer/refine.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 #include "executor/executor.h"
+#include "executor/latency.h"
 #include "measure/timing.h"
+#include "store/bank.h"
 
 namespace ttune::transfer {
 
 using schedule::Record;
+
+Json refineJson(const RefineResult& r) {
+  return Json{{"refined_kernels_changed", r.changed},
+              {"refine_variants", r.variants},
+              {"refine_speedup_over_isolated", r.speedup_over_isolated},
+              {"refine_kept", r.kept}};
+}
 
 RefineResult refineInModel(const graph::Graph& g, const std::vector<Record>& records, const RefineOptions& o) {
   // Per workload: the best few by isolated time, then the default (when not among them).
@@ -61,10 +71,11 @@ RefineResult refineInModel(const graph::Graph& g, const std::vector<Record>& rec
       models[j].runProfiled(inputs, s);
       for (size_t k = 0; k < nk && k < s.size(); ++k) secs[j][k].push_back(s[k]);
     }
+  std::map<std::string, const Record*> in_model, isolated_pick;
   for (size_t k = 0; k < nk; ++k) {
     const std::string& key = models[0].kernels()[k].workload_key;
     auto it = cands.find(key);
-    if (it == cands.end()) continue;
+    if (it == cands.end() || in_model.count(key)) continue;
     const auto& list = it->second;
     size_t best = 0;
     double best_s = std::numeric_limits<double>::infinity();
@@ -72,12 +83,38 @@ RefineResult refineInModel(const graph::Graph& g, const std::vector<Record>& rec
       double t = measure::median(secs[j][k]);
       if (t < best_s) best_s = t, best = j;
     }
-    res.chosen.push_back(*list[best]);
     size_t isolated = 0;
     for (size_t j = 1; j < list.size(); ++j)
       if (list[j]->result.median() < list[isolated]->result.median()) isolated = j;
-    res.changed += best != isolated;
+    in_model[key] = list[best];
+    isolated_pick[key] = list[isolated];
+    // Two candidates may be one schedule (a tuned state equal to the default).
+    res.changed += store::stepsKey(list[best]->steps) != store::stepsKey(list[isolated]->steps);
   }
+
+  // The whole-model check, when any pick changed.
+  if (res.changed > 0) {
+    auto pickModel = [&](const std::map<std::string, const Record*>& picks) {
+      executor::ModelOptions mo;
+      mo.target = o.target;
+      mo.cache = cache;
+      mo.schedules = [&picks](const graph::Kernel& k) -> std::optional<std::vector<schedule::Step>> {
+        auto it = picks.find(k.workload_key);
+        if (it == picks.end()) return std::nullopt;
+        return it->second->steps;
+      };
+      return executor::CompiledModel::compile(g, mo);
+    };
+    models.clear();  // frees the variants before two more models are built
+    std::vector<executor::CompiledModel> pair;
+    pair.push_back(pickModel(isolated_pick));
+    pair.push_back(pickModel(in_model));
+    executor::ModelTimings t = executor::timeCompiled(pair, inputs, 2 * o.rounds, 3);
+    res.speedup_over_isolated = t.speedup_vs_first[1];
+    res.kept = res.speedup_over_isolated >= 1;
+  }
+  for (auto& [key, r] : res.kept ? in_model : isolated_pick) res.chosen.push_back(*r);
+  if (!res.kept) res.changed = 0;
   return res;
 }
 

@@ -4,8 +4,11 @@
 // default schedule, refineInModel picks the one that is fastest inside the compiled model:
 // variant j of the model runs every kernel's j-th candidate (its last one when it has fewer),
 // all variants are profiled in interleaved rounds (CompiledModel::runProfiled: each kernel's time
-// within the model), and each kernel keeps the variant it was fastest in. Used after transfer
-// (`ttune transfer --refine`) and after tuning (`ttune tune --refine`).
+// within the model), and each kernel keeps the variant it was fastest in. Per-kernel times inside
+// a model are noisy and interact (a kernel's pick changes what the next one finds in cache), so
+// the combined choice is then timed as a whole model against the isolated picks, interleaved,
+// and kept only when it is not slower. Used after transfer (`ttune transfer --refine`) and after
+// tuning (`ttune tune --refine`).
 #pragma once
 
 #include <map>
@@ -15,6 +18,7 @@
 #include "codegen/target.h"
 #include "graph/graph.h"
 #include "schedule/record.h"
+#include "support/json.h"
 
 namespace ttune::transfer {
 
@@ -28,7 +32,16 @@ struct RefineResult {
   std::vector<schedule::Record> chosen;  // one per workload that has candidates (may be a default record)
   int changed = 0;                       // kernels whose in-model pick differs from the isolated pick
   int variants = 0;
+  // The whole-model check: the in-model picks over the isolated picks (median of interleaved
+  // paired rounds; > 1 means faster), and whether they were kept (else `chosen` holds the
+  // isolated picks and `changed` is 0).
+  double speedup_over_isolated = 1;
+  bool kept = true;
 };
+
+// The summary fields of a refinement for a command's JSON output (refined_kernels_changed,
+// refine_variants, refine_speedup_over_isolated, refine_kept).
+Json refineJson(const RefineResult& r);
 
 // `records`: measured records of the model's workloads (ok ones are candidates; records with
 // provenance.source "default" are the defaults).

@@ -9,11 +9,15 @@
 #include "autotune/search_task.h"
 #include "common/check.h"
 #include "graph/fusion.h"
+#include "graph/passes.h"
+#include "models/builder.h"
 #include "ops/elementwise.h"
 #include "ops/nn.h"
 #include "store/bank.h"
 #include "transfer/adapt.h"
+#include "transfer/compare.h"
 #include "transfer/nearest.h"
+#include "transfer/refine.h"
 #include "transfer/transfer.h"
 
 namespace ttune::transfer {
@@ -290,6 +294,98 @@ TEST_F(TransferTest, CandidatesComeOnlyFromColdTuningRunsOfOtherModels) {
   for (const auto& r : sunk) {
     if (r.provenance.source != "transfer") continue;
     EXPECT_TRUE(r.provenance.origin == "src" || r.provenance.origin == "src2" || r.provenance.origin == "m7") << r.provenance.origin;
+  }
+}
+
+// `run` honours the in-model choice of the model's newest run measured like this machine, even
+// where it is not the fastest record in isolation, until a later run without one supersedes it.
+TEST_F(TransferTest, InModelChoiceOfTheNewestRunIsHonoured) {
+  const schedule::Target code = codegen::hostTarget();
+  const schedule::TargetInfo here = schedule::targetInfo(code, codegen::hostTarget().cpu, 2);
+  Json settings{{"cpu", here.cpu}, {"isa", schedule::isaName(here.isa)}, {"threads", here.threads}};
+  auto tune = bank_->beginRun(store::RunKind::Tune, "tgt2", settings);
+  ASSERT_TRUE(tune.ok());
+  auto recs = sourceRecords(sources_[1], "tgt2", 60, 3);
+  for (auto& r : recs) r.provenance.run_id = *tune;
+  ASSERT_TRUE(bank_->addRecords(recs).ok());
+  EXPECT_TRUE(inModelChoice(*bank_, "tgt2", here).empty());  // still running
+  ASSERT_TRUE(bank_->setRunResult(*tune, choiceResult({recs[2]})).ok());  // the slowest alone
+  ASSERT_TRUE(bank_->finishRun(*tune, store::RunStatus::Finished).ok());
+
+  auto chosen = inModelChoice(*bank_, "tgt2", here);
+  ASSERT_EQ(chosen.size(), 1u);
+  EXPECT_EQ(store::stepsKey(chosen[0].steps), store::stepsKey(recs[2].steps));
+  EXPECT_EQ(chosen[0].workload_key, sources_[1].workload_key);
+  schedule::TargetInfo other_threads = here;
+  other_threads.threads = 4;
+  EXPECT_TRUE(inModelChoice(*bank_, "tgt2", other_threads).empty());
+  EXPECT_TRUE(inModelChoice(*bank_, "tgt", here).empty());
+
+  // Another model's later run does not matter; the model's own later run without a choice does.
+  auto other = bank_->beginRun(store::RunKind::Transfer, "tgt3", settings);
+  ASSERT_TRUE(other.ok() && bank_->finishRun(*other, store::RunStatus::Finished).ok());
+  EXPECT_EQ(inModelChoice(*bank_, "tgt2", here).size(), 1u);
+  auto later = bank_->beginRun(store::RunKind::Transfer, "tgt2", settings);
+  ASSERT_TRUE(later.ok() && bank_->finishRun(*later, store::RunStatus::Finished).ok());
+  EXPECT_TRUE(inModelChoice(*bank_, "tgt2", here).empty());
+}
+
+// In-model refinement picks one of each kernel's candidates (the few best in isolation and the
+// default), and keeps the combined picks only when the whole model is not slower with them than
+// with the isolated picks.
+TEST(RefineInModel, PicksAmongTheCandidatesAndKeepsOnlyAWholeModelGain) {
+  models::Builder b(5);
+  int x = b.input("x", {1, 16, 14, 14});
+  int y = b.relu("r1", b.conv2d("c1", x, {.out = 32, .k = 3, .pad = 1}));
+  y = b.conv2d("c2", y, {.out = 32, .k = 1});
+  graph::Graph g = b.finish({y});
+  graph::optimizeGraph(g, {});
+  std::vector<schedule::Record> recs;
+  std::map<std::string, std::string> isolated;  // workload -> steps of its fastest record alone
+  std::vector<graph::Kernel> kernels = graph::partition(g);
+  for (const graph::TunableKernel& tk : graph::tunableKernels(kernels)) {
+    const graph::Kernel& k = *tk.kernel;
+    autotune::SearchOptions so;
+    so.population = 32;
+    so.generations = 1;
+    autotune::SearchTask task(k.dag, k.workload_key, so, 3);
+    autotune::RandomModel rm(3);
+    std::vector<std::vector<schedule::Step>> steps;
+    if (auto d = task.defaultCandidate()) steps.push_back(d->build_steps);
+    for (const auto& c : task.nextBatch(3, rm)) steps.push_back(c.build_steps);
+    for (size_t i = 0; i < steps.size(); ++i) {
+      schedule::Record r;
+      r.workload_key = k.workload_key;
+      r.steps = steps[i];
+      r.result.costs_s = {i == 0 ? 1.0 : 1e-3 * static_cast<double>(i)};  // the default slowest alone
+      r.provenance = {"m", "tune-x", i == 0 ? "default" : "tune", static_cast<int64_t>(i), 0, "m"};
+      recs.push_back(r);
+    }
+    ASSERT_GE(steps.size(), 2u);
+    isolated[k.workload_key] = store::stepsKey(steps[1]);
+  }
+  ASSERT_GE(isolated.size(), 2u);
+  RefineOptions o;
+  o.rounds = 3;
+  RefineResult res = refineInModel(g, recs, o);
+  EXPECT_GE(res.variants, 2);
+  ASSERT_EQ(res.chosen.size(), isolated.size());
+  int differ = 0;
+  for (const schedule::Record& c : res.chosen) {
+    ASSERT_TRUE(isolated.count(c.workload_key));
+    bool known = std::any_of(recs.begin(), recs.end(), [&](const schedule::Record& r) {
+      return r.workload_key == c.workload_key && store::stepsKey(r.steps) == store::stepsKey(c.steps);
+    });
+    EXPECT_TRUE(known);
+    differ += store::stepsKey(c.steps) != isolated[c.workload_key];
+  }
+  EXPECT_GT(res.speedup_over_isolated, 0);
+  EXPECT_EQ(res.changed, differ);
+  if (!res.kept) {
+    EXPECT_EQ(differ, 0);
+  }
+  if (res.changed > 0) {
+    EXPECT_GE(res.speedup_over_isolated, 1.0);
   }
 }
 
