@@ -23,12 +23,14 @@ std::string formatSeconds(double s) {
 }
 
 std::string refineSummary(const Json& j) {
-  if (!j.contains("refined_kernels_changed")) return "";
-  double s = j.value("refine_speedup_over_isolated", 1.0);
-  if (!j.value("refine_kept", true))
-    return strFormat("  in-model refinement kept the isolated picks (its own picks ran the model %.2fx as fast)\n", s);
-  return strFormat("  in-model refinement changed the choice of %d kernels (whole model %.2fx over the isolated picks)\n",
-                   j["refined_kernels_changed"].get<int>(), s);
+  if (!j.contains("refine_choice")) return "";
+  auto ratio = [&](const char* k) { return j.contains(k) ? strFormat("%.2fx", j[k].get<double>()) : std::string("-"); };
+  std::string choice = j["refine_choice"];
+  std::string what = choice == "in-model"   ? strFormat("kept its in-model picks (%d kernels changed)", j["refined_kernels_changed"].get<int>())
+                     : choice == "defaults" ? "kept the default schedules"
+                                            : "kept the isolated picks";
+  return "  in-model refinement " + what + "; whole model over the isolated picks: in-model picks " +
+         ratio("refine_in_model_speedup") + ", defaults " + ratio("refine_defaults_speedup") + "\n";
 }
 
 std::string formatCount(double v) {

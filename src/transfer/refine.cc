@@ -1,6 +1,7 @@
 #include "transfer/refine.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <map>
 
@@ -13,19 +14,28 @@ namespace ttune::transfer {
 
 using schedule::Record;
 
+const char* choiceName(RefineResult::Choice c) {
+  switch (c) {
+    case RefineResult::Choice::Isolated: return "isolated";
+    case RefineResult::Choice::InModel: return "in-model";
+    case RefineResult::Choice::Defaults: return "defaults";
+  }
+  return "";
+}
+
 Json refineJson(const RefineResult& r) {
-  return Json{{"refined_kernels_changed", r.changed},
-              {"refine_variants", r.variants},
-              {"refine_speedup_over_isolated", r.speedup_over_isolated},
-              {"refine_kept", r.kept}};
+  Json j{{"refined_kernels_changed", r.changed}, {"refine_variants", r.variants}, {"refine_choice", choiceName(r.choice)}};
+  if (std::isfinite(r.in_model_speedup)) j["refine_in_model_speedup"] = r.in_model_speedup;
+  if (std::isfinite(r.defaults_speedup)) j["refine_defaults_speedup"] = r.defaults_speedup;
+  return j;
 }
 
 RefineResult refineInModel(const graph::Graph& g, const std::vector<Record>& records, const RefineOptions& o) {
   // Per workload: the best few by isolated time, then the default (when not among them).
   std::map<std::string, std::vector<const Record*>> cands;
+  std::map<std::string, const Record*> deflt;
   {
     std::map<std::string, std::vector<const Record*>> ok;
-    std::map<std::string, const Record*> deflt;
     for (const Record& r : records) {
       if (!r.result.ok()) continue;
       ok[r.workload_key].push_back(&r);
@@ -92,29 +102,44 @@ RefineResult refineInModel(const graph::Graph& g, const std::vector<Record>& rec
     res.changed += store::stepsKey(list[best]->steps) != store::stepsKey(list[isolated]->steps);
   }
 
-  // The whole-model check, when any pick changed.
-  if (res.changed > 0) {
-    auto pickModel = [&](const std::map<std::string, const Record*>& picks) {
-      executor::ModelOptions mo;
-      mo.target = o.target;
-      mo.cache = cache;
-      mo.schedules = [&picks](const graph::Kernel& k) -> std::optional<std::vector<schedule::Step>> {
-        auto it = picks.find(k.workload_key);
-        if (it == picks.end()) return std::nullopt;
-        return it->second->steps;
-      };
-      return executor::CompiledModel::compile(g, mo);
+  // The whole model, timed interleaved with the isolated picks, the in-model picks (when any
+  // differs) and the defaults (when every kernel has one): the fastest is kept, so the choice
+  // never makes the model slower than its isolated picks or its default schedules.
+  auto pickModel = [&](const std::map<std::string, const Record*>& picks) {
+    executor::ModelOptions mo;
+    mo.target = o.target;
+    mo.cache = cache;
+    mo.schedules = [&picks](const graph::Kernel& k) -> std::optional<std::vector<schedule::Step>> {
+      auto it = picks.find(k.workload_key);
+      if (it == picks.end()) return std::nullopt;
+      return it->second->steps;
     };
-    models.clear();  // frees the variants before two more models are built
-    std::vector<executor::CompiledModel> pair;
-    pair.push_back(pickModel(isolated_pick));
-    pair.push_back(pickModel(in_model));
-    executor::ModelTimings t = executor::timeCompiled(pair, inputs, 2 * o.rounds, 3);
-    res.speedup_over_isolated = t.speedup_vs_first[1];
-    res.kept = res.speedup_over_isolated >= 1;
+    return executor::CompiledModel::compile(g, mo);
+  };
+  std::map<std::string, const Record*> defaults;
+  for (const auto& [key, r] : isolated_pick)
+    if (deflt.count(key)) defaults[key] = deflt.at(key);
+  std::vector<std::pair<RefineResult::Choice, const std::map<std::string, const Record*>*>> options{
+      {RefineResult::Choice::Isolated, &isolated_pick}};
+  if (res.changed > 0) options.push_back({RefineResult::Choice::InModel, &in_model});
+  if (defaults.size() == isolated_pick.size()) options.push_back({RefineResult::Choice::Defaults, &defaults});
+  models.clear();  // frees the variants before the whole models are built
+  const std::map<std::string, const Record*>* kept = &isolated_pick;
+  res.choice = RefineResult::Choice::Isolated;
+  if (options.size() > 1) {
+    std::vector<executor::CompiledModel> whole;
+    for (const auto& opt : options) whole.push_back(pickModel(*opt.second));
+    executor::ModelTimings t = executor::timeCompiled(whole, inputs, 2 * o.rounds, 3);
+    double best = 1;
+    for (size_t i = 1; i < options.size(); ++i) {
+      double sp = t.speedup_vs_first[i];
+      if (options[i].first == RefineResult::Choice::InModel) res.in_model_speedup = sp;
+      else res.defaults_speedup = sp;
+      if (sp > best) best = sp, kept = options[i].second, res.choice = options[i].first;
+    }
   }
-  for (auto& [key, r] : res.kept ? in_model : isolated_pick) res.chosen.push_back(*r);
-  if (!res.kept) res.changed = 0;
+  for (const auto& [key, r] : *kept) res.chosen.push_back(*r);
+  if (res.choice != RefineResult::Choice::InModel) res.changed = 0;
   return res;
 }
 

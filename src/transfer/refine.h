@@ -6,11 +6,13 @@
 // all variants are profiled in interleaved rounds (CompiledModel::runProfiled: each kernel's time
 // within the model), and each kernel keeps the variant it was fastest in. Per-kernel times inside
 // a model are noisy and interact (a kernel's pick changes what the next one finds in cache), so
-// the combined choice is then timed as a whole model against the isolated picks, interleaved,
-// and kept only when it is not slower. Used after transfer (`ttune transfer --refine`) and after
+// the combined choice is then timed as a whole model against the isolated picks and the default
+// schedules, interleaved, and the fastest of the three is kept: the result never makes the model
+// slower than its default schedules as far as one interleaved timing can tell. Used after transfer (`ttune transfer --refine`) and after
 // tuning (`ttune tune --refine`).
 #pragma once
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -30,17 +32,19 @@ struct RefineOptions {
 
 struct RefineResult {
   std::vector<schedule::Record> chosen;  // one per workload that has candidates (may be a default record)
-  int changed = 0;                       // kernels whose in-model pick differs from the isolated pick
+  int changed = 0;                       // kernels whose kept pick differs from the isolated pick
   int variants = 0;
-  // The whole-model check: the in-model picks over the isolated picks (median of interleaved
-  // paired rounds; > 1 means faster), and whether they were kept (else `chosen` holds the
-  // isolated picks and `changed` is 0).
-  double speedup_over_isolated = 1;
-  bool kept = true;
+  // The whole-model check: which picks were kept, and the in-model picks' and the defaults'
+  // speedup over the isolated picks (median of interleaved paired rounds; NaN when not timed:
+  // no pick changed, or some kernel has no default record).
+  enum class Choice { Isolated, InModel, Defaults };
+  Choice choice = Choice::Isolated;
+  double in_model_speedup = std::nan("");
+  double defaults_speedup = std::nan("");
 };
 
 // The summary fields of a refinement for a command's JSON output (refined_kernels_changed,
-// refine_variants, refine_speedup_over_isolated, refine_kept).
+// refine_variants, refine_choice, refine_in_model_speedup, refine_defaults_speedup).
 Json refineJson(const RefineResult& r);
 
 // `records`: measured records of the model's workloads (ok ones are candidates; records with
