@@ -72,7 +72,8 @@ int main(int argc, char** argv) {
     runtime::ThreadPool::global().setNumThreads(threads);
     graph::Graph g = cli::loadModel(src);
     executor::ModelOptions opt;
-    opt.schedules = cli::scheduleOption(records, use_db ? std::optional<std::string>(db) : std::nullopt, g, opt.target);
+    opt.schedules = cli::scheduleOption(records, use_db ? std::optional<std::string>(db) : std::nullopt, cli::modelName(src.spec), g,
+                                        opt.target);
     executor::CompiledModel m = executor::CompiledModel::compile(g, opt);
 
     std::string tmpl = (fs::temp_directory_path() / "bench-export-XXXXXX").string();

@@ -197,7 +197,7 @@ std::unique_ptr<Model> compileModel(const std::string& model, const std::optiona
   graph::Graph g = cli::loadModel(src);
   executor::ModelOptions opt;
   opt.target = cli::resolveTargetOption(target, true);
-  opt.schedules = cli::scheduleOption(records, db, g, opt.target);
+  opt.schedules = cli::scheduleOption(records, db, cli::modelName(src.spec), g, opt.target);
   return std::make_unique<Model>(executor::CompiledModel::compile(g, opt), src, threads);
 }
 
