@@ -29,7 +29,8 @@ def test_experiment_writes_every_mode_and_resumes_without_redoing_work(tmp_path)
         for mode in ("pool", "auto", "beyond", "then-tune"):
             c = m["modes"][mode]["comparison"]
             assert c["speedup_tuned"] > 0 and c["speedup_transfer"] > 0, (name, mode)
-            assert c["checkpoints"][0]["elapsed_s"] == c["transfer_s"]  # the first checkpoint is at the transfer time
+            # The first checkpoint is at the transfer time, or at the end of a tuning run that was shorter.
+            assert c["checkpoints"][0]["elapsed_s"] == min(c["transfer_s"], c["tune_s"])
         # Leave-one-out: each model transferred from the other only.
         assert m["modes"]["pool"]["transfer"]["sources"] == [{"left": "right", "right": "left"}[name]]
         cont = m["modes"]["then-tune"]["comparison"]
