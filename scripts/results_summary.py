@@ -31,4 +31,3 @@ for name, m in models.items():
     print(f"| {name} | {t['tasks']} | {t['untuned_ms']:.2f} | {t['tuned_ms']:.2f} | {t['speedup']:.2f}x | {trials} "
           f"| {wall:.0f} s | {trials / wall:.1f} | {100 * t['search_share']:.0f}% | {100 * t['compile_share']:.0f}% "
           f"| {100 * t['measure_share']:.0f}% |")
-

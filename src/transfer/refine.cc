@@ -31,9 +31,10 @@ Json refineJson(const RefineResult& r) {
 }
 
 RefineResult refineInModel(const graph::Graph& g, const std::vector<Record>& records, const RefineOptions& o) {
+  using Picks = std::map<std::string, const Record*>;  // one record per workload
   // Per workload: the best few by isolated time, then the default (when not among them).
   std::map<std::string, std::vector<const Record*>> cands;
-  std::map<std::string, const Record*> deflt;
+  Picks deflt;
   {
     std::map<std::string, std::vector<const Record*>> ok;
     for (const Record& r : records) {
@@ -48,7 +49,7 @@ RefineResult refineInModel(const graph::Graph& g, const std::vector<Record>& rec
         if (static_cast<int>(pick.size()) >= o.candidates) break;
         if (r->provenance.source != "default") pick.push_back(r);
       }
-      if (deflt.count(key)) pick.push_back(deflt[key]);
+      if (auto d = deflt.find(key); d != deflt.end()) pick.push_back(d->second);
       else if (pick.empty()) pick.push_back(list.front());
       cands[key] = std::move(pick);
     }
@@ -57,18 +58,24 @@ RefineResult refineInModel(const graph::Graph& g, const std::vector<Record>& rec
   for (auto& [k, v] : cands) res.variants = std::max(res.variants, static_cast<int>(v.size()));
   if (res.variants == 0) return res;
 
+  // A whole model running one pick per workload (the default schedule where there is none).
   auto cache = executor::makeKernelCache();
-  std::vector<executor::CompiledModel> models;
-  for (int j = 0; j < res.variants; ++j) {
+  auto compilePicks = [&](const Picks& picks) {
     executor::ModelOptions mo;
     mo.target = o.target;
     mo.cache = cache;
-    mo.schedules = [&cands, j](const graph::Kernel& k) -> std::optional<std::vector<schedule::Step>> {
-      auto it = cands.find(k.workload_key);
-      if (it == cands.end()) return std::nullopt;
-      return it->second[std::min<size_t>(j, it->second.size() - 1)]->steps;
+    mo.schedules = [&picks](const graph::Kernel& k) -> std::optional<std::vector<schedule::Step>> {
+      auto it = picks.find(k.workload_key);
+      if (it == picks.end()) return std::nullopt;
+      return it->second->steps;
     };
-    models.push_back(executor::CompiledModel::compile(g, mo));
+    return executor::CompiledModel::compile(g, mo);
+  };
+  std::vector<executor::CompiledModel> models;
+  for (int j = 0; j < res.variants; ++j) {
+    Picks variant;
+    for (const auto& [key, list] : cands) variant[key] = list[std::min<size_t>(j, list.size() - 1)];
+    models.push_back(compilePicks(variant));
   }
   auto inputs = executor::randomInputs(g, 1);
   for (auto& m : models) m.run(inputs);  // warm-up
@@ -81,7 +88,7 @@ RefineResult refineInModel(const graph::Graph& g, const std::vector<Record>& rec
       models[j].runProfiled(inputs, s);
       for (size_t k = 0; k < nk && k < s.size(); ++k) secs[j][k].push_back(s[k]);
     }
-  std::map<std::string, const Record*> in_model, isolated_pick;
+  Picks in_model, isolated_pick;
   for (size_t k = 0; k < nk; ++k) {
     const std::string& key = models[0].kernels()[k].workload_key;
     auto it = cands.find(key);
@@ -105,30 +112,18 @@ RefineResult refineInModel(const graph::Graph& g, const std::vector<Record>& rec
   // The whole model, timed interleaved with the isolated picks, the in-model picks (when any
   // differs) and the defaults (when every kernel has one): the fastest is kept, so the choice
   // never makes the model slower than its isolated picks or its default schedules.
-  auto pickModel = [&](const std::map<std::string, const Record*>& picks) {
-    executor::ModelOptions mo;
-    mo.target = o.target;
-    mo.cache = cache;
-    mo.schedules = [&picks](const graph::Kernel& k) -> std::optional<std::vector<schedule::Step>> {
-      auto it = picks.find(k.workload_key);
-      if (it == picks.end()) return std::nullopt;
-      return it->second->steps;
-    };
-    return executor::CompiledModel::compile(g, mo);
-  };
-  std::map<std::string, const Record*> defaults;
+  Picks defaults;
   for (const auto& [key, r] : isolated_pick)
-    if (deflt.count(key)) defaults[key] = deflt.at(key);
-  std::vector<std::pair<RefineResult::Choice, const std::map<std::string, const Record*>*>> options{
-      {RefineResult::Choice::Isolated, &isolated_pick}};
+    if (auto it = deflt.find(key); it != deflt.end()) defaults[key] = it->second;
+  std::vector<std::pair<RefineResult::Choice, const Picks*>> options{{RefineResult::Choice::Isolated, &isolated_pick}};
   if (res.changed > 0) options.push_back({RefineResult::Choice::InModel, &in_model});
   if (defaults.size() == isolated_pick.size()) options.push_back({RefineResult::Choice::Defaults, &defaults});
   models.clear();  // frees the variants before the whole models are built
-  const std::map<std::string, const Record*>* kept = &isolated_pick;
+  const Picks* kept = &isolated_pick;
   res.choice = RefineResult::Choice::Isolated;
   if (options.size() > 1) {
     std::vector<executor::CompiledModel> whole;
-    for (const auto& opt : options) whole.push_back(pickModel(*opt.second));
+    for (const auto& opt : options) whole.push_back(compilePicks(*opt.second));
     executor::ModelTimings t = executor::timeCompiled(whole, inputs, 2 * o.rounds, 3);
     double best = 1;
     for (size_t i = 1; i < options.size(); ++i) {
