@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <set>
 #include <thread>
+#include <unordered_map>
 
 #include "autotune/feature_walker.h"
 #include "lower/lower.h"
 #include "runtime/thread_pool.h"
+#include "support/hash.h"
 #include "te/arith.h"
+#include "te/expr_functor.h"
 
 namespace ttune::autotune {
 
@@ -247,6 +251,10 @@ class StoreFeaturizer {
  private:
   std::vector<BufferUse> collectUses(const StoreInfo& si) {
     std::vector<BufferUse> uses;
+    // Distinct accesses by (buffer, structural hash of the index): a store's value can hold
+    // hundreds of loads of a few distinct elements (a Winograd transform before its selects fold).
+    std::unordered_map<uint64_t, std::vector<std::pair<size_t, size_t>>> seen;  // -> (use, access)
+    std::set<std::pair<const te::Buffer*, const te::ExprNode*>> same_node;  // lowering shares load nodes
     auto add = [&](const te::Buffer* b, const Expr& index, bool write) {
       auto it = std::find_if(uses.begin(), uses.end(), [&](const BufferUse& u) { return u.buffer == b; });
       if (it == uses.end()) {
@@ -254,8 +262,12 @@ class StoreFeaturizer {
         it = uses.end() - 1;
       }
       (write ? it->write : it->read) = true;
-      for (const Access& a : it->accesses)
-        if (a.index.same(index) || te::structurallyEqual(a.index, index)) return;
+      const size_t u = static_cast<size_t>(it - uses.begin());
+      if (!same_node.insert({b, index.get()}).second) return;  // this very node was added
+      auto& same_hash = seen[Hasher().add(reinterpret_cast<uintptr_t>(b)).add(te::structuralHash(index)).value()];
+      for (const auto& [su, sa] : same_hash)
+        if (su == u && te::structurallyEqual(it->accesses[sa].index, index)) return;
+      same_hash.push_back({u, it->accesses.size()});
       it->accesses.push_back(linearize(si, index));
     };
     add(si.store->buffer.get(), si.store->index, true);

@@ -1,5 +1,6 @@
 #include "lower/lower.h"
 
+#include <functional>
 #include <unordered_map>
 
 #include "lower/register_tiles.h"
@@ -197,11 +198,31 @@ class Lowerer {
     size_t k = 0;
     for (const te::IterVar& iv : op.axes) sub[iv.var.get()] = c.root_value[k++];
     for (const te::IterVar& iv : op.reduceAxes()) sub[iv.var.get()] = c.root_value[k++];
-    auto convert = [&](const Expr& e) {
-      return te::rewriteReads(te::substitute(e, sub), [&](const te::TensorRead& r, std::vector<Expr> idx) {
-        int p = dag_.opIndex(r.tensor.get());
-        return te::bufferLoad(bufs_[p].buffer, flatIndex(bufs_[p], idx, c.bounds));
-      });
+    // Loads of one element recur: a Winograd transform reads each of its tile's elements in every
+    // arm of its select chains before they fold. Reads are keyed structurally before substitution
+    // (equal reads stay equal after it), so each element's flat index is built once and its load
+    // node is shared. Substitution and the read rewrite are one traversal.
+    struct Seen {
+      Expr read;
+      Expr load;
+    };
+    std::unordered_map<uint64_t, std::vector<Seen>> loads;
+    std::function<Expr(const Expr&)> convert = [&](const Expr& e) -> Expr {
+      if (const te::VarRef* v = e.as<te::VarRef>()) {
+        auto it = sub.find(v->var.get());
+        return it == sub.end() ? e : it->second;
+      }
+      const te::TensorRead* r = e.as<te::TensorRead>();
+      if (!r) return te::mapChildren(e, convert);
+      auto& same_hash = loads[te::structuralHash(e)];
+      for (const Seen& s : same_hash)
+        if (te::structurallyEqual(s.read, e)) return s.load;
+      std::vector<Expr> idx;
+      for (const Expr& i : r->indices) idx.push_back(convert(i));
+      int p = dag_.opIndex(r->tensor.get());
+      Expr load = te::bufferLoad(bufs_[p].buffer, flatIndex(bufs_[p], idx, c.bounds));
+      same_hash.push_back({e, load});
+      return load;
     };
     if (const te::Reduce* red = body.as<te::Reduce>()) {
       if (red->cond.defined()) *cond_out = te::simplify(convert(red->cond), c.bounds);

@@ -3,6 +3,7 @@
 #include <unordered_map>
 
 #include "support/assert.h"
+#include "support/keyed_memo.h"
 #include "support/overload.h"
 #include "te/expr_functor.h"
 
@@ -106,7 +107,9 @@ Expected<StageLoops> buildStageLoops(const Stage& stage) {
   return out;
 }
 
-te::Expr expandInlined(const State& state, int stage) {
+namespace {
+
+Expr expandInlinedUncached(const State& state, int stage) {
   const te::ComputeDAG& dag = state.dag();
   std::function<Expr(const Expr&)> expand = [&](const Expr& e) -> Expr {
     return te::rewriteReads(e, [&](const te::TensorRead& r, std::vector<Expr> idx) -> Expr {
@@ -120,6 +123,18 @@ te::Expr expandInlined(const State& state, int stage) {
     });
   };
   return expand(dag.op(stage).compute().body);
+}
+
+}  // namespace
+
+te::Expr expandInlined(const State& state, int stage) {
+  // Memoized per DAG object, stage and set of inlined stages: lowering and bound inference
+  // expand the same bodies for every state of a search task, and a fused Winograd output
+  // transform expands to thousands of nodes.
+  static KeyedMemo<Expr> memo(2048);
+  std::string fields = std::to_string(stage) + ':';
+  for (const Stage& st : state.stages()) fields += st.location == ComputeLocation::Inlined ? '1' : '0';
+  return *memo.get(state.dagPtr(), fields, [&]() -> Expected<Expr> { return expandInlinedUncached(state, stage); });
 }
 
 namespace {

@@ -5,6 +5,7 @@
 
 #include "schedule/bound.h"
 #include "support/assert.h"
+#include "support/keyed_memo.h"
 #include "te/expr_functor.h"
 
 namespace ttune::schedule {
@@ -52,7 +53,36 @@ std::vector<std::string> axisNames(const te::ComputeOp& c) {
   return n;
 }
 
+using DagPtr = std::shared_ptr<const ComputeDAG>;
+
+// Rewritten DAGs keyed by the input DAG's address and the step's fields. Enough entries for the
+// DAGs of every task of a large model (a few rewrites each).
+KeyedMemo<DagPtr>& rewriteMemo() {
+  static KeyedMemo<DagPtr> memo(4096);
+  return memo;
+}
+
+Expected<DagPtr> memoized(const DagPtr& in, const std::string& fields, const std::function<Expected<ComputeDAG>()>& make) {
+  return rewriteMemo().get(in, fields, [&]() -> Expected<DagPtr> {
+    TT_TRY(ComputeDAG out, make());
+    return std::make_shared<const ComputeDAG>(std::move(out));
+  });
+}
+
 }  // namespace
+
+Expected<std::shared_ptr<const ComputeDAG>> cacheWriteDagShared(const std::shared_ptr<const ComputeDAG>& dag,
+                                                                const std::string& op, const std::string& scope) {
+  return memoized(dag, "cache_write\n" + op + '\n' + scope, [&] { return cacheWriteDag(*dag, op, scope); });
+}
+
+Expected<std::shared_ptr<const ComputeDAG>> cacheReadDagShared(const std::shared_ptr<const ComputeDAG>& dag,
+                                                               const std::string& producer, const std::string& scope,
+                                                               const std::vector<std::string>& readers) {
+  std::string fields = "cache_read\n" + producer + '\n' + scope;
+  for (const std::string& r : readers) fields += '\n' + r;
+  return memoized(dag, fields, [&] { return cacheReadDag(*dag, producer, scope, readers); });
+}
 
 Expected<ComputeDAG> cacheWriteDag(const ComputeDAG& dag, const std::string& op, const std::string& scope) {
   int idx = dag.opIndex(op);

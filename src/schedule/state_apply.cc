@@ -243,7 +243,10 @@ class StepApplier {
 
   // Swaps in a rewritten DAG, keeping the stages of unchanged ops and resetting `reset`.
   void swapDag(te::ComputeDAG dag, const std::vector<std::string>& reset) {
-    auto nd = std::make_shared<const te::ComputeDAG>(std::move(dag));
+    swapDag(std::make_shared<const te::ComputeDAG>(std::move(dag)), reset);
+  }
+
+  void swapDag(std::shared_ptr<const te::ComputeDAG> nd, const std::vector<std::string>& reset) {
     std::vector<Stage> next;
     for (int i = 0; i < nd->numOps(); ++i) {
       const std::string& name = nd->op(i).name();
@@ -269,7 +272,7 @@ class StepApplier {
     TT_TRY(Stage* st, computeStage(step.stage));
     if (!st->relations.empty()) return Unexpected("cache_write must precede other transforms of stage " + step.stage);
     if (step.scope.empty()) return Unexpected("cache_write needs a scope name");
-    TT_TRY(te::ComputeDAG nd, cacheWriteDag(s_.dag(), step.stage, step.scope));
+    TT_TRY(auto nd, cacheWriteDagShared(s_.dagPtr(), step.stage, step.scope));
     swapDag(std::move(nd), {step.stage});
     return okStatus();
   }
@@ -277,7 +280,7 @@ class StepApplier {
   Status applyOne(const CacheReadStep& step) {
     if (s_.stageIndex(step.stage) < 0) return Unexpected("no stage named " + step.stage);
     if (step.scope.empty()) return Unexpected("cache_read needs a scope name");
-    TT_TRY(te::ComputeDAG nd, cacheReadDag(s_.dag(), step.stage, step.scope, step.readers));
+    TT_TRY(auto nd, cacheReadDagShared(s_.dagPtr(), step.stage, step.scope, step.readers));
     swapDag(std::move(nd), {});
     return okStatus();
   }

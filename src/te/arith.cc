@@ -1,6 +1,7 @@
 #include "te/arith.h"
 
 #include <cmath>
+#include <unordered_map>
 
 #include "support/assert.h"
 #include "support/overload.h"
@@ -233,6 +234,15 @@ class Simplifier {
       IntBound b = constIntBound(out, bounds_);
       return b.isConst() ? intImm(b.lo, e.dtype()) : out;
     }
+    if (e.as<BufferLoad>()) {
+      // One load node may occur many times in a tree (lowering shares the loads of one element):
+      // its index is simplified once.
+      auto it = loads_.find(e.get());
+      if (it != loads_.end()) return it->second.second;
+      Expr s = mapChildren(e, [&](const Expr& c) { return run(c); });
+      loads_.emplace(e.get(), std::make_pair(e, s));
+      return s;
+    }
     Expr s = mapChildren(e, [&](const Expr& c) { return run(c); });
     if (isInt(s.dtype())) {
       if (int64_t v; isConstInt(s, &v)) return s;
@@ -420,6 +430,8 @@ class Simplifier {
   }
 
   const VarBounds& bounds_;
+  // Load node -> (the node, kept alive so that its address is not reused; its simplified form).
+  std::unordered_map<const ExprNode*, std::pair<Expr, Expr>> loads_;
 };
 
 }  // namespace

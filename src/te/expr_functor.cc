@@ -1,6 +1,7 @@
 #include "te/expr_functor.h"
 
 #include "support/assert.h"
+#include "support/hash.h"
 #include "support/overload.h"
 
 namespace ttune::te {
@@ -145,6 +146,43 @@ bool structurallyEqual(const Expr& a, const Expr& b) {
           },
       },
       a.node().kind);
+}
+
+namespace {
+
+void hashInto(Hasher& h, const Expr& e) {
+  if (!e.defined()) {
+    h.add(uint64_t{0});
+    return;
+  }
+  h.add(static_cast<uint64_t>(e.node().kind.index())).add(static_cast<uint64_t>(e.dtype()));
+  auto addr = [&](const void* p) { h.add(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p))); };
+  std::visit(Overload{
+                 [&](const IntImm& x) { h.add(x.value); },
+                 [&](const FloatImm& x) { h.add(x.value); },
+                 [&](const VarRef& x) { addr(x.var.get()); },
+                 [&](const Binary& x) { h.add(static_cast<int>(x.op)); },
+                 [&](const Unary& x) { h.add(static_cast<int>(x.op)); },
+                 [&](const Select&) {},
+                 [&](const Cast&) {},
+                 [&](const TensorRead& x) { addr(x.tensor.get()); },
+                 [&](const BufferLoad& x) { addr(x.buffer.get()); },
+                 [&](const Reduce& x) {
+                   h.add(static_cast<int>(x.kind));
+                   for (const IterVar& a : x.axes) addr(a.var.get());
+                   h.add(x.cond.defined() ? 1 : 0);
+                 },
+             },
+             e.node().kind);
+  forEachChild(e, [&](const Expr& c) { hashInto(h, c); });
+}
+
+}  // namespace
+
+uint64_t structuralHash(const Expr& e) {
+  Hasher h;
+  hashInto(h, e);
+  return h.value();
 }
 
 }  // namespace ttune::te

@@ -29,5 +29,8 @@ Expr rewriteReads(const Expr& e,
                   const std::function<Expr(const TensorRead&, std::vector<Expr>)>& f);
 // Structural equality (vars by identity, buffers and tensors by identity).
 bool structurallyEqual(const Expr& a, const Expr& b);
+// A hash consistent with structurallyEqual (equal expressions hash equal), for sets and memos
+// keyed by expressions within one process: vars, buffers and tensors hash by address.
+uint64_t structuralHash(const Expr& e);
 
 }  // namespace ttune::te
