@@ -106,6 +106,158 @@ void collectVars(const Expr& e, std::vector<const te::VarNode*>& out) {
 
 namespace {
 
+// Integer binary operation as evalInt computes it (nullopt: division by zero or a float op).
+std::optional<int64_t> applyBinary(BinOp op, int64_t a, int64_t c) {
+  switch (op) {
+    case BinOp::Add: return a + c;
+    case BinOp::Sub: return a - c;
+    case BinOp::Mul: return a * c;
+    case BinOp::FloorDiv: return c == 0 ? std::nullopt : std::optional<int64_t>(floorDiv(a, c));
+    case BinOp::FloorMod: return c == 0 ? std::nullopt : std::optional<int64_t>(a - floorDiv(a, c) * c);
+    case BinOp::Min: return std::min(a, c);
+    case BinOp::Max: return std::max(a, c);
+    case BinOp::Eq: return a == c;
+    case BinOp::Ne: return a != c;
+    case BinOp::Lt: return a < c;
+    case BinOp::Le: return a <= c;
+    case BinOp::Gt: return a > c;
+    case BinOp::Ge: return a >= c;
+    case BinOp::And: return a != 0 && c != 0;
+    case BinOp::Or: return a != 0 || c != 0;
+    default: return std::nullopt;  // Div, Pow: float only
+  }
+}
+
+// evalInt compiled to postfix code over variable slots. The walker evaluates the same few extent
+// and guard expressions at up to `budget` points per estimate; interpreting the tree each time
+// dominated feature extraction. Same results as evalInt, short-circuits included.
+class IntProgram {
+ public:
+  // `slot(var)`: the variable's slot, or -1 (then reading it fails, as an unbound variable does).
+  template <class SlotOf>
+  IntProgram(const Expr& e, const SlotOf& slot) {
+    emit(e, slot);
+  }
+
+  // vals/bound: per slot, the value and whether it is bound.
+  std::optional<int64_t> run(const int64_t* vals, const char* bound) const {
+    int64_t stack[kMaxStack];
+    int sp = 0;
+    for (size_t pc = 0; pc < code_.size(); ++pc) {
+      const Ins& in = code_[pc];
+      switch (in.kind) {
+        case Ins::kImm: stack[sp++] = in.imm; break;
+        case Ins::kVar:
+          if (!bound[in.arg]) return std::nullopt;
+          stack[sp++] = vals[in.arg];
+          break;
+        case Ins::kFail: return std::nullopt;
+        case Ins::kBinary: {
+          auto r = applyBinary(static_cast<BinOp>(in.arg), stack[sp - 2], stack[sp - 1]);
+          if (!r) return std::nullopt;
+          stack[--sp - 1] = *r;
+          break;
+        }
+        case Ins::kNeg: stack[sp - 1] = -stack[sp - 1]; break;
+        case Ins::kNot: stack[sp - 1] = stack[sp - 1] == 0; break;
+        case Ins::kAbs: stack[sp - 1] = stack[sp - 1] < 0 ? -stack[sp - 1] : stack[sp - 1]; break;
+        case Ins::kToBool: stack[sp - 1] = stack[sp - 1] != 0; break;
+        case Ins::kToInt32: stack[sp - 1] = static_cast<int64_t>(static_cast<int32_t>(stack[sp - 1])); break;
+        case Ins::kJumpIfZero:
+          if (stack[--sp] == 0) pc = static_cast<size_t>(in.arg) - 1;
+          break;
+        case Ins::kJump: pc = static_cast<size_t>(in.arg) - 1; break;
+        case Ins::kAndShort:  // false: the result is 0, skip the right side
+          if (stack[sp - 1] == 0) pc = static_cast<size_t>(in.arg) - 1;
+          else --sp;
+          break;
+        case Ins::kOrShort:  // true: the result is 1, skip the right side
+          if (stack[sp - 1] != 0) {
+            stack[sp - 1] = 1;
+            pc = static_cast<size_t>(in.arg) - 1;
+          } else {
+            --sp;
+          }
+          break;
+      }
+    }
+    return sp == 1 ? std::optional<int64_t>(stack[0]) : std::nullopt;
+  }
+
+  bool fits() const { return depth_max_ <= kMaxStack; }
+
+ private:
+  static constexpr int kMaxStack = 64;
+  struct Ins {
+    enum Kind : uint8_t { kImm, kVar, kFail, kBinary, kNeg, kNot, kAbs, kToBool, kToInt32, kJumpIfZero, kJump, kAndShort, kOrShort } kind;
+    int arg = 0;
+    int64_t imm = 0;
+  };
+
+  void add(Ins::Kind k, int arg = 0, int64_t imm = 0, int depth_change = 0) {
+    code_.push_back({k, arg, imm});
+    depth_ += depth_change;
+    depth_max_ = std::max(depth_max_, depth_);
+  }
+
+  template <class SlotOf>
+  void emit(const Expr& e, const SlotOf& slot) {
+    const te::ExprNode& n = e.node();
+    if (const auto* c = std::get_if<te::IntImm>(&n.kind)) return add(Ins::kImm, 0, c->value, 1);
+    if (const auto* v = std::get_if<te::VarRef>(&n.kind)) {
+      int k = slot(v->var.get());
+      return k < 0 ? add(Ins::kFail, 0, 0, 1) : add(Ins::kVar, k, 0, 1);
+    }
+    if (const auto* b = std::get_if<te::Binary>(&n.kind)) {
+      if (te::isFloat(b->a.dtype())) return add(Ins::kFail, 0, 0, 1);
+      emit(b->a, slot);
+      if (b->op == BinOp::And || b->op == BinOp::Or) {
+        size_t at = code_.size();
+        add(b->op == BinOp::And ? Ins::kAndShort : Ins::kOrShort, 0, 0, -1);
+        emit(b->b, slot);
+        add(Ins::kToBool);
+        code_[at].arg = static_cast<int>(code_.size());
+        return;
+      }
+      emit(b->b, slot);
+      return add(Ins::kBinary, static_cast<int>(b->op), 0, -1);
+    }
+    if (const auto* u = std::get_if<te::Unary>(&n.kind)) {
+      if (te::isFloat(u->a.dtype())) return add(Ins::kFail, 0, 0, 1);
+      emit(u->a, slot);
+      switch (u->op) {
+        case te::UnOp::Neg: return add(Ins::kNeg);
+        case te::UnOp::Not: return add(Ins::kNot);
+        case te::UnOp::Abs: return add(Ins::kAbs);
+        default: return add(Ins::kFail);
+      }
+    }
+    if (const auto* s = std::get_if<te::Select>(&n.kind)) {
+      emit(s->cond, slot);
+      size_t jz = code_.size();
+      add(Ins::kJumpIfZero, 0, 0, -1);
+      emit(s->t, slot);
+      size_t j = code_.size();
+      add(Ins::kJump, 0, 0, -1);  // the false side pushes its own value
+      code_[jz].arg = static_cast<int>(code_.size());
+      emit(s->f, slot);
+      code_[j].arg = static_cast<int>(code_.size());
+      return;
+    }
+    if (const auto* c = std::get_if<te::Cast>(&n.kind)) {
+      if (te::isFloat(c->a.dtype()) || te::isFloat(e.dtype())) return add(Ins::kFail, 0, 0, 1);
+      emit(c->a, slot);
+      if (e.dtype() == te::DType::Bool) add(Ins::kToBool);
+      else if (e.dtype() == te::DType::Int32) add(Ins::kToInt32);
+      return;
+    }
+    add(Ins::kFail, 0, 0, 1);  // float constants, loads, reads: not evaluable
+  }
+
+  std::vector<Ins> code_;
+  int depth_ = 0, depth_max_ = 0;
+};
+
 // What is in scope at a point of the walk: a loop (its variable ranges over [0, extent)), a let
 // (its variable has one value) or an if (its condition holds, or fails in the else branch).
 struct Frame {
@@ -290,39 +442,74 @@ class Walker {
       samples[order[r]] = static_cast<double>(ext) <= fair ? ext : std::max<int64_t>(2, static_cast<int64_t>(fair));
       left = std::max(1.0, left / static_cast<double>(samples[order[r]]));
     }
-    env_.clear();
-    enumerate(e, deps, samples, 0, 1.0, threshold, m);
+    // Variables get slots; e and the frames' expressions are compiled once for all points.
+    std::vector<const te::VarNode*> slot_vars;
+    auto slotOf = [&](const te::VarNode* v) {
+      auto it = std::find(slot_vars.begin(), slot_vars.end(), v);
+      return it == slot_vars.end() ? -1 : static_cast<int>(it - slot_vars.begin());
+    };
+    for (int fi : deps)
+      if (frames_[fi].var && slotOf(frames_[fi].var) < 0) slot_vars.push_back(frames_[fi].var);
+    Enumeration en{IntProgram(e, slotOf), {}, {}, std::vector<int64_t>(slot_vars.size(), 0),
+                   std::vector<char>(slot_vars.size(), 0), threshold};
+    if (!en.value.fits()) {
+      m.ok = false;
+      return m;
+    }
+    for (int fi : deps) {
+      en.frame_code.emplace_back(*frames_[fi].expr, slotOf);
+      en.frame_slot.push_back(frames_[fi].var ? slotOf(frames_[fi].var) : -1);
+      if (!en.frame_code.back().fits()) {
+        m.ok = false;
+        return m;
+      }
+    }
+    enumerate(en, deps, samples, 0, 1.0, m);
     return m;
   }
 
-  void enumerate(const Expr& e, const std::vector<int>& deps, const std::vector<int64_t>& samples, size_t i, double w,
-                 int64_t threshold, Moments& m) {
+  struct Enumeration {
+    IntProgram value;                    // the expression averaged
+    std::vector<IntProgram> frame_code;  // per dependency: extent, let value or condition
+    std::vector<int> frame_slot;         // per dependency: slot of its variable (-1 for an if)
+    std::vector<int64_t> vals;
+    std::vector<char> bound;
+    int64_t threshold;
+  };
+
+  void enumerate(Enumeration& en, const std::vector<int>& deps, const std::vector<int64_t>& samples, size_t i, double w,
+                 Moments& m) {
     if (!m.ok) return;
     if (i == deps.size()) {
-      auto v = evalInt(e, env_);
+      auto v = en.value.run(en.vals.data(), en.bound.data());
       if (!v) {
         m.ok = false;
         return;
       }
       m.weight += w;
       m.sum += w * static_cast<double>(std::max<int64_t>(*v, 0));
-      if (*v < threshold) m.below += w;
+      if (*v < en.threshold) m.below += w;
       return;
     }
     const Frame& f = frames_[deps[i]];
-    auto v = evalInt(*f.expr, env_);
+    auto v = en.frame_code[i].run(en.vals.data(), en.bound.data());
     if (!v) {
       m.ok = false;
       return;
     }
     if (f.kind == Frame::kIf) {
-      if ((*v != 0) != f.negate) enumerate(e, deps, samples, i + 1, w, threshold, m);
+      if ((*v != 0) != f.negate) enumerate(en, deps, samples, i + 1, w, m);
       return;
     }
+    const int slot = en.frame_slot[i];
     auto at = [&](int64_t value, double weight) {
-      env_.emplace_back(f.var, value);
-      enumerate(e, deps, samples, i + 1, weight, threshold, m);
-      env_.pop_back();
+      int64_t saved_val = en.vals[slot];  // a shadowed variable gets its outer value back
+      char saved_bound = en.bound[slot];
+      en.vals[slot] = value;
+      en.bound[slot] = 1;
+      enumerate(en, deps, samples, i + 1, weight, m);
+      en.vals[slot] = saved_val;
+      en.bound[slot] = saved_bound;
     };
     if (f.kind == Frame::kLet) return at(*v, w);
     int64_t ext = *v, per = samples[i];
@@ -349,7 +536,6 @@ class Walker {
   std::vector<int> loop_stack_, alloc_stack_;
   double guard_prob_ = 1;
   int guard_ifs_ = 0;
-  Env env_;
 };
 
 }  // namespace

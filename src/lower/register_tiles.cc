@@ -138,51 +138,61 @@ int64_t exprSize(const te::Expr& e, const te::VarBounds& known) {
 
 bool hasSelectOn(const Stmt& s, const te::VarNode* var);
 
+// Emitted sizes of subtrees computed with no variable known, by node: limit() asks for the size
+// of every unrolled loop's subtree, and nested unrolled loops would be measured again and again.
+using SizeMemo = std::unordered_map<const StmtNode*, int64_t>;
+
 // Emitted size of a statement (in expression nodes): unrolled loops multiply their body (or sum
 // it over the iterations when selects depend on the index), vectorized loops emit one body per
 // chunk of lanes, and a dynamic extent emits the body twice (full and tail version).
-int64_t emittedSize(const Stmt& s, int lanes, te::VarBounds& known) {
+int64_t emittedSize(const Stmt& s, int lanes, te::VarBounds& known, SizeMemo& memo) {
   if (!s) return 0;
-  return std::visit(Overload{
-                        [&](const For& f) -> int64_t {
-                          int64_t ext;
-                          bool constant = te::isConstInt(f.extent, &ext);
-                          int64_t versions = constant ? 1 : 2;
-                          if (f.kind == ForKind::Unrolled) {
-                            if (f.max_extent <= 64 && hasSelectOn(f.body, f.var.get())) {
-                              int64_t total = 0;
-                              for (int64_t k = 0; k < f.max_extent; ++k) {
-                                known[f.var.get()] = te::IntBound::exact(k);
-                                total += emittedSize(f.body, lanes, known);
-                              }
-                              known.erase(f.var.get());
-                              return versions * total;
-                            }
-                            return versions * f.max_extent * emittedSize(f.body, lanes, known);
-                          }
-                          int64_t body = emittedSize(f.body, lanes, known);
-                          if (f.kind == ForKind::Vectorized) return versions * ((f.max_extent + lanes - 1) / lanes) * body;
-                          return body + 1;
-                        },
-                        [&](const Store& st) -> int64_t { return 1 + exprSize(st.index, known) + exprSize(st.value, known); },
-                        [&](const IfThenElse& i) -> int64_t {
-                          return 1 + exprSize(i.cond, known) + emittedSize(i.then_case, lanes, known) +
-                                 emittedSize(i.else_case, lanes, known);
-                        },
-                        [&](const Allocate& a) -> int64_t { return emittedSize(a.body, lanes, known); },
-                        [&](const Seq& q) -> int64_t {
-                          int64_t t = 0;
-                          for (const Stmt& c : q.stmts) t += emittedSize(c, lanes, known);
-                          return t;
-                        },
-                        [&](const LetStmt& l) -> int64_t { return emittedSize(l.body, lanes, known); },
-                    },
-                    s->kind);
+  const bool memoize = known.empty();
+  if (memoize)
+    if (auto it = memo.find(s.get()); it != memo.end()) return it->second;
+  int64_t size = std::visit(
+      Overload{
+          [&](const For& f) -> int64_t {
+            int64_t ext;
+            bool constant = te::isConstInt(f.extent, &ext);
+            int64_t versions = constant ? 1 : 2;
+            if (f.kind == ForKind::Unrolled) {
+              if (f.max_extent <= 64 && hasSelectOn(f.body, f.var.get())) {
+                int64_t total = 0;
+                for (int64_t k = 0; k < f.max_extent; ++k) {
+                  known[f.var.get()] = te::IntBound::exact(k);
+                  total += emittedSize(f.body, lanes, known, memo);
+                }
+                known.erase(f.var.get());
+                return versions * total;
+              }
+              return versions * f.max_extent * emittedSize(f.body, lanes, known, memo);
+            }
+            int64_t body = emittedSize(f.body, lanes, known, memo);
+            if (f.kind == ForKind::Vectorized) return versions * ((f.max_extent + lanes - 1) / lanes) * body;
+            return body + 1;
+          },
+          [&](const Store& st) -> int64_t { return 1 + exprSize(st.index, known) + exprSize(st.value, known); },
+          [&](const IfThenElse& i) -> int64_t {
+            return 1 + exprSize(i.cond, known) + emittedSize(i.then_case, lanes, known, memo) +
+                   emittedSize(i.else_case, lanes, known, memo);
+          },
+          [&](const Allocate& a) -> int64_t { return emittedSize(a.body, lanes, known, memo); },
+          [&](const Seq& q) -> int64_t {
+            int64_t t = 0;
+            for (const Stmt& c : q.stmts) t += emittedSize(c, lanes, known, memo);
+            return t;
+          },
+          [&](const LetStmt& l) -> int64_t { return emittedSize(l.body, lanes, known, memo); },
+      },
+      s->kind);
+  if (memoize) memo.emplace(s.get(), size);
+  return size;
 }
 
-int64_t emittedSize(const Stmt& s, int lanes) {
+int64_t emittedSize(const Stmt& s, int lanes, SizeMemo& memo) {
   te::VarBounds known;
-  return emittedSize(s, lanes, known);
+  return emittedSize(s, lanes, known, memo);
 }
 
 // True when a select in the statement's expressions has a condition that uses var.
@@ -210,37 +220,37 @@ bool hasSelectOn(const Stmt& s, const te::VarNode* var) {
   return found;
 }
 
-Stmt limit(const Stmt& s, int64_t budget, int lanes) {
+Stmt limit(const Stmt& s, int64_t budget, int lanes, SizeMemo& memo) {
   if (!s) return s;
   return std::visit(Overload{
                         [&](const For& f) -> Stmt {
-                          if (f.kind == ForKind::Unrolled && emittedSize(s, lanes) > budget) {
-                            Stmt body = limit(f.body, budget, lanes);
+                          if (f.kind == ForKind::Unrolled && emittedSize(s, lanes, memo) > budget) {
+                            Stmt body = limit(f.body, budget, lanes, memo);
                             return makeFor(f.var, f.extent, f.max_extent, ForKind::Serial, body);
                           }
-                          Stmt body = limit(f.body, budget, lanes);
+                          Stmt body = limit(f.body, budget, lanes, memo);
                           return body == f.body ? s : makeFor(f.var, f.extent, f.max_extent, f.kind, body);
                         },
                         [&](const Store&) -> Stmt { return s; },
                         [&](const IfThenElse& i) -> Stmt {
-                          Stmt t = limit(i.then_case, budget, lanes), e = limit(i.else_case, budget, lanes);
+                          Stmt t = limit(i.then_case, budget, lanes, memo), e = limit(i.else_case, budget, lanes, memo);
                           return t == i.then_case && e == i.else_case ? s : makeIf(i.cond, t, e);
                         },
                         [&](const Allocate& a) -> Stmt {
-                          Stmt b = limit(a.body, budget, lanes);
+                          Stmt b = limit(a.body, budget, lanes, memo);
                           return b == a.body ? s : makeAllocate(a.buffer, b);
                         },
                         [&](const Seq& q) -> Stmt {
                           std::vector<Stmt> out;
                           bool changed = false;
                           for (const Stmt& c : q.stmts) {
-                            out.push_back(limit(c, budget, lanes));
+                            out.push_back(limit(c, budget, lanes, memo));
                             changed |= out.back() != c;
                           }
                           return changed ? makeSeq(std::move(out)) : s;
                         },
                         [&](const LetStmt& l) -> Stmt {
-                          Stmt b = limit(l.body, budget, lanes);
+                          Stmt b = limit(l.body, budget, lanes, memo);
                           return b == l.body ? s : makeLet(l.var, l.value, b);
                         },
                     },
@@ -386,7 +396,10 @@ Stmt version(const Stmt& s, int64_t max_tile) {
 
 Stmt versionTiles(const Stmt& s, int64_t max_tile_elements) { return version(s, max_tile_elements); }
 
-Stmt limitUnrolling(const Stmt& s, int64_t max_statements, int lanes) { return limit(s, max_statements, std::max(1, lanes)); }
+Stmt limitUnrolling(const Stmt& s, int64_t max_statements, int lanes) {
+  SizeMemo memo;  // valid while s is alive and unchanged: its nodes are the keys
+  return limit(s, max_statements, std::max(1, lanes), memo);
+}
 
 bool isLaneParallel(const Stmt& body, const te::VarNode* v) {
   bool ok = true;
