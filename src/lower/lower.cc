@@ -199,14 +199,10 @@ class Lowerer {
     for (const te::IterVar& iv : op.axes) sub[iv.var.get()] = c.root_value[k++];
     for (const te::IterVar& iv : op.reduceAxes()) sub[iv.var.get()] = c.root_value[k++];
     // Loads of one element recur: a Winograd transform reads each of its tile's elements in every
-    // arm of its select chains before they fold. Reads are keyed structurally before substitution
-    // (equal reads stay equal after it), so each element's flat index is built once and its load
-    // node is shared. Substitution and the read rewrite are one traversal.
-    struct Seen {
-      Expr read;
-      Expr load;
-    };
-    std::unordered_map<uint64_t, std::vector<Seen>> loads;
+    // arm of its select chains before they fold. expandInlined shares structurally equal reads,
+    // so each element's flat index is built once (keyed by the read's node) and its load node is
+    // shared. Substitution and the read rewrite are one traversal.
+    std::unordered_map<const te::ExprNode*, Expr> loads;  // nodes of `body`, alive throughout
     std::function<Expr(const Expr&)> convert = [&](const Expr& e) -> Expr {
       if (const te::VarRef* v = e.as<te::VarRef>()) {
         auto it = sub.find(v->var.get());
@@ -214,14 +210,12 @@ class Lowerer {
       }
       const te::TensorRead* r = e.as<te::TensorRead>();
       if (!r) return te::mapChildren(e, convert);
-      auto& same_hash = loads[te::structuralHash(e)];
-      for (const Seen& s : same_hash)
-        if (te::structurallyEqual(s.read, e)) return s.load;
+      if (auto it = loads.find(e.get()); it != loads.end()) return it->second;
       std::vector<Expr> idx;
       for (const Expr& i : r->indices) idx.push_back(convert(i));
       int p = dag_.opIndex(r->tensor.get());
       Expr load = te::bufferLoad(bufs_[p].buffer, flatIndex(bufs_[p], idx, c.bounds));
-      same_hash.push_back({e, load});
+      loads.emplace(e.get(), load);
       return load;
     };
     if (const te::Reduce* red = body.as<te::Reduce>()) {

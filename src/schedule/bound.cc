@@ -1,5 +1,6 @@
 #include "schedule/bound.h"
 
+#include <functional>
 #include <unordered_map>
 
 #include "support/assert.h"
@@ -125,6 +126,23 @@ Expr expandInlinedUncached(const State& state, int stage) {
   return expand(dag.op(stage).compute().body);
 }
 
+// e with structurally equal reads made one node. An expanded Winograd output transform reads
+// each tile element in every arm of its select chains; with the reads shared, passes over the
+// body (lowering's read-to-load conversion) can key their work by node.
+Expr shareEqualReads(const Expr& e) {
+  std::unordered_map<uint64_t, std::vector<Expr>> seen;
+  std::function<Expr(const Expr&)> share = [&](const Expr& x) -> Expr {
+    if (!x.as<te::TensorRead>()) return te::mapChildren(x, share);
+    Expr r = te::mapChildren(x, share);  // reads nested in indices first
+    auto& same_hash = seen[te::structuralHash(r)];
+    for (const Expr& c : same_hash)
+      if (te::structurallyEqual(c, r)) return c;
+    same_hash.push_back(r);
+    return r;
+  };
+  return share(e);
+}
+
 }  // namespace
 
 te::Expr expandInlined(const State& state, int stage) {
@@ -134,7 +152,8 @@ te::Expr expandInlined(const State& state, int stage) {
   static KeyedMemo<Expr> memo(2048);
   std::string fields = std::to_string(stage) + ':';
   for (const Stage& st : state.stages()) fields += st.location == ComputeLocation::Inlined ? '1' : '0';
-  return *memo.get(state.dagPtr(), fields, [&]() -> Expected<Expr> { return expandInlinedUncached(state, stage); });
+  return *memo.get(state.dagPtr(), fields,
+                   [&]() -> Expected<Expr> { return shareEqualReads(expandInlinedUncached(state, stage)); });
 }
 
 namespace {

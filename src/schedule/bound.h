@@ -35,7 +35,8 @@ struct StageLoops {
 Expected<StageLoops> buildStageLoops(const Stage& stage);
 
 // The body of `stage`'s op with every read of an inlined stage replaced by that stage's
-// definition (recursively). Reads of other stages remain.
+// definition (recursively). Reads of other stages remain; structurally equal reads are one shared
+// node (so passes can key per-read work by node).
 te::Expr expandInlined(const State& state, int stage);
 
 struct AxisRegion {
