@@ -18,6 +18,28 @@ int64_t floorDiv(int64_t a, int64_t b) {
   return q;
 }
 
+// Integer binary operation as evalInt computes it (nullopt: division by zero or a float op).
+std::optional<int64_t> applyBinary(BinOp op, int64_t a, int64_t c) {
+  switch (op) {
+    case BinOp::Add: return a + c;
+    case BinOp::Sub: return a - c;
+    case BinOp::Mul: return a * c;
+    case BinOp::FloorDiv: return c == 0 ? std::nullopt : std::optional<int64_t>(floorDiv(a, c));
+    case BinOp::FloorMod: return c == 0 ? std::nullopt : std::optional<int64_t>(a - floorDiv(a, c) * c);
+    case BinOp::Min: return std::min(a, c);
+    case BinOp::Max: return std::max(a, c);
+    case BinOp::Eq: return a == c;
+    case BinOp::Ne: return a != c;
+    case BinOp::Lt: return a < c;
+    case BinOp::Le: return a <= c;
+    case BinOp::Gt: return a > c;
+    case BinOp::Ge: return a >= c;
+    case BinOp::And: return a != 0 && c != 0;
+    case BinOp::Or: return a != 0 || c != 0;
+    default: return std::nullopt;  // Div, Pow: float only
+  }
+}
+
 }  // namespace
 
 std::optional<int64_t> evalInt(const Expr& e, const Env& env) {
@@ -38,25 +60,7 @@ std::optional<int64_t> evalInt(const Expr& e, const Env& env) {
     if (b->op == BinOp::Or && *x != 0) return 1;
     auto y = evalInt(b->b, env);
     if (!y) return std::nullopt;
-    int64_t a = *x, c = *y;
-    switch (b->op) {
-      case BinOp::Add: return a + c;
-      case BinOp::Sub: return a - c;
-      case BinOp::Mul: return a * c;
-      case BinOp::FloorDiv: return c == 0 ? std::nullopt : std::optional<int64_t>(floorDiv(a, c));
-      case BinOp::FloorMod: return c == 0 ? std::nullopt : std::optional<int64_t>(a - floorDiv(a, c) * c);
-      case BinOp::Min: return std::min(a, c);
-      case BinOp::Max: return std::max(a, c);
-      case BinOp::Eq: return a == c;
-      case BinOp::Ne: return a != c;
-      case BinOp::Lt: return a < c;
-      case BinOp::Le: return a <= c;
-      case BinOp::Gt: return a > c;
-      case BinOp::Ge: return a >= c;
-      case BinOp::And: return a != 0 && c != 0;
-      case BinOp::Or: return a != 0 || c != 0;
-      default: return std::nullopt;  // Div, Pow: float only
-    }
+    return applyBinary(b->op, *x, *y);
   }
   if (const auto* u = std::get_if<te::Unary>(&n.kind)) {
     if (te::isFloat(u->a.dtype())) return std::nullopt;
@@ -105,28 +109,6 @@ void collectVars(const Expr& e, std::vector<const te::VarNode*>& out) {
 }
 
 namespace {
-
-// Integer binary operation as evalInt computes it (nullopt: division by zero or a float op).
-std::optional<int64_t> applyBinary(BinOp op, int64_t a, int64_t c) {
-  switch (op) {
-    case BinOp::Add: return a + c;
-    case BinOp::Sub: return a - c;
-    case BinOp::Mul: return a * c;
-    case BinOp::FloorDiv: return c == 0 ? std::nullopt : std::optional<int64_t>(floorDiv(a, c));
-    case BinOp::FloorMod: return c == 0 ? std::nullopt : std::optional<int64_t>(a - floorDiv(a, c) * c);
-    case BinOp::Min: return std::min(a, c);
-    case BinOp::Max: return std::max(a, c);
-    case BinOp::Eq: return a == c;
-    case BinOp::Ne: return a != c;
-    case BinOp::Lt: return a < c;
-    case BinOp::Le: return a <= c;
-    case BinOp::Gt: return a > c;
-    case BinOp::Ge: return a >= c;
-    case BinOp::And: return a != 0 && c != 0;
-    case BinOp::Or: return a != 0 || c != 0;
-    default: return std::nullopt;  // Div, Pow: float only
-  }
-}
 
 // evalInt compiled to postfix code over variable slots. The walker evaluates the same few extent
 // and guard expressions at up to `budget` points per estimate; interpreting the tree each time
