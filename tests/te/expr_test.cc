@@ -2,6 +2,7 @@
 
 #include "support/error.h"
 #include "te/expr.h"
+#include "te/expr_functor.h"
 #include "te/printer.h"
 #include "te/tensor.h"
 
@@ -45,6 +46,24 @@ TEST(Tensor, ComputePrintsDefinition) {
 
 TEST(Tensor, RejectsNonPositiveShape) {
   EXPECT_THROW(placeholder("A", {4, 0}), Error);
+}
+
+TEST(Expr, StructuralHashAgreesWithStructuralEquality) {
+  Var i("i"), j("j");
+  Tensor a = placeholder("a", {8, 8});
+  // Built twice: distinct nodes, equal structure.
+  auto make = [&](const Var& x) { return select(x % 4 == 1, a(x / 4, j) * floatImm(2.0), a(j, x) + floatImm(1.0)); };
+  Expr e1 = make(i), e2 = make(i);
+  ASSERT_FALSE(e1.same(e2));
+  EXPECT_TRUE(structurallyEqual(e1, e2));
+  EXPECT_EQ(structuralHash(e1), structuralHash(e2));
+  // Another variable, constant or operator: unequal, and here hashed apart.
+  for (const Expr& other : {make(j), select(i % 4 == 2, a(i / 4, j) * floatImm(2.0), a(j, i) + floatImm(1.0)),
+                            select(i % 4 == 1, a(i / 4, j) * floatImm(3.0), a(j, i) + floatImm(1.0)),
+                            select(i % 4 == 1, a(i / 4, j) * floatImm(2.0), a(j, i) - floatImm(1.0))}) {
+    EXPECT_FALSE(structurallyEqual(e1, other));
+    EXPECT_NE(structuralHash(e1), structuralHash(other));
+  }
 }
 
 }  // namespace
