@@ -1,10 +1,12 @@
 #include "lower/register_tiles.h"
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "support/hash.h"
 #include "support/overload.h"
 #include "te/arith.h"
 #include "te/expr_functor.h"
@@ -116,84 +118,127 @@ class Pass {
   std::unordered_set<const te::Buffer*> tiles_;
 };
 
-// Expression nodes emitted for e when the variables in `known` have exact values: a select
-// whose condition they decide counts only its taken branch, as the code generator emits only
-// that one (an unrolled loop's index picking a coefficient).
-int64_t exprSize(const te::Expr& e, const te::VarBounds& known) {
-  int64_t n = 0;
-  std::function<void(const te::Expr&)> walk = [&](const te::Expr& x) {
-    ++n;
-    if (const te::Select* s = x.as<te::Select>(); s && !known.empty()) {
-      int64_t v;
-      if (te::isConstInt(te::simplify(s->cond, known), &v)) {
-        walk(v ? s->t : s->f);
-        return;
-      }
-    }
-    te::forEachChild(x, walk);
-  };
-  walk(e);
-  return n;
-}
-
 bool hasSelectOn(const Stmt& s, const te::VarNode* var);
 
-// Emitted sizes of subtrees computed with no variable known, by node: limit() asks for the size
-// of every unrolled loop's subtree, and nested unrolled loops would be measured again and again.
-using SizeMemo = std::unordered_map<const StmtNode*, int64_t>;
+// Emitted sizes (in expression nodes) for limit(). Unrolled loops multiply their body (or sum it
+// over the iterations when selects depend on the index: with the index known, a select whose
+// condition it decides counts only its taken branch, as the code generator emits only that one),
+// vectorized loops emit one body per chunk of lanes, and a dynamic extent emits the body twice
+// (full and tail version). limit() asks for the size of every unrolled loop's subtree, so sizes
+// with no variable known are memoized per node; select conditions are decided once per
+// structure and values of the known variables they use (a Winograd transform's tile repeats the
+// same few conditions hundreds of times, each a simplification).
+class SizeCounter {
+ public:
+  explicit SizeCounter(int lanes) : lanes_(lanes) {}
 
-// Emitted size of a statement (in expression nodes): unrolled loops multiply their body (or sum
-// it over the iterations when selects depend on the index), vectorized loops emit one body per
-// chunk of lanes, and a dynamic extent emits the body twice (full and tail version).
-int64_t emittedSize(const Stmt& s, int lanes, te::VarBounds& known, SizeMemo& memo) {
-  if (!s) return 0;
-  const bool memoize = known.empty();
-  if (memoize)
-    if (auto it = memo.find(s.get()); it != memo.end()) return it->second;
-  int64_t size = std::visit(
-      Overload{
-          [&](const For& f) -> int64_t {
-            int64_t ext;
-            bool constant = te::isConstInt(f.extent, &ext);
-            int64_t versions = constant ? 1 : 2;
-            if (f.kind == ForKind::Unrolled) {
-              if (f.max_extent <= 64 && hasSelectOn(f.body, f.var.get())) {
-                int64_t total = 0;
-                for (int64_t k = 0; k < f.max_extent; ++k) {
-                  known[f.var.get()] = te::IntBound::exact(k);
-                  total += emittedSize(f.body, lanes, known, memo);
+  int64_t size(const Stmt& s) {
+    te::VarBounds known;
+    return emitted(s, known);
+  }
+
+ private:
+  int64_t emitted(const Stmt& s, te::VarBounds& known) {
+    if (!s) return 0;
+    const bool memoize = known.empty();
+    if (memoize)
+      if (auto it = sizes_.find(s.get()); it != sizes_.end()) return it->second;
+    int64_t size = std::visit(
+        Overload{
+            [&](const For& f) -> int64_t {
+              int64_t ext;
+              bool constant = te::isConstInt(f.extent, &ext);
+              int64_t versions = constant ? 1 : 2;
+              if (f.kind == ForKind::Unrolled) {
+                if (f.max_extent <= 64 && selectsOn(f)) {
+                  int64_t total = 0;
+                  for (int64_t k = 0; k < f.max_extent; ++k) {
+                    known[f.var.get()] = te::IntBound::exact(k);
+                    total += emitted(f.body, known);
+                  }
+                  known.erase(f.var.get());
+                  return versions * total;
                 }
-                known.erase(f.var.get());
-                return versions * total;
+                return versions * f.max_extent * emitted(f.body, known);
               }
-              return versions * f.max_extent * emittedSize(f.body, lanes, known, memo);
-            }
-            int64_t body = emittedSize(f.body, lanes, known, memo);
-            if (f.kind == ForKind::Vectorized) return versions * ((f.max_extent + lanes - 1) / lanes) * body;
-            return body + 1;
-          },
-          [&](const Store& st) -> int64_t { return 1 + exprSize(st.index, known) + exprSize(st.value, known); },
-          [&](const IfThenElse& i) -> int64_t {
-            return 1 + exprSize(i.cond, known) + emittedSize(i.then_case, lanes, known, memo) +
-                   emittedSize(i.else_case, lanes, known, memo);
-          },
-          [&](const Allocate& a) -> int64_t { return emittedSize(a.body, lanes, known, memo); },
-          [&](const Seq& q) -> int64_t {
-            int64_t t = 0;
-            for (const Stmt& c : q.stmts) t += emittedSize(c, lanes, known, memo);
-            return t;
-          },
-          [&](const LetStmt& l) -> int64_t { return emittedSize(l.body, lanes, known, memo); },
-      },
-      s->kind);
-  if (memoize) memo.emplace(s.get(), size);
-  return size;
-}
+              int64_t body = emitted(f.body, known);
+              if (f.kind == ForKind::Vectorized) return versions * ((f.max_extent + lanes_ - 1) / lanes_) * body;
+              return body + 1;
+            },
+            [&](const Store& st) -> int64_t { return 1 + exprSize(st.index, known) + exprSize(st.value, known); },
+            [&](const IfThenElse& i) -> int64_t {
+              return 1 + exprSize(i.cond, known) + emitted(i.then_case, known) + emitted(i.else_case, known);
+            },
+            [&](const Allocate& a) -> int64_t { return emitted(a.body, known); },
+            [&](const Seq& q) -> int64_t {
+              int64_t t = 0;
+              for (const Stmt& c : q.stmts) t += emitted(c, known);
+              return t;
+            },
+            [&](const LetStmt& l) -> int64_t { return emitted(l.body, known); },
+        },
+        s->kind);
+    if (memoize) sizes_.emplace(s.get(), size);
+    return size;
+  }
 
-int64_t emittedSize(const Stmt& s, int lanes, SizeMemo& memo) {
-  te::VarBounds known;
-  return emittedSize(s, lanes, known, memo);
-}
+  int64_t exprSize(const te::Expr& e, const te::VarBounds& known) {
+    int64_t n = 0;
+    std::function<void(const te::Expr&)> walk = [&](const te::Expr& x) {
+      ++n;
+      if (const te::Select* s = x.as<te::Select>(); s && !known.empty()) {
+        if (std::optional<bool> taken = decide(s->cond, known)) {
+          walk(*taken ? s->t : s->f);
+          return;
+        }
+      }
+      te::forEachChild(x, walk);
+    };
+    walk(e);
+    return n;
+  }
+
+  // Whether the loop's body has a select on its variable (once per loop).
+  bool selectsOn(const For& f) {
+    auto [it, fresh] = selects_on_.try_emplace(&f, false);
+    if (fresh) it->second = hasSelectOn(f.body, f.var.get());
+    return it->second;
+  }
+
+  // The condition's value when the known variables decide it.
+  std::optional<bool> decide(const te::Expr& cond, const te::VarBounds& known) {
+    std::vector<std::pair<const te::VarNode*, int64_t>> used;
+    te::visitAll(cond, [&](const te::Expr& x) {
+      if (const te::VarRef* v = x.as<te::VarRef>())
+        if (auto it = known.find(v->var.get()); it != known.end()) used.emplace_back(v->var.get(), it->second.lo);
+    });
+    std::sort(used.begin(), used.end());
+    used.erase(std::unique(used.begin(), used.end()), used.end());
+    Hasher h;
+    h.add(te::structuralHash(cond));
+    for (const auto& [v, val] : used) h.add(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(v))).add(val);
+    auto& same_hash = decisions_[h.value()];
+    for (const Decision& d : same_hash)
+      if (d.used == used && te::structurallyEqual(d.cond, cond)) return d.value;
+    te::VarBounds relevant;
+    for (const auto& [v, val] : used) relevant[v] = te::IntBound::exact(val);
+    int64_t v;
+    std::optional<bool> value;
+    if (te::isConstInt(te::simplify(cond, relevant), &v)) value = v != 0;
+    same_hash.push_back({cond, std::move(used), value});
+    return value;
+  }
+
+  struct Decision {
+    te::Expr cond;
+    std::vector<std::pair<const te::VarNode*, int64_t>> used;
+    std::optional<bool> value;
+  };
+  int lanes_;
+  std::unordered_map<const StmtNode*, int64_t> sizes_;  // nodes of the statement being limited
+  std::unordered_map<const For*, bool> selects_on_;
+  std::unordered_map<uint64_t, std::vector<Decision>> decisions_;
+};
 
 // True when a select in the statement's expressions has a condition that uses var.
 bool hasSelectOn(const Stmt& s, const te::VarNode* var) {
@@ -220,37 +265,37 @@ bool hasSelectOn(const Stmt& s, const te::VarNode* var) {
   return found;
 }
 
-Stmt limit(const Stmt& s, int64_t budget, int lanes, SizeMemo& memo) {
+Stmt limit(const Stmt& s, int64_t budget, SizeCounter& sizes) {
   if (!s) return s;
   return std::visit(Overload{
                         [&](const For& f) -> Stmt {
-                          if (f.kind == ForKind::Unrolled && emittedSize(s, lanes, memo) > budget) {
-                            Stmt body = limit(f.body, budget, lanes, memo);
+                          if (f.kind == ForKind::Unrolled && sizes.size(s) > budget) {
+                            Stmt body = limit(f.body, budget, sizes);
                             return makeFor(f.var, f.extent, f.max_extent, ForKind::Serial, body);
                           }
-                          Stmt body = limit(f.body, budget, lanes, memo);
+                          Stmt body = limit(f.body, budget, sizes);
                           return body == f.body ? s : makeFor(f.var, f.extent, f.max_extent, f.kind, body);
                         },
                         [&](const Store&) -> Stmt { return s; },
                         [&](const IfThenElse& i) -> Stmt {
-                          Stmt t = limit(i.then_case, budget, lanes, memo), e = limit(i.else_case, budget, lanes, memo);
+                          Stmt t = limit(i.then_case, budget, sizes), e = limit(i.else_case, budget, sizes);
                           return t == i.then_case && e == i.else_case ? s : makeIf(i.cond, t, e);
                         },
                         [&](const Allocate& a) -> Stmt {
-                          Stmt b = limit(a.body, budget, lanes, memo);
+                          Stmt b = limit(a.body, budget, sizes);
                           return b == a.body ? s : makeAllocate(a.buffer, b);
                         },
                         [&](const Seq& q) -> Stmt {
                           std::vector<Stmt> out;
                           bool changed = false;
                           for (const Stmt& c : q.stmts) {
-                            out.push_back(limit(c, budget, lanes, memo));
+                            out.push_back(limit(c, budget, sizes));
                             changed |= out.back() != c;
                           }
                           return changed ? makeSeq(std::move(out)) : s;
                         },
                         [&](const LetStmt& l) -> Stmt {
-                          Stmt b = limit(l.body, budget, lanes, memo);
+                          Stmt b = limit(l.body, budget, sizes);
                           return b == l.body ? s : makeLet(l.var, l.value, b);
                         },
                     },
@@ -397,8 +442,8 @@ Stmt version(const Stmt& s, int64_t max_tile) {
 Stmt versionTiles(const Stmt& s, int64_t max_tile_elements) { return version(s, max_tile_elements); }
 
 Stmt limitUnrolling(const Stmt& s, int64_t max_statements, int lanes) {
-  SizeMemo memo;  // valid while s is alive and unchanged: its nodes are the keys
-  return limit(s, max_statements, std::max(1, lanes), memo);
+  SizeCounter sizes(std::max(1, lanes));  // valid while s is alive and unchanged: its nodes are keys
+  return limit(s, max_statements, sizes);
 }
 
 bool isLaneParallel(const Stmt& body, const te::VarNode* v) {
