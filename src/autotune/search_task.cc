@@ -8,6 +8,7 @@
 #include "runtime/thread_pool.h"
 #include "measure/builder.h"
 #include "schedule/record.h"
+#include "schedule/step.h"
 #include "support/hash.h"
 
 namespace ttune::autotune {
@@ -40,8 +41,14 @@ uint64_t mixSeed(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
 }  // namespace
 
 std::string SearchTask::stepsKey(const std::vector<schedule::Step>& steps) {
+  // The printed form names every field that distinguishes steps, except a split's extent (fixed
+  // by the steps before it, added anyway); it is several times cheaper than the JSON record form,
+  // and keys are computed for every state the search scores.
   Hasher h;
-  for (const auto& s : steps) h.add(std::string_view(schedule::stepToJson(s).dump()));
+  for (const auto& s : steps) {
+    h.add(std::string_view(schedule::stepToString(s)));
+    if (const auto* sp = std::get_if<schedule::SplitStep>(&s)) h.add(sp->extent.value_or(-1));
+  }
   return toHex(h.value());
 }
 
