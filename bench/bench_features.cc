@@ -60,8 +60,8 @@ void extractOnly(benchmark::State& st, const std::string& workload) {
   report(st, states, stores);
 }
 
-void lowerAndExtract(benchmark::State& st, const std::string& workload) {
-  std::vector<schedule::State> states_in = sampledStates(workload);
+// Lowering + extraction of each state in turn (what the search pays per new state).
+void lowerAndExtractStates(benchmark::State& st, const std::vector<schedule::State>& states_in) {
   if (states_in.empty()) {
     st.SkipWithError("no state sampled");
     return;
@@ -75,6 +75,8 @@ void lowerAndExtract(benchmark::State& st, const std::string& workload) {
   }
   report(st, states, stores);
 }
+
+void lowerAndExtract(benchmark::State& st, const std::string& workload) { lowerAndExtractStates(st, sampledStates(workload)); }
 
 // States the search would score on a model's kernels of one class: sampled, then mutated.
 struct ClassStates {
@@ -99,17 +101,6 @@ std::map<std::string, ClassStates> modelStates(const std::string& model) {
     for (size_t i = 0; i < cs.sampled.size() * 4 && cs.mutated.size() < cs.sampled.size(); ++i)
       if (auto m = autotune::mutateState(cs.sampled[i % cs.sampled.size()], rng, {})) cs.mutated.push_back(std::move(*m));
   return out;
-}
-
-void modelLowerAndExtract(benchmark::State& st, const std::vector<schedule::State>& states) {
-  int64_t n = 0, stores = 0;
-  size_t i = 0;
-  for (auto _ : st) {
-    auto feats = autotune::featuresOf(states[i++ % states.size()]);
-    if (feats.ok()) stores += feats->n_stores;
-    ++n;
-  }
-  report(st, n, stores);
 }
 
 void modelMutate(benchmark::State& st, const std::vector<schedule::State>& states) {
@@ -149,7 +140,7 @@ int main(int argc, char** argv) {
       benchmark::RegisterBenchmark((base + "/lower+extract").c_str(), [p](benchmark::State& st) {
         std::vector<schedule::State> all = p->sampled;
         all.insert(all.end(), p->mutated.begin(), p->mutated.end());
-        modelLowerAndExtract(st, all);
+        lowerAndExtractStates(st, all);
       });
       benchmark::RegisterBenchmark((base + "/mutate").c_str(), [p](benchmark::State& st) { modelMutate(st, p->sampled); });
     }

@@ -123,7 +123,10 @@ class IntProgram {
 
   // vals/bound: per slot, the value and whether it is bound.
   std::optional<int64_t> run(const int64_t* vals, const char* bound) const {
-    int64_t stack[kMaxStack];
+    int64_t local[kLocalStack];
+    std::vector<int64_t> deep;  // only for expressions deeper than the local stack
+    if (depth_max_ > kLocalStack) deep.resize(static_cast<size_t>(depth_max_));
+    int64_t* stack = deep.empty() ? local : deep.data();
     int sp = 0;
     for (size_t pc = 0; pc < code_.size(); ++pc) {
       const Ins& in = code_[pc];
@@ -166,10 +169,8 @@ class IntProgram {
     return sp == 1 ? std::optional<int64_t>(stack[0]) : std::nullopt;
   }
 
-  bool fits() const { return depth_max_ <= kMaxStack; }
-
  private:
-  static constexpr int kMaxStack = 64;
+  static constexpr int kLocalStack = 64;
   struct Ins {
     enum Kind : uint8_t { kImm, kVar, kFail, kBinary, kNeg, kNot, kAbs, kToBool, kToInt32, kJumpIfZero, kJump, kAndShort, kOrShort } kind;
     int arg = 0;
@@ -434,17 +435,9 @@ class Walker {
       if (frames_[fi].var && slotOf(frames_[fi].var) < 0) slot_vars.push_back(frames_[fi].var);
     Enumeration en{IntProgram(e, slotOf), {}, {}, std::vector<int64_t>(slot_vars.size(), 0),
                    std::vector<char>(slot_vars.size(), 0), threshold};
-    if (!en.value.fits()) {
-      m.ok = false;
-      return m;
-    }
     for (int fi : deps) {
       en.frame_code.emplace_back(*frames_[fi].expr, slotOf);
       en.frame_slot.push_back(frames_[fi].var ? slotOf(frames_[fi].var) : -1);
-      if (!en.frame_code.back().fits()) {
-        m.ok = false;
-        return m;
-      }
     }
     enumerate(en, deps, samples, 0, 1.0, m);
     return m;

@@ -8,8 +8,8 @@
 // a model are noisy and interact (a kernel's pick changes what the next one finds in cache), so
 // the combined choice is then timed as a whole model against the isolated picks and the default
 // schedules, interleaved, and the fastest of the three is kept: the result never makes the model
-// slower than its default schedules as far as one interleaved timing can tell. Used after transfer (`ttune transfer --refine`) and after
-// tuning (`ttune tune --refine`).
+// slower than its default schedules as far as one interleaved timing can tell. Used after
+// transfer (`ttune transfer --refine`) and after tuning (`ttune tune`, unless `--no-refine`).
 #pragma once
 
 #include <cmath>
