@@ -65,6 +65,29 @@ double coverage(int64_t extent, int64_t tile) {
 
 }  // namespace
 
+RegisterTile elementwiseTileFor(const Target& t, int64_t max_rows, int64_t max_vectors) {
+  // Each FMA waits for its own load, so about six accumulators keep the pipes busy. Measured in
+  // the mobile nets' depthwise layers (Zen 4, in-model profile): 3 x 2 and 4 x 2 tiles within
+  // noise of each other on stride-1 layers and 1.5-1.9x faster than an untiled vectorized loop
+  // with a separate epilogue pass; on the stride-2 layers with inputs beyond L2, 3 x 2 ran
+  // 1.2-1.6x faster than 4 x 2; 8 x 1 and 2 x 2 were no better.
+  const int in_flight = 6;
+  RegisterTile best;
+  double best_score = -1;
+  for (int v = 1; v <= 2; ++v) {
+    if (max_vectors > 0 && v > max_vectors) break;
+    int r = (in_flight + v - 1) / v;
+    if (max_rows > 0) r = static_cast<int>(std::min<int64_t>(r, max_rows));
+    while (r > 1 && registersNeeded(r * v, v) > t.vector_registers) --r;
+    double score = coverage(max_rows, r) * coverage(max_vectors, v) * std::min(1.0, r * v / double(in_flight));
+    if (score >= best_score - 1e-9) {  // ties: the wider tile (longer contiguous loads)
+      best = {r, v};
+      best_score = score;
+    }
+  }
+  return best;
+}
+
 RegisterTile registerTileFor(const Target& t, int64_t max_rows, int64_t max_vectors) {
   // A simple throughput model of one reduction step of the tile: rows * vectors FMAs on two
   // pipes, rows broadcasts + vectors loads on two load ports, and a dependency chain of one FMA

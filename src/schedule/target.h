@@ -62,6 +62,11 @@ struct RegisterTile {
 };
 // `max_rows`/`max_vectors` bound the tile by the extents it covers (0: unbounded).
 RegisterTile registerTileFor(const Target& t, int64_t max_rows = 0, int64_t max_vectors = 0);
+// The register tile for a product without a broadcast operand (acc[rows][vectors] +=
+// x[row][vector] * w[vector]: a depthwise convolution). Every FMA loads its own operand, so a
+// larger tile reuses nothing more; it needs only enough independent accumulators to hide the FMA
+// latency, at most two vectors wide. Bounded like registerTileFor.
+RegisterTile elementwiseTileFor(const Target& t, int64_t max_rows = 0, int64_t max_vectors = 0);
 // Vector registers a register tile of `accumulators` vectors and `operand_vectors` loaded
 // operands needs; schedules whose innermost tile needs more than the target has spill.
 int registersNeeded(int accumulators, int operand_vectors);

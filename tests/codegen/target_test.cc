@@ -7,6 +7,7 @@
 #include "common/check.h"
 #include "lower/register_tiles.h"
 #include "measure/builder.h"
+#include "ops/elementwise.h"
 #include "ops/nn.h"
 #include "schedule/record.h"
 #include "support/json.h"
@@ -212,6 +213,63 @@ TEST(RegisterTile, TailVectorOfAClampedTileLeavesTheNextRowAlone) {
       auto r = checker.check(*st, opt, 1e-4, 1e-4, {}, t);
       ASSERT_TRUE(r.built) << r.error;
       EXPECT_TRUE(r.cmp.ok()) << schedule::isaName(t.isa) << " -O" << opt << " max abs err " << r.cmp.max_abs_err;
+    }
+  }
+}
+
+TEST(RegisterTile, ElementwiseTileIsSmallAndFits) {
+  for (const schedule::Target& t : testing::isaTargets()) {
+    for (int64_t rows : {0, 1, 2, 3, 7, 14, 56})
+      for (int64_t vecs : {0, 1, 2, 3, 4, 60}) {
+        schedule::RegisterTile rt = schedule::elementwiseTileFor(t, rows, vecs);
+        EXPECT_LE(schedule::registersNeeded(rt.rows * rt.vectors, rt.vectors), t.vector_registers);
+        EXPECT_LE(rt.vectors, 2);
+        EXPECT_LE(rt.rows * rt.vectors, 8) << "no reuse to gain from a larger tile";
+        if (rows > 0) {
+          EXPECT_LE(rt.rows, rows);
+        }
+        if (vecs > 0) {
+          EXPECT_LE(rt.vectors, vecs);
+        }
+        if ((rows == 0 || rows >= 6) && (vecs == 0 || vecs >= 2)) {
+          EXPECT_GE(rt.rows * rt.vectors, 6) << "accumulators in flight";
+        }
+      }
+  }
+}
+
+// A depthwise convolution (no broadcast operand, nine or 25 taps) gets a register tile with its
+// bias and clip epilogue computed at the tile (no separate pass over the output) and its padding
+// inlined; stride 2, 5x5 and channel counts that leave a tail vector stay exact on both ISAs.
+TEST(DefaultSchedule, DepthwiseConvolutionGetsAFusedRegisterTile) {
+  struct Case {
+    int64_t c, hw, k, stride;
+  };
+  for (const Case& cs : {Case{40, 9, 3, 1}, Case{24, 11, 3, 2}, Case{48, 8, 5, 1}}) {
+    te::Tensor x = te::placeholder("data", {1, cs.hw, cs.hw, cs.c});
+    te::Tensor w = te::placeholder("weight", {cs.k, cs.k, 1, cs.c}, te::DType::Float32, true);
+    te::Tensor b = te::placeholder("bias", {1, 1, 1, cs.c}, te::DType::Float32, true);
+    int64_t p = cs.k / 2;
+    te::Tensor y = ops::clip(ops::add(ops::depthwise_conv2d_nhwc(x, w, {cs.stride, cs.stride}, {p, p, p, p}), b), 0, 6);
+    auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{x, w, b}, std::vector<te::Tensor>{y});
+    testing::Checker checker(dag);
+    for (const schedule::Target& t : testing::isaTargets()) {
+      std::vector<schedule::Step> steps = measure::defaultScheduleFor(*dag, t);
+      bool tile_at_epilogue = false, pad_inlined = false;
+      for (const schedule::Step& s : steps) {
+        if (const auto* ca = std::get_if<schedule::ComputeAtStep>(&s))
+          tile_at_epilogue |= ca->stage.find("depthwise") != std::string::npos && ca->target_stage == y.name();
+        if (const auto* in = std::get_if<schedule::ComputeInlineStep>(&s)) pad_inlined |= in->stage == "pad";
+      }
+      EXPECT_TRUE(tile_at_epilogue) << schedule::isaName(t.isa) << " k" << cs.k << " s" << cs.stride;
+      EXPECT_TRUE(pad_inlined) << schedule::isaName(t.isa);
+      if (!testing::skipReason(t).empty()) continue;
+      auto st = schedule::State::replay(dag, steps);
+      ASSERT_TRUE(st.ok()) << st.error();
+      auto r = checker.check(*st, 3, 1e-4, 1e-4, {}, t);
+      ASSERT_TRUE(r.built) << r.error;
+      EXPECT_TRUE(r.cmp.ok()) << schedule::isaName(t.isa) << " k" << cs.k << " s" << cs.stride << " max abs err "
+                              << r.cmp.max_abs_err;
     }
   }
 }
