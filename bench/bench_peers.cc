@@ -42,9 +42,9 @@ using Tiles = std::vector<std::optional<int64_t>>;
 struct RegTile {
   int64_t rows, width;  // width in elements: vectors x lanes
 };
-RegTile regTile(const schedule::Target& t, int64_t row_extent, int64_t vec_extent) {
+RegTile regTile(const schedule::Target& t, int64_t row_extent, int64_t vec_extent, int64_t row_stride_bytes = 0) {
   int lanes = t.lanes();
-  schedule::RegisterTile rt = schedule::registerTileFor(t, row_extent, (vec_extent + lanes - 1) / lanes);
+  schedule::RegisterTile rt = schedule::registerTileFor(t, row_extent, (vec_extent + lanes - 1) / lanes, row_stride_bytes);
   return {rt.rows, std::min<int64_t>(rt.vectors * lanes, vec_extent)};
 }
 
@@ -143,7 +143,9 @@ std::vector<Case> cases(bench::ConvLayout layout, const schedule::Target& target
     bench::Workload w = bench::convWorkload(c.name, c.shape, layout);
     // The register tile: along the output width and the output channels.
     int64_t ow = (c.shape.w + 2 * c.shape.pad - c.shape.s) / c.shape.stride + 1;
-    RegTile rt = regTile(target, ow, c.shape.k);
+    // Consecutive rows' inputs: a pixel of channels apart in NHWC, an element in NCHW.
+    int64_t row_stride = c.shape.stride * 4 * (layout == bench::ConvLayout::NHWC ? c.shape.c : 1);
+    RegTile rt = regTile(target, ow, c.shape.k, row_stride);
     Tiles ff = c.ff, yy = c.yy, xx = c.xx;
     ff[2] = rt.width;
     xx[2] = rt.rows;

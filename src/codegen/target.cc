@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -61,12 +62,20 @@ void readCaches(Target& t) {
     std::string type = readLine(dir + "type");
     int64_t size = parseCacheSize(readLine(dir + "size"));
     if (size <= 0 || type == "Instruction") continue;
-    if (level == "1") t.l1d_bytes = size, l1 = true;
+    if (level == "1") {
+      t.l1d_bytes = size, l1 = true;
+      if (int ways = std::atoi(readLine(dir + "ways_of_associativity").c_str()); ways > 0) t.l1d_ways = ways;
+    }
     else if (level == "2") t.l2_bytes = size, l2 = true;
     else if (level == "3") t.l3_bytes = size, l3 = true;
   }
 #ifdef _SC_LEVEL1_DCACHE_SIZE
-  if (!l1 && sysconf(_SC_LEVEL1_DCACHE_SIZE) > 0) t.l1d_bytes = sysconf(_SC_LEVEL1_DCACHE_SIZE), l1 = true;
+  if (!l1 && sysconf(_SC_LEVEL1_DCACHE_SIZE) > 0) {
+    t.l1d_bytes = sysconf(_SC_LEVEL1_DCACHE_SIZE), l1 = true;
+#ifdef _SC_LEVEL1_DCACHE_ASSOC
+    if (sysconf(_SC_LEVEL1_DCACHE_ASSOC) > 0) t.l1d_ways = static_cast<int>(sysconf(_SC_LEVEL1_DCACHE_ASSOC));
+#endif
+  }
   if (!l2 && sysconf(_SC_LEVEL2_CACHE_SIZE) > 0) t.l2_bytes = sysconf(_SC_LEVEL2_CACHE_SIZE), l2 = true;
   if (!l3 && sysconf(_SC_LEVEL3_CACHE_SIZE) > 0) t.l3_bytes = sysconf(_SC_LEVEL3_CACHE_SIZE), l3 = true;
 #endif

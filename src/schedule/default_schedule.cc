@@ -1,5 +1,6 @@
 #include "schedule/default_schedule.h"
 
+#include <cstdlib>
 #include <map>
 
 #include "schedule/state.h"
@@ -89,6 +90,29 @@ bool vectorFriendly(const te::ComputeOp& c, const te::IterVar& axis, bool invari
   return ok;
 }
 
+// The largest distance in bytes between the elements that non-constant reads of c's body take
+// for consecutive values of `axis` (row-major tensors); 0 when no read varies linearly with it.
+int64_t rowStrideBytes(const te::ComputeOp& c, const te::IterVar& axis) {
+  int64_t best = 0;
+  te::visitAll(c.body, [&](const te::Expr& e) {
+    const te::TensorRead* read = e.as<te::TensorRead>();
+    if (!read) return;
+    const te::Operation& src = read->tensor.op();
+    if (src.isPlaceholder() && src.placeholder().is_constant) return;
+    const te::Shape& shape = src.shape();
+    if (shape.size() != read->indices.size()) return;
+    int64_t stride = 0, inner = 1;
+    for (size_t i = shape.size(); i-- > 0;) {
+      std::optional<int64_t> coef = te::linearCoefficient(read->indices[i], axis.var.get());
+      if (!coef) return;
+      stride += *coef * inner;
+      inner *= shape[i];
+    }
+    best = std::max(best, std::abs(stride) * te::dtypeBytes(src.dtype()));
+  });
+  return best;
+}
+
 // True when some axis of at least `lanes` elements leaves every non-constant read invariant: a
 // broadcast operand for an outer-product register tile (the output channels of a convolution,
 // the columns of a dense layer). A depthwise convolution has none.
@@ -164,7 +188,7 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   const bool elementwise = !hasBroadcastAxis(c, vector_lanes);
   int64_t max_rows = r >= 0 ? c.axes[r].extent : 1, max_vectors = (vec_extent + vector_lanes - 1) / vector_lanes;
   RegisterTile rt = elementwise ? elementwiseTileFor(opt.target, max_rows, max_vectors)
-                                : registerTileFor(opt.target, max_rows, max_vectors);
+                                : registerTileFor(opt.target, max_rows, max_vectors, r >= 0 ? rowStrideBytes(c, c.axes[r]) : 0);
   int64_t lanes = std::min<int64_t>(rt.vectors * vector_lanes, vec_extent);
   int64_t rows = r >= 0 ? std::min<int64_t>(rt.rows, c.axes[r].extent) : 1;
   // Tiles of R's spatial axes: [r, v] split, everything else whole and outside.

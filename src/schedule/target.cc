@@ -1,6 +1,8 @@
 #include "schedule/target.h"
 
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <vector>
 
 namespace ttune::schedule {
@@ -63,6 +65,18 @@ double coverage(int64_t extent, int64_t tile) {
   return static_cast<double>(extent) / static_cast<double>(tiles * tile);
 }
 
+// The most of `rows` reads, `stride` bytes apart, that map to one L1 set (0 stride: unknown, 1).
+int64_t rowsPerL1Set(const Target& t, int64_t rows, int64_t stride) {
+  const int64_t line = 64, way = t.l1d_bytes / std::max(1, t.l1d_ways);
+  if (stride <= 0 || way < line) return 1;
+  int64_t s = stride % way;
+  // Rows repeat their set every `period` rows; within a period each row has its own set (reads
+  // closer than a line apart share one, which only helps).
+  int64_t period = s == 0 ? 1 : way / std::gcd(std::max(s, line) / line * line, way);
+  period = std::max<int64_t>(period, 1);
+  return (rows + period - 1) / period;
+}
+
 }  // namespace
 
 RegisterTile elementwiseTileFor(const Target& t, int64_t max_rows, int64_t max_vectors) {
@@ -88,7 +102,7 @@ RegisterTile elementwiseTileFor(const Target& t, int64_t max_rows, int64_t max_v
   return best;
 }
 
-RegisterTile registerTileFor(const Target& t, int64_t max_rows, int64_t max_vectors) {
+RegisterTile registerTileFor(const Target& t, int64_t max_rows, int64_t max_vectors, int64_t row_stride_bytes) {
   // A simple throughput model of one reduction step of the tile: rows * vectors FMAs on two
   // pipes, rows broadcasts + vectors loads on two load ports, and a dependency chain of one FMA
   // latency (about 4 cycles) per accumulator; lanes of tiles that overhang the extents count as
@@ -106,6 +120,7 @@ RegisterTile registerTileFor(const Target& t, int64_t max_rows, int64_t max_vect
     if (max_vectors > 0 && v > max_vectors) break;
     for (int r = 1; r <= 32; ++r) {
       if (max_rows > 0 && r > max_rows) break;
+      if (rowsPerL1Set(t, r, row_stride_bytes) > std::max(1, t.l1d_ways - 1)) break;
       if (registersNeeded(r * v, v) > t.vector_registers) break;
       double fmas = r * v;
       double cycles = std::max({fmas / fma_pipes, (r + v) / load_ports, fma_latency});

@@ -44,6 +44,7 @@ struct Target {
   int64_t l1d_bytes = 32 << 10;
   int64_t l2_bytes = 1 << 20;
   int64_t l3_bytes = 16 << 20;
+  int l1d_ways = 8;  // L1d associativity: lines whose addresses differ by l1d_bytes / l1d_ways share a set
   bool caches_measured = false;  // false: the sizes above are assumptions, not readings
   int cores = 1;
 
@@ -61,7 +62,13 @@ struct RegisterTile {
   int vectors = 1;
 };
 // `max_rows`/`max_vectors` bound the tile by the extents it covers (0: unbounded).
-RegisterTile registerTileFor(const Target& t, int64_t max_rows = 0, int64_t max_vectors = 0);
+// `row_stride_bytes` (0: unknown) is the distance between consecutive rows' broadcast reads (an
+// NHWC conv: stride x input channels x 4). Rows whose reads fall into the same L1 set evict each
+// other while the weights stream past: at most l1d_ways - 1 rows may share a set (a 1x1 conv
+// with 1024 input channels, rows 4 KiB apart, all in one set of an 8-way 32 KiB L1: 14 rows ran
+// at 77% of peak, 7 rows at 97%).
+RegisterTile registerTileFor(const Target& t, int64_t max_rows = 0, int64_t max_vectors = 0,
+                             int64_t row_stride_bytes = 0);
 // The register tile for a product without a broadcast operand (acc[rows][vectors] +=
 // x[row][vector] * w[vector]: a depthwise convolution). Every FMA loads its own operand, so a
 // larger tile reuses nothing more; it needs only enough independent accumulators to hide the FMA

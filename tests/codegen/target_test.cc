@@ -217,6 +217,25 @@ TEST(RegisterTile, TailVectorOfAClampedTileLeavesTheNextRowAlone) {
   }
 }
 
+// Rows 4 KiB apart (an NHWC 1x1 conv with 1024 input channels) all fall into one set of an
+// 8-way 32 KiB L1: at most seven of them; 2 KiB apart they alternate between two sets.
+TEST(RegisterTile, RowsSharingAnL1SetStayFewerThanItsWays) {
+  for (const schedule::Target& base : testing::isaTargets()) {
+    schedule::Target t = base;
+    t.l1d_bytes = 32 << 10;
+    t.l1d_ways = 8;
+    for (int64_t stride : {4096, 8192, 16384 + 4096})
+      EXPECT_LE(schedule::registerTileFor(t, 14, 16, stride).rows, 7) << stride;
+    EXPECT_LE(schedule::registerTileFor(t, 28, 16, 2048).rows, 14);
+    // Strides that spread rows over many sets leave the tile as without the constraint.
+    for (int64_t stride : {0, 256, 1024 + 64}) {
+      schedule::RegisterTile a = schedule::registerTileFor(t, 56, 4, stride), b = schedule::registerTileFor(t, 56, 4);
+      EXPECT_EQ(a.rows, b.rows) << stride;
+      EXPECT_EQ(a.vectors, b.vectors) << stride;
+    }
+  }
+}
+
 TEST(RegisterTile, ElementwiseTileIsSmallAndFits) {
   for (const schedule::Target& t : testing::isaTargets()) {
     for (int64_t rows : {0, 1, 2, 3, 7, 14, 56})
