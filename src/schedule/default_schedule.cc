@@ -413,12 +413,21 @@ std::vector<Step> defaultSchedule(const te::ComputeDAG& dag, const DefaultSchedu
   // Inline elementwise/injective stages feeding one consumer, except padding feeding a large
   // reduction with a broadcast operand: padding stays a stage of its own so the reduction's inner
   // loop reads without conditions. A depthwise convolution reads each input only about as often
-  // as it has taps, so copying the padded input would cost more than the conditions.
+  // as it has taps, so copying the padded input would cost more than the conditions. A stage
+  // that an element-wise consumer broadcasts (a squeeze-excitation gate sigmoid(conv) times the
+  // feature map, a layer norm's 1/sqrt(var)) stays a stage too: inlined, it would be recomputed
+  // for every element it is broadcast to.
+  auto elements = [](const te::Operation& o) {
+    int64_t n = 1;
+    for (int64_t d : o.shape()) n *= d;
+    return n;
+  };
   for (int i = 0; i < dag.numOps(); ++i) {
     const te::Operation& op = dag.op(i);
     if (!op.isCompute() || dag.isOutput(i) || op.compute().reduce()) continue;
     if (dag.consumers(i).size() != 1) continue;
     const te::Operation& consumer = dag.op(dag.consumers(i)[0]);
+    if (consumer.isCompute() && !consumer.compute().reduce() && elements(consumer) >= 2 * elements(op)) continue;
     if (op.tag() == "pad" || op.name() == "pad") {
       if (consumer.isCompute() && consumer.compute().reduce() && reduceLength(consumer.compute()) >= kMinTiledReduce &&
           hasBroadcastAxis(consumer.compute(), opt.target.lanes()))

@@ -293,5 +293,30 @@ TEST(DefaultSchedule, DepthwiseConvolutionGetsAFusedRegisterTile) {
   }
 }
 
+// A squeeze-excitation gate: sigmoid(conv(pooled) + bias) broadcast over the feature map. The
+// sigmoid keeps a stage of its own (inlined into the product it would be computed once per
+// pixel instead of once per channel) and the kernel stays exact.
+TEST(DefaultSchedule, BroadcastGateIsComputedOnce) {
+  te::Tensor pooled = te::placeholder("pooled", {1, 1, 1, 8});
+  te::Tensor w = te::placeholder("weight", {1, 1, 8, 40}, te::DType::Float32, true);
+  te::Tensor b = te::placeholder("bias", {1, 1, 1, 40}, te::DType::Float32, true);
+  te::Tensor fmap = te::placeholder("fmap", {1, 12, 12, 40});
+  te::Tensor gate = ops::sigmoid(ops::add(ops::conv2d_nhwc(pooled, w), b));
+  te::Tensor y = ops::mul(fmap, gate);
+  auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{pooled, w, b, fmap}, std::vector<te::Tensor>{y});
+  testing::Checker checker(dag);
+  for (const schedule::Target& t : testing::isaTargets()) {
+    std::vector<schedule::Step> steps = measure::defaultScheduleFor(*dag, t);
+    for (const schedule::Step& s : steps)
+      if (const auto* in = std::get_if<schedule::ComputeInlineStep>(&s)) EXPECT_NE(in->stage, gate.name());
+    if (!testing::skipReason(t).empty()) continue;
+    auto st = schedule::State::replay(dag, steps);
+    ASSERT_TRUE(st.ok()) << st.error();
+    auto r = checker.check(*st, 3, 1e-4, 1e-4, {}, t);
+    ASSERT_TRUE(r.built) << r.error;
+    EXPECT_TRUE(r.cmp.ok()) << schedule::isaName(t.isa) << " max abs err " << r.cmp.max_abs_err;
+  }
+}
+
 }  // namespace
 }  // namespace ttune
