@@ -9,6 +9,7 @@
 #include "measure/builder.h"
 #include "ops/elementwise.h"
 #include "ops/nn.h"
+#include "ops/reduce.h"
 #include "schedule/record.h"
 #include "support/json.h"
 #include "support/overload.h"
@@ -293,6 +294,26 @@ TEST(DefaultSchedule, DepthwiseConvolutionGetsAFusedRegisterTile) {
   }
 }
 
+// A product of two activations (attention's probabilities times values) has a broadcast
+// operand even though neither input is constant: it keeps the outer-product register tile, the
+// reduction outside the tile's rows, not the depthwise-style tile (which ran it at half speed).
+TEST(DefaultSchedule, ProductOfActivationsKeepsAnOuterProductTile) {
+  te::Tensor a = te::placeholder("A", {4, 64, 48});
+  te::Tensor b = te::placeholder("B", {4, 48, 64});
+  auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{a, b},
+                                                    std::vector<te::Tensor>{ops::batch_matmul(a, b)});
+  for (const schedule::Target& t : testing::isaTargets()) {
+    std::vector<schedule::Step> steps = measure::defaultScheduleFor(*dag, t);
+    const schedule::ReorderStep* tile = nullptr;
+    for (const schedule::Step& s : steps)
+      if (const auto* r = std::get_if<schedule::ReorderStep>(&s); r && r->stage.ends_with(".local")) tile = r;
+    ASSERT_NE(tile, nullptr) << schedule::isaName(t.isa);
+    ASSERT_GE(tile->order.size(), 3u);
+    std::vector<std::string> tail(tile->order.end() - 3, tile->order.end());
+    EXPECT_EQ(tail, (std::vector<std::string>{"k", "i.1", "j.1"})) << schedule::isaName(t.isa);
+  }
+}
+
 // A squeeze-excitation gate: sigmoid(conv(pooled) + bias) broadcast over the feature map. The
 // sigmoid keeps a stage of its own (inlined into the product it would be computed once per
 // pixel instead of once per channel) and the kernel stays exact.
@@ -315,6 +336,30 @@ TEST(DefaultSchedule, BroadcastGateIsComputedOnce) {
     auto r = checker.check(*st, 3, 1e-4, 1e-4, {}, t);
     ASSERT_TRUE(r.built) << r.error;
     EXPECT_TRUE(r.cmp.ok()) << schedule::isaName(t.isa) << " max abs err " << r.cmp.max_abs_err;
+  }
+}
+
+// Softmax's max and sum run along the contiguous last axis: the default factors each into a
+// vector of partial results per row (rfactor) instead of vectorizing across rows (gathers), and
+// stays exact, also when the row length leaves a tail vector.
+TEST(DefaultSchedule, RowReductionsVectorizeAlongTheRow) {
+  for (int64_t len : {256, 100}) {
+    te::Tensor x = te::placeholder("x", {3, 17, len});
+    te::Tensor y = ops::softmax(x, -1);
+    auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{x}, std::vector<te::Tensor>{y});
+    testing::Checker checker(dag);
+    for (const schedule::Target& t : testing::isaTargets()) {
+      std::vector<schedule::Step> steps = measure::defaultScheduleFor(*dag, t);
+      int rfactors = 0;
+      for (const schedule::Step& s : steps) rfactors += std::holds_alternative<schedule::RfactorStep>(s);
+      EXPECT_EQ(rfactors, 2) << schedule::isaName(t.isa) << " row " << len;
+      if (!testing::skipReason(t).empty()) continue;
+      auto st = schedule::State::replay(dag, steps);
+      ASSERT_TRUE(st.ok()) << st.error();
+      auto r = checker.check(*st, 3, 1e-5, 1e-4, {}, t);
+      ASSERT_TRUE(r.built) << r.error;
+      EXPECT_TRUE(r.cmp.ok()) << schedule::isaName(t.isa) << " row " << len << " max abs err " << r.cmp.max_abs_err;
+    }
   }
 }
 
