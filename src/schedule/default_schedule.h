@@ -6,7 +6,10 @@
 // accumulates a register tile of rows x vectors shaped for the target's register file
 // (registerTileFor: e.g. 4 x 3 vectors with 16 registers, 14 x 2 with 32), the vectors along the
 // output channels when the input is invariant in them (so strided convolutions never gather),
-// with its element-wise consumer fused and constant weights packed in tile order.
+// with its element-wise consumer fused and constant weights packed in tile order. A depthwise
+// convolution (no broadcast operand) gets a small tile (elementwiseTileFor); a reduction along
+// its input's contiguous axis with nothing else to vectorize (softmax, layer norm) is factored
+// into a vector of partial results per row; a stage its consumer broadcasts is not inlined.
 #pragma once
 
 #include <vector>
