@@ -90,6 +90,15 @@ bool vectorFriendly(const te::ComputeOp& c, const te::IterVar& axis, bool invari
   return ok;
 }
 
+// True when no index of `read` depends on `var`.
+bool readInvariantIn(const te::TensorRead& read, const te::IterVar& var) {
+  for (const te::Expr& idx : read.indices) {
+    std::optional<int64_t> coef = te::linearCoefficient(idx, var.var.get());
+    if (!coef || *coef != 0) return false;
+  }
+  return true;
+}
+
 // The largest distance in bytes between the elements that non-constant reads of c's body take
 // for consecutive values of `axis` (row-major tensors); 0 when no read varies linearly with it.
 int64_t rowStrideBytes(const te::ComputeOp& c, const te::IterVar& axis) {
@@ -135,15 +144,8 @@ bool broadcastBy(const te::ComputeOp& consumer, const te::Operation& op) {
   te::visitAll(consumer.body, [&](const te::Expr& e) {
     const te::TensorRead* read = e.as<te::TensorRead>();
     if (!read || broadcast || read->tensor.op().name() != op.name()) return;
-    for (const te::IterVar& iv : consumer.axes) {
-      if (iv.extent <= 1) continue;
-      bool invariant = true;
-      for (const te::Expr& idx : read->indices) {
-        std::optional<int64_t> coef = te::linearCoefficient(idx, iv.var.get());
-        if (!coef || *coef != 0) invariant = false;
-      }
-      if (invariant) broadcast = true;
-    }
+    for (const te::IterVar& iv : consumer.axes)
+      if (iv.extent > 1 && readInvariantIn(*read, iv)) broadcast = true;
   });
   return broadcast;
 }
@@ -159,13 +161,7 @@ bool hasBroadcastAxis(const te::ComputeOp& c, int64_t lanes) {
     bool invariant_read = false;
     te::visitAll(c.body, [&](const te::Expr& e) {
       const te::TensorRead* read = e.as<te::TensorRead>();
-      if (!read || invariant_read) return;
-      bool inv = true;
-      for (const te::Expr& idx : read->indices) {
-        std::optional<int64_t> coef = te::linearCoefficient(idx, iv.var.get());
-        if (!coef || *coef != 0) inv = false;
-      }
-      invariant_read = inv;
+      if (read && !invariant_read) invariant_read = readInvariantIn(*read, iv);
     });
     if (invariant_read) return true;
   }
@@ -497,10 +493,10 @@ std::vector<Step> defaultSchedule(const te::ComputeDAG& dag, const DefaultSchedu
   // Inline elementwise/injective stages feeding one consumer, except padding feeding a large
   // reduction with a broadcast operand: padding stays a stage of its own so the reduction's inner
   // loop reads without conditions. A depthwise convolution reads each input only about as often
-  // as it has taps, so copying the padded input would cost more than the conditions. A stage
-  // that an element-wise consumer broadcasts (a squeeze-excitation gate sigmoid(conv) times the
-  // feature map, a layer norm's 1/sqrt(var)) stays a stage too: inlined, it would be recomputed
-  // for every element it is broadcast to.
+  // as it has taps, so copying the padded input would cost more than the conditions. A costly
+  // stage that an element-wise consumer broadcasts (a squeeze-excitation gate sigmoid(conv)
+  // times the feature map, a layer norm's 1/sqrt(var)) stays a stage too: inlined, it would be
+  // recomputed for every element it is broadcast to (broadcastBy).
   for (int i = 0; i < dag.numOps(); ++i) {
     const te::Operation& op = dag.op(i);
     if (!op.isCompute() || dag.isOutput(i) || op.compute().reduce()) continue;

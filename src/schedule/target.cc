@@ -73,7 +73,6 @@ int64_t rowsPerL1Set(const Target& t, int64_t rows, int64_t stride) {
   // Rows repeat their set every `period` rows; within a period each row has its own set (reads
   // closer than a line apart share one, which only helps).
   int64_t period = s == 0 ? 1 : way / std::gcd(std::max(s, line) / line * line, way);
-  period = std::max<int64_t>(period, 1);
   return (rows + period - 1) / period;
 }
 
