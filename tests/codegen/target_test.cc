@@ -10,6 +10,7 @@
 #include "ops/elementwise.h"
 #include "ops/nn.h"
 #include "ops/reduce.h"
+#include "ops/transform.h"
 #include "ops/winograd.h"
 #include "schedule/record.h"
 #include "support/json.h"
@@ -343,8 +344,11 @@ TEST(DefaultSchedule, BroadcastGateIsComputedOnce) {
   testing::Checker checker(dag);
   for (const schedule::Target& t : testing::isaTargets()) {
     std::vector<schedule::Step> steps = measure::defaultScheduleFor(*dag, t);
-    for (const schedule::Step& s : steps)
-      if (const auto* in = std::get_if<schedule::ComputeInlineStep>(&s)) EXPECT_NE(in->stage, gate.name());
+    for (const schedule::Step& s : steps) {
+      if (const auto* in = std::get_if<schedule::ComputeInlineStep>(&s)) {
+        EXPECT_NE(in->stage, gate.name());
+      }
+    }
     if (!testing::skipReason(t).empty()) continue;
     auto st = schedule::State::replay(dag, steps);
     ASSERT_TRUE(st.ok()) << st.error();
@@ -374,6 +378,39 @@ TEST(DefaultSchedule, RowReductionsVectorizeAlongTheRow) {
       auto r = checker.check(*st, 3, 1e-5, 1e-4, {}, t);
       ASSERT_TRUE(r.built) << r.error;
       EXPECT_TRUE(r.cmp.ok()) << schedule::isaName(t.isa) << " row " << len << " max abs err " << r.cmp.max_abs_err;
+    }
+  }
+}
+
+// A transpose whose output's last axis reads the input with a stride goes in unrolled blocks
+// (no vector loop along a strided read, which would gather); a non-dividing shape checks the
+// blocks' guards.
+TEST(DefaultSchedule, TransposesGoInUnrolledBlocksWithoutGathers) {
+  struct Case {
+    te::Shape shape;
+    std::vector<int64_t> perm;
+  };
+  for (const Case& k : {Case{{1, 3, 40, 37}, {0, 2, 3, 1}}, Case{{4, 37, 21}, {0, 2, 1}}}) {
+    te::Tensor x = te::placeholder("x", k.shape);
+    te::Tensor y = ops::transpose(x, k.perm);
+    auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{x}, std::vector<te::Tensor>{y});
+    testing::Checker checker(dag);
+    for (const schedule::Target& t : testing::isaTargets()) {
+      std::vector<schedule::Step> steps = measure::defaultScheduleFor(*dag, t);
+      int unrolled = 0, vectorized = 0;
+      for (const schedule::Step& s : steps)
+        if (const auto* a = std::get_if<schedule::AnnotationStep>(&s)) {
+          unrolled += a->annotation == schedule::IterAnnotation::Unroll;
+          vectorized += a->annotation == schedule::IterAnnotation::Vectorize;
+        }
+      EXPECT_EQ(unrolled, 2) << schedule::isaName(t.isa);
+      EXPECT_EQ(vectorized, 0) << schedule::isaName(t.isa);
+      if (!testing::skipReason(t).empty()) continue;
+      auto st = schedule::State::replay(dag, steps);
+      ASSERT_TRUE(st.ok()) << st.error();
+      auto r = checker.check(*st, 3, 0, 0, {}, t);
+      ASSERT_TRUE(r.built) << r.error;
+      EXPECT_TRUE(r.cmp.ok()) << schedule::isaName(t.isa) << " max abs err " << r.cmp.max_abs_err;
     }
   }
 }
