@@ -1,6 +1,7 @@
 #include "graph/passes.h"
 #include "graph/winograd.h"
 
+#include <algorithm>
 #include <cmath>
 #include <unordered_map>
 
@@ -112,6 +113,36 @@ void foldBatchNorm(Graph& g) {
   g.setNodes(std::move(kept));
 }
 
+void fuseActivations(Graph& g) {
+  auto consumers = g.consumers();
+  std::vector<Node> nodes = g.nodes();
+  std::vector<bool> drop(nodes.size(), false);
+  std::vector<int> outputs = g.outputs();
+  auto is_output = [&](int v) { return std::find(outputs.begin(), outputs.end(), v) != outputs.end(); };
+  for (Node& m : nodes) {
+    const BinaryAttrs* b = std::get_if<BinaryAttrs>(&m.attrs);
+    if (!b || b->kind != BinaryKind::Mul || m.inputs.size() != 2 || m.inputs[0] < 0 || m.inputs[1] < 0) continue;
+    for (int side = 0; side < 2; ++side) {
+      int x = m.inputs[1 - side], gate = m.inputs[side];
+      int p = g.value(gate).producer;
+      if (p < 0 || consumers[gate].size() != 1 || is_output(gate) || g.value(x).shape != g.value(m.output).shape) continue;
+      const UnaryAttrs* u = std::get_if<UnaryAttrs>(&nodes[p].attrs);
+      if (!u || nodes[p].inputs.size() != 1 || nodes[p].inputs[0] != x) continue;
+      // ONNX HardSwish is x * HardSigmoid(x) with alpha 1/6, beta 1/2.
+      bool hard = u->kind == UnaryKind::HardSigmoid && std::abs(u->alpha - 1.0 / 6) < 1e-6 && std::abs(u->beta - 0.5) < 1e-6;
+      if (u->kind != UnaryKind::Sigmoid && !hard) continue;
+      m.attrs = UnaryAttrs{hard ? UnaryKind::HardSwish : UnaryKind::Silu};
+      m.inputs = {x};
+      drop[p] = true;
+      break;
+    }
+  }
+  std::vector<Node> kept;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (!drop[i]) kept.push_back(nodes[i]);
+  g.setNodes(std::move(kept));
+}
+
 void removeIdentities(Graph& g) {
   std::vector<Node> kept;
   std::unordered_map<int, int> remap;
@@ -154,6 +185,7 @@ void eliminateDeadCode(Graph& g) {
 void optimizeGraph(Graph& g, const GraphOptions& options) {
   foldConstants(g);
   foldBatchNorm(g);
+  fuseActivations(g);
   if (options.channels_last) convertToChannelsLast(g);
   if (options.channels_last && options.winograd) useWinograd(g);
   removeIdentities(g);

@@ -3,6 +3,9 @@
 //                     shape arithmetic, constant transposes);
 //   foldBatchNorm     conv -> [add bias] -> batch_norm becomes conv with scaled weights -> add
 //                     bias (inference statistics are constants);
+//   fuseActivations  x * sigmoid(x) becomes silu(x), x * hardsigmoid(x) (ONNX HardSwish's
+//                     1/6, 1/2) hardswish(x): the exporters' spelling of one activation, which
+//                     fusion could not follow (x has two readers), becomes the op the zoo uses;
 //   convertToChannelsLast  convolutions and what follows them run NHWC (graph/layout.h);
 //   useWinograd       stride-1 3x3 NHWC convolutions become Winograd F(4x4,3x3) transforms and a
 //                     batched matrix product (graph/winograd.h);
@@ -18,6 +21,7 @@ namespace ttune::graph {
 // Folds constant subgraphs whose result has at most max_elements elements.
 void foldConstants(Graph& g, int64_t max_elements = int64_t(1) << 26);
 void foldBatchNorm(Graph& g);
+void fuseActivations(Graph& g);
 void removeIdentities(Graph& g);
 void eliminateDeadCode(Graph& g);
 struct GraphOptions {

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "graph_test_util.h"
 
 #include "graph/fusion.h"
@@ -49,6 +51,50 @@ TEST(Passes, BatchNormFoldsIntoConvAndKeepsResults) {
     auto c = runtime::compare(after[0], before[0], 1e-4, 1e-4);
     EXPECT_TRUE(c.ok()) << c.max_abs_err;
   }
+}
+
+// The exporters' x * sigmoid(x) and x * hardsigmoid(x) (either operand order) become one
+// activation, so the convolution before it fuses it; a gate that is read elsewhere, or a
+// hard sigmoid with other coefficients, stays as written.
+TEST(Passes, ExportedSwishBecomesOneActivation) {
+  Graph g;
+  int x = g.addInput("x", {1, 4, 5, 5});
+  int w = g.addConstant("w", randomArray({4, 4, 1, 1}, 1));
+  int y = g.addNode("conv", Conv2dAttrs{}, {x, w});
+  int s = g.addNode("sig", UnaryAttrs{UnaryKind::Sigmoid}, {y});
+  int silu = g.addNode("silu", BinaryAttrs{BinaryKind::Mul}, {y, s});
+  int h = g.addNode("hsig", UnaryAttrs{UnaryKind::HardSigmoid, 1.0 / 6, 0.5}, {silu});
+  int hswish = g.addNode("hswish", BinaryAttrs{BinaryKind::Mul}, {h, silu});
+  int h2 = g.addNode("hsig2", UnaryAttrs{UnaryKind::HardSigmoid, 0.2, 0.5}, {hswish});
+  int other = g.addNode("other", BinaryAttrs{BinaryKind::Mul}, {hswish, h2});
+  int s3 = g.addNode("sig3", UnaryAttrs{UnaryKind::Sigmoid}, {other});
+  int kept = g.addNode("kept", BinaryAttrs{BinaryKind::Mul}, {other, s3});
+  g.markOutput(kept);
+  g.markOutput(s3);  // the gate is an output too: it must stay
+  runtime::NDArray in = randomArray({1, 4, 5, 5}, 7, -4, 4);
+  auto before = evalGraph(g, {in});
+  Graph fused = g;
+  fuseActivations(fused);
+  std::map<UnaryKind, int> unary;
+  for (const Node& n : fused.nodes())
+    if (const UnaryAttrs* u = std::get_if<UnaryAttrs>(&n.attrs)) unary[u->kind]++;
+  EXPECT_EQ(unary[UnaryKind::Silu], 1);
+  EXPECT_EQ(unary[UnaryKind::HardSwish], 1);
+  EXPECT_EQ(unary[UnaryKind::HardSigmoid], 1);
+  EXPECT_EQ(unary[UnaryKind::Sigmoid], 1);
+  auto after = evalGraph(fused, {in});
+  for (size_t i = 0; i < before.size(); ++i) {
+    auto c = runtime::compare(after[i], before[i], 1e-5, 1e-5);
+    EXPECT_TRUE(c.ok()) << "output " << i << " max abs err " << c.max_abs_err;
+  }
+  optimizeGraph(g);
+  int kernels_with_conv = 0;
+  for (const Kernel& k : partition(g))
+    if (k.class_name.find("conv2d") != std::string::npos) {
+      ++kernels_with_conv;
+      EXPECT_NE(k.class_name.find("silu"), std::string::npos) << k.class_name;
+    }
+  EXPECT_EQ(kernels_with_conv, 1);
 }
 
 TEST(Passes, ConstantFoldingAndDeadCode) {
