@@ -111,19 +111,7 @@ Expected<StageLoops> buildStageLoops(const Stage& stage) {
 namespace {
 
 Expr expandInlinedUncached(const State& state, int stage) {
-  const te::ComputeDAG& dag = state.dag();
-  std::function<Expr(const Expr&)> expand = [&](const Expr& e) -> Expr {
-    return te::rewriteReads(e, [&](const te::TensorRead& r, std::vector<Expr> idx) -> Expr {
-      int p = dag.opIndex(r.tensor.get());
-      TT_ASSERT(p >= 0, "read of a tensor outside the DAG: " + r.tensor.name());
-      if (state.stages()[p].location != ComputeLocation::Inlined) return r.tensor(idx);
-      const te::ComputeOp& c = dag.op(p).compute();
-      te::VarMap<Expr> sub;
-      for (size_t d = 0; d < c.axes.size(); ++d) sub[c.axes[d].var.get()] = idx[d];
-      return expand(te::substitute(c.body, sub));
-    });
-  };
-  return expand(dag.op(stage).compute().body);
+  return expandStages(state.dag(), stage, [&](int p) { return state.stages()[p].location == ComputeLocation::Inlined; });
 }
 
 // e with structurally equal reads made one node. An expanded Winograd output transform reads
@@ -144,6 +132,21 @@ Expr shareEqualReads(const Expr& e) {
 }
 
 }  // namespace
+
+te::Expr expandStages(const te::ComputeDAG& dag, int stage, const std::function<bool(int)>& inlined) {
+  std::function<Expr(const Expr&)> expand = [&](const Expr& e) -> Expr {
+    return te::rewriteReads(e, [&](const te::TensorRead& r, std::vector<Expr> idx) -> Expr {
+      int p = dag.opIndex(r.tensor.get());
+      TT_ASSERT(p >= 0, "read of a tensor outside the DAG: " + r.tensor.name());
+      if (!inlined(p)) return r.tensor(idx);
+      const te::ComputeOp& c = dag.op(p).compute();
+      te::VarMap<Expr> sub;
+      for (size_t d = 0; d < c.axes.size(); ++d) sub[c.axes[d].var.get()] = idx[d];
+      return expand(te::substitute(c.body, sub));
+    });
+  };
+  return expand(dag.op(stage).compute().body);
+}
 
 te::Expr expandInlined(const State& state, int stage) {
   // Memoized per DAG object, stage and set of inlined stages: lowering and bound inference

@@ -7,6 +7,8 @@
 // a constant extent, clamped to the producer's shape.
 #pragma once
 
+#include <functional>
+
 #include <vector>
 
 #include "schedule/state.h"
@@ -34,6 +36,9 @@ struct StageLoops {
 // Fails when a split length is unset or an extent unknown.
 Expected<StageLoops> buildStageLoops(const Stage& stage);
 
+// The body of `stage`'s op with every read of a stage for which `inlined` holds replaced by
+// that stage's definition (recursively); reads of other stages remain.
+te::Expr expandStages(const te::ComputeDAG& dag, int stage, const std::function<bool(int)>& inlined);
 // The body of `stage`'s op with every read of an inlined stage replaced by that stage's
 // definition (recursively). Reads of other stages remain; structurally equal reads are one shared
 // node (so passes can key per-read work by node).

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "schedule/bound.h"
 #include "schedule/state.h"
 #include "te/arith.h"
 #include "te/expr_functor.h"
@@ -74,9 +75,9 @@ int elementwiseConsumer(const te::ComputeDAG& dag, int op, const std::vector<boo
 // `invariant`) contiguous along it (unit stride in its last index only), so a vector along
 // `axis` needs neither gathers nor scatters. Constant tensors are packed in the tile's order at
 // load time.
-bool vectorFriendly(const te::ComputeOp& c, const te::IterVar& axis, bool invariant = false) {
+bool vectorFriendly(const te::Expr& body, const te::IterVar& axis, bool invariant = false) {
   bool ok = true;
-  te::visitAll(c.body, [&](const te::Expr& e) {
+  te::visitAll(body, [&](const te::Expr& e) {
     const te::TensorRead* read = e.as<te::TensorRead>();
     if (!read || !ok) return;
     const te::Operation& src = read->tensor.op();
@@ -88,6 +89,9 @@ bool vectorFriendly(const te::ComputeOp& c, const te::IterVar& axis, bool invari
     }
   });
   return ok;
+}
+bool vectorFriendly(const te::ComputeOp& c, const te::IterVar& axis, bool invariant = false) {
+  return vectorFriendly(c.body, axis, invariant);
 }
 
 // True when no index of `read` depends on `var`.
@@ -374,14 +378,21 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   }
 }
 
-// A layout change (transpose) whose innermost output axis reads the input with a stride: the
-// axis of the input's contiguous reads (outermost candidate: -1 when none). Vectorizing the
-// output's last axis would gather (or, across the other axis, scatter).
-int transposedAxis(const te::ComputeOp& c) {
-  if (!c.reduceAxes().empty() || c.axes.size() < 2 || c.axes.back().extent < 2 || vectorFriendly(c, c.axes.back()))
-    return -1;
+// A layout change (transpose) whose innermost output axis reads memory with a stride, with the
+// stages inlined into `stage` substituted (a transpose back and forth around an element-wise op
+// reads contiguously): the axis along which it reads contiguously instead, or -1. Vectorizing
+// the output's last axis would gather (or, across the other axis, scatter).
+int transposedAxis(const te::ComputeDAG& dag, int stage, const std::vector<bool>& inlined) {
+  const te::ComputeOp& c = dag.op(stage).compute();
+  if (!c.reduceAxes().empty() || c.axes.size() < 2 || c.axes.back().extent < 2) return -1;
+  // Simplified within the axes' bounds: a reshape's floordiv/floormod of a flat index fold away
+  // where the shapes line up (BERT's head split), leaving linear reads.
+  te::VarBounds bounds;
+  for (const te::IterVar& iv : c.axes) bounds[iv.var.get()] = te::IntBound::range(0, iv.extent);
+  te::Expr body = te::simplify(expandStages(dag, stage, [&](int p) { return static_cast<bool>(inlined[p]); }), bounds);
+  if (vectorFriendly(body, c.axes.back())) return -1;
   for (int d = static_cast<int>(c.axes.size()) - 2; d >= 0; --d)
-    if (c.axes[d].extent >= 2 && vectorFriendly(c, c.axes[d]) && !vectorFriendly(c, c.axes[d], true)) return d;
+    if (c.axes[d].extent >= 2 && vectorFriendly(body, c.axes[d]) && !vectorFriendly(body, c.axes[d], true)) return d;
   return -1;
 }
 
@@ -420,10 +431,12 @@ void transposeStage(std::vector<Step>& steps, const te::ComputeOp& c, int a, con
 
 // Elementwise / injective stage, or a reduction too small to tile: parallel outer loops and a
 // vectorized innermost loop.
-void simpleStage(std::vector<Step>& steps, const te::Operation& op, const DefaultScheduleOptions& opt) {
+void simpleStage(std::vector<Step>& steps, const te::ComputeDAG& dag, int stage, const std::vector<bool>& inlined,
+                 const DefaultScheduleOptions& opt) {
+  const te::Operation& op = dag.op(stage);
   const te::ComputeOp& c = op.compute();
   const std::string& name = op.name();
-  if (int a = transposedAxis(c); a >= 0 && !costlyPerElement(op)) {
+  if (int a = transposedAxis(dag, stage, inlined); a >= 0 && !costlyPerElement(op)) {
     transposeStage(steps, c, a, name, opt);
     return;
   }
@@ -586,7 +599,7 @@ std::vector<Step> defaultSchedule(const te::ComputeDAG& dag, const DefaultSchedu
       tiledReduction(steps, dag, i, e, opt);
       if (e >= 0) done[e] = true;
     } else {
-      simpleStage(steps, op, opt);
+      simpleStage(steps, dag, i, inlined, opt);
     }
   }
   return steps;
