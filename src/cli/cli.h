@@ -21,6 +21,8 @@ void addOpCommands(CLI::App& app);
 void addModelCommands(CLI::App& app);
 void addTuneCommand(CLI::App& app);
 void addDbCommands(CLI::App& app);
+// `ttune db refresh` (refresh_command.cc), added by addDbCommands.
+void addDbRefreshCommand(CLI::App* db);
 void addTransferCommands(CLI::App& app);
 void addCompareCommand(CLI::App& app);
 void addExperimentCommand(CLI::App& app);

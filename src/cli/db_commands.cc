@@ -1,4 +1,4 @@
-// `ttune db stats|export|import|runs|check`: the schedule bank. Without --db the default bank is
+// `ttune db stats|export|import|runs|check` (and `refresh`, refresh_command.cc): the schedule bank. Without --db the default bank is
 // used (store/seed.h: $TTUNE_DB, else $XDG_DATA_HOME/ttune/bank.db), seeded from the shipped bank;
 // an explicit --db that does not exist is an error except for `import`, which creates it.
 #include <CLI/CLI.hpp>
@@ -8,6 +8,9 @@
 #include "cli/bank_access.h"
 #include "cli/cli.h"
 #include "cli/output.h"
+#include "cli/target_option.h"
+#include "runtime/thread_pool.h"
+#include "transfer/compare.h"
 #include "store/bank.h"
 #include "store/seed.h"
 #include "support/error.h"
@@ -58,12 +61,36 @@ void showStats(const std::string& db, bool json) {
 }
 
 struct ExportArgs {
-  std::string file, db, workload, model, run;
-  bool ok_only = false, best = false, json = false;
+  std::string file, db, workload, model, run, target = "host";
+  bool ok_only = false, best = false, chosen = false, json = false;
+  int threads = 0;
 };
+
+// The records of the model's in-model choice made here (`db refresh`, `tune`, `transfer
+// --refine`): what `ttune run MODEL --db` runs, defaults included -- the shipped bank's files.
+void exportChosen(const ExportArgs& a, const store::Bank& bank) {
+  if (a.model.empty()) fail("--chosen needs --model (the model whose choice to export)");
+  if (!a.workload.empty() || !a.run.empty() || a.best) fail("--chosen exports one model's choice; drop --workload, --run and --best");
+  if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
+  schedule::TargetInfo here = currentTarget(resolveTargetOption(a.target, false));
+  std::vector<schedule::Record> recs = transfer::inModelChoice(bank, a.model, here);
+  if (recs.empty())
+    fail("the bank ", bank.path(), " holds no in-model choice for ", a.model, " measured like this (", here.cpu, ", ",
+         schedule::isaName(here.isa), ", ", here.threads, " threads); make one with `ttune db refresh ", a.model, "`");
+  if (a.file == "-") {
+    for (const schedule::Record& r : recs) std::cout << schedule::recordToLine(r) << "\n";
+    std::cout.flush();
+    return;
+  }
+  Status s = store::writeRecordsFile(a.file, recs);
+  if (!s.ok()) fail(s.error());
+  if (a.json) printJson({{"file", a.file}, {"records", recs.size()}});
+  else std::cout << "wrote " << recs.size() << " records to " << a.file << "\n";
+}
 
 void exportRecords(const ExportArgs& a) {
   store::Bank bank = openDb(a.db, false);
+  if (a.chosen) return exportChosen(a, bank);
   store::RecordQuery q;
   q.workload_key = a.workload;
   q.model = a.model;
@@ -152,6 +179,10 @@ void addDbCommands(CLI::App& app) {
   exp->add_option("--run", ea->run, "Only records of this tuning or transfer run");
   exp->add_flag("--ok-only", ea->ok_only, "Only successful measurements");
   exp->add_flag("--best", ea->best, "Only the fastest record of each workload");
+  exp->add_flag("--chosen", ea->chosen,
+                "The model's in-model choice made on this host (db refresh, tune, transfer --refine): what `run --db` uses");
+  exp->add_option("--threads", ea->threads, "With --chosen: the thread count the choice was made with (default: all cores)");
+  addTargetOption(exp, ea->target);
   exp->add_flag("--json", ea->json, "Print a JSON summary");
   exp->callback([=] { exportRecords(*ea); });
 
@@ -177,6 +208,8 @@ void addDbCommands(CLI::App& app) {
   check->add_option("--db", *ch_db, kBankOptionHelp);
   check->add_flag("--json", *ch_json, "Print JSON");
   check->callback([=] { checkBank(*ch_db, *ch_json); });
+
+  addDbRefreshCommand(dbc);
 }
 
 }  // namespace ttune::cli

@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Schema version 2 (see migrateFrom1 for what changed). Every statement is idempotent so that two processes creating a bank at the
+// Schema version 3 (see migrateFrom1 and migrateFrom2 for what changed). Every statement is idempotent so that two processes creating a bank at the
 // same moment both succeed. JSON columns hold compact JSON text.
 const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(
@@ -74,7 +74,7 @@ CREATE TABLE IF NOT EXISTS model_kernels(
 CREATE INDEX IF NOT EXISTS model_kernels_workload ON model_kernels(workload_key);
 CREATE TABLE IF NOT EXISTS runs(
   run_id      TEXT PRIMARY KEY,
-  kind        TEXT NOT NULL CHECK(kind IN ('tune', 'transfer')),
+  kind        TEXT NOT NULL CHECK(kind IN ('tune', 'transfer', 'refresh')),
   model       TEXT NOT NULL,
   settings    TEXT NOT NULL,
   started     INTEGER NOT NULL,
@@ -91,7 +91,7 @@ CREATE TABLE IF NOT EXISTS seeded_files(
   records      INTEGER NOT NULL,
   imported     INTEGER NOT NULL,
   PRIMARY KEY(name, content_hash));
-INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '2');
+INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '3');
 )sql";
 
 // Version 1 -> 2: records gain target_isa (from the vector width, the only ISA levels version 1
@@ -131,6 +131,23 @@ void migrateFrom1(sql::Db& db) {
   }
 }
 
+// Version 2 -> 3: runs may be of kind 'refresh' (`ttune db refresh`). SQLite cannot change a
+// CHECK constraint in place, so the runs table is rebuilt with the same rows.
+void migrateFrom2(sql::Db& db) {
+  db.exec("CREATE TABLE runs_v3("
+          "run_id TEXT PRIMARY KEY, "
+          "kind TEXT NOT NULL CHECK(kind IN ('tune', 'transfer', 'refresh')), "
+          "model TEXT NOT NULL, settings TEXT NOT NULL, started INTEGER NOT NULL, finished INTEGER, "
+          "status TEXT NOT NULL CHECK(status IN ('running', 'finished', 'interrupted')), "
+          "trials_done INTEGER NOT NULL DEFAULT 0, wall_s REAL NOT NULL DEFAULT 0, result TEXT NOT NULL DEFAULT '{}', "
+          "owner TEXT NOT NULL DEFAULT '', heartbeat INTEGER NOT NULL DEFAULT 0)");
+  db.exec("INSERT INTO runs_v3(run_id, kind, model, settings, started, finished, status, trials_done, wall_s, result, owner, "
+          "heartbeat) SELECT run_id, kind, model, settings, started, finished, status, trials_done, wall_s, result, owner, "
+          "heartbeat FROM runs");
+  db.exec("DROP TABLE runs");
+  db.exec("ALTER TABLE runs_v3 RENAME TO runs");
+}
+
 void migrate(sql::Db& db, int64_t from) {
   sql::WriteTransaction tx(db);
   // Another process may have migrated the file while this one waited for the write lock.
@@ -138,6 +155,7 @@ void migrate(sql::Db& db, int64_t from) {
   auto version = v ? parseInt(*v) : std::nullopt;
   if (version && *version >= kSchemaVersion) return;
   if (from < 2) migrateFrom1(db);
+  if (from < 3) migrateFrom2(db);
   db.exec("UPDATE meta SET value = '" + std::to_string(kSchemaVersion) + "' WHERE key = 'schema_version'");
   tx.commit();
 }

@@ -32,9 +32,9 @@
 
 namespace ttune::store {
 
-// Version 2 added records.target_isa and .origin, runs.result, and digests without class ids
-// (migrated on open).
-inline constexpr int kSchemaVersion = 2;
+// Version 2 added records.target_isa and .origin, runs.result, and digests without class ids;
+// version 3 runs of kind 'refresh' (older files are migrated on open).
+inline constexpr int kSchemaVersion = 3;
 
 struct OpenOptions {
   bool create = true;             // create the file (and its folders) when missing
@@ -144,5 +144,7 @@ class Bank {
 // The canonical serialization of a schedule (the JSON array stored in the `steps` column):
 // equal strings mean equal steps.
 std::string stepsKey(const std::vector<schedule::Step>& steps);
+// Writes records as a JSON-lines file, atomically (a sibling file renamed over `path`, synced).
+Status writeRecordsFile(const std::string& path, const std::vector<schedule::Record>& records);
 
 }  // namespace ttune::store

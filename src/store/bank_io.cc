@@ -69,18 +69,14 @@ Expected<ImportReport> Bank::importJsonl(const std::string& path) {
   return rep;
 }
 
-Status Bank::exportJsonl(const std::string& path, const RecordQuery& q, size_t* written) const {
-  if (written) *written = 0;
-  std::vector<StoredRecord> rs;
-  Status s = writeGuard(*impl_, [&] { rs = impl_->queryRecords(q); });
-  if (!s.ok()) return s;
+Status writeRecordsFile(const std::string& path, const std::vector<schedule::Record>& records) {
   // Write a sibling file, then rename it over the target: readers never see half a file.
   std::string tmp = path + ".tmp-" + std::to_string(::getpid());
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) return Unexpected("cannot write the records file " + path + ": " + std::strerror(errno));
     try {
-      for (const StoredRecord& r : rs) out << schedule::recordToLine(r.record) << '\n';
+      for (const schedule::Record& r : records) out << schedule::recordToLine(r) << '\n';
     } catch (const std::exception& e) {
       std::remove(tmp.c_str());
       return Unexpected("cannot write the records file " + path + ": " + e.what());
@@ -112,6 +108,18 @@ Status Bank::exportJsonl(const std::string& path, const RecordQuery& q, size_t* 
     ::fsync(dfd);
     ::close(dfd);
   }
+  return okStatus();
+}
+
+Status Bank::exportJsonl(const std::string& path, const RecordQuery& q, size_t* written) const {
+  if (written) *written = 0;
+  std::vector<StoredRecord> rs;
+  Status s = writeGuard(*impl_, [&] { rs = impl_->queryRecords(q); });
+  if (!s.ok()) return s;
+  std::vector<schedule::Record> records;
+  for (StoredRecord& r : rs) records.push_back(std::move(r.record));
+  s = writeRecordsFile(path, records);
+  if (!s.ok()) return s;
   if (written) *written = rs.size();
   return okStatus();
 }

@@ -17,7 +17,14 @@ WorkloadInfo workloadInfo(const te::ComputeDAG& dag, const std::string& class_id
   return WorkloadInfo{dag.workloadKey(), class_id, class_name, dag.flops(), dagSignature(dag)};
 }
 
-const char* runKindName(RunKind k) { return k == RunKind::Tune ? "tune" : "transfer"; }
+const char* runKindName(RunKind k) {
+  switch (k) {
+    case RunKind::Tune: return "tune";
+    case RunKind::Transfer: return "transfer";
+    case RunKind::Refresh: return "refresh";
+  }
+  return "tune";
+}
 
 const char* runStatusName(RunStatus s) {
   switch (s) {
@@ -29,7 +36,7 @@ const char* runStatusName(RunStatus s) {
 }
 
 std::optional<RunKind> parseRunKind(const std::string& s) {
-  for (RunKind k : {RunKind::Tune, RunKind::Transfer})
+  for (RunKind k : {RunKind::Tune, RunKind::Transfer, RunKind::Refresh})
     if (s == runKindName(k)) return k;
   return std::nullopt;
 }

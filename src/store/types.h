@@ -76,7 +76,8 @@ struct StoredRecord {
   schedule::Record record;
 };
 
-enum class RunKind { Tune, Transfer };
+// Refresh: `ttune db refresh` re-measured the bank's schedules of a model against its defaults.
+enum class RunKind { Tune, Transfer, Refresh };
 enum class RunStatus { Running, Finished, Interrupted };
 const char* runKindName(RunKind k);
 const char* runStatusName(RunStatus s);

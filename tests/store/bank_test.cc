@@ -364,6 +364,38 @@ TEST(Bank, MigratesVersion1Files) {
   EXPECT_EQ(bank.stats().records, 2);
 }
 
+TEST(Bank, MigratesVersion2FilesToRefreshRuns) {
+  // A version-2 file: its runs table accepts only tune and transfer runs.
+  TempDir tmp;
+  std::string path = tmp.file("bank.db");
+  std::string run;
+  {
+    Bank bank = testing::openOrDie(path);
+    auto id = bank.beginRun(RunKind::Tune, "m", {{"trials", 5}});
+    ASSERT_TRUE(id.ok());
+    run = *id;
+    ASSERT_TRUE(bank.finishRun(run, RunStatus::Finished).ok());
+  }
+  testing::rawSql(path,
+                  "CREATE TABLE runs_v2(run_id TEXT PRIMARY KEY, kind TEXT NOT NULL CHECK(kind IN ('tune', 'transfer')), "
+                  "model TEXT NOT NULL, settings TEXT NOT NULL, started INTEGER NOT NULL, finished INTEGER, "
+                  "status TEXT NOT NULL CHECK(status IN ('running', 'finished', 'interrupted')), "
+                  "trials_done INTEGER NOT NULL DEFAULT 0, wall_s REAL NOT NULL DEFAULT 0, result TEXT NOT NULL DEFAULT '{}', "
+                  "owner TEXT NOT NULL DEFAULT '', heartbeat INTEGER NOT NULL DEFAULT 0);"
+                  "INSERT INTO runs_v2 SELECT * FROM runs; DROP TABLE runs; ALTER TABLE runs_v2 RENAME TO runs;"
+                  "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+  Bank bank = testing::openOrDie(path);
+  EXPECT_EQ(bank.stats().schema_version, kSchemaVersion);
+  auto old = bank.run(run);
+  ASSERT_TRUE(old);
+  EXPECT_EQ(old->kind, RunKind::Tune);
+  EXPECT_EQ(old->settings.value("trials", 0), 5);
+  EXPECT_EQ(old->status, RunStatus::Finished);
+  auto refresh = bank.beginRun(RunKind::Refresh, "m", Json::object());
+  ASSERT_TRUE(refresh.ok()) << refresh.error();
+  EXPECT_EQ(bank.run(*refresh)->kind, RunKind::Refresh);
+}
+
 // Regression: two tuners on one model both took over the same run (no owner, no liveness
 // check), spending the budget twice with last-writer-wins counters.
 TEST(Bank, ARunIsResumedOnlyWhenItsOwnerIsGone) {

@@ -1,0 +1,178 @@
+// `ttune db refresh MODEL`: re-measure the bank's schedules of a model against today's default
+// schedules on this host (transfer/refresh.h), re-rank them inside the compiled model
+// (transfer/refine.h) and store the choice as a refresh run, which `ttune run --db` then uses.
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <iostream>
+#include <map>
+#include <optional>
+
+#include "cli/bank_access.h"
+#include "cli/cli.h"
+#include "cli/interrupt.h"
+#include "cli/model_loader.h"
+#include "cli/output.h"
+#include "cli/progress.h"
+#include "cli/target_option.h"
+#include "executor/executor.h"
+#include "executor/latency.h"
+#include "runtime/thread_pool.h"
+#include "support/error.h"
+#include "support/strings.h"
+#include "transfer/compare.h"
+#include "transfer/refine.h"
+#include "transfer/refresh.h"
+
+namespace ttune::cli {
+
+namespace {
+
+struct RefreshArgs {
+  ModelSource src;
+  std::string db, target = "host";
+  int threads = 0, candidates = 2;
+  bool json = false, verbose = false;
+};
+
+Json refreshModel(const RefreshArgs& a) {
+  if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
+  if (a.candidates < 1) fail("--candidates must be at least 1");
+  schedule::Target code = resolveTargetOption(a.target, true);
+  graph::Graph g = loadModel(a.src);
+  std::string name = modelName(a.src.spec);
+  std::vector<graph::Kernel> kernels = graph::partition(g);
+  if (graph::tunableKernels(kernels).empty()) fail("model ", name, " has no kernel to tune");
+  store::Bank bank = openBank(a.db);
+  registerModel(bank, name, a.src.spec, kernels);
+  schedule::TargetInfo target = currentTarget(code);
+  Json settings{{"candidates", a.candidates}, {"threads", target.threads}, {"isa", schedule::isaName(code.isa)}, {"cpu", target.cpu}};
+  auto run = bank.beginRun(store::RunKind::Refresh, name, settings);
+  if (!run.ok()) fail(run.error());
+
+  transfer::RefreshOptions opt;
+  opt.model = name;
+  opt.run_id = *run;
+  opt.target = target;
+  opt.candidates = a.candidates;
+  opt.measure.threads = target.threads;
+  opt.measure.target = code;
+  LiveView view(a.verbose);
+  std::optional<InterruptGuard> guard(std::in_place);
+  auto sink = [&](const std::vector<schedule::Record>& recs) {
+    Status st = bank.addRecords(recs);
+    if (!st.ok()) fail(st.error());
+  };
+  auto progress = [&](const transfer::TransferProgress& p) {
+    (void)bank.updateRun(*run, p.measured, p.elapsed_s);
+    if (!a.json)
+      view.update(p.kernels_done, p.kernels_total, p.elapsed_s,
+                  strFormat("%d/%d kernels, %lld schedules measured", p.kernels_done, p.kernels_total,
+                            static_cast<long long>(p.measured)),
+                  p.current.empty() ? std::vector<std::string>{} : std::vector<std::string>{"measuring " + p.current});
+    if (InterruptGuard::interrupted()) throw Error("refresh interrupted; the bank's choice for the model is unchanged");
+  };
+  transfer::RefreshResult res;
+  try {
+    res = transfer::refreshRecords(kernels, bank, opt, sink, progress);
+  } catch (const Error&) {
+    guard.reset();
+    (void)bank.finishRun(*run, store::RunStatus::Interrupted);
+    throw;
+  }
+  guard.reset();
+  view.finish();
+  // Isolated times rank candidates that can lose their edge in the model: the choice is made
+  // inside it, and never makes the model slower than its defaults as far as one timing tells.
+  if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-ranking each kernel's schedules inside the model...\n";
+  transfer::RefineOptions ro;
+  ro.target = code;
+  ro.candidates = a.candidates + 1;
+  transfer::RefineResult refined = transfer::refineInModel(g, res.measured, ro);
+  Status st = bank.setRunResult(*run, transfer::choiceResult(refined.chosen));
+  if (!st.ok()) fail(st.error());
+  (void)bank.updateRun(*run, static_cast<int64_t>(res.measured.size()), res.wall_s);
+  st = bank.finishRun(*run, store::RunStatus::Finished);
+  if (!st.ok()) fail(st.error());
+
+  std::map<std::string, const schedule::Record*> chosen;
+  for (const schedule::Record& r : refined.chosen) chosen[r.workload_key] = &r;
+  executor::ModelOptions untuned;
+  untuned.target = code;
+  executor::ModelOptions refreshed = untuned;
+  refreshed.schedules = executor::recordsProvider(refined.chosen);
+  if (!a.json && stderrIsTerminal()) std::cerr << "ttune: timing " << name << " with its defaults and with the refreshed choice...\n";
+  executor::ModelTimings tm = executor::timeModels(g, {untuned, refreshed});
+
+  int with_bank = 0, kept = 0;
+  Json kj = Json::array();
+  for (const transfer::RefreshedKernel& k : res.kernels) {
+    auto c = chosen.find(k.workload_key);
+    bool bank_kept = c != chosen.end() && c->second->provenance.source == "refresh";
+    with_bank += k.candidates > 0;
+    kept += bank_kept;
+    Json e{{"workload_key", k.workload_key}, {"class", k.class_name}, {"occurrences", k.occurrences},
+           {"bank_schedules", k.candidates}, {"kept", bank_kept ? "bank" : "default"}};
+    e["default_ms"] = std::isfinite(k.default_s) ? Json(k.default_s * 1e3) : Json(nullptr);
+    if (k.best) {
+      e["bank_ms"] = k.best->result.median() * 1e3;
+      e["bank_stored_ms"] = k.stored_s * 1e3;
+    }
+    kj.push_back(e);
+  }
+  Json j{{"model", name},           {"run_id", *run},
+         {"db", bank.path()},       {"kernels", kj},
+         {"measured", static_cast<int64_t>(res.measured.size())},
+         {"kernels_with_bank_schedules", with_bank},
+         {"kernels_keeping_bank_schedules", kept},
+         {"defaults_ms", tm.median_s[0] * 1e3},
+         {"refreshed_ms", tm.median_s[1] * 1e3},
+         {"speedup", tm.speedup_vs_first[1]},
+         {"wall_s", res.wall_s},
+         {"threads", target.threads}};
+  j.update(transfer::refineJson(refined));
+  return j;
+}
+
+void printRefresh(const Json& j) {
+  std::cout << j["model"].get<std::string>() << ": re-measured the bank's schedules of " << j["kernels"].size() << " kernels in "
+            << j["db"].get<std::string>() << " against today's defaults in " << formatSeconds(j["wall_s"].get<double>()) << " ("
+            << j["measured"].get<int64_t>() << " schedules, run " << j["run_id"].get<std::string>() << ")\n";
+  std::cout << strFormat("  %-44s %4s %10s %10s %10s  %s\n", "kernel class", "x", "default", "bank now", "bank was", "kept");
+  for (const Json& k : j["kernels"]) {
+    std::string cls = ellipsize(k["class"].get<std::string>(), 44);
+    std::string def = k["default_ms"].is_null() ? "failed" : formatSeconds(k["default_ms"].get<double>() * 1e-3);
+    bool has = k.contains("bank_ms");
+    std::string now = has ? formatSeconds(k["bank_ms"].get<double>() * 1e-3) : (k["bank_schedules"].get<int>() ? "failed" : "none");
+    std::string was = has ? formatSeconds(k["bank_stored_ms"].get<double>() * 1e-3) : "-";
+    std::cout << strFormat("  %-44s %4d %10s %10s %10s  %s\n", cls.c_str(), k["occurrences"].get<int>(), def.c_str(), now.c_str(),
+                           was.c_str(), k["kept"].get<std::string>().c_str());
+  }
+  std::cout << refineSummary(j);
+  std::cout << "  defaults   " << formatSeconds(j["defaults_ms"].get<double>() * 1e-3) << "\n  refreshed  "
+            << formatSeconds(j["refreshed_ms"].get<double>() * 1e-3)
+            << strFormat("  (%.2fx; %d of %d kernels with bank schedules keep one)\n", j["speedup"].get<double>(),
+                         j["kernels_keeping_bank_schedules"].get<int>(), j["kernels_with_bank_schedules"].get<int>());
+}
+
+}  // namespace
+
+void addDbRefreshCommand(CLI::App* db) {
+  auto* cmd = db->add_subcommand("refresh",
+                                 "Re-measure the bank's schedules of a model against today's default schedules on this host and keep, "
+                                 "per kernel, what the model runs fastest with (after upgrading ttune or importing records)");
+  auto a = std::make_shared<RefreshArgs>();
+  addSourceOptions(cmd, a->src);
+  cmd->add_option("--db", a->db, kBankOptionHelp);
+  cmd->add_option("--candidates", a->candidates, "The bank's best distinct schedules per kernel to re-measure (default 2)");
+  cmd->add_option("--threads", a->threads, "Threads for kernels (default: all cores)");
+  cmd->add_flag("--json", a->json, "Print a JSON summary");
+  cmd->add_flag("--progress", a->verbose, "Print progress lines also when stderr is not a terminal");
+  addTargetOption(cmd, a->target);
+  cmd->callback([a] {
+    Json j = refreshModel(*a);
+    if (a->json) return printJson(j);
+    printRefresh(j);
+  });
+}
+
+}  // namespace ttune::cli

@@ -1,0 +1,89 @@
+#include "transfer/refresh.h"
+
+#include <algorithm>
+#include <limits>
+#include <set>
+
+#include "measure/builder.h"
+#include "support/timer.h"
+
+namespace ttune::transfer {
+
+namespace {
+
+// The bank's best `n` distinct schedules of a workload other than `default_steps`, fastest
+// stored time first: records of this CPU and ISA level, else of any CPU of the level.
+std::vector<schedule::Record> bankSchedules(const store::Bank& bank, const std::string& workload, const schedule::TargetInfo& here,
+                                            const std::string& default_key, int n) {
+  store::RecordQuery q;
+  q.workload_key = workload;
+  q.ok_only = true;
+  std::vector<schedule::Record> recs;
+  for (store::TargetFilter f : {store::TargetFilter{here.cpu, here.vector_bits, 0, here.isa}, store::TargetFilter::sameIsa(here)}) {
+    q.target = f;
+    recs = bank.records(q);
+    if (!recs.empty()) break;
+  }
+  std::stable_sort(recs.begin(), recs.end(),
+                   [](const schedule::Record& a, const schedule::Record& b) { return a.result.median() < b.result.median(); });
+  std::set<std::string> seen{default_key};
+  std::vector<schedule::Record> out;
+  for (schedule::Record& r : recs) {
+    if (static_cast<int>(out.size()) >= n) break;
+    if (seen.insert(store::stepsKey(r.steps)).second) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+}  // namespace
+
+RefreshResult refreshRecords(const std::vector<graph::Kernel>& kernels, const store::Bank& bank, const RefreshOptions& opt,
+                             const RecordSink& sink, const ProgressFn& progress) {
+  RefreshResult res;
+  Timer wall;
+  measure::Measurer measurer(opt.measure);
+  const schedule::Target& code = opt.measure.target;
+  std::vector<graph::TunableKernel> todo = graph::tunableKernels(kernels);
+  int64_t trial = 0;
+  for (size_t i = 0; i < todo.size(); ++i) {
+    const graph::Kernel& k = *todo[i].kernel;
+    if (progress) progress({static_cast<int>(i), static_cast<int>(todo.size()), trial, wall.seconds(), k.class_name});
+    std::vector<schedule::Step> def = measure::defaultScheduleFor(*k.dag, code);
+    std::vector<schedule::Record> cands = bankSchedules(bank, k.workload_key, opt.target, store::stepsKey(def), opt.candidates);
+    // One batch per kernel: the default and the bank's schedules measured side by side.
+    std::vector<measure::MeasureInput> inputs{{k.dag, def}};
+    for (const schedule::Record& c : cands) inputs.push_back({k.dag, c.steps});
+    std::vector<schedule::RecordResult> results = measurer.measure(inputs);
+    RefreshedKernel out;
+    out.workload_key = k.workload_key;
+    out.class_name = k.class_name;
+    out.occurrences = todo[i].occurrences;
+    out.candidates = static_cast<int>(cands.size());
+    out.default_s = results[0].ok() ? results[0].median() : std::numeric_limits<double>::infinity();
+    std::vector<schedule::Record> recs;
+    for (size_t c = 0; c < inputs.size(); ++c) {
+      schedule::Record r;
+      r.workload_key = k.workload_key;
+      r.kernel_class = k.class_name;
+      r.class_id = k.class_id;
+      r.target = opt.target;
+      r.steps = inputs[c].steps;
+      r.result = results[c];
+      r.provenance = schedule::Provenance{opt.model, opt.run_id, c == 0 ? "default" : "refresh", ++trial, wall.seconds(),
+                                          c == 0 ? "" : cands[c - 1].provenance.origin};
+      if (c > 0 && r.result.ok() && (!out.best || r.result.median() < out.best->result.median())) {
+        out.best = r;
+        out.stored_s = cands[c - 1].result.median();
+      }
+      recs.push_back(std::move(r));
+    }
+    if (sink) sink(recs);
+    res.measured.insert(res.measured.end(), recs.begin(), recs.end());
+    res.kernels.push_back(std::move(out));
+  }
+  res.wall_s = wall.seconds();
+  if (progress) progress({static_cast<int>(todo.size()), static_cast<int>(todo.size()), trial, res.wall_s, ""});
+  return res;
+}
+
+}  // namespace ttune::transfer

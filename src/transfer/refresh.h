@@ -1,0 +1,51 @@
+// Refreshing a bank's schedules of a model against the schedules ttune would use without them.
+// A record's time was measured once, on some machine, against the default schedules of the
+// ttune that tuned it; when the defaults improve (or the records come from another machine, as
+// the shipped bank does on a new host) the stored times no longer say whether the record beats
+// today's default here. refreshRecords re-measures, on this host and in one batch per kernel,
+// today's default schedule and the bank's few best distinct schedules of each of the model's
+// kernels (records of this CPU and ISA level, else of any CPU of the level). The new records
+// (provenance source "default" and "refresh") go to the sink; the caller then re-ranks them
+// inside the compiled model (refine.h) and stores the choice as a refresh run, which `ttune run
+// --db` honours (compare.h, inModelChoice). Re-measured records are never transfer candidates
+// (only tuning records are, candidates.h): a refresh adds no schedule of its own.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/fusion.h"
+#include "measure/measurer.h"
+#include "schedule/record.h"
+#include "store/bank.h"
+#include "transfer/transfer.h"
+
+namespace ttune::transfer {
+
+struct RefreshOptions {
+  std::string model, run_id;
+  schedule::TargetInfo target;    // where the records are measured (and which ones are looked up)
+  measure::MeasureOptions measure;
+  int candidates = 2;             // the bank's best distinct schedules per kernel, by stored time
+};
+
+struct RefreshedKernel {
+  std::string workload_key, class_name;
+  int occurrences = 0;
+  int candidates = 0;                    // bank schedules re-measured (0: none in the bank)
+  double default_s = 0;                  // today's default, measured now (inf when it failed)
+  std::optional<schedule::Record> best;  // the fastest re-measured bank schedule, when one worked
+  double stored_s = 0;                   // that schedule's time as the bank had it
+};
+
+struct RefreshResult {
+  std::vector<RefreshedKernel> kernels;
+  std::vector<schedule::Record> measured;  // every new record, defaults included
+  double wall_s = 0;
+};
+
+RefreshResult refreshRecords(const std::vector<graph::Kernel>& kernels, const store::Bank& bank, const RefreshOptions& opt,
+                             const RecordSink& sink, const ProgressFn& progress = {});
+
+}  // namespace ttune::transfer
