@@ -107,7 +107,7 @@ Json refreshModel(const RefreshArgs& a) {
   Json kj = Json::array();
   for (const transfer::RefreshedKernel& k : res.kernels) {
     auto c = chosen.find(k.workload_key);
-    bool bank_kept = c != chosen.end() && c->second->provenance.source == "refresh";
+    bool bank_kept = c != chosen.end() && c->second->provenance.source != "default";
     with_bank += k.candidates > 0;
     kept += bank_kept;
     Json e{{"workload_key", k.workload_key}, {"class", k.class_name}, {"occurrences", k.occurrences},

@@ -69,8 +69,11 @@ RefreshResult refreshRecords(const std::vector<graph::Kernel>& kernels, const st
       r.target = opt.target;
       r.steps = inputs[c].steps;
       r.result = results[c];
-      r.provenance = schedule::Provenance{opt.model, opt.run_id, c == 0 ? "default" : "refresh", ++trial, wall.seconds(),
-                                          c == 0 ? "" : cands[c - 1].provenance.origin};
+      // A bank schedule keeps how it was found (source, origin: a tuning record stays a transfer
+      // candidate once exported, e.g. into the shipped bank); the run is the refresh.
+      r.provenance = c == 0 ? schedule::Provenance{opt.model, opt.run_id, "default", ++trial, wall.seconds(), ""}
+                            : schedule::Provenance{opt.model, opt.run_id, cands[c - 1].provenance.source, ++trial, wall.seconds(),
+                                                   cands[c - 1].provenance.origin};
       if (c > 0 && r.result.ok() && (!out.best || r.result.median() < out.best->result.median())) {
         out.best = r;
         out.stored_s = cands[c - 1].result.median();

@@ -4,11 +4,14 @@
 // the shipped bank does on a new host) the stored times no longer say whether the record beats
 // today's default here. refreshRecords re-measures, on this host and in one batch per kernel,
 // today's default schedule and the bank's few best distinct schedules of each of the model's
-// kernels (records of this CPU and ISA level, else of any CPU of the level). The new records
-// (provenance source "default" and "refresh") go to the sink; the caller then re-ranks them
-// inside the compiled model (refine.h) and stores the choice as a refresh run, which `ttune run
-// --db` honours (compare.h, inModelChoice). Re-measured records are never transfer candidates
-// (only tuning records are, candidates.h): a refresh adds no schedule of its own.
+// kernels (records of this CPU and ISA level, else of any CPU of the level). The new records go
+// to the sink: today's default (provenance source "default") and the bank's schedules (their
+// source and origin kept, the refresh as their run). The caller then re-ranks them inside the
+// compiled model (refine.h) and stores the choice as a refresh run, which `ttune run --db`
+// honours (compare.h, inModelChoice). In this bank the re-measured records are no transfer
+// candidates (their run is no cold tuning run, candidates.h); exported without their run (the
+// shipped bank's files) the tuning ones are again, with times measured side by side with today's
+// defaults.
 #pragma once
 
 #include <optional>

@@ -75,7 +75,7 @@ TEST(Refresh, AStaleRecordGivesWayToTodaysDefault) {
     for (const schedule::Record& r : res.measured) {
       EXPECT_TRUE(r.result.ok()) << r.kernel_class;
       EXPECT_EQ(r.provenance.run_id, *run);
-      EXPECT_TRUE(r.provenance.source == "default" || r.provenance.source == "refresh");
+      EXPECT_TRUE(r.provenance.source == "default" || (r.provenance.source == "tune" && r.provenance.origin == "m"));
     }
 
     RefineOptions ro;
