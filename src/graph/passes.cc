@@ -143,6 +143,38 @@ void fuseActivations(Graph& g) {
   g.setNodes(std::move(kept));
 }
 
+void transposeRightOperands(Graph& g) {
+  const size_t original = g.nodes().size();
+  std::vector<std::pair<size_t, int>> rewrites;  // matmul node, its operand's transpose node
+  for (size_t i = 0; i < original; ++i) {
+    const Node& n = g.node(static_cast<int>(i));
+    const MatMulAttrs* m = std::get_if<MatMulAttrs>(&n.attrs);
+    if (!m || !m->transpose_b || n.inputs.size() != 2 || n.inputs[1] < 0 || g.value(n.inputs[1]).isConstant()) continue;
+    size_t rank = g.value(n.inputs[1]).shape.size();
+    if (rank < 2) continue;
+    std::vector<int64_t> perm(rank);
+    for (size_t d = 0; d < rank; ++d) perm[d] = static_cast<int64_t>(d);
+    std::swap(perm[rank - 1], perm[rank - 2]);
+    int t = g.addNode(n.name + ".b_transposed", TransposeAttrs{perm}, {n.inputs[1]});
+    rewrites.push_back({i, g.value(t).producer});
+  }
+  if (rewrites.empty()) return;
+  std::vector<Node> nodes;
+  size_t next = 0;
+  for (size_t i = 0; i < original; ++i) {
+    Node n = g.node(static_cast<int>(i));
+    if (next < rewrites.size() && rewrites[next].first == i) {
+      const Node& t = g.node(rewrites[next].second);
+      nodes.push_back(t);
+      std::get<MatMulAttrs>(n.attrs).transpose_b = false;
+      n.inputs[1] = t.output;
+      ++next;
+    }
+    nodes.push_back(std::move(n));
+  }
+  g.setNodes(std::move(nodes));
+}
+
 void removeIdentities(Graph& g) {
   std::vector<Node> kept;
   std::unordered_map<int, int> remap;
@@ -186,6 +218,7 @@ void optimizeGraph(Graph& g, const GraphOptions& options) {
   foldConstants(g);
   foldBatchNorm(g);
   fuseActivations(g);
+  transposeRightOperands(g);
   if (options.channels_last) convertToChannelsLast(g);
   if (options.channels_last && options.winograd) useWinograd(g);
   removeIdentities(g);

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 
 #include "graph_test_util.h"
@@ -95,6 +96,37 @@ TEST(Passes, ExportedSwishBecomesOneActivation) {
       EXPECT_NE(k.class_name.find("silu"), std::string::npos) << k.class_name;
     }
   EXPECT_EQ(kernels_with_conv, 1);
+}
+
+// A product of activations that reads its right operand transposed (Q K^T) reads it through a
+// transpose node instead, fused into the operand's producer; the results are unchanged and a
+// product with a constant operand keeps its attribute.
+TEST(Passes, TransposedRightOperandIsMaterialized) {
+  Graph g;
+  int q = g.addInput("q", {2, 5, 3});
+  int k = g.addNode("k", UnaryAttrs{UnaryKind::Relu}, {g.addInput("kin", {2, 7, 3})});
+  MatMulAttrs tb;
+  tb.transpose_b = true;
+  int scores = g.addNode("scores", tb, {q, k});
+  int w = g.addConstant("w", randomArray({4, 7}, 3));
+  int proj = g.addNode("proj", tb, {scores, w});
+  g.markOutput(proj);
+  std::vector<runtime::NDArray> in{randomArray({2, 5, 3}, 1), randomArray({2, 7, 3}, 2)};
+  auto before = evalGraph(g, in);
+  transposeRightOperands(g);
+  int transposed = 0, transposes = 0;
+  for (const Node& n : g.nodes()) {
+    if (const MatMulAttrs* m = std::get_if<MatMulAttrs>(&n.attrs)) transposed += m->transpose_b;
+    transposes += std::holds_alternative<TransposeAttrs>(n.attrs);
+  }
+  EXPECT_EQ(transposed, 1);  // the constant operand's product
+  EXPECT_EQ(transposes, 1);
+  auto after = evalGraph(g, in);
+  auto c = runtime::compare(after[0], before[0], 1e-5, 1e-5);
+  EXPECT_TRUE(c.ok()) << c.max_abs_err;
+  std::vector<std::string> classes;
+  for (const Kernel& kern : partition(g)) classes.push_back(kern.class_name);
+  EXPECT_NE(std::find(classes.begin(), classes.end(), "relu+transpose"), classes.end());
 }
 
 TEST(Passes, ConstantFoldingAndDeadCode) {

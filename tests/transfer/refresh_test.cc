@@ -8,6 +8,7 @@
 #include "graph/passes.h"
 #include "measure/builder.h"
 #include "models/builder.h"
+#include "runtime/thread_pool.h"
 #include "store/bank.h"
 #include "transfer/compare.h"
 #include "transfer/refine.h"
@@ -39,7 +40,9 @@ TEST(Refresh, AStaleRecordGivesWayToTodaysDefault) {
     ASSERT_TRUE(opened.ok()) << opened.error();
     store::Bank bank = std::move(*opened);
     const schedule::Target code = codegen::hostTarget();
-    const schedule::TargetInfo here = schedule::targetInfo(code, code.cpu, 2);
+    // One thread: a parallel kernel timed while other tests load the machine waits at its
+    // barriers and could lose to the single-threaded loop nest.
+    const schedule::TargetInfo here = schedule::targetInfo(code, code.cpu, 1);
     // The plain loop nest (no parallel or vector loop), stored as if it took a nanosecond.
     schedule::Record stale;
     stale.workload_key = stale_kernel.workload_key;
@@ -58,7 +61,7 @@ TEST(Refresh, AStaleRecordGivesWayToTodaysDefault) {
     o.model = "m";
     o.run_id = *run;
     o.target = here;
-    o.measure.threads = 2;
+    o.measure.threads = 1;
     o.measure.target = code;
     o.measure.timing.repeat = 3;
     o.measure.check = true;
@@ -78,10 +81,15 @@ TEST(Refresh, AStaleRecordGivesWayToTodaysDefault) {
       EXPECT_TRUE(r.provenance.source == "default" || (r.provenance.source == "tune" && r.provenance.origin == "m"));
     }
 
+    // The in-model re-ranking runs on the global pool: one thread too (restored below).
+    runtime::ThreadPool& pool = runtime::ThreadPool::global();
+    const int pool_threads = pool.numThreads();
+    pool.setNumThreads(1);
     RefineOptions ro;
     ro.rounds = 3;
     ro.target = code;
     RefineResult refined = refineInModel(g, res.measured, ro);
+    pool.setNumThreads(pool_threads);
     ASSERT_TRUE(bank.setRunResult(*run, choiceResult(refined.chosen)).ok());
     ASSERT_TRUE(bank.finishRun(*run, store::RunStatus::Finished).ok());
     std::map<std::string, schedule::Record> chosen;
