@@ -4,6 +4,7 @@
 // one plain line per update at most every few seconds.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,5 +26,10 @@ class LiveView {
 };
 
 std::string progressBar(double fraction, int width);
+
+// A pass over a model's kernels (transfer, refresh): the bar over kernels, the schedules measured
+// so far, and the kernel being measured (its class; "" when none).
+void showKernelPass(LiveView& view, int kernels_done, int kernels_total, int64_t measured, double elapsed_s,
+                    const std::string& current);
 
 }  // namespace ttune::cli

@@ -144,11 +144,7 @@ Json transferModel(const TransferArgs& a) {
   auto progress = [&](const transfer::TransferProgress& p) {
     trials = p.measured;
     (void)bank.updateRun(*run, p.measured, p.elapsed_s);
-    if (!a.json)
-      view.update(p.kernels_done, p.kernels_total, p.elapsed_s,
-                  strFormat("%d/%d kernels, %lld schedules measured", p.kernels_done, p.kernels_total,
-                            static_cast<long long>(p.measured)),
-                  p.current.empty() ? std::vector<std::string>{} : std::vector<std::string>{"measuring " + p.current});
+    if (!a.json) showKernelPass(view, p.kernels_done, p.kernels_total, p.measured, p.elapsed_s, p.current);
     if (InterruptGuard::interrupted()) throw Error("transfer-tuning interrupted; the schedules measured so far are in the bank");
   };
   transfer::TransferResult res;

@@ -382,6 +382,14 @@ TEST(DefaultSchedule, RowReductionsVectorizeAlongTheRow) {
   }
 }
 
+// How many loops the steps annotate with `kind`.
+int annotations(const std::vector<schedule::Step>& steps, schedule::IterAnnotation kind) {
+  int n = 0;
+  for (const schedule::Step& s : steps)
+    if (const auto* a = std::get_if<schedule::AnnotationStep>(&s)) n += a->annotation == kind;
+  return n;
+}
+
 // A transpose whose output's last axis reads the input with a stride goes in unrolled blocks
 // (no vector loop along a strided read, which would gather); a non-dividing shape checks the
 // blocks' guards.
@@ -400,14 +408,8 @@ TEST(DefaultSchedule, TransposesGoInUnrolledBlocksWithoutGathers) {
     testing::Checker checker(dag);
     for (const schedule::Target& t : testing::isaTargets()) {
       std::vector<schedule::Step> steps = measure::defaultScheduleFor(*dag, t);
-      int unrolled = 0, vectorized = 0;
-      for (const schedule::Step& s : steps)
-        if (const auto* a = std::get_if<schedule::AnnotationStep>(&s)) {
-          unrolled += a->annotation == schedule::IterAnnotation::Unroll;
-          vectorized += a->annotation == schedule::IterAnnotation::Vectorize;
-        }
-      EXPECT_EQ(unrolled, 2) << schedule::isaName(t.isa);
-      EXPECT_EQ(vectorized, 0) << schedule::isaName(t.isa);
+      EXPECT_EQ(annotations(steps, schedule::IterAnnotation::Unroll), 2) << schedule::isaName(t.isa);
+      EXPECT_EQ(annotations(steps, schedule::IterAnnotation::Vectorize), 0) << schedule::isaName(t.isa);
       if (!testing::skipReason(t).empty()) continue;
       auto st = schedule::State::replay(dag, steps);
       ASSERT_TRUE(st.ok()) << st.error();
@@ -428,14 +430,8 @@ TEST(DefaultSchedule, TransposeRoundTripStaysVectorized) {
   testing::Checker checker(dag);
   for (const schedule::Target& t : testing::isaTargets()) {
     std::vector<schedule::Step> steps = measure::defaultScheduleFor(*dag, t);
-    int unrolled = 0, vectorized = 0;
-    for (const schedule::Step& s : steps)
-      if (const auto* a = std::get_if<schedule::AnnotationStep>(&s)) {
-        unrolled += a->annotation == schedule::IterAnnotation::Unroll;
-        vectorized += a->annotation == schedule::IterAnnotation::Vectorize;
-      }
-    EXPECT_EQ(unrolled, 0) << schedule::isaName(t.isa);
-    EXPECT_EQ(vectorized, 1) << schedule::isaName(t.isa);
+    EXPECT_EQ(annotations(steps, schedule::IterAnnotation::Unroll), 0) << schedule::isaName(t.isa);
+    EXPECT_EQ(annotations(steps, schedule::IterAnnotation::Vectorize), 1) << schedule::isaName(t.isa);
     if (!testing::skipReason(t).empty()) continue;
     auto st = schedule::State::replay(dag, steps);
     ASSERT_TRUE(st.ok()) << st.error();
