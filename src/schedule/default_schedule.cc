@@ -300,7 +300,7 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   // needs. Not without rows (a classifier's 1000 columns in blocks of 50 misalign the packed
   // weights' rows: 15% slower than 64 and a remainder) nor for depthwise tiles (120 channels in
   // blocks of 24 instead of 32: 1.8x slower).
-  if (int64_t w = dividingWidth(vec_extent, lanes, vector_lanes); w != lanes && !elementwise && r >= 0) {
+  if (int64_t w = !elementwise && r >= 0 ? dividingWidth(vec_extent, lanes, vector_lanes) : lanes; w != lanes) {
     rt = registerTileFor(opt.target, max_rows, (w + vector_lanes - 1) / vector_lanes, rowStrideBytes(c, c.axes[r]));
     lanes = w;
   }
@@ -437,19 +437,19 @@ void transposeStage(std::vector<Step>& steps, const te::ComputeOp& c, int a, con
   const te::IterVar& col = c.axes[a];
   std::vector<std::pair<std::string, int64_t>> outer;
   std::vector<std::string> inner;
-  auto blocked = [&](const te::IterVar& iv, std::vector<std::string>& inner_loops) {
+  auto blocked = [&](const te::IterVar& iv) {
     if (iv.extent <= block) {
-      inner_loops.push_back(iv.name());
+      inner.push_back(iv.name());
       return;
     }
     steps.push_back(SplitStep{name, iv.name(), iv.extent, {block}, true});
     outer.push_back({iv.name() + ".0", (iv.extent + block - 1) / block});
-    inner_loops.push_back(iv.name() + ".1");
+    inner.push_back(iv.name() + ".1");
   };
   for (int d = 0; d + 1 < static_cast<int>(c.axes.size()); ++d)
     if (d != a) outer.push_back({c.axes[d].name(), c.axes[d].extent});
-  blocked(col, inner);
-  blocked(last, inner);
+  blocked(col);
+  blocked(last);
   std::vector<std::string> order;
   for (const auto& o : outer) order.push_back(o.first);
   order.insert(order.end(), inner.begin(), inner.end());
@@ -466,7 +466,7 @@ void simpleStage(std::vector<Step>& steps, const te::ComputeDAG& dag, int stage,
   const te::Operation& op = dag.op(stage);
   const te::ComputeOp& c = op.compute();
   const std::string& name = op.name();
-  if (int a = transposedAxis(dag, stage, inlined); a >= 0 && !costlyPerElement(op)) {
+  if (int a = costlyPerElement(op) ? -1 : transposedAxis(dag, stage, inlined); a >= 0) {
     transposeStage(steps, c, a, name, opt);
     return;
   }
