@@ -18,8 +18,8 @@ void addSourceOptions(CLI::App* cmd, ModelSource& src) {
                   "Layout convolutions run in: nhwc (channels-last, default) or nchw (as the model is written)")
       ->check(CLI::IsMember({"nhwc", "nchw"}));
   cmd->add_option("--conv", src.conv,
-                  "Stride-1 3x3 convolutions: winograd (F(4x4,3x3) transforms and a batched matrix product; "
-                  "channels-last only) or direct")
+                  "Stride-1 3x3 convolutions: winograd (F(4x4,3x3) or, on small images, F(2x2,3x3) transforms and a "
+                  "batched matrix product; channels-last only) or direct")
       ->check(CLI::IsMember({"winograd", "direct"}));
 }
 

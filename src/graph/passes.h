@@ -13,8 +13,8 @@
 //                     (the zoo BERT's scores 1.9 -> 0.5 ms; reducing along K's rows ran at
 //                     ~50 GFLOP/s);
 //   convertToChannelsLast  convolutions and what follows them run NHWC (graph/layout.h);
-//   useWinograd       stride-1 3x3 NHWC convolutions become Winograd F(4x4,3x3) transforms and a
-//                     batched matrix product (graph/winograd.h);
+//   useWinograd       stride-1 3x3 NHWC convolutions become Winograd F(4x4,3x3) transforms (F(2x2,3x3)
+//                     on small images) and a batched matrix product (graph/winograd.h);
 //   removeIdentities  identity nodes and reshapes to the same shape disappear;
 //   eliminateDeadCode nodes no output depends on disappear.
 // Constant weights are further re-laid-out per schedule by the layout-rewrite step.
@@ -35,7 +35,7 @@ struct GraphOptions {
   // Convolutions and what follows them run NHWC (the fast layout for the CPU schedules); false
   // keeps the model's NCHW.
   bool channels_last = true;
-  // Stride-1 3x3 convolutions run as Winograd F(4x4, 3x3) (channels-last only).
+  // Stride-1 3x3 convolutions run as Winograd F(4x4, 3x3) or F(2x2, 3x3) (channels-last only).
   bool winograd = true;
 };
 void optimizeGraph(Graph& g, const GraphOptions& options = {});

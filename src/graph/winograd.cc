@@ -20,8 +20,17 @@ bool qualifies(const Graph& g, const Node& n, const WinogradOptions& o) {
 
 }  // namespace
 
+int64_t winogradTileFor(int64_t n, int64_t h, int64_t w, const WinogradOptions& o) {
+  if (o.tile != 0) return o.tile;
+  auto cost = [&](int64_t m) {
+    double tiles = double(n) * double((h + m - 1) / m) * double((w + m - 1) / m);
+    return double((m + 2) * (m + 2)) * (tiles + o.weight_load_cost);
+  };
+  return cost(2) < cost(4) ? 2 : 4;
+}
+
 int useWinograd(Graph& g, const WinogradOptions& o) {
-  TT_ASSERT(ops::winogradTileSupported(o.tile), "winograd pass: unsupported tile");
+  TT_ASSERT(o.tile == 0 || ops::winogradTileSupported(o.tile), "winograd pass: unsupported tile");
   std::vector<Node> original = g.nodes();
   std::vector<int> remap(g.values().size());
   for (size_t v = 0; v < remap.size(); ++v) remap[v] = static_cast<int>(v);
@@ -39,7 +48,7 @@ int useWinograd(Graph& g, const WinogradOptions& o) {
     // Copies: adding values below may move the graph's value table.
     const te::Shape wshape = g.value(n.inputs[1]).shape, oshape = g.value(n.output).shape;
     const std::string wname = g.value(n.inputs[1]).name;
-    int64_t C = wshape[2], K = wshape[3], m = o.tile, a = m + 2;
+    int64_t C = wshape[2], K = wshape[3], m = winogradTileFor(oshape[0], oshape[1], oshape[2], o), a = m + 2;
     const float* w = g.value(n.inputs[1]).constant->as<float>();
     std::vector<float> u = ops::winogradWeights(std::vector<float>(w, w + 9 * C * K), C, K, m);
     runtime::NDArray ua({a, a, C, K}, te::DType::Float32);

@@ -68,5 +68,40 @@ TEST(Winograd, RewritesOnlyWhatItCanAndKeepsResults) {
   EXPECT_TRUE(residual) << "the residual add follows the output transform in its kernel";
 }
 
+// F(4x4) stores 4x the direct weights and uses each once per tile: on 7x7 and 8x8 images (4 tiles
+// of 4x4) the pass takes F(2x2), on larger images or batches F(4x4).
+TEST(Winograd, SmallImagesTakeTwoByTwoTiles) {
+  EXPECT_EQ(winogradTileFor(1, 7, 7), 2);
+  EXPECT_EQ(winogradTileFor(1, 8, 8), 2);
+  EXPECT_EQ(winogradTileFor(1, 14, 14), 4);
+  EXPECT_EQ(winogradTileFor(1, 56, 56), 4);
+  EXPECT_EQ(winogradTileFor(8, 7, 7), 4);
+  EXPECT_EQ(winogradTileFor(1, 56, 56, {.tile = 2}), 2);
+
+  Graph g;
+  int x = g.addInput("x", {1, 32, 7, 7});
+  int big = conv(g, "big", x, 32, 32, 3, 1, {1, 1, 1, 1}, 11);
+  int y = g.addInput("y", {1, 16, 16, 16});
+  int small = conv(g, "small", y, 16, 16, 3, 1, {1, 1, 1, 1}, 12);
+  g.markOutput(big);
+  g.markOutput(small);
+  std::vector<runtime::NDArray> inputs = {randomArray(g.value(x).shape, 13), randomArray(g.value(y).shape, 14)};
+  Graph direct = g;
+  optimizeGraph(direct, {.channels_last = true, .winograd = false});
+  Graph wino = g;
+  optimizeGraph(wino, {.channels_last = true, .winograd = true});
+  std::vector<int64_t> tiles;
+  for (const Node& n : wino.nodes())
+    if (const auto* a = std::get_if<WinogradInputAttrs>(&n.attrs)) tiles.push_back(a->m);
+  EXPECT_EQ(tiles, (std::vector<int64_t>{2, 4}));
+  auto want = evaluateGraph(direct, inputs);
+  auto got = evaluateGraph(wino, inputs);
+  ASSERT_EQ(want.size(), got.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    auto cmp = runtime::compare(got[i], want[i], 1e-4, 1e-4);
+    EXPECT_TRUE(cmp.ok()) << "output " << i << " max abs err " << cmp.max_abs_err;
+  }
+}
+
 }  // namespace
 }  // namespace ttune::graph
