@@ -1,6 +1,8 @@
 #include "measure/measurer.h"
 
+#include <algorithm>
 #include <ctime>
+#include <limits>
 
 #include "codegen/jit.h"
 #include "lower/lower.h"
@@ -75,40 +77,62 @@ const Measurer::Reference& Measurer::reference(const std::shared_ptr<const te::C
 }
 
 std::vector<schedule::RecordResult> Measurer::measure(const std::vector<MeasureInput>& inputs) {
+  std::vector<std::vector<schedule::RecordResult>> r = measureRounds(inputs, 1);
+  std::vector<schedule::RecordResult> out;
+  for (auto& one : r) out.push_back(std::move(one[0]));
+  return out;
+}
+
+std::vector<std::vector<schedule::RecordResult>> Measurer::measureRounds(const std::vector<MeasureInput>& inputs, int rounds) {
+  TT_ASSERT(rounds > 0, "measureRounds: no rounds");
   std::vector<BuildResult> built = builder_.build(inputs);
-  std::vector<schedule::RecordResult> out(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    Timer timer;
-    schedule::RecordResult& r = out[i];
-    r.timestamp = static_cast<int64_t>(std::time(nullptr));
-    r.build_s = built[i].build_s;
-    if (!built[i].ok()) {
-      r.error = built[i].error;
-      r.error_msg = built[i].message;
-      continue;
+  std::vector<std::vector<schedule::RecordResult>> out(inputs.size(), std::vector<schedule::RecordResult>(rounds));
+  for (int round = 0; round < rounds; ++round)
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      Timer timer;
+      schedule::RecordResult& r = out[i][round];
+      r.timestamp = static_cast<int64_t>(std::time(nullptr));
+      r.build_s = built[i].build_s;
+      if (!built[i].ok()) {
+        r.error = built[i].error;
+        r.error_msg = built[i].message;
+        continue;
+      }
+      RunRequest req;
+      // The last round takes the code; earlier ones time a copy.
+      req.code = round + 1 == rounds ? std::move(built[i].code) : built[i].code;
+      const te::ComputeDAG& sched = *built[i].scheduled;
+      for (const te::Tensor& t : sched.inputs()) req.args.push_back(ArgSpec{t.shape(), t.dtype(), false});
+      for (const te::Tensor& t : sched.outputs()) req.args.push_back(ArgSpec{t.shape(), t.dtype(), true});
+      if (options_.check) {
+        const Reference& ref = reference(inputs[i].dag);
+        req.data = scheduledInputs(*inputs[i].dag, ref.inputs, sched, built[i].layouts);
+        req.expected = ref.outputs;
+        req.atol = options_.atol;
+        req.rtol = options_.rtol;
+      }
+      req.seed = options_.seed;
+      req.timing = options_.timing;
+      if (inputs[i].slow_cutoff_s > 0) req.timing.slow_cutoff_s = inputs[i].slow_cutoff_s;
+      req.threads = options_.threads;
+      req.timeout_s = options_.run_timeout_s;
+      RunResult rr = runner_.run(req);
+      r.error = rr.error;
+      r.error_msg = rr.message;
+      if (rr.ok()) r.costs_s = rr.timing.costs_s;
+      r.measure_s = timer.seconds();
     }
-    RunRequest req;
-    req.code = std::move(built[i].code);
-    const te::ComputeDAG& sched = *built[i].scheduled;
-    for (const te::Tensor& t : sched.inputs()) req.args.push_back(ArgSpec{t.shape(), t.dtype(), false});
-    for (const te::Tensor& t : sched.outputs()) req.args.push_back(ArgSpec{t.shape(), t.dtype(), true});
-    if (options_.check) {
-      const Reference& ref = reference(inputs[i].dag);
-      req.data = scheduledInputs(*inputs[i].dag, ref.inputs, sched, built[i].layouts);
-      req.expected = ref.outputs;
-      req.atol = options_.atol;
-      req.rtol = options_.rtol;
-    }
-    req.seed = options_.seed;
-    req.timing = options_.timing;
-    if (inputs[i].slow_cutoff_s > 0) req.timing.slow_cutoff_s = inputs[i].slow_cutoff_s;
-    req.threads = options_.threads;
-    req.timeout_s = options_.run_timeout_s;
-    RunResult rr = runner_.run(req);
-    r.error = rr.error;
-    r.error_msg = rr.message;
-    if (rr.ok()) r.costs_s = rr.timing.costs_s;
-    r.measure_s = timer.seconds();
+  return out;
+}
+
+std::vector<double> Measurer::timeSideBySide(const std::vector<MeasureInput>& inputs, int rounds) {
+  std::vector<std::vector<schedule::RecordResult>> r = measureRounds(inputs, rounds);
+  std::vector<double> out;
+  for (std::vector<schedule::RecordResult>& one : r) {
+    std::vector<double> t;
+    for (const schedule::RecordResult& x : one) t.push_back(x.ok() ? x.median() : std::numeric_limits<double>::infinity());
+    std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+    out.push_back(t[t.size() / 2]);
   }
   return out;
 }

@@ -40,6 +40,16 @@ class Measurer {
  public:
   explicit Measurer(MeasureOptions options = {});
   std::vector<schedule::RecordResult> measure(const std::vector<MeasureInput>& inputs);
+  // Each input built once and timed `rounds` times, the rounds interleaved (all inputs, then all
+  // again), so a drift in the machine's load meets every input: result[input][round].
+  std::vector<std::vector<schedule::RecordResult>> measureRounds(const std::vector<MeasureInput>& inputs, int rounds);
+  // Re-timing side by side: the median over `rounds` interleaved rounds of each input's time
+  // (+inf when a round failed). A search reports a kernel's best time as the minimum over many
+  // noisy measurements of near-equal schedules, which is biased low (with a few percent of noise
+  // and dozens of candidates within it, the minimum is a lucky draw), and one disturbed
+  // measurement of a default makes a pick look better than it is; re-timed side by side the
+  // medians say what a pick is worth.
+  std::vector<double> timeSideBySide(const std::vector<MeasureInput>& inputs, int rounds = 3);
   const MeasureOptions& options() const { return options_; }
   Runner& runner() { return runner_; }
 

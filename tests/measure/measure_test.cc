@@ -7,6 +7,7 @@
 #include <atomic>
 #include <fstream>
 #include <chrono>
+#include <cmath>
 #include <thread>
 
 #include "codegen/codegen.h"
@@ -253,6 +254,32 @@ TEST(Measurer, BatchWithCheckAndInstantiationErrors) {
   EXPECT_EQ(res[2].error, ErrorKind::Instantiation);
   EXPECT_EQ(res[2].error_msg, "step 0 split(C, nope, [16]): stage C has no iterator nope");
   EXPECT_GT(res[0].median(), 0);
+}
+
+// Rounds interleave the inputs, each built once; a failed input fails every round; side by side,
+// a matmul that reads B down its columns one scalar at a time is slower than the default schedule.
+TEST(Measurer, RoundsAndSideBySideTimes) {
+  MeasureOptions opt;
+  opt.timing.min_repeat_ms = 1;
+  opt.timing.repeat = 1;
+  Measurer m(opt);
+  auto dag = matmul(96);
+  using namespace schedule;
+  std::vector<Step> slow = {ReorderStep{"C", {"j", "i", "k"}}};
+  std::vector<MeasureInput> batch = {{dag, defaultScheduleFor(*dag)}, {dag, slow}, {dag, {SplitStep{"C", "nope", 96, {16}, true}}}};
+  auto rounds = m.measureRounds(batch, 3);
+  ASSERT_EQ(rounds.size(), 3u);
+  for (const auto& r : rounds) ASSERT_EQ(r.size(), 3u);
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_TRUE(rounds[0][i].ok()) << rounds[0][i].error_msg;
+    EXPECT_TRUE(rounds[1][i].ok()) << rounds[1][i].error_msg;
+    EXPECT_EQ(rounds[2][i].error, ErrorKind::Instantiation);
+  }
+  std::vector<double> t = m.timeSideBySide(batch, 3);
+  ASSERT_EQ(t.size(), 3u);
+  EXPECT_GT(t[0], 0);
+  EXPECT_GT(t[1], t[0]);
+  EXPECT_TRUE(std::isinf(t[2]));
 }
 
 TEST(Timing, GrowsNumberToMinimumRepeatTime) {
