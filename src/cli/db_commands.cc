@@ -195,7 +195,7 @@ void addDbCommands(CLI::App& app) {
   imp->add_flag("--json", *im_json, "Print JSON");
   imp->callback([=] { importFiles(*files, *im_db, *im_json); });
 
-  auto* runs = dbc->add_subcommand("runs", "List tuning and transfer runs");
+  auto* runs = dbc->add_subcommand("runs", "List tuning, transfer and refresh runs");
   auto ru_db = std::make_shared<std::string>();
   auto ru_json = std::make_shared<bool>(false);
   runs->add_option("--db", *ru_db, kBankOptionHelp);

@@ -291,7 +291,9 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   // other and the weight vector of a tap is reloaded from L1 rather than held for all rows.
   const bool elementwise = !hasBroadcastAxis(c, vector_lanes);
   int64_t max_rows = r >= 0 ? c.axes[r].extent : 1, max_vectors = (vec_extent + vector_lanes - 1) / vector_lanes;
-  RegisterTile rt = elementwise ? elementwiseTileFor(opt.target, max_rows, max_vectors)
+  // Depthwise rows read one after the other (stride 1) take rows that divide their extent.
+  const bool unit_rows = r >= 0 && rowStrideBytes(c, c.axes[r]) <= vec_extent * te::dtypeBytes(dag.op(ri).dtype());
+  RegisterTile rt = elementwise ? elementwiseTileFor(opt.target, max_rows, max_vectors, unit_rows)
                                 : registerTileFor(opt.target, max_rows, max_vectors, r >= 0 ? rowStrideBytes(c, c.axes[r]) : 0);
   int64_t lanes = std::min<int64_t>(rt.vectors * vector_lanes, vec_extent);
   // Outer-product tiles with rows: a width that leaves a remainder block guarded the whole

@@ -72,8 +72,9 @@ RegisterTile registerTileFor(const Target& t, int64_t max_rows = 0, int64_t max_
 // The register tile for a product without a broadcast operand (acc[rows][vectors] +=
 // x[row][vector] * w[vector]: a depthwise convolution). Every FMA loads its own operand, so a
 // larger tile reuses nothing more; it needs only enough independent accumulators to hide the FMA
-// latency, at most two vectors wide. Bounded like registerTileFor.
-RegisterTile elementwiseTileFor(const Target& t, int64_t max_rows = 0, int64_t max_vectors = 0);
+// latency, at most two vectors wide. Bounded like registerTileFor. With `dividing_rows` (rows
+// read contiguously, i.e. stride 1), a few more rows are tried and rows that divide max_rows win.
+RegisterTile elementwiseTileFor(const Target& t, int64_t max_rows = 0, int64_t max_vectors = 0, bool dividing_rows = false);
 // Vector registers a register tile of `accumulators` vectors and `operand_vectors` loaded
 // operands needs; schedules whose innermost tile needs more than the target has spill.
 int registersNeeded(int accumulators, int operand_vectors);

@@ -243,8 +243,13 @@ TEST(RegisterTile, ElementwiseTileIsSmallAndFits) {
   for (const schedule::Target& t : testing::isaTargets()) {
     for (int64_t rows : {0, 1, 2, 3, 7, 14, 56})
       for (int64_t vecs : {0, 1, 2, 3, 4, 60}) {
-        schedule::RegisterTile rt = schedule::elementwiseTileFor(t, rows, vecs);
+        for (bool dividing : {false, true}) {
+        schedule::RegisterTile rt = schedule::elementwiseTileFor(t, rows, vecs, dividing);
         EXPECT_LE(schedule::registersNeeded(rt.rows * rt.vectors, rt.vectors), t.vector_registers);
+        // Rows that divide the extent where a tile of 6 to 8 accumulators allows it.
+        if (dividing && (rows == 7 || rows == 14 || rows == 56) && (vecs == 0 || vecs >= 2)) {
+          EXPECT_EQ(rows % rt.rows, 0) << rows;
+        }
         EXPECT_LE(rt.vectors, 2);
         EXPECT_LE(rt.rows * rt.vectors, 8) << "no reuse to gain from a larger tile";
         if (rows > 0) {
@@ -255,6 +260,7 @@ TEST(RegisterTile, ElementwiseTileIsSmallAndFits) {
         }
         if ((rows == 0 || rows >= 6) && (vecs == 0 || vecs >= 2)) {
           EXPECT_GE(rt.rows * rt.vectors, 6) << "accumulators in flight";
+        }
         }
       }
   }
@@ -292,6 +298,33 @@ TEST(DefaultSchedule, DepthwiseConvolutionGetsAFusedRegisterTile) {
       ASSERT_TRUE(r.built) << r.error;
       EXPECT_TRUE(r.cmp.ok()) << schedule::isaName(t.isa) << " k" << cs.k << " s" << cs.stride << " max abs err "
                               << r.cmp.max_abs_err;
+    }
+  }
+}
+
+// Stride-1 depthwise rows take a tile whose rows divide the width (a remainder block's guarded
+// code made a 112-wide layer 1.7x slower); stride-2 rows keep the six-accumulator tile.
+TEST(DefaultSchedule, DepthwiseRowsDivideUnitStrideWidths) {
+  struct Case {
+    int64_t hw, stride;
+  };
+  for (const Case& cs : {Case{112, 1}, Case{56, 1}, Case{14, 1}, Case{7, 1}, Case{112, 2}}) {
+    te::Tensor x = te::placeholder("data", {1, cs.hw, cs.hw, 96});
+    te::Tensor w = te::placeholder("weight", {3, 3, 1, 96}, te::DType::Float32, true);
+    te::Tensor y = ops::depthwise_conv2d_nhwc(x, w, {cs.stride, cs.stride}, {1, 1, 1, 1});
+    auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{x, w}, std::vector<te::Tensor>{y});
+    int64_t out_w = (cs.hw - 1) / cs.stride + 1;
+    for (const schedule::Target& t : testing::isaTargets()) {
+      int64_t rows = 0;
+      for (const schedule::Step& s : measure::defaultScheduleFor(*dag, t))
+        if (const auto* sp = std::get_if<schedule::SplitStep>(&s); sp && sp->stage.ends_with(".local") && sp->iter == "xx")
+          rows = sp->lengths.at(0).value_or(0);
+      ASSERT_GT(rows, 0) << schedule::isaName(t.isa);
+      if (cs.stride == 1) {
+        EXPECT_EQ(out_w % rows, 0) << schedule::isaName(t.isa) << " width " << out_w << " rows " << rows;
+      } else {
+        EXPECT_EQ(rows, schedule::elementwiseTileFor(t, out_w, 96 / t.lanes(), false).rows) << schedule::isaName(t.isa);
+      }
     }
   }
 }
