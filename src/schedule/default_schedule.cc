@@ -291,10 +291,11 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   // other and the weight vector of a tap is reloaded from L1 rather than held for all rows.
   const bool elementwise = !hasBroadcastAxis(c, vector_lanes);
   int64_t max_rows = r >= 0 ? c.axes[r].extent : 1, max_vectors = (vec_extent + vector_lanes - 1) / vector_lanes;
+  const int64_t row_stride = r >= 0 ? rowStrideBytes(c, c.axes[r]) : 0;
   // Depthwise rows read one after the other (stride 1) take rows that divide their extent.
-  const bool unit_rows = r >= 0 && rowStrideBytes(c, c.axes[r]) <= vec_extent * te::dtypeBytes(dag.op(ri).dtype());
+  const bool unit_rows = r >= 0 && row_stride <= vec_extent * te::dtypeBytes(dag.op(ri).dtype());
   RegisterTile rt = elementwise ? elementwiseTileFor(opt.target, max_rows, max_vectors, unit_rows)
-                                : registerTileFor(opt.target, max_rows, max_vectors, r >= 0 ? rowStrideBytes(c, c.axes[r]) : 0);
+                                : registerTileFor(opt.target, max_rows, max_vectors, row_stride);
   int64_t lanes = std::min<int64_t>(rt.vectors * vector_lanes, vec_extent);
   // Outer-product tiles with rows: a width that leaves a remainder block guarded the whole
   // tile's code (a 1x1 conv to 120 channels in blocks of 64 ran at 18 GFLOP/s; in blocks of 60,
@@ -303,7 +304,7 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   // weights' rows: 15% slower than 64 and a remainder) nor for depthwise tiles (120 channels in
   // blocks of 24 instead of 32: 1.8x slower).
   if (int64_t w = !elementwise && r >= 0 ? dividingWidth(vec_extent, lanes, vector_lanes) : lanes; w != lanes) {
-    rt = registerTileFor(opt.target, max_rows, (w + vector_lanes - 1) / vector_lanes, rowStrideBytes(c, c.axes[r]));
+    rt = registerTileFor(opt.target, max_rows, (w + vector_lanes - 1) / vector_lanes, row_stride);
     lanes = w;
   }
   int64_t rows = r >= 0 ? std::min<int64_t>(rt.rows, c.axes[r].extent) : 1;
