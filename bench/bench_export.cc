@@ -73,7 +73,7 @@ int main(int argc, char** argv) {
     graph::Graph g = cli::loadModel(src);
     executor::ModelOptions opt;
     opt.schedules = cli::scheduleOption(records, use_db ? std::optional<std::string>(db) : std::nullopt, cli::modelName(src.spec), g,
-                                        opt.target);
+                                        opt.target, cli::BankUse{src.spec});
     executor::CompiledModel m = executor::CompiledModel::compile(g, opt);
 
     std::string tmpl = (fs::temp_directory_path() / "bench-export-XXXXXX").string();

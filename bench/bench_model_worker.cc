@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
     std::optional<store::Bank> bank;  // the provider reads it while compiling
     if (use_db) {
       bank.emplace(cli::openBank(db));
-      opt.schedules = cli::bankProvider(*bank, name, graph::partition(g), opt.target);
+      opt.schedules = cli::bankProvider(*bank, name, g, opt.target, cli::BankUse{src.spec, true, true});
     }
     model = executor::CompiledModel::compile(g, opt);
   } catch (const Error& e) {

@@ -7,7 +7,7 @@
 #include <iostream>
 
 #include "codegen/target.h"
-#include "peak.h"
+#include "measure/peak.h"
 #include "support/json.h"
 
 using namespace ttune;
@@ -21,7 +21,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   Json j{{"cpu", codegen::describe(codegen::hostTarget())}, {"threads", threads}};
   for (const char* isa : {"avx2", "avx512"}) {
-    double one = bench::measurePeakGflops(isa, 1), all = bench::measurePeakGflops(isa, threads);
+    double one = measure::measurePeakGflops(isa, 1), all = measure::measurePeakGflops(isa, threads);
     j[isa] = {{"gflops_1_thread", one}, {"gflops", all}};
     if (!json) {
       if (one > 0) std::printf("%-7s %8.1f GFLOP/s on 1 thread, %8.1f on %d threads\n", isa, one, all, threads);

@@ -11,7 +11,7 @@
 #include "measure/measurer.h"
 #include "measure/timing.h"
 #include "ops/nn.h"
-#include "peak.h"
+#include "measure/peak.h"
 #include "support/json.h"
 #include "support/rng.h"
 #include "te/evaluator.h"
@@ -160,7 +160,7 @@ bool prepareTarget(const std::string& name, int threads, bool json, const char* 
   out->target = *target;
   std::string isa = schedule::isaName(target->isa);
   out->onednn_isa = limitOnednnIsa(isa);
-  out->peak_gflops = measurePeakGflops(isa, threads);
+  out->peak_gflops = measure::measurePeakGflops(isa, threads);
   if (json)
     std::cout << Json{{"host", codegen::describe(codegen::hostTarget())}, {"target", codegen::describe(*target)},
                       {"onednn_isa", out->onednn_isa}, {"peak_gflops", out->peak_gflops}, {"threads", threads}}.dump()

@@ -56,6 +56,9 @@ MODELS = {
     "densenet121": vision(tvm.densenet121),
     "inception_v3": vision(tvm.inception_v3, size=299, aux_logits=False, init_weights=True),
     "vgg16": vision(tvm.vgg16),
+    "mobilenet_v3_large": vision(tvm.mobilenet_v3_large),
+    "resnext50_32x4d": vision(tvm.resnext50_32x4d),
+    "regnet_y_400mf": vision(tvm.regnet_y_400mf),
     "bert_base_128": lambda: bert_base(128),
     "bert_base_256": lambda: bert_base(256),
 }

@@ -190,14 +190,14 @@ py::list tensorList(const std::vector<runtime::TensorSpec>& ts) {
 std::unique_ptr<Model> compileModel(const std::string& model, const std::optional<std::string>& db, const std::string& records,
                                     const std::string& target, int threads, const std::string& layout,
                                     const std::map<std::string, std::vector<int64_t>>& input_shapes,
-                                    const std::map<std::string, int64_t>& dims) {
+                                    const std::map<std::string, int64_t>& dims, bool validate) {
   cli::ModelSource src = modelSource(model, input_shapes, dims, layout);
   py::gil_scoped_release release;
   useThreads(threads);
   graph::Graph g = cli::loadModel(src);
   executor::ModelOptions opt;
   opt.target = cli::resolveTargetOption(target, true);
-  opt.schedules = cli::scheduleOption(records, db, cli::modelName(src.spec), g, opt.target);
+  opt.schedules = cli::scheduleOption(records, db, cli::modelName(src.spec), g, opt.target, cli::BankUse{src.spec, validate});
   return std::make_unique<Model>(executor::CompiledModel::compile(g, opt), src, threads);
 }
 
@@ -222,7 +222,7 @@ PYBIND11_MODULE(_ttune, m) {
       .def("export", &Model::exportTo, py::arg("dir"), py::arg("name"), py::arg("compiler"), py::arg("static"));
 
   m.def("compile", &compileModel, py::arg("model"), py::arg("db"), py::arg("records"), py::arg("target"), py::arg("threads"),
-        py::arg("layout"), py::arg("input_shapes"), py::arg("dims"));
+        py::arg("layout"), py::arg("input_shapes"), py::arg("dims"), py::arg("validate"));
 
   m.def("tune", [](const std::string& model, int64_t trials, const std::optional<std::string>& db, double time_budget_min,
                    uint64_t seed, int threads, const std::string& target, bool new_run, bool warm_start, bool refine,

@@ -72,7 +72,7 @@ def test_symbolic_dimensions_are_fixed_by_input_shapes(tmp_path):
 
 def test_the_zoo_is_listed():
     names = [m["name"] for m in ttune.models()]
-    assert "mobilenet_v2" in names and "bert_base" in names and len(names) == 11
+    assert "mobilenet_v2" in names and "bert_base" in names and "resnext50_32x4d" in names and len(names) == 13
 
 
 def test_runs_from_several_python_threads_agree(mobilenet, image):

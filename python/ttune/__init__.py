@@ -100,15 +100,20 @@ def _shape_options(input_shapes, dims):
     return ({k: list(v) for k, v in (input_shapes or {}).items()}, dict(dims or {}))
 
 
-def compile(model, db=None, records=None, target="host", threads=0, layout="nhwc", input_shapes=None, dims=None):
+def compile(model, db=None, records=None, target="host", threads=0, layout="nhwc", input_shapes=None, dims=None,
+            validate=True):
     """Compiles a model: a zoo name (ttune.models()) or an .onnx path.
 
     Schedules: records (a records file) or db (a schedule bank; "" for the default bank), else the
-    default schedule of every kernel. input_shapes ({"input": (1, 3, 224, 224)}) and dims
-    ({"batch": 1}) fix an ONNX model's symbolic dimensions. threads=0 uses every core."""
+    default schedule of every kernel. With db, the bank's records are candidates until validated on
+    this CPU: the first compile of a model here that has no choice of its own times them against the
+    defaults (kernels side by side, then the whole model) and stores what it keeps, as `ttune run
+    --db` does; validate=False takes them as they are. input_shapes ({"input": (1, 3, 224, 224)})
+    and dims ({"batch": 1}) fix an ONNX model's symbolic dimensions. threads=0 uses every core."""
     shapes, dims = _shape_options(input_shapes, dims)
     db = None if db is None else os.fspath(db)
-    native = _ttune.compile(os.fspath(model), db, os.fspath(records) if records else "", target, threads, layout, shapes, dims)
+    native = _ttune.compile(os.fspath(model), db, os.fspath(records) if records else "", target, threads, layout, shapes, dims,
+                            validate)
     return Model(native)
 
 

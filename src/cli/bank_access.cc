@@ -1,12 +1,21 @@
 #include "cli/bank_access.h"
 
+#include <iostream>
 #include <map>
+#include <optional>
 
+#include "cli/interrupt.h"
+#include "cli/output.h"
+#include "cli/progress.h"
 #include "codegen/codegen.h"
 #include "runtime/thread_pool.h"
 #include "store/seed.h"
-#include "transfer/compare.h"
 #include "support/error.h"
+#include "support/log.h"
+#include "support/timer.h"
+#include "transfer/compare.h"
+#include "transfer/model_check.h"
+#include "transfer/refresh.h"
 
 namespace ttune::cli {
 
@@ -36,25 +45,100 @@ void registerModel(store::Bank& bank, const std::string& name, const std::string
   if (!st.ok()) fail(st.error());
 }
 
-executor::ScheduleProvider bankProvider(const store::Bank& bank, const std::string& model,
-                                        const std::vector<graph::Kernel>& kernels, const schedule::Target& code) {
+namespace {
+
+// Validates the bank's records of `model` here and stores the outcome as this CPU's choice.
+std::vector<schedule::Record> validateHere(store::Bank& bank, const std::string& model, const graph::Graph& g,
+                                           const std::vector<graph::Kernel>& kernels, const schedule::Target& code,
+                                           const BankUse& use) {
+  schedule::TargetInfo here = currentTarget(code);
+  registerModel(bank, model, use.spec.empty() ? model : use.spec, kernels);
+  Json settings{{"candidates", 2}, {"threads", here.threads}, {"isa", schedule::isaName(code.isa)}, {"cpu", here.cpu},
+                {"validation", true}};
+  auto run = bank.beginRun(store::RunKind::Refresh, model, settings);
+  if (!run.ok()) fail(run.error());
+  bool show = !use.quiet && stderrIsTerminal();
+  if (show)
+    std::cerr << "ttune: the bank's schedules for " << model << " were measured elsewhere or never checked in the whole model on this "
+              << here.cpu << " (" << schedule::isaName(code.isa) << ", " << here.threads
+              << " threads): validating them against the defaults once (--no-validate skips this)\n";
+  transfer::RefreshOptions opt;
+  opt.model = model;
+  opt.run_id = *run;
+  opt.target = here;
+  opt.measure.threads = here.threads;
+  opt.measure.target = code;
+  LiveView view(false);
+  std::optional<InterruptGuard> guard(std::in_place);
+  auto sink = [&](const std::vector<schedule::Record>& recs) {
+    Status st = bank.addRecords(recs);
+    if (!st.ok()) fail(st.error());
+  };
+  auto progress = [&](const transfer::TransferProgress& p) {
+    (void)bank.updateRun(*run, p.measured, p.elapsed_s);
+    if (show) showKernelPass(view, p.kernels_done, p.kernels_total, p.measured, p.elapsed_s, p.current);
+    if (InterruptGuard::interrupted()) throw Error("validation interrupted; the bank's schedules were not used");
+  };
+  Timer wall;
+  transfer::RefreshOutcome out;
+  try {
+    out = transfer::refreshChoice(g, kernels, bank, opt, sink, progress, [&](const char* phase) {
+      if (show) view.update(1, 1, wall.seconds(), phase);
+    });
+  } catch (const Error&) {
+    guard.reset();
+    (void)bank.finishRun(*run, store::RunStatus::Interrupted);
+    throw;
+  }
+  guard.reset();
+  view.finish();
+  Json result = transfer::choiceResult(out.check.chosen);
+  result["check"] = transfer::checkJson(out.check);
+  Status st = bank.setRunResult(*run, result);
+  if (st.ok()) st = bank.updateRun(*run, static_cast<int64_t>(out.refreshed.measured.size()), wall.seconds());
+  if (st.ok()) st = bank.finishRun(*run, store::RunStatus::Finished);
+  if (!st.ok()) fail(st.error());
+  std::string verdict = transfer::checkVerdict(result["check"], graph::tunableKernels(kernels).size());
+  if (show) std::cerr << "ttune: validated in " << formatSeconds(wall.seconds()) << " (run " << *run << "): " << verdict << "\n";
+  if (use.report) {
+    *use.report = result["check"];
+    (*use.report)["run_id"] = *run;
+    (*use.report)["wall_s"] = wall.seconds();
+  }
+  return out.check.chosen;
+}
+
+}  // namespace
+
+executor::ScheduleProvider bankProvider(store::Bank& bank, const std::string& model, const graph::Graph& g,
+                                        const schedule::Target& code, const BankUse& use) {
+  if (use.report) *use.report = Json::object();
+  schedule::TargetInfo here = currentTarget(code);
+  if (std::optional<std::vector<schedule::Record>> own = transfer::inModelChoice(bank, model, here))
+    return executor::recordsProvider(*own);
+  std::vector<graph::Kernel> kernels = graph::partition(g);
   std::vector<std::string> keys;
   for (const graph::Kernel& k : kernels) keys.push_back(k.workload_key);
-  schedule::TargetInfo here = currentTarget(code);
   std::map<std::string, schedule::Record> best = bank.bestRecordsFor(keys, here);
-  for (schedule::Record& r : transfer::inModelChoice(bank, model, here)) best[r.workload_key] = std::move(r);
+  if (best.empty()) return nullptr;  // nothing to validate: the defaults
+  if (use.validate && codegen::runnable(code).ok()) return executor::recordsProvider(validateHere(bank, model, g, kernels, code, use));
+  if (use.validate && !use.quiet)
+    logWarning("the bank's schedules for ", model, " are used unvalidated: ", codegen::describe(code), " code cannot run on this machine");
   std::vector<schedule::Record> recs;
   for (auto& [k, r] : best) recs.push_back(r);
   return executor::recordsProvider(recs);
 }
 
 executor::ScheduleProvider scheduleOption(const std::string& records, const std::optional<std::string>& db,
-                                          const std::string& model, const graph::Graph& g, const schedule::Target& code) {
+                                          const std::string& model, const graph::Graph& g, const schedule::Target& code,
+                                          const BankUse& use) {
   if (db) {
     if (!records.empty()) fail("--records and --db both give schedules; use one");
+    // The provider reads the records now (recordsProvider keeps its own copy).
     store::Bank bank = openBank(*db);
-    return bankProvider(bank, model, graph::partition(g), code);
+    return bankProvider(bank, model, g, code, use);
   }
+  if (use.report) *use.report = Json::object();
   if (records.empty()) return nullptr;
   auto recs = schedule::readRecordsFile(records);
   if (!recs.ok()) fail(recs.error());

@@ -10,6 +10,7 @@
 #include "executor/executor.h"
 #include "graph/fusion.h"
 #include "store/bank.h"
+#include "support/json.h"
 
 namespace ttune::cli {
 
@@ -24,17 +25,31 @@ schedule::TargetInfo currentTarget(const schedule::Target& code);
 // Registers the model and its distinct kernels (with occurrences).
 void registerModel(store::Bank& bank, const std::string& name, const std::string& spec,
                    const std::vector<graph::Kernel>& kernels);
-// The schedule per kernel of `model` for code of `code`'s ISA level: the model's in-model choice
-// when its newest run here made one (transfer/compare.h, inModelChoice), else the best record
-// measured on this CPU when there is one, else on any CPU of that level (e.g. the shipped bank on
-// a new machine).
-executor::ScheduleProvider bankProvider(const store::Bank& bank, const std::string& model,
-                                        const std::vector<graph::Kernel>& kernels, const schedule::Target& code);
+// How a command that compiles a model uses the bank's schedules.
+struct BankUse {
+  std::string spec;       // the model's spec (registered with a validation run)
+  bool validate = true;   // false (--no-validate): the bank's records as they are
+  bool quiet = false;     // no progress display (--json, libraries)
+  Json* report = nullptr;  // when set: what the validation did (empty object when it did not run)
+};
+
+// The schedule per kernel of `model` for code of `code`'s ISA level. When the model has a choice
+// of its own here (this CPU, ISA level and thread count: transfer/compare.h, inModelChoice),
+// exactly that choice (kernels it does not name run their default schedule). Otherwise the
+// bank's records (measured on this CPU, else on any CPU of the level, e.g. the shipped bank on a
+// new machine) are candidates, not choices: they are validated here first -- each side by side
+// with its default, then the whole model against its defaults (transfer/refresh.h,
+// refreshChoice) -- and the outcome stored as this CPU's choice (a refresh run), so that the
+// next run and `export` are instant. Without validation (use.validate false, or code this
+// machine cannot run), the bank's best records as they are.
+executor::ScheduleProvider bankProvider(store::Bank& bank, const std::string& model, const graph::Graph& g,
+                                        const schedule::Target& code, const BankUse& use);
 // The schedules of the --records FILE / --db [FILE] options of the commands that compile a model:
 // the records file's best record per kernel, the bank's for `model` (db set; "" the default
-// bank), or none (every kernel its default schedule). Throws Error when both are given or the
-// file is bad.
+// bank; bankProvider), or none (every kernel its default schedule). Throws Error when both are
+// given or the file is bad.
 executor::ScheduleProvider scheduleOption(const std::string& records, const std::optional<std::string>& db,
-                                          const std::string& model, const graph::Graph& g, const schedule::Target& code);
+                                          const std::string& model, const graph::Graph& g, const schedule::Target& code,
+                                          const BankUse& use);
 
 }  // namespace ttune::cli

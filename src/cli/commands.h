@@ -67,7 +67,7 @@ struct ExportArgs {
   ModelSource src;
   std::string out, name, records, target = "host", compiler;
   std::optional<std::string> db;
-  bool static_archive = true, json = false;
+  bool static_archive = true, json = false, validate = true;
 };
 Json exportCommand(const ExportArgs& a);
 // Writes an export of compiled artifacts; the summary `ttune export --json` prints.

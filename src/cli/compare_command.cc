@@ -10,6 +10,7 @@
 #include "cli/model_loader.h"
 #include "cli/output.h"
 #include "cli/target_option.h"
+#include "measure/speedup.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
 #include "support/strings.h"
@@ -33,7 +34,11 @@ struct CompareArgs {
 Json comparisonJson(const std::string& model, const transfer::Comparison& c) {
   Json cps = Json::array();
   for (const auto& cp : c.checkpoints)
-    cps.push_back({{"elapsed_s", cp.elapsed_s}, {"latency_ms", cp.latency_s * 1e3}, {"speedup", cp.speedup}});
+    cps.push_back({{"elapsed_s", cp.elapsed_s},
+                   {"latency_ms", cp.latency_s * 1e3},
+                   {"speedup", cp.speedup},
+                   {"speedup_lo", cp.interval.lo},
+                   {"speedup_hi", cp.interval.hi}});
   Json j{{"model", model},
               {"tune_run", c.tune_run},
               {"transfer_run", c.transfer_run},
@@ -50,6 +55,8 @@ Json comparisonJson(const std::string& model, const transfer::Comparison& c) {
               {"time_to_match_ratio", c.match_s && c.transfer_s > 0 ? Json(*c.match_s / c.transfer_s) : Json(nullptr)},
               {"tune_speedup_at_transfer_time", c.tune_speedup_at_transfer_s},
               {"checkpoints", cps}};
+  j.update(measure::speedupJson(c.tt, "transfer_"));
+  j.update(measure::speedupJson(c.max, "tuned_"));
   if (!c.continued_run.empty()) {
     Json cont = Json::array();
     for (const auto& cp : c.continued)
@@ -88,9 +95,9 @@ void compare(const CompareArgs& a) {
   if (a.json) return printJson(j);
   std::cout << name << " (bank " << bank.path() << ", " << codegen::describe(o.target) << ")\n";
   std::cout << "  untuned      " << formatSeconds(c->untuned_s) << "\n";
-  std::cout << "  transferred  " << formatSeconds(c->transferred_s) << strFormat("  %.2fx", c->s_tt) << "  after "
+  std::cout << "  transferred  " << formatSeconds(c->transferred_s) << "  " << measure::formatSpeedup(c->tt) << "  after "
             << formatSeconds(c->transfer_s) << " of transfer-tuning (run " << c->transfer_run << ")\n";
-  std::cout << "  tuned        " << formatSeconds(c->tuned_s) << strFormat("  %.2fx", c->s_max) << "  after "
+  std::cout << "  tuned        " << formatSeconds(c->tuned_s) << "  " << measure::formatSpeedup(c->max) << "  after "
             << formatSeconds(c->tune_s) << " of tuning (run " << c->tune_run << ")\n";
   std::cout << strFormat("  transfer-tuning reached %.0f%% of the tuned speedup in %.0f%% of the tuning time\n", 100 * c->share,
                          c->tune_s > 0 ? 100 * c->transfer_s / c->tune_s : 0.0);

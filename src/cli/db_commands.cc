@@ -73,7 +73,7 @@ void exportChosen(const ExportArgs& a, const store::Bank& bank) {
   if (!a.workload.empty() || !a.run.empty() || a.best) fail("--chosen exports one model's choice; drop --workload, --run and --best");
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
   schedule::TargetInfo here = currentTarget(resolveTargetOption(a.target, false));
-  std::vector<schedule::Record> recs = transfer::inModelChoice(bank, a.model, here);
+  std::vector<schedule::Record> recs = transfer::inModelChoice(bank, a.model, here).value_or(std::vector<schedule::Record>{});
   if (recs.empty())
     fail("the bank ", bank.path(), " holds no in-model choice for ", a.model, " measured like this (", here.cpu, ", ",
          schedule::isaName(here.isa), ", ", here.threads, " threads); make one with `ttune db refresh ", a.model, "`");

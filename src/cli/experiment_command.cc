@@ -26,6 +26,7 @@
 #include "cli/plot_svg.h"
 #include "cli/target_option.h"
 #include "graph/fusion.h"
+#include "measure/speedup.h"
 #include "models/zoo.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
@@ -102,6 +103,14 @@ double num(const Json& j, const char* k) { return j.contains(k) && j[k].is_numbe
 
 std::string pct(double v) { return std::isfinite(v) ? strFormat("%.0f%%", 100 * v) : "-"; }
 
+// A speedup of a comparison with its interval ("1.23x (1.19-1.27)"), from compare's JSON
+// (prefix "tuned_" or "transfer_"); results of older runs carry the median only.
+std::string ratioCell(const Json& c, const char* prefix, const char* median_field) {
+  if (!c.contains(std::string(prefix) + "rounds")) return strFormat("%.2fx", num(c, median_field));
+  measure::Speedup s = measure::speedupFromJson(c, prefix);
+  return strFormat("%.2fx (%.2f-%.2f)", s.median, s.lo, s.hi);
+}
+
 void writeReport(Results& r, const std::string& dir, const std::vector<std::string>& models, const std::vector<std::string>& modes) {
   const Json& root = r.root();
   std::ostringstream md;
@@ -109,7 +118,8 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
   md << "# Transfer-tuning experiment\n\nHost: " << h.value("description", std::string()) << ", " << h.value("threads", 0)
      << " threads. Tuning from scratch: " << root.value("trials", 0) << " trials per model. Transfer: leave-one-out "
      << "(each model from the tuning runs of the others). Speedups over the untuned model, timed interleaved in one "
-     << "process per model; %max = (S_tt - 1) / (S_max - 1); match = tuning time after which the tuning run's "
+     << "process per model (median of per-round ratios with its 90% interval, docs/measurement.md); "
+     << "%max = (S_tt - 1) / (S_max - 1); match = tuning time after which the tuning run's "
      << "schedules reached the transferred speedup (checkpoints every " << root.value("step_s", 60.0) << " s after the transfer time).\n\n";
   md << "| model | S_max | tune time | pool S_tt | %max | TT time | tuning @TT | match | ratio |";
   for (const std::string& m : modes)
@@ -134,8 +144,8 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
     double ratio = c["time_to_match_ratio"].is_number() ? c["time_to_match_ratio"].get<double>() : NAN;
     if (std::isfinite(ratio)) log_ratio.push_back(std::log(ratio));
     else ++unmatched;
-    md << "| " << name << " | " << strFormat("%.2fx", num(c, "speedup_tuned")) << " | " << formatSeconds(num(c, "tune_s")) << " | "
-       << strFormat("%.2fx", num(c, "speedup_transfer")) << " | " << pct(num(c, "share_of_tuned_speedup")) << " | "
+    md << "| " << name << " | " << ratioCell(c, "tuned_", "speedup_tuned") << " | " << formatSeconds(num(c, "tune_s")) << " | "
+       << ratioCell(c, "transfer_", "speedup_transfer") << " | " << pct(num(c, "share_of_tuned_speedup")) << " | "
        << formatSeconds(num(c, "transfer_s")) << " | " << strFormat("%.2fx", num(c, "tune_speedup_at_transfer_time")) << " | "
        << (c["tune_s_to_match_transfer"].is_number() ? formatSeconds(num(c, "tune_s_to_match_transfer")) : "never") << " | "
        << (std::isfinite(ratio) ? strFormat("%.1fx", ratio) : "-") << " |";
@@ -217,8 +227,7 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
   const int64_t then_trials = a.then_tune_trials > 0 ? a.then_tune_trials : std::max<int64_t>(1, a.trials / 4);
   schedule::Target code = resolveTargetOption(a.target, true);
   std::vector<std::string> models = a.models;
-  if (models.empty())
-    for (const auto& m : models::zoo()) models.push_back(m.name);
+  if (models.empty()) models = models::paperModels();
   // Zoo models or ONNX files; results are keyed by model name, as the bank's runs are.
   std::vector<std::string> names;
   for (const std::string& m : models) {

@@ -36,7 +36,8 @@ Json exportCommand(const ExportArgs& a) {
   graph::Graph g = loadModel(a.src);
   executor::ModelOptions opt;
   opt.target = resolveTargetOption(a.target, false);  // any target: the code is not run here
-  opt.schedules = scheduleOption(a.records, a.db, modelName(a.src.spec), g, opt.target);
+  Json validation;
+  opt.schedules = scheduleOption(a.records, a.db, modelName(a.src.spec), g, opt.target, BankUse{a.src.spec, a.validate, a.json, &validation});
   executor::ModelArtifacts art = executor::compileArtifacts(g, opt);
   deploy::ExportOptions eo;
   eo.dir = a.out;
@@ -44,7 +45,9 @@ Json exportCommand(const ExportArgs& a) {
   eo.source = a.src.spec;
   eo.compiler = a.compiler;
   eo.static_archive = a.static_archive;
-  return exportArtifacts(art, eo, modelName(a.src.spec));
+  Json j = exportArtifacts(art, eo, modelName(a.src.spec));
+  if (!validation.empty()) j["validation"] = validation;
+  return j;
 }
 
 Json exportArtifacts(const executor::ModelArtifacts& art, const deploy::ExportOptions& eo, const std::string& model) {
@@ -85,6 +88,8 @@ void addExportCommand(CLI::App& app) {
   cmd->add_option("--db")
       ->description("Use the best schedules in this bank (default bank with --db \"\")")
       ->each([a](const std::string& path) { a->db = path; });
+  cmd->add_flag("!--no-validate", a->validate,
+                "With --db: use the bank's records as they are, without validating records measured elsewhere on this CPU first");
   cmd->add_option("--cc", a->compiler, "C++ compiler driver that links the library (default: $CXX, else c++)");
   cmd->add_flag("!--no-static", a->static_archive, "Do not write the static archive libNAME.a");
   cmd->add_flag("--json", a->json, "Print one JSON object");

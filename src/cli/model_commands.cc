@@ -169,7 +169,7 @@ void inspect(const ModelSource& src, bool json) {
 struct RunArgs {
   ModelSource src;
   std::string records, db, target = "host";
-  bool use_db = false;
+  bool use_db = false, validate = true;
   std::vector<std::string> inputs, outputs;
   bool check = false, bench = false, json = false, profile = false;
   int threads = 0, repeat = 10;
@@ -181,8 +181,9 @@ void runModel(const RunArgs& a) {
   graph::Graph g = loadModel(a.src);
   executor::ModelOptions opt;
   opt.target = resolveTargetOption(a.target, true);
+  Json validation;
   opt.schedules = scheduleOption(a.records, a.use_db ? std::optional<std::string>(a.db) : std::nullopt, modelName(a.src.spec), g,
-                                 opt.target);
+                                 opt.target, BankUse{a.src.spec, a.validate, a.json, &validation});
   executor::CompiledModel m = executor::CompiledModel::compile(g, opt);
 
   std::vector<runtime::NDArray> inputs;
@@ -210,6 +211,7 @@ void runModel(const RunArgs& a) {
          {"threads", runtime::ThreadPool::global().numThreads()}, {"scheduled_kernels", provided},
          {"default_kernels", static_cast<int>(m.kernels().size()) - provided}, {"target", codegen::describe(opt.target)},
          {"isa", schedule::isaName(opt.target.isa)}};
+  if (!validation.empty()) j["validation"] = validation;
   if (a.check) {
     j["check"] = rep.ok() ? "ok" : "failed";
     j["kernels_checked"] = rep.kernels_checked;
@@ -294,6 +296,9 @@ void addModelCommands(CLI::App& app) {
   run->add_flag("--check", ra->check, "Check every kernel against the reference evaluator (sampled outputs)");
   run->add_flag("--bench", ra->bench, "Time whole-model inference (median and min latency)");
   run->add_flag("--profile", ra->profile, "Time every distinct kernel inside the model (median over --repeat runs)");
+  run->add_flag("!--no-validate", ra->validate,
+                "With --db: use the bank's records as they are, without validating records measured elsewhere against the "
+                "defaults on this CPU first");
   run->add_flag("--json", ra->json, "Print one JSON object");
   run->add_option("--inputs", ra->inputs, "Input .npy files, one per model input, in order");
   run->add_option("--outputs", ra->outputs, "Output .npy files to write, one per model output, in order");

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "measure/speedup.h"
 #include "support/strings.h"
 
 namespace ttune::cli {
@@ -24,13 +25,19 @@ std::string formatSeconds(double s) {
 
 std::string refineSummary(const Json& j) {
   if (!j.contains("refine_choice")) return "";
-  auto ratio = [&](const char* k) { return j.contains(k) ? strFormat("%.2fx", j[k].get<double>()) : std::string("-"); };
-  std::string choice = j["refine_choice"];
-  std::string what = choice == "in-model"   ? strFormat("kept its in-model picks (%d kernels changed)", j["refined_kernels_changed"].get<int>())
-                     : choice == "defaults" ? "kept the default schedules"
-                                            : "kept the isolated picks";
-  return "  in-model refinement " + what + "; whole model over the isolated picks: in-model picks " +
-         ratio("refine_in_model_speedup") + ", defaults " + ratio("refine_defaults_speedup") + "\n";
+  if (!j.contains("refine_in_model_rounds")) return "  in-model refinement: every kernel's in-model pick is its isolated pick\n";
+  std::string ratio = measure::formatSpeedup(measure::speedupFromJson(j, "refine_in_model_"));
+  if (j["refine_choice"] == "in-model")
+    return strFormat("  in-model refinement kept its picks (%d kernels changed): %s over the isolated picks\n",
+                     j["refined_kernels_changed"].get<int>(), ratio.c_str());
+  return "  in-model refinement kept the isolated picks: its picks " + ratio + ", not faster beyond the spread\n";
+}
+
+std::string throughputText(double flops, double seconds, double peak_gflops) {
+  if (seconds <= 0) return "";
+  double gflops = flops / seconds * 1e-9;
+  if (peak_gflops <= 0) return strFormat("%.0f GFLOP/s", gflops);
+  return strFormat("%.0f GFLOP/s, %.0f%% of the FMA peak", gflops, 100 * gflops / peak_gflops);
 }
 
 std::string formatCount(double v) {

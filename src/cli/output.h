@@ -19,4 +19,9 @@ std::string formatCount(double v);
 // when the run did not refine.
 std::string refineSummary(const Json& summary);
 
+// A model's throughput against this machine's measured FMA peak (measure/peak.h), from the
+// nominal FLOPs of its operators (a Winograd or other algorithmic rewrite counts as the direct
+// convolution it replaces): "365 GFLOP/s, 91% of the FMA peak"; without a peak, the rate only.
+std::string throughputText(double flops, double seconds, double peak_gflops);
+
 }  // namespace ttune::cli

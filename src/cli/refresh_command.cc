@@ -20,6 +20,7 @@
 #include "support/error.h"
 #include "support/strings.h"
 #include "transfer/compare.h"
+#include "transfer/model_check.h"
 #include "transfer/refine.h"
 #include "transfer/refresh.h"
 
@@ -67,9 +68,11 @@ Json refreshModel(const RefreshArgs& a) {
     if (!a.json) showKernelPass(view, p.kernels_done, p.kernels_total, p.measured, p.elapsed_s, p.current);
     if (InterruptGuard::interrupted()) throw Error("refresh interrupted; the bank's choice for the model is unchanged");
   };
-  transfer::RefreshResult res;
+  transfer::RefreshOutcome out;
   try {
-    res = transfer::refreshRecords(kernels, bank, opt, sink, progress);
+    out = transfer::refreshChoice(g, kernels, bank, opt, sink, progress, [&](const char* phase) {
+      if (!a.json && stderrIsTerminal()) view.update(1, 1, 0, phase);
+    });
   } catch (const Error&) {
     guard.reset();
     (void)bank.finishRun(*run, store::RunStatus::Interrupted);
@@ -77,28 +80,16 @@ Json refreshModel(const RefreshArgs& a) {
   }
   guard.reset();
   view.finish();
-  // Isolated times rank candidates that can lose their edge in the model: the choice is made
-  // inside it, and never makes the model slower than its defaults as far as one timing tells.
-  if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-ranking each kernel's schedules inside the model...\n";
-  transfer::RefineOptions ro;
-  ro.target = code;
-  ro.candidates = a.candidates + 1;
-  transfer::RefineResult refined = transfer::refineInModel(g, res.measured, ro);
-  Status st = bank.setRunResult(*run, transfer::choiceResult(refined.chosen));
-  if (!st.ok()) fail(st.error());
-  (void)bank.updateRun(*run, static_cast<int64_t>(res.measured.size()), res.wall_s);
-  st = bank.finishRun(*run, store::RunStatus::Finished);
+  const transfer::RefreshResult& res = out.refreshed;
+  Json result = transfer::choiceResult(out.check.chosen);
+  result["check"] = transfer::checkJson(out.check);
+  Status st = bank.setRunResult(*run, result);
+  if (st.ok()) st = bank.updateRun(*run, static_cast<int64_t>(res.measured.size()), res.wall_s);
+  if (st.ok()) st = bank.finishRun(*run, store::RunStatus::Finished);
   if (!st.ok()) fail(st.error());
 
   std::map<std::string, const schedule::Record*> chosen;
-  for (const schedule::Record& r : refined.chosen) chosen[r.workload_key] = &r;
-  executor::ModelOptions untuned;
-  untuned.target = code;
-  executor::ModelOptions refreshed = untuned;
-  refreshed.schedules = executor::recordsProvider(refined.chosen);
-  if (!a.json && stderrIsTerminal()) std::cerr << "ttune: timing " << name << " with its defaults and with the refreshed choice...\n";
-  executor::ModelTimings tm = executor::timeModels(g, {untuned, refreshed});
-
+  for (const schedule::Record& r : out.check.chosen) chosen[r.workload_key] = &r;
   int with_bank = 0, kept = 0;
   Json kj = Json::array();
   for (const transfer::RefreshedKernel& k : res.kernels) {
@@ -112,20 +103,24 @@ Json refreshModel(const RefreshArgs& a) {
     if (k.best) {
       e["bank_ms"] = k.best->result.median() * 1e3;
       e["bank_stored_ms"] = k.stored_s * 1e3;
+      e.update(measure::speedupJson(k.speedup, "bank_"));
     }
     kj.push_back(e);
   }
-  Json j{{"model", name},           {"run_id", *run},
-         {"db", bank.path()},       {"kernels", kj},
+  Json j{{"model", name},
+         {"run_id", *run},
+         {"db", bank.path()},
+         {"kernels", kj},
          {"measured", static_cast<int64_t>(res.measured.size())},
          {"kernels_with_bank_schedules", with_bank},
          {"kernels_keeping_bank_schedules", kept},
-         {"defaults_ms", tm.median_s[0] * 1e3},
-         {"refreshed_ms", tm.median_s[1] * 1e3},
-         {"speedup", tm.speedup_vs_first[1]},
+         {"defaults_ms", out.check.defaults_s * 1e3},
+         {"refreshed_ms", (out.check.kept_picks ? out.check.picks_s : out.check.defaults_s) * 1e3},
+         {"speedup", out.check.kept_picks ? out.check.speedup.median : 1.0},
+         {"check", result["check"]},
          {"wall_s", res.wall_s},
          {"threads", target.threads}};
-  j.update(transfer::refineJson(refined));
+  j.update(transfer::refineJson(out.refined));
   return j;
 }
 
@@ -133,21 +128,24 @@ void printRefresh(const Json& j) {
   std::cout << j["model"].get<std::string>() << ": re-measured the bank's schedules of " << j["kernels"].size() << " kernels in "
             << j["db"].get<std::string>() << " against today's defaults in " << formatSeconds(j["wall_s"].get<double>()) << " ("
             << j["measured"].get<int64_t>() << " schedules, run " << j["run_id"].get<std::string>() << ")\n";
-  std::cout << strFormat("  %-44s %4s %10s %10s %10s  %s\n", "kernel class", "x", "default", "bank now", "bank was", "kept");
+  std::cout << strFormat("  %-44s %4s %10s %10s %10s %-35s  %s\n", "kernel class", "x", "default", "bank now", "bank was",
+                         "side by side (rounds)", "kept");
   for (const Json& k : j["kernels"]) {
     std::string cls = ellipsize(k["class"].get<std::string>(), 44);
     std::string def = k["default_ms"].is_null() ? "failed" : formatSeconds(k["default_ms"].get<double>() * 1e-3);
     bool has = k.contains("bank_ms");
     std::string now = has ? formatSeconds(k["bank_ms"].get<double>() * 1e-3) : (k["bank_schedules"].get<int>() ? "failed" : "none");
     std::string was = has ? formatSeconds(k["bank_stored_ms"].get<double>() * 1e-3) : "-";
-    std::cout << strFormat("  %-44s %4d %10s %10s %10s  %s\n", cls.c_str(), k["occurrences"].get<int>(), def.c_str(), now.c_str(),
-                           was.c_str(), k["kept"].get<std::string>().c_str());
+    std::string ratio = has ? measure::formatSpeedup(measure::speedupFromJson(k, "bank_")) : "-";
+    std::cout << strFormat("  %-44s %4d %10s %10s %10s %-35s  %s\n", cls.c_str(), k["occurrences"].get<int>(), def.c_str(),
+                           now.c_str(), was.c_str(), ratio.c_str(), k["kept"].get<std::string>().c_str());
   }
   std::cout << refineSummary(j);
-  std::cout << "  defaults   " << formatSeconds(j["defaults_ms"].get<double>() * 1e-3) << "\n  refreshed  "
-            << formatSeconds(j["refreshed_ms"].get<double>() * 1e-3)
-            << strFormat("  (%.2fx; %d of %d kernels with bank schedules keep one)\n", j["speedup"].get<double>(),
-                         j["kernels_keeping_bank_schedules"].get<int>(), j["kernels_with_bank_schedules"].get<int>());
+  const Json& c = j["check"];
+  std::cout << "  defaults   " << formatSeconds(c["untuned_ms"].get<double>() * 1e-3) << "\n  refreshed  "
+            << formatSeconds(c["chosen_ms"].get<double>() * 1e-3) << "  (" << transfer::checkVerdict(c, j["kernels"].size())
+            << strFormat("; %d of %d kernels with bank schedules keep one)\n", j["kernels_keeping_bank_schedules"].get<int>(),
+                         j["kernels_with_bank_schedules"].get<int>());
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "cli/bank_access.h"
 #include "cli/cli.h"
@@ -15,12 +16,14 @@
 #include "cli/progress.h"
 #include "cli/target_option.h"
 #include "executor/executor.h"
+#include "measure/peak.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
 #include "support/log.h"
 #include "support/strings.h"
 #include "support/timer.h"
 #include "transfer/compare.h"
+#include "transfer/model_check.h"
 #include "transfer/nearest.h"
 #include "transfer/refine.h"
 #include "transfer/transfer.h"
@@ -74,6 +77,11 @@ Json kernelJson(const transfer::KernelOutcome& k) {
     j["transferred_ms"] = k.best->result.median() * 1e3;
     j["source"] = k.best_source;
   }
+  if (k.retimed.rounds() > 0) {
+    j["retimed_default_ms"] = k.retimed_default_s * 1e3;
+    j["retimed_transferred_ms"] = k.retimed_best_s * 1e3;
+    j.update(measure::speedupJson(k.retimed, "retimed_"));
+  }
   if (!k.nearest_class.empty()) j["nearest_class"] = k.nearest_class;
   return j;
 }
@@ -95,10 +103,10 @@ Json transferModel(const TransferArgs& a) {
   store::Bank bank = openBank(a.db);
   registerModel(bank, name, a.src.spec, kernels);
   schedule::TargetInfo target = currentTarget(code);
-  std::vector<std::string> known = bank.models();
+  std::set<std::string> known = bank.recordModels();
+  for (const std::string& m : bank.models()) known.insert(m);
   for (const std::string& m : a.from)
-    if (std::find(known.begin(), known.end(), m) == known.end())
-      fail("--from: the bank ", bank.path(), " has no model named ", m, " (see `ttune db models`)");
+    if (!known.count(m)) fail("--from: the bank ", bank.path(), " has no model named ", m, " (see `ttune db models`)");
   std::vector<transfer::SourceCoverage> cover = transfer::rankSources(kernels, bank, name);
   bool any_neighbour = false;
   if (cover.empty() && a.nearest_classes) {
@@ -158,47 +166,62 @@ Json transferModel(const TransferArgs& a) {
   }
   guard.reset();
   view.finish();
-  // In-model refinement is part of the method: its time counts as search time.
+  // In-model refinement and the whole-model check are part of the method: their time counts as
+  // search time. Every mode ends with the check: the transferred choice is kept only when the
+  // whole model is faster than with its defaults beyond the spread (transfer/model_check.h).
+  Timer rt;
   std::vector<schedule::Record> choice = transfer::chosenRecords(res);
   transfer::RefineResult refined;
   if (a.refine) {
     if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-ranking each kernel's best candidates inside the model...\n";
-    Timer rt;
     transfer::RefineOptions ro;
     ro.target = code;
-    refined = transfer::refineInModel(g, measured, ro);
+    // Only candidates that beat their default side by side compete in the model.
+    std::set<std::string> improved_keys;
+    for (const auto& k : res.kernels)
+      if (k.improved()) improved_keys.insert(k.workload_key);
+    std::vector<schedule::Record> cands;
+    for (const schedule::Record& r : measured)
+      if (r.provenance.source == "default" || improved_keys.count(r.workload_key)) cands.push_back(r);
+    refined = transfer::refineInModel(g, cands, ro);
     choice = refined.chosen;
-    res.search_s += rt.seconds();
-    Status st = bank.setRunResult(*run, transfer::choiceResult(choice));
-    if (!st.ok()) fail(st.error());
   }
-  (void)bank.updateRun(*run, res.measured, res.search_s);
-  Status st = bank.finishRun(*run, store::RunStatus::Finished);
+  if (!a.json && stderrIsTerminal()) std::cerr << "ttune: timing " << name << " with its defaults and with the transferred choice...\n";
+  transfer::ModelCheckOptions co;
+  co.target = code;
+  transfer::ModelCheck check = transfer::checkModel(g, choice, transfer::defaultRecords(measured), co);
+  res.search_s += rt.seconds();
+  Json result = transfer::choiceResult(check.chosen);
+  result["check"] = transfer::checkJson(check);
+  Status st = bank.setRunResult(*run, result);
+  if (st.ok()) st = bank.updateRun(*run, res.measured, res.search_s);
+  if (st.ok()) st = bank.finishRun(*run, store::RunStatus::Finished);
   if (!st.ok()) fail(st.error());
 
-  executor::ModelOptions untuned;
-  untuned.target = code;
-  executor::ModelOptions chosen = untuned;
-  chosen.schedules = executor::recordsProvider(choice);
-  if (!a.json && stderrIsTerminal()) std::cerr << "ttune: timing " << name << " untuned and transferred...\n";
-  executor::ModelTimings tm = executor::timeModels(g, {untuned, chosen});
-  double untuned_s = tm.median_s[0], transferred_s = tm.median_s[1];
-
-  int improved = 0;
+  std::map<std::string, const schedule::Record*> kept;
+  for (const schedule::Record& r : check.chosen) kept[r.workload_key] = &r;
   Json kj = Json::array();
   for (const auto& k : res.kernels) {
-    improved += k.improved();
-    kj.push_back(kernelJson(k));
+    Json e = kernelJson(k);
+    auto it = kept.find(k.workload_key);
+    e["kept"] = it != kept.end() && it->second->provenance.source != "default" ? "transferred" : "default";
+    kj.push_back(e);
   }
+  double flops = 0;
+  for (const graph::Kernel& k : kernels) flops += k.dag->flops();
   Json j{{"model", name},
          {"run_id", *run},
          {"db", bank.path()},
-         {"untuned_ms", untuned_s * 1e3},
-         {"transferred_ms", transferred_s * 1e3},
-         {"speedup", tm.speedup_vs_first[1]},
+         {"flops", flops},
+         {"peak_gflops", measure::measurePeakGflops(code, target.threads)},
+         {"untuned_ms", check.defaults_s * 1e3},
+         {"transferred_ms", (check.kept_picks ? check.picks_s : check.defaults_s) * 1e3},
+         // What the user gets: the picks' speedup when kept, else the defaults' 1 (check: the picks').
+         {"speedup", check.kept_picks ? check.speedup.median : 1.0},
+         {"check", result["check"]},
          {"search_s", res.search_s},
          {"measured", res.measured},
-         {"kernels_improved", improved},
+         {"kernels_improved", check.kernels_changed},
          {"threads", target.threads},
          {"sources", res.sources},
          {"source_mode", a.sources},
@@ -221,24 +244,34 @@ void printTransfer(const Json& j) {
   std::cout << "  sources: ";
   for (size_t i = 0; i < j["sources"].size(); ++i) std::cout << (i ? ", " : "") << j["sources"][i].get<std::string>();
   std::cout << (j["source_mode"] == "auto" ? " (auto: the one covering the most untuned time)\n" : "\n");
-  std::cout << strFormat("  %-44s %4s %10s %12s %6s  %s\n", "kernel class", "x", "default", "transferred", "gain", "from");
+  std::cout << strFormat("  %-44s %4s %10s %12s %-35s  %s\n", "kernel class", "x", "default", "transferred",
+                         "side by side (rounds)", "kept");
   for (const Json& k : j["kernels"]) {
     std::string cls = ellipsize(k["class"].get<std::string>(), 44);
-    std::string def = k["default_ms"].is_null() ? "failed" : formatSeconds(k["default_ms"].get<double>() * 1e-3);
-    bool has = k.contains("transferred_ms");
-    std::string tr = has ? formatSeconds(k["transferred_ms"].get<double>() * 1e-3) : (k["candidates"].get<int>() ? "none worked" : "no source");
-    bool imp = k["improved"].get<bool>();
-    std::string gain = imp ? strFormat("%.2fx", k["default_ms"].get<double>() / k["transferred_ms"].get<double>()) : "-";
-    std::cout << strFormat("  %-44s %4d %10s %12s %6s  %s\n", cls.c_str(), k["occurrences"].get<int>(), def.c_str(), tr.c_str(),
-                           gain.c_str(), imp ? k["source"].get<std::string>().c_str() : "(default kept)");
+    bool retimed = k.contains("retimed_rounds");
+    double def_ms = retimed ? k["retimed_default_ms"].get<double>() : k["default_ms"].is_null() ? -1 : k["default_ms"].get<double>();
+    std::string def = def_ms < 0 ? "failed" : formatSeconds(def_ms * 1e-3);
+    std::string tr = retimed                         ? formatSeconds(k["retimed_transferred_ms"].get<double>() * 1e-3)
+                     : k.contains("transferred_ms") ? formatSeconds(k["transferred_ms"].get<double>() * 1e-3)
+                     : k["candidates"].get<int>()   ? "none worked"
+                                                    : "no source";
+    std::string gain = retimed ? measure::formatSpeedup(measure::speedupFromJson(k, "retimed_")) : "-";
+    std::string kept = k["kept"] == "transferred" ? k["source"].get<std::string>()
+                       : k["improved"].get<bool>() ? "default (the model was not faster)"
+                       : retimed && measure::speedupFromJson(k, "retimed_").hi < 1 ? "default (slower side by side)"
+                       : retimed                   ? "default (inside the spread)"
+                                                   : "default";
+    std::cout << strFormat("  %-44s %4d %10s %12s %-35s  %s\n", cls.c_str(), k["occurrences"].get<int>(), def.c_str(), tr.c_str(),
+                           gain.c_str(), kept.c_str());
     if (k.contains("nearest_class") && k["candidates"].get<int>() > 0)
       std::cout << strFormat("  %-44s %4s   (candidates from the nearest class %s)\n", "", "", k["nearest_class"].get<std::string>().c_str());
   }
   std::cout << refineSummary(j);
-  std::cout << "  untuned      " << formatSeconds(j["untuned_ms"].get<double>() * 1e-3) << "\n  transferred  "
-            << formatSeconds(j["transferred_ms"].get<double>() * 1e-3)
-            << strFormat("  (%.2fx, %d of %zu kernels improved)\n", j["speedup"].get<double>(), j["kernels_improved"].get<int>(),
-                         j["kernels"].size());
+  const Json& c = j["check"];
+  double flops = j["flops"], peak = j["peak_gflops"];
+  std::cout << "  untuned      " << formatSeconds(c["untuned_ms"].get<double>() * 1e-3) << "  ("
+            << throughputText(flops, c["untuned_ms"].get<double>() * 1e-3, peak) << ")\n  transferred  "
+            << formatSeconds(c["chosen_ms"].get<double>() * 1e-3) << "  (" << transfer::checkVerdict(c, j["kernels"].size()) << ")\n";
 }
 
 void transferCmd(const TransferArgs& a) {

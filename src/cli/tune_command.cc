@@ -4,6 +4,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <cmath>
 
 #include "autotune/tuner.h"
@@ -20,7 +21,9 @@
 #include "executor/executor.h"
 #include "executor/latency.h"
 #include "measure/builder.h"
+#include "measure/peak.h"
 #include "transfer/compare.h"
+#include "transfer/model_check.h"
 #include "transfer/refine.h"
 #include "models/zoo.h"
 #include "runtime/thread_pool.h"
@@ -222,35 +225,51 @@ Json tuneModel(const TuneArgs& a) {
   }
   guard.reset();
   view.finish();
-  // The run's own records decide (not the rest of the bank); with --refine, re-ranked inside
-  // the model, which counts as tuning time.
+  // The run's own records decide (not the rest of the bank). The searched times promise too much
+  // (measurer.h, compareSideBySide): each pick that is not the default is re-timed side by side
+  // with its default, kept only when faster beyond the spread, and the kernels' speedup is
+  // reported from those times. Then (--refine) the picks are re-ranked inside the model, and the
+  // whole model is checked against its defaults (transfer/model_check.h); the choice it keeps is
+  // the run's, which `run --db` and `export` use. All of it counts as tuning time.
   store::RecordQuery rq;
   rq.run_id = run_id;
   std::vector<schedule::Record> run_recs = bank.records(rq);
-  std::vector<schedule::Record> choice = transfer::bestPerWorkload(run_recs);
-  // The searched times promise too much (measurer.h, timeSideBySide): each pick that is not the
-  // default is re-timed side by side with its default, and the kernels' speedup is reported from
-  // those times.
+  std::vector<schedule::Record> defaults = transfer::defaultRecords(run_recs);
+  std::map<std::string, const schedule::Record*> default_of;
+  for (const schedule::Record& r : defaults) default_of[r.workload_key] = &r;
+  std::vector<schedule::Record> choice;
   if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-timing each kernel's pick side by side with its default...\n";
   double retimed_default = 0, retimed_pick = 0;
+  int kernel_gains = 0;
+  std::set<std::string> beaten;
   {
     measure::MeasureOptions ro = mo;
     ro.timing.repeat = 1;  // the rounds are the repeats
     measure::Measurer retimer(ro);
-    std::map<std::string, const schedule::Record*> pick;
-    for (const schedule::Record& r : choice) pick[r.workload_key] = &r;
+    std::map<std::string, schedule::Record> pick;
+    for (schedule::Record& r : transfer::bestPerWorkload(run_recs)) pick[r.workload_key] = std::move(r);
     for (const autotune::TuneTaskSpec& t : tasks) {
       auto it = pick.find(t.workload_key);
       if (it == pick.end()) continue;
       std::vector<schedule::Step> def = measure::defaultScheduleFor(*t.dag, code);
-      double d = it->second->result.median(), q = d;
-      if (store::stepsKey(def) != store::stepsKey(it->second->steps)) {
-        std::vector<double> m = retimer.timeSideBySide({{t.dag, def}, {t.dag, it->second->steps}}, 5);
-        d = m[0];
-        q = m[1];
+      double d = it->second.result.median(), q = d;
+      bool keep = false;
+      if (store::stepsKey(def) != store::stepsKey(it->second.steps)) {
+        measure::SideBySide m = retimer.compareSideBySide({{t.dag, def}, {t.dag, it->second.steps}});
+        d = m.median_s[0];
+        keep = m.speedup[1].gain();
+        q = keep ? m.median_s[1] : d;
       }
       retimed_default += t.weight * d;
       retimed_pick += t.weight * q;
+      auto dr = default_of.find(t.workload_key);
+      if (keep) {
+        kernel_gains++;
+        beaten.insert(t.workload_key);
+        choice.push_back(it->second);
+      } else if (dr != default_of.end()) {
+        choice.push_back(*dr->second);
+      }
     }
   }
   std::optional<transfer::RefineResult> refined;
@@ -258,30 +277,38 @@ Json tuneModel(const TuneArgs& a) {
     if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-ranking each kernel's best schedules inside the model...\n";
     transfer::RefineOptions ro;
     ro.target = code;
-    refined = transfer::refineInModel(g, run_recs, ro);
+    std::vector<schedule::Record> cands;
+    for (const schedule::Record& r : run_recs)
+      if (r.provenance.source == "default" || beaten.count(r.workload_key)) cands.push_back(r);
+    refined = transfer::refineInModel(g, cands, ro);
     choice = refined->chosen;
-    Status st = bank.setRunResult(run_id, transfer::choiceResult(choice));
-    if (!st.ok()) fail(st.error());
   }
+  if (!a.json && stderrIsTerminal()) std::cerr << "ttune: timing " << name << " with its defaults and with the tuned choice...\n";
+  transfer::ModelCheckOptions co;
+  co.target = code;
+  transfer::ModelCheck check = transfer::checkModel(g, choice, defaults, co);
+  Json result = transfer::choiceResult(check.chosen);
+  result["check"] = transfer::checkJson(check);
   double wall_s = wall.seconds();
-  (void)bank.updateRun(run_id, p.trials, time_before + wall_s);
-  Status st = bank.finishRun(run_id, store::RunStatus::Finished);
+  Status st = bank.setRunResult(run_id, result);
+  if (st.ok()) st = bank.updateRun(run_id, p.trials, time_before + wall_s);
+  if (st.ok()) st = bank.finishRun(run_id, store::RunStatus::Finished);
   if (!st.ok()) fail(st.error());
 
-  executor::ModelOptions untuned;
-  untuned.target = code;
-  executor::ModelOptions tuned = untuned;
-  tuned.schedules = executor::recordsProvider(choice);
-  if (!a.json && stderrIsTerminal()) std::cerr << "ttune: timing " << name << " untuned and tuned...\n";
-  executor::ModelTimings tm = executor::timeModels(g, {untuned, tuned});
-  double untuned_s = tm.median_s[0], tuned_s = tm.median_s[1];
   double total = p.search_s + p.build_s + p.run_s;
+  double flops = 0;
+  for (const graph::Kernel& k : graph::partition(g)) flops += k.dag->flops();
   Json j{{"model", name},
          {"run_id", run_id},
          {"db", bank.path()},
-         {"untuned_ms", untuned_s * 1e3},
-         {"tuned_ms", tuned_s * 1e3},
-         {"speedup", tm.speedup_vs_first[1]},
+         {"flops", flops},
+         {"peak_gflops", measure::measurePeakGflops(code, target.threads)},
+         {"untuned_ms", check.defaults_s * 1e3},
+         {"tuned_ms", (check.kept_picks ? check.picks_s : check.defaults_s) * 1e3},
+         {"speedup", check.kept_picks ? check.speedup.median : 1.0},
+         {"check", result["check"]},
+         {"kernels_improved", check.kernels_changed},
+         {"kernels_faster_alone", kernel_gains},
          {"trials", p.trials},
          {"tasks", tasks.size()},
          {"wall_s", wall_s},
@@ -310,16 +337,20 @@ void printTune(const Json& j) {
   std::cout << name << ": " << j["trials"].get<int64_t>() << " trials over " << j["tasks"].get<int>() << " kernels in "
             << formatSeconds(wall_s) << " (" << strFormat("%.1f", j["trials_per_s"].get<double>()) << " trials/s), run "
             << j["run_id"].get<std::string>() << " in " << j["db"].get<std::string>() << "\n";
-  std::cout << "  untuned  " << formatSeconds(untuned_s) << "\n  tuned    " << formatSeconds(tuned_s)
-            << strFormat("  (%.2fx)\n", j["speedup"].get<double>());
+  std::cout << "  untuned  " << formatSeconds(untuned_s) << "  ("
+            << throughputText(j["flops"].get<double>(), untuned_s, j["peak_gflops"].get<double>()) << ")\n  tuned    "
+            << formatSeconds(tuned_s) << "  ("
+            << transfer::checkVerdict(j["check"], j["tasks"].get<size_t>()) << ")\n";
   if (j.contains("kernel_speedup")) {
     double k = j["kernel_speedup"].get<double>();
-    std::cout << strFormat("  kernels  %.2fx faster in isolation (re-timed side by side, occurrence-weighted", k);
+    std::cout << strFormat("  kernels  %.2fx faster in isolation (%d kernels faster beyond the spread side by side, "
+                           "occurrence-weighted", k, j["kernels_faster_alone"].get<int>());
     if (j.contains("kernel_speedup_searched"))
       std::cout << strFormat("; %.2fx as searched", j["kernel_speedup_searched"].get<double>());
     std::cout << ")";
     // The share of the gain that survives is only meaningful when there is a gain.
-    if (k > 1.02) std::cout << strFormat(": the model keeps %.0f%% of the gain", 100 * (j["speedup"].get<double>() - 1) / (k - 1));
+    if (k > 1.02 && j["check"]["picks_kept"].get<bool>())
+      std::cout << strFormat(": the model keeps %.0f%% of the gain", 100 * (j["speedup"].get<double>() - 1) / (k - 1));
     std::cout << "\n";
   }
   std::cout << refineSummary(j);

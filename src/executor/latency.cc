@@ -5,12 +5,13 @@
 
 namespace ttune::executor {
 
-ModelTimings timeCompiled(std::vector<CompiledModel>& models, const std::vector<runtime::NDArray>& inputs, int rounds,
-                          int per_round) {
+ModelTimings timeCompiled(std::vector<CompiledModel>& models, const std::vector<runtime::NDArray>& inputs,
+                          const measure::RoundsProtocol& protocol, int per_round) {
   for (auto& m : models) m.run(inputs);  // warm-up
   std::vector<std::vector<double>> times(models.size());
   std::vector<std::vector<double>> ratios(models.size());
-  for (int r = 0; r < rounds; ++r) {
+  ModelTimings out;
+  for (int r = 0;; ++r) {
     std::vector<double> round_median(models.size());
     for (size_t i = 0; i < models.size(); ++i) {
       std::vector<double> mine;
@@ -22,24 +23,26 @@ ModelTimings timeCompiled(std::vector<CompiledModel>& models, const std::vector<
       times[i].insert(times[i].end(), mine.begin(), mine.end());
       round_median[i] = measure::median(mine);
     }
-    for (size_t i = 0; i < models.size(); ++i) ratios[i].push_back(round_median[0] / round_median[i]);
+    out.speedup.clear();
+    for (size_t i = 0; i < models.size(); ++i) {
+      ratios[i].push_back(round_median[0] / round_median[i]);
+      out.speedup.push_back(measure::speedupOf(ratios[i], protocol.confidence));
+    }
+    if (measure::roundsDone(std::vector<measure::Speedup>(out.speedup.begin() + 1, out.speedup.end()), r + 1, protocol)) break;
   }
-  ModelTimings out;
-  for (size_t i = 0; i < models.size(); ++i) {
-    out.median_s.push_back(measure::median(times[i]));
-    out.speedup_vs_first.push_back(measure::median(ratios[i]));
-  }
+  for (size_t i = 0; i < models.size(); ++i) out.median_s.push_back(measure::median(times[i]));
   return out;
 }
 
-ModelTimings timeModels(const graph::Graph& g, std::vector<ModelOptions> configs, int rounds, int per_round) {
+ModelTimings timeModels(const graph::Graph& g, std::vector<ModelOptions> configs, const measure::RoundsProtocol& protocol,
+                        int per_round) {
   std::shared_ptr<KernelCache> cache = makeKernelCache();
   std::vector<CompiledModel> models;
   for (ModelOptions& c : configs) {
     if (!c.cache) c.cache = cache;
     models.push_back(CompiledModel::compile(g, c));
   }
-  return timeCompiled(models, randomInputs(g, 1), rounds, per_round);
+  return timeCompiled(models, randomInputs(g, 1), protocol, per_round);
 }
 
 }  // namespace ttune::executor

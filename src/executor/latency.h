@@ -2,8 +2,10 @@
 // other (untuned vs tuned vs transferred, checkpoints of a tuning run, in-model refinement
 // variants): all are compiled first (sharing compiled kernels), then run on the same seeded
 // inputs in alternating rounds, so that load from other processes on a shared machine slows all
-// of them alike. A configuration's speedup over the first is the median over rounds of the
-// paired ratio within each round, steadier than the ratio of medians when the load drifts.
+// of them alike. Each round runs every configuration `per_round` times back to back; the round's
+// ratio of a configuration is the first configuration's round median over its own. Rounds go on
+// until every configuration's speedup over the first is known to the protocol's width, or its
+// round cap (measure/speedup.h: the median of the per-round ratios and its interval).
 // Kernel-level timing for tuning lives in measure/; this is the end-to-end number users compare.
 #pragma once
 
@@ -11,19 +13,21 @@
 
 #include "executor/executor.h"
 #include "graph/graph.h"
+#include "measure/speedup.h"
 
 namespace ttune::executor {
 
 struct ModelTimings {
-  std::vector<double> median_s;        // per configuration, over all its runs
-  std::vector<double> speedup_vs_first;  // per configuration: median over rounds of t(first) / t(config)
+  std::vector<double> median_s;            // per configuration, over all its runs
+  std::vector<measure::Speedup> speedup;   // per configuration, over the first (the first's: 1)
 };
 
-// rounds x per_round runs of each configuration, interleaved by round (after one warm-up run).
-ModelTimings timeModels(const graph::Graph& g, std::vector<ModelOptions> configs, int rounds = 7, int per_round = 3);
+// Compiles each configuration (sharing compiled kernels) and times them interleaved.
+ModelTimings timeModels(const graph::Graph& g, std::vector<ModelOptions> configs,
+                        const measure::RoundsProtocol& protocol = measure::modelRounds(), int per_round = 3);
 
 // Compiled models of the same graph timed the same way (the caller compiled them).
-ModelTimings timeCompiled(std::vector<CompiledModel>& models, const std::vector<runtime::NDArray>& inputs, int rounds,
-                          int per_round);
+ModelTimings timeCompiled(std::vector<CompiledModel>& models, const std::vector<runtime::NDArray>& inputs,
+                          const measure::RoundsProtocol& protocol = measure::modelRounds(), int per_round = 3);
 
 }  // namespace ttune::executor

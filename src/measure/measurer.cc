@@ -1,6 +1,7 @@
 #include "measure/measurer.h"
 
 #include <algorithm>
+#include <cmath>
 #include <ctime>
 #include <limits>
 
@@ -83,56 +84,81 @@ std::vector<schedule::RecordResult> Measurer::measure(const std::vector<MeasureI
   return out;
 }
 
+schedule::RecordResult Measurer::timeBuilt(BuildResult& built, const MeasureInput& input, bool last_use) {
+  Timer timer;
+  schedule::RecordResult r;
+  r.timestamp = static_cast<int64_t>(std::time(nullptr));
+  r.build_s = built.build_s;
+  if (!built.ok()) {
+    r.error = built.error;
+    r.error_msg = built.message;
+    return r;
+  }
+  RunRequest req;
+  // The last use takes the code; earlier ones time a copy.
+  req.code = last_use ? std::move(built.code) : built.code;
+  const te::ComputeDAG& sched = *built.scheduled;
+  for (const te::Tensor& t : sched.inputs()) req.args.push_back(ArgSpec{t.shape(), t.dtype(), false});
+  for (const te::Tensor& t : sched.outputs()) req.args.push_back(ArgSpec{t.shape(), t.dtype(), true});
+  if (options_.check) {
+    const Reference& ref = reference(input.dag);
+    req.data = scheduledInputs(*input.dag, ref.inputs, sched, built.layouts);
+    req.expected = ref.outputs;
+    req.atol = options_.atol;
+    req.rtol = options_.rtol;
+  }
+  req.seed = options_.seed;
+  req.timing = options_.timing;
+  if (input.slow_cutoff_s > 0) req.timing.slow_cutoff_s = input.slow_cutoff_s;
+  req.threads = options_.threads;
+  req.timeout_s = options_.run_timeout_s;
+  RunResult rr = runner_.run(req);
+  r.error = rr.error;
+  r.error_msg = rr.message;
+  if (rr.ok()) r.costs_s = rr.timing.costs_s;
+  r.measure_s = timer.seconds();
+  return r;
+}
+
 std::vector<std::vector<schedule::RecordResult>> Measurer::measureRounds(const std::vector<MeasureInput>& inputs, int rounds) {
   TT_ASSERT(rounds > 0, "measureRounds: no rounds");
   std::vector<BuildResult> built = builder_.build(inputs);
   std::vector<std::vector<schedule::RecordResult>> out(inputs.size(), std::vector<schedule::RecordResult>(rounds));
   for (int round = 0; round < rounds; ++round)
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      Timer timer;
-      schedule::RecordResult& r = out[i][round];
-      r.timestamp = static_cast<int64_t>(std::time(nullptr));
-      r.build_s = built[i].build_s;
-      if (!built[i].ok()) {
-        r.error = built[i].error;
-        r.error_msg = built[i].message;
-        continue;
-      }
-      RunRequest req;
-      // The last round takes the code; earlier ones time a copy.
-      req.code = round + 1 == rounds ? std::move(built[i].code) : built[i].code;
-      const te::ComputeDAG& sched = *built[i].scheduled;
-      for (const te::Tensor& t : sched.inputs()) req.args.push_back(ArgSpec{t.shape(), t.dtype(), false});
-      for (const te::Tensor& t : sched.outputs()) req.args.push_back(ArgSpec{t.shape(), t.dtype(), true});
-      if (options_.check) {
-        const Reference& ref = reference(inputs[i].dag);
-        req.data = scheduledInputs(*inputs[i].dag, ref.inputs, sched, built[i].layouts);
-        req.expected = ref.outputs;
-        req.atol = options_.atol;
-        req.rtol = options_.rtol;
-      }
-      req.seed = options_.seed;
-      req.timing = options_.timing;
-      if (inputs[i].slow_cutoff_s > 0) req.timing.slow_cutoff_s = inputs[i].slow_cutoff_s;
-      req.threads = options_.threads;
-      req.timeout_s = options_.run_timeout_s;
-      RunResult rr = runner_.run(req);
-      r.error = rr.error;
-      r.error_msg = rr.message;
-      if (rr.ok()) r.costs_s = rr.timing.costs_s;
-      r.measure_s = timer.seconds();
-    }
+    for (size_t i = 0; i < inputs.size(); ++i) out[i][round] = timeBuilt(built[i], inputs[i], round + 1 == rounds);
   return out;
 }
 
-std::vector<double> Measurer::timeSideBySide(const std::vector<MeasureInput>& inputs, int rounds) {
-  std::vector<std::vector<schedule::RecordResult>> r = measureRounds(inputs, rounds);
-  std::vector<double> out;
-  for (std::vector<schedule::RecordResult>& one : r) {
-    std::vector<double> t;
-    for (const schedule::RecordResult& x : one) t.push_back(x.ok() ? x.median() : std::numeric_limits<double>::infinity());
-    std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
-    out.push_back(t[t.size() / 2]);
+SideBySide Measurer::compareSideBySide(const std::vector<MeasureInput>& inputs, const RoundsProtocol& protocol) {
+  TT_ASSERT(!inputs.empty(), "compareSideBySide: no inputs");
+  std::vector<BuildResult> built = builder_.build(inputs);
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<std::vector<double>> secs(inputs.size()), ratios(inputs.size());
+  SideBySide out;
+  out.results.resize(inputs.size());
+  for (int round = 0;; ++round) {
+    std::vector<double> t(inputs.size(), inf);
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      // A schedule that failed once is not timed again: it cannot be chosen.
+      if (round > 0 && !out.results[i].ok()) continue;
+      schedule::RecordResult r = timeBuilt(built[i], inputs[i], false);
+      if (r.ok()) t[i] = r.median();
+      if (round == 0 || !r.ok()) out.results[i] = r;
+      else out.results[i].costs_s.push_back(r.median());
+      secs[i].push_back(t[i]);
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) ratios[i].push_back(std::isfinite(t[i]) ? t[0] / t[i] : 0.0);
+    out.speedup.clear();
+    for (size_t i = 0; i < inputs.size(); ++i) out.speedup.push_back(speedupOf(ratios[i], protocol.confidence));
+    // Failed candidates do not keep the others timing.
+    std::vector<Speedup> open;
+    for (size_t i = 1; i < inputs.size(); ++i)
+      if (out.results[i].ok()) open.push_back(out.speedup[i]);
+    if (!out.results[0].ok() || roundsDone(open, round + 1, protocol)) break;
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    out.median_s.push_back(out.results[i].ok() ? median(secs[i]) : inf);
+    if (out.results[i].ok()) out.results[i].costs_s = secs[i];
   }
   return out;
 }

@@ -10,6 +10,7 @@
 
 #include "measure/builder.h"
 #include "measure/runner.h"
+#include "measure/speedup.h"
 
 namespace ttune::measure {
 
@@ -36,6 +37,14 @@ struct MeasureOptions {
   schedule::Target target = codegen::hostTarget();  // must be runnable on this machine
 };
 
+// The outcome of compareSideBySide: per input, its speedup over inputs[0], its median time over
+// the rounds (+inf when it failed), and a result whose costs are the per-round times.
+struct SideBySide {
+  std::vector<Speedup> speedup;
+  std::vector<double> median_s;
+  std::vector<schedule::RecordResult> results;
+};
+
 class Measurer {
  public:
   explicit Measurer(MeasureOptions options = {});
@@ -43,13 +52,13 @@ class Measurer {
   // Each input built once and timed `rounds` times, the rounds interleaved (all inputs, then all
   // again), so a drift in the machine's load meets every input: result[input][round].
   std::vector<std::vector<schedule::RecordResult>> measureRounds(const std::vector<MeasureInput>& inputs, int rounds);
-  // Re-timing side by side: the median over `rounds` interleaved rounds of each input's time
-  // (+inf when a round failed). A search reports a kernel's best time as the minimum over many
-  // noisy measurements of near-equal schedules, which is biased low (with a few percent of noise
-  // and dozens of candidates within it, the minimum is a lucky draw), and one disturbed
-  // measurement of a default makes a pick look better than it is; re-timed side by side the
-  // medians say what a pick is worth.
-  std::vector<double> timeSideBySide(const std::vector<MeasureInput>& inputs, int rounds = 3);
+  // Re-timing side by side (speedup.h): inputs[0] is the baseline (a kernel's default), the
+  // inputs are built once and timed in interleaved rounds until every working input's speedup
+  // over the baseline is known to the protocol's width or the round cap is hit. A search
+  // reports a kernel's best time as the minimum over many noisy measurements of near-equal
+  // schedules, which is biased low, and one disturbed measurement of a default makes a pick look
+  // better than it is; re-timed side by side, the medians and intervals say what a pick is worth.
+  SideBySide compareSideBySide(const std::vector<MeasureInput>& inputs, const RoundsProtocol& protocol = kernelRounds());
   const MeasureOptions& options() const { return options_; }
   Runner& runner() { return runner_; }
 
@@ -57,6 +66,7 @@ class Measurer {
   struct Reference {
     std::vector<runtime::NDArray> inputs, outputs;
   };
+  schedule::RecordResult timeBuilt(BuildResult& built, const MeasureInput& input, bool last_use);
   const Reference& reference(const std::shared_ptr<const te::ComputeDAG>& dag);
 
   MeasureOptions options_;

@@ -22,10 +22,12 @@ int basicBlock(Builder& b, const std::string& prefix, int x, int64_t planes, int
   return b.relu(prefix + ".relu2", b.add(prefix + ".add", y, s));
 }
 
-int bottleneckBlock(Builder& b, const std::string& prefix, int x, int64_t planes, int64_t stride) {
-  int y = b.conv2d(prefix + ".conv1", x, {.out = planes, .k = 1});
+int bottleneckBlock(Builder& b, const std::string& prefix, int x, int64_t planes, int64_t stride, int64_t groups,
+                    int64_t width_per_group) {
+  const int64_t width = planes * width_per_group / 64 * groups;
+  int y = b.conv2d(prefix + ".conv1", x, {.out = width, .k = 1});
   y = b.relu(prefix + ".relu1", b.batchNorm(prefix + ".bn1", y));
-  y = b.conv2d(prefix + ".conv2", y, {.out = planes, .k = 3, .stride = stride, .pad = 1});
+  y = b.conv2d(prefix + ".conv2", y, {.out = width, .k = 3, .stride = stride, .pad = 1, .groups = groups});
   y = b.relu(prefix + ".relu2", b.batchNorm(prefix + ".bn2", y));
   y = b.conv2d(prefix + ".conv3", y, {.out = planes * 4, .k = 1, .gain = kResidualGain});
   y = b.batchNorm(prefix + ".bn3", y);
@@ -42,6 +44,13 @@ ResNetConfig resnet50Config() {
   return c;
 }
 
+ResNetConfig resnext50Config() {
+  ResNetConfig c = resnet50Config();
+  c.groups = 32;
+  c.width_per_group = 4;
+  return c;
+}
+
 graph::Graph buildResNet(const ResNetConfig& cfg, uint64_t seed) {
   Builder b(seed);
   int x = b.input("input0", {1, 3, cfg.image, cfg.image});
@@ -53,7 +62,8 @@ graph::Graph buildResNet(const ResNetConfig& cfg, uint64_t seed) {
     for (int i = 0; i < cfg.layers[stage]; ++i) {
       std::string prefix = "layer" + std::to_string(stage + 1) + "." + std::to_string(i);
       int64_t stride = (stage > 0 && i == 0) ? 2 : 1;
-      x = cfg.bottleneck ? bottleneckBlock(b, prefix, x, planes, stride) : basicBlock(b, prefix, x, planes, stride);
+      x = cfg.bottleneck ? bottleneckBlock(b, prefix, x, planes, stride, cfg.groups, cfg.width_per_group)
+                         : basicBlock(b, prefix, x, planes, stride);
     }
   }
   x = b.flatten("flatten", b.adaptiveAvgPool("avgpool", x, 1, 1));

@@ -8,6 +8,7 @@
 #include "models/mnasnet.h"
 #include "models/mobilebert.h"
 #include "models/mobilenet.h"
+#include "models/regnet.h"
 #include "models/resnet.h"
 #include "models/vgg_alexnet.h"
 #include "support/error.h"
@@ -48,6 +49,11 @@ ModelInfo bert(std::string name, std::string summary) {
   return m;
 }
 
+ModelInfo extra(ModelInfo m) {
+  m.paper = false;
+  return m;
+}
+
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> e = {
       {cnn("resnet18", "torchvision ResNet-18: BasicBlock x [2,2,2,2], 11.7M parameters"),
@@ -72,6 +78,10 @@ const std::vector<Entry>& entries() {
        [](uint64_t s) { return buildBert({}, s); }},
       {bert("mobilebert", "HuggingFace google/mobilebert-uncased for sequence classification, seq 256, 24.6M parameters"),
        [](uint64_t s) { return buildMobileBert({}, s); }},
+      {extra(cnn("resnext50_32x4d", "torchvision ResNeXt-50 32x4d: ResNet-50 with 32-group 3x3 convolutions, 25.0M parameters")),
+       [](uint64_t s) { return buildResNet(resnext50Config(), s); }},
+      {extra(cnn("regnet_y_400mf", "torchvision RegNetY-400MF: grouped 3x3 convolutions (8 channels a group) + SE, 4.3M parameters")),
+       [](uint64_t s) { return buildRegNetY({}, s); }},
   };
   return e;
 }
@@ -91,6 +101,13 @@ const std::vector<ModelInfo>& zoo() {
     return v;
   }();
   return infos;
+}
+
+std::vector<std::string> paperModels() {
+  std::vector<std::string> out;
+  for (const ModelInfo& m : zoo())
+    if (m.paper) out.push_back(m.name);
+  return out;
 }
 
 bool isZooModel(const std::string& name) {

@@ -1,5 +1,7 @@
 // The built-in model zoo: the eleven models of the transfer-tuning paper (PACT 2022) at batch 1,
-// built in code as graph::Graph with deterministic seeded weights. CNNs follow torchvision
+// then two grouped-convolution networks (resnext50_32x4d, regnet_y_400mf: a kernel class the
+// paper's models do not have, which the main job transfer-tunes), built in code as graph::Graph
+// with deterministic seeded weights. CNNs follow torchvision
 // (NCHW input [1, 3, 224, 224] float32, output logits [1, 1000]); the two BERTs follow
 // HuggingFace sequence classification (input token ids [1, 256] int64, output logits [1, 2]).
 //
@@ -27,10 +29,13 @@ struct ModelInfo {
   // Meaningful input values: uniform floats in [lo, hi), or integer ids in [lo, hi).
   double input_lo = -1.0, input_hi = 1.0;
   te::Shape output_shape;
+  bool paper = true;  // one of the transfer-tuning paper's eleven models
 };
 
-// The eleven models, in the paper's order.
+// Every model: the paper's eleven in its order, then the others.
 const std::vector<ModelInfo>& zoo();
+// The paper's eleven models, in its order (the experiment's default set).
+std::vector<std::string> paperModels();
 bool isZooModel(const std::string& name);
 // Throws Error("unknown model 'x'; run `ttune models` ...") for a name not in the zoo.
 const ModelInfo& modelInfo(const std::string& name);

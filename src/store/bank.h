@@ -109,6 +109,8 @@ class Bank {
   // A model's distinct kernels in order, with their workload info.
   std::vector<ModelKernel> modelKernels(const std::string& model) const;
   std::vector<std::string> models() const;
+  // The models records were measured for (provenance), registered or not (imported records).
+  std::set<std::string> recordModels() const;
   std::vector<ModelInfo> modelInfos() const;
   std::vector<RunInfo> runs() const;  // oldest first
   std::optional<RunInfo> run(const std::string& run_id) const;

@@ -416,6 +416,15 @@ std::map<std::string, std::string> Bank::recordClasses() const {
   return out;
 }
 
+std::set<std::string> Bank::recordModels() const {
+  std::set<std::string> out;
+  readGuard(*impl_, [&] {
+    sql::Stmt st(*impl_->db, "SELECT DISTINCT model FROM records WHERE model <> ''");
+    while (st.step()) out.insert(st.getText(0));
+  });
+  return out;
+}
+
 int64_t Bank::trialsOfRun(const std::string& run_id) const {
   int64_t n = 0;
   readGuard(*impl_, [&] {

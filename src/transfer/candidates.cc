@@ -47,7 +47,7 @@ class CandidateRule {
 }  // namespace
 
 std::vector<Record> classCandidates(const store::Bank& bank, const std::string& class_id, const std::string& target_model,
-                                    const store::TargetFilter& target) {
+                                    const store::TargetFilter& target, const std::string& preferred_cpu) {
   store::RecordQuery q;
   q.class_id = class_id;
   q.ok_only = true;
@@ -58,9 +58,13 @@ std::vector<Record> classCandidates(const store::Bank& bank, const std::string& 
   std::map<std::pair<std::string, std::string>, Record> best;
   for (Record& r : bank.records(q)) {
     if (!allowed(r)) continue;
+    // Times of different CPUs do not compare: a record of the preferred CPU wins, then the fastest.
     auto key = std::make_pair(r.workload_key, r.provenance.model);
     auto it = best.find(key);
-    if (it == best.end() || r.result.median() < it->second.result.median()) best[key] = std::move(r);
+    bool mine = !preferred_cpu.empty() && r.target.cpu == preferred_cpu;
+    bool theirs = it != best.end() && !preferred_cpu.empty() && it->second.target.cpu == preferred_cpu;
+    if (it == best.end() || (mine && !theirs) || (mine == theirs && r.result.median() < it->second.result.median()))
+      best[key] = std::move(r);
   }
   std::vector<Record> out;
   for (auto& [k, r] : best) out.push_back(std::move(r));
@@ -68,10 +72,8 @@ std::vector<Record> classCandidates(const store::Bank& bank, const std::string& 
 }
 
 store::TargetFilter candidateTier(const schedule::TargetInfo& target, int tier) {
-  if (tier >= 2) return store::TargetFilter{};
-  store::TargetFilter f = store::TargetFilter::sameIsa(target);
-  if (tier == 0) f.cpu = target.cpu;
-  return f;
+  if (tier >= 1) return store::TargetFilter{};
+  return store::TargetFilter::sameIsa(target);
 }
 
 std::vector<std::vector<Record>> collectCandidates(const std::vector<const graph::Kernel*>& kernels, const store::Bank& bank,
@@ -79,22 +81,21 @@ std::vector<std::vector<Record>> collectCandidates(const std::vector<const graph
                                                    const std::vector<std::string>& sources, int* tier) {
   std::set<std::string> only(sources.begin(), sources.end());
   std::vector<std::vector<Record>> found(kernels.size());
-  for (int t = 0; t < 3; ++t) {
+  for (int t = 0; t < 2; ++t) {
     size_t n = 0;
     for (size_t i = 0; i < kernels.size(); ++i) {
       found[i].clear();
-      for (Record& r : classCandidates(bank, kernels[i]->class_id, target_model, candidateTier(target, t))) {
+      for (Record& r : classCandidates(bank, kernels[i]->class_id, target_model, candidateTier(target, t), target.cpu)) {
         if (!only.empty() && !only.count(r.provenance.model)) continue;
         found[i].push_back(std::move(r));
         ++n;
       }
     }
     if (tier) *tier = t;
-    // A bank tuned on other CPUs (the shipped one, on a new machine) still holds good candidates:
-    // every candidate is measured here anyway.
+    // Every candidate is measured here, so records of other CPUs of the level serve as well as
+    // this CPU's (the shipped bank on a new machine); other levels only when the level has none.
     if (n > 0 || kernels.empty()) {
-      if (t == 1) logInfo("no schedules were recorded on this CPU; transferring those of other CPUs with ", schedule::isaName(target.isa));
-      if (t == 2)
+      if (t == 1)
         logInfo("no schedules were recorded for ", schedule::isaName(target.isa),
                 "; transferring those of other ISA levels with their vector lengths adapted");
       break;

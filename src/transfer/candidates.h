@@ -3,8 +3,9 @@
 //
 // A record may serve when a cold tuning run of another model measured it and its lineage does
 // not lead back to the target (CandidateRule); per (workload, source model) the best one is
-// taken. The bank is searched by tiers: records measured on this CPU and ISA level, else other
-// CPUs of the level, else other levels (their vector lengths adapted). Each record is replayed on
+// taken (this CPU's when there is one: times of different CPUs do not compare). The bank is
+// searched by tiers: records measured for this ISA level on any CPU (every candidate is measured
+// here), else other levels (their vector lengths adapted). Each record is replayed on
 // the target kernel verbatim and/or with its splits re-factorized for the new extents; a cost
 // model trained on the source kernels' records can rank them.
 #pragma once
@@ -35,13 +36,14 @@ struct Candidate {
 
 // The best candidate record of every (workload, source model) of a class (CandidateRule).
 std::vector<schedule::Record> classCandidates(const store::Bank& bank, const std::string& class_id,
-                                              const std::string& target_model, const store::TargetFilter& target);
+                                              const std::string& target_model, const store::TargetFilter& target,
+                                              const std::string& preferred_cpu = "");
 
-// The records of tier `tier` (0 this CPU and ISA level, 1 other CPUs of the level, 2 any).
+// The records of tier `tier` (0 this ISA level, any CPU; 1 any level).
 store::TargetFilter candidateTier(const schedule::TargetInfo& target, int tier);
 
 // Records per kernel (index into `kernels`) by the tiers above, restricted to `sources` when not
-// empty. `tier` receives what was used: 0 this CPU, 1 other CPUs of the level, 2 other levels.
+// empty. `tier` receives what was used: 0 this ISA level, 1 other levels.
 std::vector<std::vector<schedule::Record>> collectCandidates(const std::vector<const graph::Kernel*>& kernels,
                                                              const store::Bank& bank, const std::string& target_model,
                                                              const schedule::TargetInfo& target,

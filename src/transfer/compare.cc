@@ -73,7 +73,7 @@ Json choiceResult(const std::vector<Record>& chosen) {
   return Json{{"choice", c}};
 }
 
-std::vector<Record> inModelChoice(const store::Bank& bank, const std::string& model, const schedule::TargetInfo& here) {
+std::optional<std::vector<Record>> inModelChoice(const store::Bank& bank, const std::string& model, const schedule::TargetInfo& here) {
   std::vector<store::RunInfo> runs = bank.runs();
   for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
     const store::RunInfo& r = *it;
@@ -81,12 +81,12 @@ std::vector<Record> inModelChoice(const store::Bank& bank, const std::string& mo
     if (r.settings.value("cpu", "") != here.cpu || r.settings.value("isa", "") != schedule::isaName(here.isa) ||
         r.settings.value("threads", 0) != here.threads)
       continue;
-    if (!r.result.is_object() || !r.result.contains("choice")) return {};
+    if (!r.result.is_object() || !r.result.contains("choice")) return std::nullopt;
     store::RecordQuery q;
     q.run_id = r.run_id;
     return transferChoice(bank.records(q), r.result);
   }
-  return {};
+  return std::nullopt;
 }
 
 std::vector<Record> transferChoice(const std::vector<Record>& records, const Json& run_result) {
@@ -180,23 +180,26 @@ Expected<Comparison> compareRuns(const graph::Graph& g, const std::string& model
     }
     c.continued_run = run->run_id;
   }
-  executor::ModelTimings tm = executor::timeModels(g, configs, o.rounds, o.per_round);
+  executor::ModelTimings tm = executor::timeModels(g, configs, o.protocol, o.per_round);
 
   c.untuned_s = tm.median_s[0];
   c.transferred_s = tm.median_s[1];
-  c.s_tt = tm.speedup_vs_first[1];
+  c.tt = tm.speedup[1];
+  c.s_tt = c.tt.median;
   for (size_t i = 0; i < times.size(); ++i) {
-    Checkpoint cp{times[i], tm.median_s[2 + i], tm.speedup_vs_first[2 + i]};
+    Checkpoint cp{times[i], tm.median_s[2 + i], tm.speedup[2 + i].median, tm.speedup[2 + i]};
     c.checkpoints.push_back(cp);
     if (!c.match_s && cp.speedup >= c.s_tt) c.match_s = cp.elapsed_s;
   }
   c.tuned_s = c.checkpoints.back().latency_s;
   c.s_max = c.checkpoints.back().speedup;
+  c.max = c.checkpoints.back().interval;
   c.share = c.s_max > 1 ? (c.s_tt - 1) / (c.s_max - 1) : 0;
   c.tune_speedup_at_transfer_s = c.checkpoints.front().speedup;
   const size_t first_cont = 2 + times.size();
   for (size_t i = 0; i < cont_times.size(); ++i) {
-    Checkpoint cp{c.transfer_s + cont_times[i], tm.median_s[first_cont + i], tm.speedup_vs_first[first_cont + i]};
+    Checkpoint cp{c.transfer_s + cont_times[i], tm.median_s[first_cont + i], tm.speedup[first_cont + i].median,
+                  tm.speedup[first_cont + i]};
     c.continued.push_back(cp);
     if (!c.continued_match_max_s && cp.speedup >= c.s_max) c.continued_match_max_s = cp.elapsed_s;
   }

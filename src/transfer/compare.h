@@ -26,6 +26,7 @@
 
 #include "codegen/target.h"
 #include "graph/graph.h"
+#include "measure/speedup.h"
 #include "store/bank.h"
 #include "support/expected.h"
 
@@ -37,19 +38,22 @@ struct CompareOptions {
   std::string continued_run;           // optional: a tuning run warm-started from the transfer run
   double step_s = 60;
   int max_checkpoints = 12;  // the step widens when the tuning run is longer
-  int rounds = 7, per_round = 3;
+  measure::RoundsProtocol protocol = measure::modelRounds();
+  int per_round = 3;
 };
 
 struct Checkpoint {
   double elapsed_s = 0;  // of the tuning run
   double latency_s = 0;
-  double speedup = 0;    // against untuned
+  double speedup = 0;    // against untuned (the median of interval)
+  measure::Speedup interval;
 };
 
 struct Comparison {
   std::string tune_run, transfer_run;
   double untuned_s = 0, transferred_s = 0, tuned_s = 0;  // median latencies
-  double s_tt = 0, s_max = 0;                            // speedups over untuned
+  double s_tt = 0, s_max = 0;                            // speedups over untuned (medians)
+  measure::Speedup tt, max;                              // with their intervals
   double share = 0;                                      // (S_tt - 1) / (S_max - 1), 0 when S_max <= 1
   double transfer_s = 0, tune_s = 0;                     // search times
   double step_s = 0;
@@ -74,12 +78,13 @@ Expected<store::RunInfo> comparableRun(const store::Bank& bank, store::RunKind k
 std::vector<schedule::Record> transferChoice(const std::vector<schedule::Record>& records, const Json& run_result = Json());
 // The run result naming a choice of records (written only by in-model refinement).
 Json choiceResult(const std::vector<schedule::Record>& chosen);
-// The in-model choice the commands that compile `model` honour over the bank's fastest records:
-// when the newest finished run of the model measured like `here` (same CPU, ISA level, threads)
-// re-ranked its kernels inside the compiled model (`tune`/`transfer --refine`), the records it
-// chose, default schedules included; else none. A later finished run without such a choice
-// supersedes it (its isolated times count again, through the bank's best records).
-std::vector<schedule::Record> inModelChoice(const store::Bank& bank, const std::string& model, const schedule::TargetInfo& here);
+// The choice the commands that compile `model` honour (cli/bank_access.h): when the newest
+// finished run of the model measured like `here` (same CPU, ISA level, threads) stored a choice
+// (tune, transfer, db refresh and the validation on first use all do, after their whole-model
+// check), the records it chose, default schedules included (possibly none: a model with no
+// tunable kernel); else nullopt. A later finished run without a choice supersedes it.
+std::optional<std::vector<schedule::Record>> inModelChoice(const store::Bank& bank, const std::string& model,
+                                                           const schedule::TargetInfo& here);
 // The fastest ok record per workload, optionally only those measured by `limit_s` of the run.
 std::vector<schedule::Record> bestPerWorkload(const std::vector<schedule::Record>& records, double limit_s = -1);
 

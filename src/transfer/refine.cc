@@ -14,19 +14,11 @@ namespace ttune::transfer {
 
 using schedule::Record;
 
-const char* choiceName(RefineResult::Choice c) {
-  switch (c) {
-    case RefineResult::Choice::Isolated: return "isolated";
-    case RefineResult::Choice::InModel: return "in-model";
-    case RefineResult::Choice::Defaults: return "defaults";
-  }
-  return "";
-}
-
 Json refineJson(const RefineResult& r) {
-  Json j{{"refined_kernels_changed", r.changed}, {"refine_variants", r.variants}, {"refine_choice", choiceName(r.choice)}};
-  if (std::isfinite(r.in_model_speedup)) j["refine_in_model_speedup"] = r.in_model_speedup;
-  if (std::isfinite(r.defaults_speedup)) j["refine_defaults_speedup"] = r.defaults_speedup;
+  Json j{{"refined_kernels_changed", r.changed},
+         {"refine_variants", r.variants},
+         {"refine_choice", r.choice == RefineResult::Choice::InModel ? "in-model" : "isolated"}};
+  if (r.in_model_speedup.rounds() > 0) j.update(measure::speedupJson(r.in_model_speedup, "refine_in_model_"));
   return j;
 }
 
@@ -109,29 +101,19 @@ RefineResult refineInModel(const graph::Graph& g, const std::vector<Record>& rec
     res.changed += store::stepsKey(list[best]->steps) != store::stepsKey(list[isolated]->steps);
   }
 
-  // The whole model, timed interleaved with the isolated picks, the in-model picks (when any
-  // differs) and the defaults (when every kernel has one): the fastest is kept, so the choice
-  // never makes the model slower than its isolated picks or its default schedules.
-  Picks defaults;
-  for (const auto& [key, r] : isolated_pick)
-    if (auto it = deflt.find(key); it != deflt.end()) defaults[key] = it->second;
-  std::vector<std::pair<RefineResult::Choice, const Picks*>> options{{RefineResult::Choice::Isolated, &isolated_pick}};
-  if (res.changed > 0) options.push_back({RefineResult::Choice::InModel, &in_model});
-  if (defaults.size() == isolated_pick.size()) options.push_back({RefineResult::Choice::Defaults, &defaults});
+  // The in-model picks (when any differs) against the isolated picks, whole models timed
+  // interleaved: they replace them only beyond the spread. The check against the defaults is the
+  // caller's (model_check.h).
   models.clear();  // frees the variants before the whole models are built
   const Picks* kept = &isolated_pick;
   res.choice = RefineResult::Choice::Isolated;
-  if (options.size() > 1) {
+  if (res.changed > 0) {
     std::vector<executor::CompiledModel> whole;
-    for (const auto& opt : options) whole.push_back(compilePicks(*opt.second));
-    executor::ModelTimings t = executor::timeCompiled(whole, inputs, 2 * o.rounds, 3);
-    double best = 1;
-    for (size_t i = 1; i < options.size(); ++i) {
-      double sp = t.speedup_vs_first[i];
-      if (options[i].first == RefineResult::Choice::InModel) res.in_model_speedup = sp;
-      else res.defaults_speedup = sp;
-      if (sp > best) best = sp, kept = options[i].second, res.choice = options[i].first;
-    }
+    whole.push_back(compilePicks(isolated_pick));
+    whole.push_back(compilePicks(in_model));
+    executor::ModelTimings t = executor::timeCompiled(whole, inputs, o.protocol, 3);
+    res.in_model_speedup = t.speedup[1];
+    if (t.speedup[1].gain()) kept = &in_model, res.choice = RefineResult::Choice::InModel;
   }
   for (const auto& [key, r] : *kept) res.chosen.push_back(*r);
   if (res.choice != RefineResult::Choice::InModel) res.changed = 0;

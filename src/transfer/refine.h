@@ -6,10 +6,11 @@
 // all variants are profiled in interleaved rounds (CompiledModel::runProfiled: each kernel's time
 // within the model), and each kernel keeps the variant it was fastest in. Per-kernel times inside
 // a model are noisy and interact (a kernel's pick changes what the next one finds in cache), so
-// the combined choice is then timed as a whole model against the isolated picks and the default
-// schedules, interleaved, and the fastest of the three is kept: the result never makes the model
-// slower than its default schedules as far as one interleaved timing can tell. Used after
-// transfer (`ttune transfer --refine`) and after tuning (`ttune tune`, unless `--no-refine`).
+// the combined choice is then timed as a whole model against the isolated picks, interleaved
+// (measure/speedup.h), and replaces them only when faster beyond the spread. The check of the
+// result against the default schedules is model_check.h's, which every caller runs after.
+// Used after transfer (`ttune transfer --refine`), tuning (`ttune tune`, unless `--no-refine`)
+// and refresh.
 #pragma once
 
 #include <cmath>
@@ -19,6 +20,7 @@
 
 #include "codegen/target.h"
 #include "graph/graph.h"
+#include "measure/speedup.h"
 #include "schedule/record.h"
 #include "support/json.h"
 
@@ -27,6 +29,7 @@ namespace ttune::transfer {
 struct RefineOptions {
   int candidates = 3;  // best by isolated time per kernel, plus the default schedule
   int rounds = 5;      // profiled runs of each variant, interleaved
+  measure::RoundsProtocol protocol = measure::modelRounds();  // the in-model picks against the isolated ones
   schedule::Target target = codegen::hostTarget();
 };
 
@@ -34,17 +37,13 @@ struct RefineResult {
   std::vector<schedule::Record> chosen;  // one per workload that has candidates (may be a default record)
   int changed = 0;                       // kernels whose kept pick differs from the isolated pick
   int variants = 0;
-  // The whole-model check: which picks were kept, and the in-model picks' and the defaults'
-  // speedup over the isolated picks (median of interleaved paired rounds; NaN when not timed:
-  // no pick changed, or some kernel has no default record).
-  enum class Choice { Isolated, InModel, Defaults };
+  enum class Choice { Isolated, InModel };
   Choice choice = Choice::Isolated;
-  double in_model_speedup = std::nan("");
-  double defaults_speedup = std::nan("");
+  measure::Speedup in_model_speedup;     // the in-model picks over the isolated ones (no rounds: none differ)
 };
 
 // The summary fields of a refinement for a command's JSON output (refined_kernels_changed,
-// refine_variants, refine_choice, refine_in_model_speedup, refine_defaults_speedup).
+// refine_variants, refine_choice, refine_in_model_speedup with its interval).
 Json refineJson(const RefineResult& r);
 
 // `records`: measured records of the model's workloads (ok ones are candidates; records with

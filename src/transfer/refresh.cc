@@ -41,7 +41,9 @@ RefreshResult refreshRecords(const std::vector<graph::Kernel>& kernels, const st
                              const RecordSink& sink, const ProgressFn& progress) {
   RefreshResult res;
   Timer wall;
-  measure::Measurer measurer(opt.measure);
+  measure::MeasureOptions mo = opt.measure;
+  mo.timing.repeat = 1;  // the rounds are the repeats
+  measure::Measurer measurer(mo);
   const schedule::Target& code = opt.measure.target;
   std::vector<graph::TunableKernel> todo = graph::tunableKernels(kernels);
   int64_t trial = 0;
@@ -53,13 +55,14 @@ RefreshResult refreshRecords(const std::vector<graph::Kernel>& kernels, const st
     // One batch per kernel: the default and the bank's schedules measured side by side.
     std::vector<measure::MeasureInput> inputs{{k.dag, def}};
     for (const schedule::Record& c : cands) inputs.push_back({k.dag, c.steps});
-    std::vector<schedule::RecordResult> results = measurer.measure(inputs);
+    measure::SideBySide sbs = measurer.compareSideBySide(inputs, opt.protocol);
+    const std::vector<schedule::RecordResult>& results = sbs.results;
     RefreshedKernel out;
     out.workload_key = k.workload_key;
     out.class_name = k.class_name;
     out.occurrences = todo[i].occurrences;
     out.candidates = static_cast<int>(cands.size());
-    out.default_s = results[0].ok() ? results[0].median() : std::numeric_limits<double>::infinity();
+    out.default_s = sbs.median_s[0];
     std::vector<schedule::Record> recs;
     for (size_t c = 0; c < inputs.size(); ++c) {
       schedule::Record r;
@@ -74,9 +77,10 @@ RefreshResult refreshRecords(const std::vector<graph::Kernel>& kernels, const st
       r.provenance = c == 0 ? schedule::Provenance{opt.model, opt.run_id, "default", ++trial, wall.seconds(), ""}
                             : schedule::Provenance{opt.model, opt.run_id, cands[c - 1].provenance.source, ++trial, wall.seconds(),
                                                    cands[c - 1].provenance.origin};
-      if (c > 0 && r.result.ok() && (!out.best || r.result.median() < out.best->result.median())) {
+      if (c > 0 && r.result.ok() && (!out.best || sbs.speedup[c].median > out.speedup.median)) {
         out.best = r;
         out.stored_s = cands[c - 1].result.median();
+        out.speedup = sbs.speedup[c];
       }
       recs.push_back(std::move(r));
     }
@@ -87,6 +91,37 @@ RefreshResult refreshRecords(const std::vector<graph::Kernel>& kernels, const st
   res.wall_s = wall.seconds();
   if (progress) progress({static_cast<int>(todo.size()), static_cast<int>(todo.size()), trial, res.wall_s, ""});
   return res;
+}
+
+}  // namespace ttune::transfer
+
+namespace ttune::transfer {
+
+RefreshOutcome refreshChoice(const graph::Graph& g, const std::vector<graph::Kernel>& kernels, const store::Bank& bank,
+                             const RefreshOptions& opt, const RecordSink& sink, const ProgressFn& progress,
+                             const std::function<void(const char*)>& phase) {
+  RefreshOutcome out;
+  out.refreshed = refreshRecords(kernels, bank, opt, sink, progress);
+  // Isolated times rank candidates that can lose their edge in the model: the picks are
+  // re-ranked inside it, then checked as a whole model against the defaults.
+  if (phase) phase("re-ranking each kernel's schedules inside the model");
+  RefineOptions ro;
+  ro.target = opt.measure.target;
+  ro.candidates = opt.candidates + 1;
+  // A bank schedule that did not beat the default side by side is no candidate in the model.
+  std::set<std::string> beaten;
+  for (const RefreshedKernel& k : out.refreshed.kernels)
+    if (k.best && k.speedup.gain()) beaten.insert(k.workload_key);
+  std::vector<schedule::Record> cands;
+  for (const schedule::Record& r : out.refreshed.measured)
+    if (r.provenance.source == "default" || beaten.count(r.workload_key)) cands.push_back(r);
+  out.refined = refineInModel(g, cands, ro);
+  if (phase) phase("timing the model with its defaults and with the bank's picks");
+  ModelCheckOptions co;
+  co.target = opt.measure.target;
+  out.check = checkModel(g, out.refined.chosen, defaultRecords(out.refreshed.measured), co);
+  out.wall_s = out.refreshed.wall_s;
+  return out;
 }
 
 }  // namespace ttune::transfer

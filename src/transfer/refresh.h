@@ -4,7 +4,8 @@
 // the shipped bank does on a new host) the stored times no longer say whether the record beats
 // today's default here. refreshRecords re-measures, on this host and in one batch per kernel,
 // today's default schedule and the bank's few best distinct schedules of each of the model's
-// kernels (records of this CPU and ISA level, else of any CPU of the level). The new records go
+// kernels (records of this CPU and ISA level, else of any CPU of the level), side by side in
+// interleaved rounds until their ratios are known (measure/speedup.h). The new records go
 // to the sink: today's default (provenance source "default") and the bank's schedules (their
 // source and origin kept, the refresh as their run). The caller then re-ranks them inside the
 // compiled model (refine.h) and stores the choice as a refresh run, which `ttune run --db`
@@ -14,6 +15,7 @@
 // defaults.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +24,8 @@
 #include "measure/measurer.h"
 #include "schedule/record.h"
 #include "store/bank.h"
+#include "transfer/model_check.h"
+#include "transfer/refine.h"
 #include "transfer/transfer.h"
 
 namespace ttune::transfer {
@@ -31,6 +35,7 @@ struct RefreshOptions {
   schedule::TargetInfo target;    // where the records are measured (and which ones are looked up)
   measure::MeasureOptions measure;
   int candidates = 2;             // the bank's best distinct schedules per kernel, by stored time
+  measure::RoundsProtocol protocol = measure::kernelRounds();  // each kernel's side-by-side rounds
 };
 
 struct RefreshedKernel {
@@ -39,6 +44,7 @@ struct RefreshedKernel {
   int candidates = 0;                    // bank schedules re-measured (0: none in the bank)
   double default_s = 0;                  // today's default, measured now (inf when it failed)
   std::optional<schedule::Record> best;  // the fastest re-measured bank schedule, when one worked
+  measure::Speedup speedup;              // best over the default, side by side
   double stored_s = 0;                   // that schedule's time as the bank had it
 };
 
@@ -50,5 +56,19 @@ struct RefreshResult {
 
 RefreshResult refreshRecords(const std::vector<graph::Kernel>& kernels, const store::Bank& bank, const RefreshOptions& opt,
                              const RecordSink& sink, const ProgressFn& progress = {});
+
+// The whole refresh: refreshRecords, then the bank schedules that beat their default side by
+// side re-ranked inside the model (refine.h), then the whole-model check against the defaults
+// (model_check.h). check.chosen is the choice to store (choiceResult) with checkJson(check) as
+// the run's result; `phase` names the steps after the kernels for a progress display.
+struct RefreshOutcome {
+  RefreshResult refreshed;
+  RefineResult refined;
+  ModelCheck check;
+  double wall_s = 0;  // of the kernel measurements
+};
+RefreshOutcome refreshChoice(const graph::Graph& g, const std::vector<graph::Kernel>& kernels, const store::Bank& bank,
+                             const RefreshOptions& opt, const RecordSink& sink, const ProgressFn& progress = {},
+                             const std::function<void(const char*)>& phase = {});
 
 }  // namespace ttune::transfer

@@ -20,7 +20,7 @@ namespace ttune::transfer {
 using schedule::Record;
 using schedule::Step;
 
-bool KernelOutcome::improved() const { return best && best->result.ok() && best->result.median() < default_s; }
+bool KernelOutcome::improved() const { return best && best->result.ok() && retimed.gain(); }
 
 namespace {
 
@@ -53,7 +53,7 @@ void addNearestClassCandidates(const std::vector<const graph::Kernel*>& ks, cons
     if (!found[i].empty()) continue;
     if (known.empty()) known = bank.recordClasses();
     for (const std::string& id : nearestClasses(ks[i]->class_name, known)) {
-      for (Record& r : classCandidates(bank, id, opt.model, candidateTier(opt.target, tier))) {
+      for (Record& r : classCandidates(bank, id, opt.model, candidateTier(opt.target, tier), opt.target.cpu)) {
         if (!only.empty() && !only.count(r.provenance.model)) continue;
         auto steps = remapStages(r.steps, ks[i]->dag);
         if (!steps.ok()) continue;
@@ -75,6 +75,9 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
   std::vector<const graph::Kernel*> ks;
   for (const auto& t : todo) ks.push_back(t.kernel);
   measure::Measurer measurer(opt.measure);
+  measure::MeasureOptions retime = opt.measure;
+  retime.timing.repeat = 1;  // the rounds are the repeats
+  measure::Measurer retimer(retime);
   const schedule::Target& code = opt.measure.target;
   int tier = 0;
   std::vector<std::vector<Record>> found = collectCandidates(ks, bank, opt.model, opt.target, opt.sources, &tier);
@@ -183,6 +186,14 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
     }
     res.measured += static_cast<int64_t>(cands.size());
     if (sink) sink(recs);
+    // One measurement each decided the ranking; the winner is re-timed side by side with the
+    // default until the ratio is known (measure/speedup.h), and kept only beyond the spread.
+    if (out.best && out.best->result.median() < out.default_s) {
+      measure::SideBySide sbs = retimer.compareSideBySide({{k.dag, measure::defaultScheduleFor(*k.dag, code)}, {k.dag, out.best->steps}});
+      out.retimed = sbs.speedup[1];
+      out.retimed_default_s = sbs.median_s[0];
+      out.retimed_best_s = sbs.median_s[1];
+    }
   }
   res.search_s = wall.seconds();
   if (progress) progress({static_cast<int>(todo.size()), static_cast<int>(todo.size()), res.measured, res.search_s, ""});

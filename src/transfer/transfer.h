@@ -9,8 +9,9 @@
 // heuristic, with time instead of FLOPs). Then kernels are transferred in order of untuned time:
 // candidates replayed verbatim and/or adapted (adapt.h) -- with nearest_classes, a kernel no
 // same-class source covers takes those of its nearest neighbour class (nearest.h) --, optionally only the top_k a cost model
-// ranks best, and at most `budget` candidate measurements in all. The fastest candidate wins
-// when it beats the default. The search time is the wall clock of building and timing; every
+// ranks best, and at most `budget` candidate measurements in all. The fastest candidate is
+// re-timed side by side with the default (measure/speedup.h) and wins only when it beats the
+// default beyond the spread of the rounds. The search time is the wall clock of building and timing; every
 // measurement becomes a record (source "transfer", or "default") of the target's workloads.
 #pragma once
 
@@ -58,7 +59,11 @@ struct KernelOutcome {
   std::optional<schedule::Record> best;  // fastest transferred schedule, when one worked
   std::string best_source;               // "<model> <workload key>" it came from
   std::string nearest_class;             // candidates came from this neighbour class (no same-class source)
-  bool improved() const;                 // a transferred schedule beat the default
+  // The best candidate re-timed side by side with the default (when its one measurement beat
+  // it): its speedup with the interval, and both median times over the rounds.
+  measure::Speedup retimed;
+  double retimed_default_s = 0, retimed_best_s = 0;
+  bool improved() const;                 // the best candidate beat the default beyond the spread
 };
 
 struct TransferResult {

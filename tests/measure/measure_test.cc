@@ -275,11 +275,80 @@ TEST(Measurer, RoundsAndSideBySideTimes) {
     EXPECT_TRUE(rounds[1][i].ok()) << rounds[1][i].error_msg;
     EXPECT_EQ(rounds[2][i].error, ErrorKind::Instantiation);
   }
-  std::vector<double> t = m.timeSideBySide(batch, 3);
-  ASSERT_EQ(t.size(), 3u);
-  EXPECT_GT(t[0], 0);
-  EXPECT_GT(t[1], t[0]);
-  EXPECT_TRUE(std::isinf(t[2]));
+  // One thread: a parallel default timed while other tests load the machine waits at its
+  // barriers, and with 3 or 4 rounds the interval is their whole range.
+  MeasureOptions one = opt;
+  one.threads = 1;
+  Measurer single(one);
+  RoundsProtocol p;
+  p.min_rounds = 3;
+  p.max_rounds = 4;
+  SideBySide t = single.compareSideBySide(batch, p);
+  ASSERT_EQ(t.median_s.size(), 3u);
+  EXPECT_GT(t.median_s[0], 0);
+  EXPECT_GT(t.median_s[1], t.median_s[0]);
+  EXPECT_TRUE(std::isinf(t.median_s[2]));
+  EXPECT_EQ(t.results[2].error, ErrorKind::Instantiation);
+  // The slow schedule loses beyond the spread; its per-round times are its costs.
+  EXPECT_GE(t.speedup[1].rounds(), 3);
+  EXPECT_LE(t.speedup[1].rounds(), 4);
+  EXPECT_TRUE(t.speedup[1].loss()) << formatSpeedup(t.speedup[1]);
+  EXPECT_FALSE(t.speedup[1].gain());
+  EXPECT_EQ(t.results[1].costs_s.size(), static_cast<size_t>(t.speedup[1].rounds()));
+  EXPECT_EQ(t.speedup[2].median, 0);
+}
+
+// The interval of a median from order statistics: with 5 to 8 rounds it is the range, with 9 the
+// second smallest to second largest; a decision needs the whole interval above 1.
+TEST(Speedup, IntervalFromOrderStatisticsAndDecision) {
+  Speedup s = speedupOf({1.10, 1.02, 1.05, 1.04, 1.08});
+  EXPECT_DOUBLE_EQ(s.median, 1.05);
+  EXPECT_DOUBLE_EQ(s.lo, 1.02);
+  EXPECT_DOUBLE_EQ(s.hi, 1.10);
+  EXPECT_TRUE(s.gain());
+  EXPECT_FALSE(s.loss());
+  Speedup nine = speedupOf({0.90, 1.01, 1.02, 1.03, 1.04, 1.05, 1.06, 1.07, 1.30});
+  EXPECT_DOUBLE_EQ(nine.lo, 1.01);  // one disturbed round on each side does not move it
+  EXPECT_DOUBLE_EQ(nine.hi, 1.07);
+  EXPECT_TRUE(nine.gain());
+  // A gain of 2% inside a spread of +-4% is no gain, and no loss either.
+  Speedup inside = speedupOf({0.98, 1.06, 1.02, 0.99, 1.05, 1.01, 1.03});
+  EXPECT_FALSE(inside.gain());
+  EXPECT_FALSE(inside.loss());
+  EXPECT_TRUE(speedupOf({0.8, 0.9, 0.85, 0.88, 0.95}).loss());
+  // A failed round of the configuration (ratio 0) counts against it; NaN as a failure.
+  Speedup failed = speedupOf({1.1, 1.1, std::nan(""), 0.0, 1.1});
+  EXPECT_DOUBLE_EQ(failed.lo, 0);
+  EXPECT_FALSE(failed.gain());
+  EXPECT_EQ(speedupOf({}).rounds(), 0);
+  EXPECT_FALSE(speedupOf({}).gain());
+}
+
+TEST(Speedup, RoundsStopAtTheWidthOrTheCap) {
+  RoundsProtocol p;
+  p.min_rounds = 5;
+  p.max_rounds = 9;
+  p.max_width = 0.03;
+  Speedup tight = speedupOf({1.00, 1.01, 1.005, 1.01, 1.00});
+  Speedup wide = speedupOf({0.95, 1.05, 1.00, 1.02, 0.97});
+  EXPECT_FALSE(roundsDone({tight}, 4, p));  // too few rounds
+  EXPECT_TRUE(roundsDone({tight}, 5, p));
+  EXPECT_FALSE(roundsDone({tight, wide}, 5, p));
+  EXPECT_TRUE(roundsDone({tight, wide}, 9, p));  // the cap
+  EXPECT_TRUE(roundsDone({}, 5, p));
+}
+
+TEST(Speedup, PrintsAndRoundTripsThroughJson) {
+  Speedup s = speedupOf({0.97, 0.99, 1.01, 0.98, 1.00, 0.99, 1.01});
+  EXPECT_EQ(formatSpeedup(s), "0.99x (0.97-1.01 over 7 rounds)");
+  Json j = speedupJson(s, "x_");
+  EXPECT_EQ(j["x_rounds"], 7);
+  EXPECT_EQ(j["x_round_ratios"].size(), 7u);
+  Speedup back = speedupFromJson(j, "x_");
+  EXPECT_DOUBLE_EQ(back.lo, s.lo);
+  EXPECT_DOUBLE_EQ(back.hi, s.hi);
+  EXPECT_EQ(back.ratios, s.ratios);
+  EXPECT_EQ(formatSpeedup(speedupOf({1.234})), "1.23x");
 }
 
 TEST(Timing, GrowsNumberToMinimumRepeatTime) {

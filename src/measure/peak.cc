@@ -1,4 +1,4 @@
-#include "peak.h"
+#include "measure/peak.h"
 
 #include <immintrin.h>
 
@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-namespace ttune::bench {
+namespace ttune::measure {
 
 namespace {
 
@@ -111,4 +111,8 @@ double measurePeakGflops(const std::string& isa, int threads, double seconds) {
   return best;
 }
 
-}  // namespace ttune::bench
+double measurePeakGflops(const schedule::Target& target, int threads, double seconds) {
+  return measurePeakGflops(target.vector_bits >= 512 ? "avx512" : "avx2", threads, seconds);
+}
+
+}  // namespace ttune::measure
