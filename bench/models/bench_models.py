@@ -36,6 +36,9 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 PYTHON = "/usr/bin/python3"  # Debian's, which has python3-torch
 MODELS = ["resnet18", "resnet50", "mobilenet_v2", "efficientnet_b0", "googlenet", "densenet121",
           "inception_v3", "vgg16", "bert_base_128", "bert_base_256"]
+# Exported on request (--models) but not in the default set: grouped-convolution networks and a
+# model outside the zoo.
+EXTRA_MODELS = ["mobilenet_v3_large", "resnext50_32x4d", "regnet_y_400mf"]
 RUNTIMES = ["ttune", "onnxruntime", "pytorch"]
 OTHER_LOAD_WARNING = 0.05  # share of the machine's CPU time taken by other processes while timing
 LABEL = {"ttune": "ttune", "onnxruntime": "ORT", "pytorch": "PyTorch", "all": "every runtime"}
@@ -332,7 +335,7 @@ def geomean(values):
 
 def ensure_exported(models, a):
     # Only the models export_models.py knows; other names must already have their files.
-    missing = [m for m in models if m in MODELS and not all(os.path.exists(os.path.join(a.models_dir, m + ext))
+    missing = [m for m in models if m in MODELS + EXTRA_MODELS and not all(os.path.exists(os.path.join(a.models_dir, m + ext))
                                                             for ext in (".onnx", ".pt"))]
     if missing:
         print(f"exporting {' '.join(missing)} into {a.models_dir}", file=sys.stderr, flush=True)

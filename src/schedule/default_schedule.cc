@@ -1,6 +1,7 @@
 #include "schedule/default_schedule.h"
 
 #include <cstdlib>
+#include <functional>
 #include <map>
 
 #include "schedule/bound.h"
@@ -94,6 +95,47 @@ bool vectorFriendly(const te::ComputeOp& c, const te::IterVar& axis, bool invari
   return vectorFriendly(c.body, axis, invariant);
 }
 
+// A grouped convolution reads its input at channel (ff / Kg) * Cg + rc: along the output channels
+// ff the input is invariant within each group of Kg channels and jumps between groups. The block
+// `D` (Kg) when every non-constant read of c's body takes `axis` only through floordiv(axis, D)
+// or not at all, and some read takes it that way; 0 otherwise. A vector of a width dividing D,
+// aligned to it, then broadcasts the input as an ordinary convolution's vector does.
+int64_t groupBlock(const te::Expr& body, const te::IterVar& axis) {
+  int64_t block = 0;
+  bool ok = true;
+  // The index with every floordiv(axis, D) replaced by 0, the Ds recorded.
+  std::function<te::Expr(const te::Expr&)> strip = [&](const te::Expr& e) -> te::Expr {
+    if (const te::Binary* b = e.as<te::Binary>(); b && (b->op == te::BinOp::Div || b->op == te::BinOp::FloorDiv)) {
+      const te::VarRef* v = b->a.as<te::VarRef>();
+      const te::IntImm* d = b->b.as<te::IntImm>();
+      if (v && d && v->var.get() == axis.var.get() && d->value > 1) {
+        if (block != 0 && block != d->value) ok = false;
+        block = d->value;
+        return te::Expr(static_cast<int64_t>(0));
+      }
+    }
+    return te::mapChildren(e, strip);
+  };
+  te::visitAll(body, [&](const te::Expr& e) {
+    const te::TensorRead* read = e.as<te::TensorRead>();
+    if (!read || !ok) return;
+    const te::Operation& src = read->tensor.op();
+    if (src.isPlaceholder() && src.placeholder().is_constant) return;
+    for (const te::Expr& idx : read->indices) {
+      std::optional<int64_t> coef = te::linearCoefficient(strip(idx), axis.var.get());
+      if (!coef || *coef != 0) ok = false;
+    }
+  });
+  return ok ? block : 0;
+}
+
+// The widest vector block along a grouped axis (groupBlock D): a divisor of D up to `cap`.
+int64_t groupWidth(int64_t block, int64_t cap) {
+  for (int64_t w = std::min(block, cap); w > 1; --w)
+    if (block % w == 0) return w;
+  return 1;
+}
+
 // True when no index of `read` depends on `var`.
 bool readInvariantIn(const te::TensorRead& read, const te::IterVar& var) {
   for (const te::Expr& idx : read.indices) {
@@ -161,6 +203,7 @@ bool broadcastBy(const te::ComputeOp& consumer, const te::Operation& op) {
 // none: its input and its weights both vary along the channels.
 bool hasBroadcastAxis(const te::ComputeOp& c, int64_t lanes) {
   for (const te::IterVar& iv : c.axes) {
+    if (iv.extent >= lanes && groupBlock(c.body, iv) > 1) return true;  // a grouped convolution's channels
     if (iv.extent < lanes || !vectorFriendly(c, iv)) continue;
     bool invariant_read = false;
     te::visitAll(c.body, [&](const te::Expr& e) {
@@ -269,6 +312,11 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   };
   int last = static_cast<int>(n) - 1;
   int v = pick(true);
+  // A grouped convolution: vectors along the output channels within a group (groupBlock).
+  int64_t group = 0;
+  if (v < 0)
+    for (int d = last; d >= 0 && group == 0; --d)
+      if (c.axes[d].extent >= vector_lanes && (group = groupBlock(c.body, c.axes[d])) > 1) v = d;
   if (v < 0 && c.axes[last].extent >= vector_lanes && vectorFriendly(c, c.axes[last], false)) v = last;
   if (v < 0) v = pick(false);
   if (v < 0) {
@@ -297,13 +345,19 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   RegisterTile rt = elementwise ? elementwiseTileFor(opt.target, max_rows, max_vectors, unit_rows)
                                 : registerTileFor(opt.target, max_rows, max_vectors, row_stride);
   int64_t lanes = std::min<int64_t>(rt.vectors * vector_lanes, vec_extent);
+  if (group > 1) {
+    // Within a group: a divisor of the group's width (a partial vector when the group is
+    // narrower than one), the rows refitted to the vectors that takes.
+    lanes = groupWidth(group, lanes);
+    rt = registerTileFor(opt.target, max_rows, (lanes + vector_lanes - 1) / vector_lanes, row_stride);
+  }
   // Outer-product tiles with rows: a width that leaves a remainder block guarded the whole
   // tile's code (a 1x1 conv to 120 channels in blocks of 64 ran at 18 GFLOP/s; in blocks of 60,
   // masking only the last vector, at the others' rate); the rows are refitted to the vectors it
   // needs. Not without rows (a classifier's 1000 columns in blocks of 50 misalign the packed
   // weights' rows: 15% slower than 64 and a remainder) nor for depthwise tiles (120 channels in
   // blocks of 24 instead of 32: 1.8x slower).
-  if (int64_t w = !elementwise && r >= 0 ? dividingWidth(vec_extent, lanes, vector_lanes) : lanes; w != lanes) {
+  if (int64_t w = !elementwise && r >= 0 && group <= 1 ? dividingWidth(vec_extent, lanes, vector_lanes) : lanes; w != lanes) {
     rt = registerTileFor(opt.target, max_rows, (w + vector_lanes - 1) / vector_lanes, row_stride);
     lanes = w;
   }
