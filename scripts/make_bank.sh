@@ -3,11 +3,13 @@
 # from-scratch tuning run per model, named MODEL.CPU-ISA.jsonl after the target the records were
 # measured for (e.g. resnet18.znver4-avx512.jsonl, resnet18.x86-64-v3-avx2.jsonl).
 #
-# Usage: scripts/make_bank.sh [--target T] [--trials N] [--db FILE] [--out DIR] MODEL...
+# Usage: scripts/make_bank.sh [--target T] [--trials N] [--defaults strong|basic] [--db FILE] [--out DIR] MODEL...
 #        scripts/make_bank.sh --from-experiment DIR [--out DIR]
 #        scripts/make_bank.sh --refresh FILE...
 #   --target   host (default), x86-64-v3 (AVX2 code, runs on any AVX2 host), x86-64-v4, a CPU name
 #   --trials   tuning trials per model (default 2000)
+#   --defaults the runs' baseline (default strong); basic files (the paper's conditions) are named
+#              MODEL.CPU-ISA-basic.jsonl and are transfer candidates only for --defaults basic
 #   --db       the bank the tuning runs go to (default: a fresh one under build/make-bank/)
 #   --out      where the files go (default: bank/)
 #   --from-experiment DIR: tune nothing; export the tuning runs of `ttune experiment --out DIR`
@@ -21,12 +23,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TTUNE=${TTUNE:-build/bin/ttune}
-target=host trials=2000 db="" out=bank experiment="" refresh=0
+target=host trials=2000 db="" out=bank experiment="" refresh=0 defaults=strong
 models=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --target) target=$2; shift 2 ;;
     --trials) trials=$2; shift 2 ;;
+    --defaults) defaults=$2; shift 2 ;;
     --db) db=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --from-experiment) experiment=$2; shift 2 ;;
@@ -43,7 +46,7 @@ suffix_of() { sed -E 's/^([^ ]+) \(([a-z0-9]+),.*/\1-\2/' <<<"$1"; }
 json_field() { sed -nE "s/.*\"$1\": *\"([^\"]*)\".*/\1/p" | head -1; }
 
 export_run() {  # MODEL RUN_ID TARGET_DESCRIPTION DB
-  local file="$out/$1.$(suffix_of "$3").jsonl"
+  local file="$out/$1.$(suffix_of "$3")$([ "$defaults" = basic ] && echo -basic).jsonl"
   "$TTUNE" db export "$file" --db "$4" --run "$2" --best --ok-only >/dev/null
   echo "make_bank: $file ($(wc -l <"$file") records, run $2)"
 }
@@ -51,6 +54,7 @@ export_run() {  # MODEL RUN_ID TARGET_DESCRIPTION DB
 if [ "$refresh" = 1 ]; then
   [ ${#models[@]} -gt 0 ] || { echo "make_bank: name at least one file to refresh" >&2; exit 2; }
   for file in "${models[@]}"; do
+    case "$file" in *-basic.jsonl) echo "make_bank: $file is a basic-baseline file; refresh measures against the strong defaults, skipped" >&2; continue ;; esac
     base=$(basename "$file" .jsonl)           # resnet18.znver4-avx512
     model=${base%%.*}
     cpu=${base#*.}
@@ -106,10 +110,10 @@ fi
 [ ${#models[@]} -gt 0 ] || { echo "make_bank: name at least one model" >&2; exit 2; }
 if [ -z "$db" ]; then
   mkdir -p build/make-bank
-  db=build/make-bank/$target.db
+  db=build/make-bank/$target-$defaults.db
 fi
 for m in "${models[@]}"; do
-  echo "make_bank: tuning $m for $target ($trials trials) into $db"
-  summary=$("$TTUNE" tune "$m" --trials "$trials" --target "$target" --db "$db" --json)
+  echo "make_bank: tuning $m for $target ($trials trials, $defaults defaults) into $db"
+  summary=$("$TTUNE" tune "$m" --trials "$trials" --target "$target" --defaults "$defaults" --db "$db" --json)
   export_run "$m" "$(json_field run_id <<<"$summary")" "$(json_field target <<<"$summary")" "$db"
 done

@@ -70,3 +70,27 @@ def test_one_results_folder_holds_one_host(tmp_path):
     rc, out, err = run_experiment(tmp_path, [model])
     assert rc != 0
     assert "one table holds one host" in err and err.count("\n") == 1
+
+
+def test_basic_baseline_runs_carry_it_and_do_not_mix_with_strong_ones(tmp_path):
+    models = [dense_model(tmp_path / "left.onnx", 64, 48, seed=1), dense_model(tmp_path / "right.onnx", 96, 40, seed=2)]
+    rc, out, err = run_experiment(tmp_path, models, "--defaults", "basic", "--modes", "pool", "--json")
+    assert rc == 0, err
+    res = json.loads(out)
+    assert res["defaults"] == "basic"
+    for name, m in res["models"].items():
+        assert m["tune"]["defaults"] == "basic" and m["modes"]["pool"]["transfer"]["defaults"] == "basic"
+        c = m["modes"]["pool"]["comparison"]
+        assert c["speedup_tuned"] > 0 and c["tuned_rounds"] >= 5 and c["tuned_speedup_lo"] <= c["speedup_tuned"]
+    assert "Baseline: basic" in (tmp_path / "exp" / "results.md").read_text()
+    # Every record of the experiment's runs says which baseline it was measured against.
+    rc, out, err = ttune_cli("db", "export", "-", "--db", tmp_path / "exp" / "bank.db")
+    assert rc == 0, err
+    lines = [json.loads(l) for l in out.splitlines() if l.strip()]
+    assert lines and all(r["provenance"].get("baseline") == "basic" for r in lines)
+    # A comparison against the strong defaults refuses the basic runs, in one sentence.
+    rc, out, err = ttune_cli("compare", models[0], "--db", tmp_path / "exp" / "bank.db")
+    assert rc != 0 and "baselines do not mix" in err and err.count("\n") == 1, err
+    # So does resuming the folder with the other baseline.
+    rc, out, err = run_experiment(tmp_path, models, "--modes", "pool")
+    assert rc != 0 and "ran with --defaults basic" in err, err

@@ -62,7 +62,7 @@ SearchTask::SearchTask(std::shared_ptr<const te::ComputeDAG> dag, std::string wo
   if (opt_.seed_with_default) {
     // The untuned baseline the executor would run (search states carry no layout rewrite;
     // finalizeForMeasurement adds it back).
-    auto d = State::replay(dag_, withoutLayoutRewrites(measure::defaultScheduleFor(*dag_, opt_.target)));
+    auto d = State::replay(dag_, withoutLayoutRewrites(measure::defaultScheduleFor(*dag_, opt_.target, opt_.baseline)));
     if (d.ok()) default_state_ = std::move(*d);
   }
 }

@@ -22,6 +22,7 @@
 #include "autotune/cost_model.h"
 #include "autotune/sampler.h"
 #include "autotune/sketch.h"
+#include "schedule/baseline.h"
 #include "codegen/target.h"
 #include "schedule/state.h"
 
@@ -40,6 +41,9 @@ struct SearchOptions {
   bool seed_with_default = true;
   int threads = 0;  // 0: one per core
   schedule::Target target = codegen::hostTarget();  // the default schedule and register budgets follow it
+  // Which default schedule seeds the search (seed_with_default): the basic baseline's is what the
+  // paper's Ansor started from at most (it measures no hand-made default).
+  schedule::Baseline baseline = schedule::Baseline::Strong;
   SketchOptions sketch;
   SamplerOptions sampler;
 };

@@ -132,6 +132,7 @@ void Tuner::measureAndRecord(const std::vector<std::pair<int, Candidate>>& batch
     rec.provenance =
         schedule::Provenance{opt_.model, opt_.run_id, source, trials_, opt_.elapsed_offset_s + now() - start_,
                              std::string(source) == "tune" ? opt_.model : ""};
+    rec.provenance.baseline = opt_.search.baseline;
     records.push_back(std::move(rec));
   }
   if (sink) sink(records);

@@ -114,15 +114,17 @@ executor::ScheduleProvider bankProvider(store::Bank& bank, const std::string& mo
                                         const schedule::Target& code, const BankUse& use) {
   if (use.report) *use.report = Json::object();
   schedule::TargetInfo here = currentTarget(code);
-  if (std::optional<std::vector<schedule::Record>> own = transfer::inModelChoice(bank, model, here))
+  if (std::optional<std::vector<schedule::Record>> own = transfer::inModelChoice(bank, model, here, use.baseline))
     return executor::recordsProvider(*own);
   std::vector<graph::Kernel> kernels = graph::partition(g);
   std::vector<std::string> keys;
   for (const graph::Kernel& k : kernels) keys.push_back(k.workload_key);
   std::map<std::string, schedule::Record> best = bank.bestRecordsFor(keys, here);
   if (best.empty()) return nullptr;  // nothing to validate: the defaults
-  if (use.validate && codegen::runnable(code).ok()) return executor::recordsProvider(validateHere(bank, model, g, kernels, code, use));
-  if (use.validate && !use.quiet)
+  const bool strong = use.baseline == schedule::Baseline::Strong;
+  if (strong && use.validate && codegen::runnable(code).ok())
+    return executor::recordsProvider(validateHere(bank, model, g, kernels, code, use));
+  if (strong && use.validate && !use.quiet)
     logWarning("the bank's schedules for ", model, " are used unvalidated: ", codegen::describe(code), " code cannot run on this machine");
   std::vector<schedule::Record> recs;
   for (auto& [k, r] : best) recs.push_back(r);

@@ -31,6 +31,9 @@ struct BankUse {
   bool validate = true;   // false (--no-validate): the bank's records as they are
   bool quiet = false;     // no progress display (--json, libraries)
   Json* report = nullptr;  // when set: what the validation did (empty object when it did not run)
+  // The baseline of the model being compiled: a basic-baseline model (the paper's conditions,
+  // an experiment's) takes its basic runs' choice, or the bank's records unvalidated.
+  schedule::Baseline baseline = schedule::Baseline::Strong;
 };
 
 // The schedule per kernel of `model` for code of `code`'s ISA level. When the model has a choice

@@ -81,6 +81,7 @@ void compare(const CompareArgs& a) {
   store::Bank bank = openBank(a.db);
   transfer::CompareOptions o;
   o.target = resolveTargetOption(a.target, true);
+  o.baseline = baselineOf(a.src);
   o.tune_run = a.tune_run;
   o.transfer_run = a.transfer_run;
   o.continued_run = a.continued_run;
@@ -92,6 +93,7 @@ void compare(const CompareArgs& a) {
   Json j = comparisonJson(name, *c);
   j["db"] = bank.path();
   j["target"] = codegen::describe(o.target);
+  j["defaults"] = schedule::baselineName(o.baseline);
   if (a.json) return printJson(j);
   std::cout << name << " (bank " << bank.path() << ", " << codegen::describe(o.target) << ")\n";
   std::cout << "  untuned      " << formatSeconds(c->untuned_s) << "\n";

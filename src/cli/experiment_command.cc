@@ -52,6 +52,7 @@ struct ExperimentArgs {
   double step_s = 60;
   int threads = 0;
   std::string target = "host";
+  std::string defaults = "strong";  // the untuned baseline of every run (schedule/baseline.h)
   bool json = false, verbose = false;
 };
 
@@ -116,7 +117,8 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
   std::ostringstream md;
   const Json& h = root["host"];
   md << "# Transfer-tuning experiment\n\nHost: " << h.value("description", std::string()) << ", " << h.value("threads", 0)
-     << " threads. Tuning from scratch: " << root.value("trials", 0) << " trials per model. Transfer: leave-one-out "
+     << " threads. Baseline: " << root.value("defaults", std::string("strong"))
+     << " default schedules (docs/measurement.md; basic: the paper's conditions). Tuning from scratch: " << root.value("trials", 0) << " trials per model. Transfer: leave-one-out "
      << "(each model from the tuning runs of the others). Speedups over the untuned model, timed interleaved in one "
      << "process per model (median of per-round ratios with its 90% interval, docs/measurement.md); "
      << "%max = (S_tt - 1) / (S_max - 1); match = tuning time after which the tuning run's "
@@ -243,6 +245,11 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
             {"threads", threads},
             {"description", codegen::describe(code)}};
   Results res(a.out, host);
+  // One experiment, one baseline: its runs and comparisons all measure against it.
+  if (res.root().contains("defaults") && res.root()["defaults"] != a.defaults)
+    fail("the experiment in ", a.out, " ran with --defaults ", res.root()["defaults"].get<std::string>(),
+         "; resume it with the same baseline or use another --out");
+  res.root()["defaults"] = a.defaults;
   res.root()["trials"] = a.trials;
   res.root()["step_s"] = a.step_s;
   res.root()["command"] = command;
@@ -260,6 +267,7 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
     say("tuning " + m + " from scratch (" + std::to_string(a.trials) + " trials)");
     TuneArgs t;
     t.src.spec = spec;
+    t.src.defaults = a.defaults;
     t.trials = a.trials;
     t.db = db;
     t.target = a.target;
@@ -274,7 +282,9 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
   for (const std::string& spec : models) {
     const std::string m = modelName(spec);
     Json& mj = res.model(m);
-    graph::Graph g = loadModel({spec, {}, {}});
+    ModelSource source{spec, {}, {}};
+    source.defaults = a.defaults;
+    graph::Graph g = loadModel(source);
     int tunable = static_cast<int>(graph::tunableKernels(graph::partition(g)).size());
     for (const std::string& mode : modes) {
       Json& md = mj["modes"][mode];
@@ -284,6 +294,7 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
           say("tuning " + m + " from its " + continued_from + " transfer (" + std::to_string(then_trials) + " trials)");
           TuneArgs t;
           t.src.spec = spec;
+          t.src.defaults = a.defaults;
           t.trials = then_trials;
           t.db = db;
           t.target = a.target;
@@ -301,6 +312,7 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
           store::Bank bank = openBank(db);
           transfer::CompareOptions o;
           o.target = code;
+          o.baseline = baselineOf(source);
           o.tune_run = mj["tune"]["run_id"];
           o.transfer_run = base["transfer"]["run_id"];
           o.continued_run = md["continued"]["run_id"];
@@ -317,6 +329,7 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
         say("transfer-tuning " + m + " (" + mode + ")");
         TransferArgs t;
         t.src.spec = spec;
+        t.src.defaults = a.defaults;
         t.db = db;
         t.target = a.target;
         t.sources = mode == "auto" ? "auto" : "pool";
@@ -335,6 +348,7 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
         store::Bank bank = openBank(db);
         transfer::CompareOptions o;
         o.target = code;
+        o.baseline = baselineOf(source);
         o.tune_run = mj["tune"]["run_id"];
         o.transfer_run = md["transfer"]["run_id"];
         o.step_s = a.step_s;
@@ -372,6 +386,10 @@ void addExperimentCommand(CLI::App& app) {
   cmd->add_option("--step", a->step_s, "Seconds between tuning checkpoints after the transfer time (default 60)");
   cmd->add_option("--threads", a->threads, "Threads for kernels (default: all cores)");
   addTargetOption(cmd, a->target);
+  cmd->add_option("--defaults", a->defaults,
+                  "Untuned baseline of every run: strong (ttune's default schedules, default) or basic (the paper's "
+                  "conditions: TVM-style fallback schedules, direct convolutions, a search not seeded with ttune's defaults)")
+      ->check(CLI::IsMember({"strong", "basic"}));
   cmd->add_flag("--json", a->json, "Print the results as JSON");
   cmd->add_flag("--progress", a->verbose, "Print progress lines also when stderr is not a terminal");
   cmd->callback([a] { experiment(*a, commandLine()); });

@@ -36,8 +36,10 @@ Json exportCommand(const ExportArgs& a) {
   graph::Graph g = loadModel(a.src);
   executor::ModelOptions opt;
   opt.target = resolveTargetOption(a.target, false);  // any target: the code is not run here
+  opt.baseline = baselineOf(a.src);
   Json validation;
-  opt.schedules = scheduleOption(a.records, a.db, modelName(a.src.spec), g, opt.target, BankUse{a.src.spec, a.validate, a.json, &validation});
+  opt.schedules = scheduleOption(a.records, a.db, modelName(a.src.spec), g, opt.target,
+                                 BankUse{a.src.spec, a.validate, a.json, &validation, opt.baseline});
   executor::ModelArtifacts art = executor::compileArtifacts(g, opt);
   deploy::ExportOptions eo;
   eo.dir = a.out;

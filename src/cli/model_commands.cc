@@ -181,9 +181,10 @@ void runModel(const RunArgs& a) {
   graph::Graph g = loadModel(a.src);
   executor::ModelOptions opt;
   opt.target = resolveTargetOption(a.target, true);
+  opt.baseline = baselineOf(a.src);
   Json validation;
   opt.schedules = scheduleOption(a.records, a.use_db ? std::optional<std::string>(a.db) : std::nullopt, modelName(a.src.spec), g,
-                                 opt.target, BankUse{a.src.spec, a.validate, a.json, &validation});
+                                 opt.target, BankUse{a.src.spec, a.validate, a.json, &validation, opt.baseline});
   executor::CompiledModel m = executor::CompiledModel::compile(g, opt);
 
   std::vector<runtime::NDArray> inputs;

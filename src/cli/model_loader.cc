@@ -21,6 +21,14 @@ void addSourceOptions(CLI::App* cmd, ModelSource& src) {
                   "Stride-1 3x3 convolutions: winograd (F(4x4,3x3) or, on small images, F(2x2,3x3) transforms and a "
                   "batched matrix product; channels-last only) or direct")
       ->check(CLI::IsMember({"winograd", "direct"}));
+  cmd->add_option("--defaults", src.defaults,
+                  "Untuned baseline: strong (ttune's default schedules, default) or basic (the transfer-tuning paper's "
+                  "conditions: schedules of the kind TVM falls back to without tuning logs, direct convolutions)")
+      ->check(CLI::IsMember({"strong", "basic"}));
+}
+
+schedule::Baseline baselineOf(const ModelSource& src) {
+  return schedule::parseBaseline(src.defaults).value_or(schedule::Baseline::Strong);
 }
 
 std::string modelName(const std::string& spec) {
@@ -56,7 +64,8 @@ graph::Graph loadModel(const ModelSource& src) {
       fail("--input-shape and --dim apply to ONNX files; zoo model ", src.spec, " has fixed shapes");
     g = models::buildModel(src.spec);
   }
-  graph::optimizeGraph(g, {.channels_last = src.layout == "nhwc", .winograd = src.conv == "winograd"});
+  graph::optimizeGraph(g, {.channels_last = src.layout == "nhwc",
+                           .winograd = src.conv == "winograd" && baselineOf(src) == schedule::Baseline::Strong});
   return g;
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "graph/graph.h"
+#include "schedule/baseline.h"
 
 namespace CLI {
 class App;
@@ -20,7 +21,13 @@ struct ModelSource {
   std::vector<std::string> dims;             // "batch=1"
   std::string layout = "nhwc";               // convolution layout: "nhwc" or "nchw" (as imported)
   std::string conv = "winograd";             // stride-1 3x3 convolutions: "winograd" or "direct"
+  // The untuned baseline (schedule/baseline.h): "strong", or "basic" (the paper's conditions:
+  // basic default schedules and direct convolutions whatever --conv says).
+  std::string defaults = "strong";
 };
+
+// The baseline the source names.
+schedule::Baseline baselineOf(const ModelSource& source);
 
 // The MODEL positional and the ONNX shape options every model command takes.
 void addSourceOptions(CLI::App* cmd, ModelSource& src);

@@ -107,7 +107,8 @@ Json transferModel(const TransferArgs& a) {
   for (const std::string& m : bank.models()) known.insert(m);
   for (const std::string& m : a.from)
     if (!known.count(m)) fail("--from: the bank ", bank.path(), " has no model named ", m, " (see `ttune db models`)");
-  std::vector<transfer::SourceCoverage> cover = transfer::rankSources(kernels, bank, name);
+  const schedule::Baseline baseline = baselineOf(a.src);
+  std::vector<transfer::SourceCoverage> cover = transfer::rankSources(kernels, bank, name, baseline);
   bool any_neighbour = false;
   if (cover.empty() && a.nearest_classes) {
     std::map<std::string, std::string> classes = bank.recordClasses();
@@ -117,11 +118,13 @@ Json transferModel(const TransferArgs& a) {
   // An evaluation (allow_no_source) records the transfer that found nothing: S_tt is then 1.
   if (cover.empty() && !any_neighbour && !a.allow_no_source)
     fail("the bank ", bank.path(), " holds no schedules of other models for the kernel classes of ", name,
-         "; tune another model first (ttune tune MODEL) or import records (ttune db import FILE)");
+         baseline == schedule::Baseline::Basic ? " tuned against the basic defaults; tune another model with --defaults basic first"
+                                               : "; tune another model first (ttune tune MODEL) or import records (ttune db import FILE)");
 
   Json settings{{"sources", a.from}, {"source_mode", a.sources}, {"top_k", a.top_k}, {"budget", a.budget},
                 {"refine", a.refine},  {"adapt", a.adapt},        {"threads", target.threads}, {"nearest_classes", a.nearest_classes},
-                {"isa", schedule::isaName(code.isa)}, {"cpu", target.cpu}, {"label", a.label}};
+                {"isa", schedule::isaName(code.isa)}, {"cpu", target.cpu}, {"label", a.label},
+                {"defaults", schedule::baselineName(baseline)}};
   auto run = bank.beginRun(store::RunKind::Transfer, name, settings);
   if (!run.ok()) fail(run.error());
 
@@ -136,6 +139,7 @@ Json transferModel(const TransferArgs& a) {
   opt.model = name;
   opt.run_id = *run;
   opt.target = target;
+  opt.baseline = baseline;
   opt.measure.threads = target.threads;
   opt.measure.target = code;
   opt.source_dag = [&dags](const std::string& key) { return dags(key); };
@@ -176,6 +180,7 @@ Json transferModel(const TransferArgs& a) {
     if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-ranking each kernel's best candidates inside the model...\n";
     transfer::RefineOptions ro;
     ro.target = code;
+    ro.baseline = baseline;
     // Only candidates that beat their default side by side compete in the model.
     std::set<std::string> improved_keys;
     for (const auto& k : res.kernels)
@@ -189,6 +194,7 @@ Json transferModel(const TransferArgs& a) {
   if (!a.json && stderrIsTerminal()) std::cerr << "ttune: timing " << name << " with its defaults and with the transferred choice...\n";
   transfer::ModelCheckOptions co;
   co.target = code;
+  co.baseline = baseline;
   transfer::ModelCheck check = transfer::checkModel(g, choice, transfer::defaultRecords(measured), co);
   res.search_s += rt.seconds();
   Json result = transfer::choiceResult(check.chosen);
@@ -223,6 +229,7 @@ Json transferModel(const TransferArgs& a) {
          {"measured", res.measured},
          {"kernels_improved", check.kernels_changed},
          {"threads", target.threads},
+         {"defaults", schedule::baselineName(baseline)},
          {"sources", res.sources},
          {"source_mode", a.sources},
          {"kernels", kj}};
@@ -285,7 +292,7 @@ void sourcesCmd(const ModelSource& src, const std::string& db, bool json) {
   std::string name = modelName(src.spec);
   std::vector<graph::Kernel> kernels = graph::partition(g);
   store::Bank bank = openBank(db);
-  std::vector<transfer::SourceCoverage> cover = transfer::rankSources(kernels, bank, name);
+  std::vector<transfer::SourceCoverage> cover = transfer::rankSources(kernels, bank, name, baselineOf(src));
   if (json) {
     Json arr = Json::array();
     for (const auto& c : cover) arr.push_back({{"model", c.model}, {"flops_share", c.flops_share}, {"kernels", c.kernels}});

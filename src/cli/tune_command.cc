@@ -104,6 +104,8 @@ Json tuneModel(const TuneArgs& a) {
   registerModel(bank, name, a.src.spec, kernels);
   schedule::TargetInfo target = currentTarget(code);
   const std::string isa = schedule::isaName(code.isa);
+  const schedule::Baseline baseline = baselineOf(a.src);
+  const std::string defaults_name = schedule::baselineName(baseline);
 
   // Resume the latest unfinished run of this model (for code of the same ISA level) unless told
   // otherwise.
@@ -114,7 +116,7 @@ Json tuneModel(const TuneArgs& a) {
   if (!a.new_run) {
     for (const auto& r : bank.runs())
       if (r.kind == store::RunKind::Tune && r.model == name && r.status != store::RunStatus::Finished &&
-          r.settings.value("isa", isa) == isa) {
+          r.settings.value("isa", isa) == isa && r.settings.value("defaults", "strong") == defaults_name) {
         run_id = r.run_id;
         time_before = r.wall_s;
       }
@@ -140,6 +142,7 @@ Json tuneModel(const TuneArgs& a) {
                 {"refine", a.refine},
                 {"isa", isa},
                 {"cpu", target.cpu},
+                {"defaults", defaults_name},
                 {"label", a.label}};
   if (run_id.empty()) {
     auto r = bank.beginRun(store::RunKind::Tune, name, settings);
@@ -161,6 +164,7 @@ Json tuneModel(const TuneArgs& a) {
   topt.early_stopping = a.early_stopping;
   topt.search.population = a.population;
   topt.search.target = code;
+  topt.search.baseline = baseline;
   topt.search.sketch.num_cores = target.threads;
   topt.search.sampler.num_cores = target.threads;
   topt.seed = a.seed;
@@ -251,7 +255,7 @@ Json tuneModel(const TuneArgs& a) {
     for (const autotune::TuneTaskSpec& t : tasks) {
       auto it = pick.find(t.workload_key);
       if (it == pick.end()) continue;
-      std::vector<schedule::Step> def = measure::defaultScheduleFor(*t.dag, code);
+      std::vector<schedule::Step> def = measure::defaultScheduleFor(*t.dag, code, baseline);
       double d = it->second.result.median(), q = d;
       bool keep = false;
       if (store::stepsKey(def) != store::stepsKey(it->second.steps)) {
@@ -277,6 +281,7 @@ Json tuneModel(const TuneArgs& a) {
     if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-ranking each kernel's best schedules inside the model...\n";
     transfer::RefineOptions ro;
     ro.target = code;
+    ro.baseline = baseline;
     std::vector<schedule::Record> cands;
     for (const schedule::Record& r : run_recs)
       if (r.provenance.source == "default" || beaten.count(r.workload_key)) cands.push_back(r);
@@ -286,6 +291,7 @@ Json tuneModel(const TuneArgs& a) {
   if (!a.json && stderrIsTerminal()) std::cerr << "ttune: timing " << name << " with its defaults and with the tuned choice...\n";
   transfer::ModelCheckOptions co;
   co.target = code;
+  co.baseline = baseline;
   transfer::ModelCheck check = transfer::checkModel(g, choice, defaults, co);
   Json result = transfer::choiceResult(check.chosen);
   result["check"] = transfer::checkJson(check);
@@ -317,6 +323,7 @@ Json tuneModel(const TuneArgs& a) {
          {"measure_share", total > 0 ? p.run_s / total : 0.0},
          {"trials_per_s", wall_s > 0 ? (p.trials - done) / wall_s : 0.0},
          {"threads", target.threads},
+         {"defaults", defaults_name},
          {"target", codegen::describe(code)}};
   // The speedup the kernels' isolated measurements promise (untuned over tuned latency, each
   // kernel weighted by its occurrences), next to what the whole model delivers: re-timed side by

@@ -211,7 +211,7 @@ void CompiledModel::Impl::compileKernels(const ModelOptions& options, const std:
       }
       if (!c) {
         if (!provided) st.schedule_source = "default";
-        c = buildSchedule(measure::defaultScheduleFor(*k.dag, options.target), b);
+        c = buildSchedule(measure::defaultScheduleFor(*k.dag, options.target, options.baseline), b);
       }
       st.compile_s = t.seconds();
       if (!c) {

@@ -22,6 +22,7 @@
 
 #include "codegen/codegen.h"
 #include "codegen/target.h"
+#include "schedule/default_schedule.h"
 #include "graph/fusion.h"
 #include "runtime/ndarray.h"
 #include "runtime/plan.h"
@@ -44,6 +45,8 @@ struct ModelOptions {
   int compile_threads = 0;  // 0: one per core
   schedule::Target target = codegen::hostTarget();  // must be runnable here (compile() checks)
   std::shared_ptr<KernelCache> cache;               // optional
+  // The default schedules of kernels the provider does not schedule (schedule/default_schedule.h).
+  schedule::Baseline baseline = schedule::Baseline::Strong;
 };
 
 struct KernelStats {

@@ -20,8 +20,9 @@ namespace ttune::measure {
 
 using schedule::ErrorKind;
 
-std::vector<schedule::Step> defaultScheduleFor(const te::ComputeDAG& dag, const schedule::Target& target) {
-  return schedule::defaultSchedule(dag, schedule::defaultScheduleOptions(target));
+std::vector<schedule::Step> defaultScheduleFor(const te::ComputeDAG& dag, const schedule::Target& target,
+                                               schedule::Baseline baseline) {
+  return schedule::defaultSchedule(dag, schedule::defaultScheduleOptions(target, baseline));
 }
 
 BuildResult buildOne(const MeasureInput& input, const std::string& name, const schedule::Target& target) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "codegen/codegen.h"
+#include "schedule/default_schedule.h"
 #include "schedule/record.h"
 #include "schedule/state.h"
 
@@ -39,7 +40,8 @@ struct BuildResult {
 
 // The default schedule for a target (its lanes, registers and caches): the untuned baseline
 // every command and the search use.
-std::vector<schedule::Step> defaultScheduleFor(const te::ComputeDAG& dag, const schedule::Target& target = codegen::hostTarget());
+std::vector<schedule::Step> defaultScheduleFor(const te::ComputeDAG& dag, const schedule::Target& target = codegen::hostTarget(),
+                                               schedule::Baseline baseline = schedule::Baseline::Strong);
 
 // Builds one candidate in the calling thread, for `target`.
 BuildResult buildOne(const MeasureInput& input, const std::string& name = "kernel",

@@ -516,17 +516,11 @@ void transposeStage(std::vector<Step>& steps, const te::ComputeOp& c, int a, con
   for (const std::string& loop : inner) steps.push_back(AnnotationStep{name, loop, IterAnnotation::Unroll});
 }
 
-// Elementwise / injective stage, or a reduction too small to tile: parallel outer loops and a
-// vectorized innermost loop.
-void simpleStage(std::vector<Step>& steps, const te::ComputeDAG& dag, int stage, const std::vector<bool>& inlined,
-                 const DefaultScheduleOptions& opt) {
-  const te::Operation& op = dag.op(stage);
+// Parallel outer loops and a vectorized innermost loop (split by the vector width), the
+// reduction loops in between.
+void plainStage(std::vector<Step>& steps, const te::Operation& op, const DefaultScheduleOptions& opt) {
   const te::ComputeOp& c = op.compute();
   const std::string& name = op.name();
-  if (int a = costlyPerElement(op) ? -1 : transposedAxis(dag, stage, inlined); a >= 0) {
-    transposeStage(steps, c, a, name, opt);
-    return;
-  }
   const te::IterVar& last = c.axes.back();
   const int64_t vector_lanes = opt.target.lanes();
   std::vector<std::pair<std::string, int64_t>> outer;
@@ -549,6 +543,20 @@ void simpleStage(std::vector<Step>& steps, const te::ComputeDAG& dag, int stage,
   std::string par = fuseOuter(steps, name, parallelPrefix(outer, opt.min_parallel));
   if (!par.empty()) steps.push_back(AnnotationStep{name, par, IterAnnotation::Parallel});
   if (!vec.empty()) steps.push_back(AnnotationStep{name, vec, IterAnnotation::Vectorize});
+}
+
+// Elementwise / injective stage, or a reduction too small to tile: parallel outer loops and a
+// vectorized innermost loop (a layout change in transpose blocks).
+void simpleStage(std::vector<Step>& steps, const te::ComputeDAG& dag, int stage, const std::vector<bool>& inlined,
+                 const DefaultScheduleOptions& opt) {
+  const te::Operation& op = dag.op(stage);
+  const te::ComputeOp& c = op.compute();
+  const std::string& name = op.name();
+  if (int a = costlyPerElement(op) ? -1 : transposedAxis(dag, stage, inlined); a >= 0) {
+    transposeStage(steps, c, a, name, opt);
+    return;
+  }
+  plainStage(steps, op, opt);
 }
 
 // The Winograd input transform [a, a, P, C]: per tile (and block of channels, in parallel) all
@@ -630,9 +638,10 @@ std::map<int, int64_t> winogradOutputStages(const te::ComputeDAG& dag, const std
 
 }  // namespace
 
-DefaultScheduleOptions defaultScheduleOptions(const Target& target) {
+DefaultScheduleOptions defaultScheduleOptions(const Target& target, Baseline baseline) {
   DefaultScheduleOptions o;
   o.target = target;
+  o.baseline = baseline;
   o.min_parallel = std::max<int64_t>(64, 16 * target.cores);
   return o;
 }
@@ -652,14 +661,21 @@ std::vector<Step> defaultSchedule(const te::ComputeDAG& dag, const DefaultSchedu
     if (!op.isCompute() || dag.isOutput(i) || op.compute().reduce()) continue;
     if (dag.consumers(i).size() != 1) continue;
     const te::Operation& consumer = dag.op(dag.consumers(i)[0]);
-    if (consumer.isCompute() && !consumer.compute().reduce() && broadcastBy(consumer.compute(), op)) continue;
-    if (op.tag() == "pad" || op.name() == "pad") {
+    if (opt.baseline == Baseline::Strong && consumer.isCompute() && !consumer.compute().reduce() &&
+        broadcastBy(consumer.compute(), op))
+      continue;
+    if (opt.baseline == Baseline::Strong && (op.tag() == "pad" || op.name() == "pad")) {
       if (consumer.isCompute() && consumer.compute().reduce() && reduceLength(consumer.compute()) >= kMinTiledReduce &&
           hasBroadcastAxis(consumer.compute(), opt.target.lanes()))
         continue;
     }
     steps.push_back(ComputeInlineStep{op.name()});
     inlined[i] = true;
+  }
+  if (opt.baseline == Baseline::Basic) {
+    for (int i = 0; i < dag.numOps(); ++i)
+      if (dag.op(i).isCompute() && !inlined[i] && !dag.op(i).compute().axes.empty()) plainStage(steps, dag.op(i), opt);
+    return steps;
   }
   std::vector<bool> done(dag.numOps(), false);
   std::map<int, int64_t> winograd_out = winogradOutputStages(dag, inlined);

@@ -10,10 +10,18 @@
 // convolution (no broadcast operand) gets a small tile (elementwiseTileFor); a reduction along
 // its input's contiguous axis with nothing else to vectorize (softmax, layer norm) is factored
 // into a vector of partial results per row; a stage its consumer broadcasts is not inlined.
+//
+// Those are the strong defaults, what users run. The basic defaults (Baseline::Basic) are the
+// kind of schedule TVM falls back to without tuning logs, the untuned baseline of the
+// transfer-tuning paper: every single-consumer element-wise stage inlined, then every stage
+// with its outer spatial loops fused and parallel and its innermost loop vectorized (reductions
+// in between): no register tiles, no packed weights, no transpose blocks. (Its other half, no
+// Winograd rewrite, is a graph choice: the commands load the model with direct convolutions.)
 #pragma once
 
 #include <vector>
 
+#include "schedule/baseline.h"
 #include "schedule/step.h"
 #include "schedule/target.h"
 #include "te/compute_dag.h"
@@ -23,8 +31,9 @@ namespace ttune::schedule {
 struct DefaultScheduleOptions {
   Target target;              // lanes, registers and caches come from here
   int64_t min_parallel = 64;  // parallel loop extent to aim for
+  Baseline baseline = Baseline::Strong;
 };
-DefaultScheduleOptions defaultScheduleOptions(const Target& target);
+DefaultScheduleOptions defaultScheduleOptions(const Target& target, Baseline baseline = Baseline::Strong);
 
 std::vector<Step> defaultSchedule(const te::ComputeDAG& dag, const DefaultScheduleOptions& options);
 

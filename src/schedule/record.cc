@@ -267,6 +267,7 @@ Json recordToJson(const Record& r) {
                      {"trial", r.provenance.trial},
                      {"elapsed_s", r.provenance.elapsed_s},
                      {"origin", r.provenance.origin}};
+  if (r.provenance.baseline != Baseline::Strong) j["provenance"]["baseline"] = baselineName(r.provenance.baseline);
   return j;
 }
 
@@ -336,6 +337,12 @@ Expected<Record> recordFromJson(const Json& j) {
   TT_TRY(rec.provenance.elapsed_s, number(pj, "elapsed_s", "record provenance"));
   if (pj.contains("origin")) {  // optional: records written before lineage was kept lack it
     TT_TRY(rec.provenance.origin, p.str("origin"));
+  }
+  if (pj.contains("baseline")) {  // optional: strong unless written
+    TT_TRY(std::string b, p.str("baseline"));
+    auto parsed = parseBaseline(b);
+    if (!parsed) return Unexpected("record provenance field \"baseline\" must be \"strong\" or \"basic\", not \"" + b + "\"");
+    rec.provenance.baseline = *parsed;
   }
   return rec;
 }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "schedule/baseline.h"
 #include "schedule/step.h"
 #include "schedule/target.h"
 #include "support/expected.h"
@@ -70,6 +71,10 @@ struct Provenance {
   // schedules, and records written before lineage was kept). A transferred schedule keeps its
   // source's origin, so no schedule ever returns to the model it came from.
   std::string origin;
+  // The default schedules this record's run measured against (baseline.h): a basic-baseline
+  // tuning run's schedules are candidates only for basic-baseline transfers. Written to JSON only
+  // when basic ("baseline": "basic"), so strong records read and hash as before.
+  Baseline baseline = Baseline::Strong;
   bool operator==(const Provenance&) const = default;
 };
 

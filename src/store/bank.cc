@@ -21,7 +21,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Schema version 3 (see migrateFrom1 and migrateFrom2 for what changed). Every statement is idempotent so that two processes creating a bank at the
+// Schema version 4 (see migrateFrom1, migrateFrom2 and addBaseline for what changed). Every statement is idempotent so that two processes creating a bank at the
 // same moment both succeed. JSON columns hold compact JSON text.
 const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(
@@ -57,7 +57,8 @@ CREATE TABLE IF NOT EXISTS records(
   trial              INTEGER NOT NULL DEFAULT -1,
   elapsed_s          REAL NOT NULL DEFAULT 0,
   digest             TEXT NOT NULL UNIQUE,
-  origin             TEXT NOT NULL DEFAULT '');
+  origin             TEXT NOT NULL DEFAULT '',
+  baseline           TEXT NOT NULL DEFAULT 'strong');
 CREATE INDEX IF NOT EXISTS records_workload_median ON records(workload_key, median_s);
 CREATE INDEX IF NOT EXISTS records_class ON records(class_id);
 CREATE INDEX IF NOT EXISTS records_run ON records(run_id);
@@ -91,7 +92,7 @@ CREATE TABLE IF NOT EXISTS seeded_files(
   records      INTEGER NOT NULL,
   imported     INTEGER NOT NULL,
   PRIMARY KEY(name, content_hash));
-INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '3');
+INSERT OR IGNORE INTO meta(key, value) VALUES('schema_version', '4');
 )sql";
 
 // Version 1 -> 2: records gain target_isa (from the vector width, the only ISA levels version 1
@@ -148,12 +149,21 @@ void migrateFrom2(sql::Db& db) {
   db.exec("ALTER TABLE runs_v3 RENAME TO runs");
 }
 
+// Version 3 -> 4: records say which default schedules their run measured against (strong for
+// every older record). Added first, whatever the old version: the other migrations read records
+// with today's columns.
+void addBaseline(sql::Db& db) {
+  if (db.queryInt("SELECT count(*) FROM pragma_table_info('records') WHERE name = 'baseline'").value_or(0) > 0) return;
+  db.exec("ALTER TABLE records ADD COLUMN baseline TEXT NOT NULL DEFAULT 'strong'");
+}
+
 void migrate(sql::Db& db, int64_t from) {
   sql::WriteTransaction tx(db);
   // Another process may have migrated the file while this one waited for the write lock.
   auto v = db.queryText("SELECT value FROM meta WHERE key = 'schema_version'");
   auto version = v ? parseInt(*v) : std::nullopt;
   if (version && *version >= kSchemaVersion) return;
+  if (from < 4) addBaseline(db);
   if (from < 2) migrateFrom1(db);
   if (from < 3) migrateFrom2(db);
   db.exec("UPDATE meta SET value = '" + std::to_string(kSchemaVersion) + "' WHERE key = 'schema_version'");
@@ -380,8 +390,8 @@ size_t Bank::Impl::insertRecords(const std::vector<schedule::Record>& records) {
   sql::Stmt ins(*db,
                 "INSERT INTO records(workload_key, class_id, kernel_class, target_cpu, target_vector_bits, target_threads, "
                 "steps, costs, median_s, error, error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, "
-                "elapsed_s, digest, target_isa, origin) VALUES(?1, coalesce((SELECT class_id FROM workloads WHERE workload_key = ?1), ''), "
-                "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21) "
+                "elapsed_s, digest, target_isa, origin, baseline) VALUES(?1, coalesce((SELECT class_id FROM workloads WHERE workload_key = ?1), ''), "
+                "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22) "
                 "ON CONFLICT(digest) DO NOTHING");
   size_t inserted = 0;
   for (size_t i = 0; i < records.size(); ++i) {
@@ -396,7 +406,8 @@ size_t Bank::Impl::insertRecords(const std::vector<schedule::Record>& records) {
                  rows[i].steps, rows[i].costs, sql::Value(), std::string(schedule::errorKindName(r.result.error)),
                  r.result.error_msg, r.result.build_s, r.result.measure_s, r.result.timestamp, r.provenance.model,
                  r.provenance.run_id, r.provenance.source, r.provenance.trial, r.provenance.elapsed_s,
-                 rows[i].digest, std::string(schedule::isaName(r.target.isa)), recordOrigin(r)});
+                 rows[i].digest, std::string(schedule::isaName(r.target.isa)), recordOrigin(r),
+                 std::string(schedule::baselineName(r.provenance.baseline))});
     if (r.result.ok()) ins.bind(8, r.result.median());  // NULL for failures
     ins.step();
     inserted += static_cast<size_t>(db->changes());

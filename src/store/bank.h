@@ -33,8 +33,8 @@
 namespace ttune::store {
 
 // Version 2 added records.target_isa and .origin, runs.result, and digests without class ids;
-// version 3 runs of kind 'refresh' (older files are migrated on open).
-inline constexpr int kSchemaVersion = 3;
+// version 3 runs of kind 'refresh'; version 4 records.baseline (older files are migrated on open).
+inline constexpr int kSchemaVersion = 4;
 
 struct OpenOptions {
   bool create = true;             // create the file (and its folders) when missing

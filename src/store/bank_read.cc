@@ -12,7 +12,7 @@ namespace {
 
 const char* kRecordColumns =
     "id, workload_key, kernel_class, target_cpu, target_vector_bits, target_threads, steps, costs, error, "
-    "error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, elapsed_s, class_id, target_isa, origin";
+    "error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, elapsed_s, class_id, target_isa, origin, baseline";
 constexpr int kWorkloadKeyColumn = 1;
 
 }  // namespace
@@ -61,6 +61,10 @@ Expected<StoredRecord> decodeRecordRow(const sql::Stmt& st) {
   if (!isa.empty() && !parsed) return Unexpected("its target isa \"" + isa + "\" is unknown");
   r.target.isa = parsed ? *parsed : schedule::isaFromVectorBits(r.target.vector_bits);
   r.provenance.origin = st.getText(20);
+  std::string baseline = st.getText(21);
+  auto b = schedule::parseBaseline(baseline);
+  if (!b) return Unexpected("its baseline \"" + baseline + "\" is unknown");
+  r.provenance.baseline = *b;
   return out;
 }
 

@@ -25,10 +25,12 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // are looked up once each.
 class CandidateRule {
  public:
-  CandidateRule(const store::Bank& bank, std::string target_model) : bank_(bank), target_(std::move(target_model)) {}
+  CandidateRule(const store::Bank& bank, std::string target_model, schedule::Baseline baseline)
+      : bank_(bank), target_(std::move(target_model)), baseline_(baseline) {}
   bool operator()(const Record& r) {
     const schedule::Provenance& p = r.provenance;
     if (p.source != "tune" || p.model.empty() || p.model == target_ || p.origin == target_) return false;
+    if (p.baseline != baseline_) return false;
     auto it = cold_.find(p.run_id);
     if (it == cold_.end()) {
       auto run = bank_.run(p.run_id);
@@ -41,18 +43,20 @@ class CandidateRule {
  private:
   const store::Bank& bank_;
   std::string target_;
+  schedule::Baseline baseline_;
   std::map<std::string, bool> cold_;
 };
 
 }  // namespace
 
 std::vector<Record> classCandidates(const store::Bank& bank, const std::string& class_id, const std::string& target_model,
-                                    const store::TargetFilter& target, const std::string& preferred_cpu) {
+                                    const store::TargetFilter& target, const std::string& preferred_cpu,
+                                    schedule::Baseline baseline) {
   store::RecordQuery q;
   q.class_id = class_id;
   q.ok_only = true;
   q.target = target;
-  CandidateRule allowed(bank, target_model);
+  CandidateRule allowed(bank, target_model, baseline);
   // A workload the target shares with a source model stays a candidate (the source's schedule
   // for it is exact reuse), unlike the bank's exclude_model filter.
   std::map<std::pair<std::string, std::string>, Record> best;
@@ -78,14 +82,15 @@ store::TargetFilter candidateTier(const schedule::TargetInfo& target, int tier) 
 
 std::vector<std::vector<Record>> collectCandidates(const std::vector<const graph::Kernel*>& kernels, const store::Bank& bank,
                                                    const std::string& target_model, const schedule::TargetInfo& target,
-                                                   const std::vector<std::string>& sources, int* tier) {
+                                                   const std::vector<std::string>& sources, int* tier,
+                                                   schedule::Baseline baseline) {
   std::set<std::string> only(sources.begin(), sources.end());
   std::vector<std::vector<Record>> found(kernels.size());
   for (int t = 0; t < 2; ++t) {
     size_t n = 0;
     for (size_t i = 0; i < kernels.size(); ++i) {
       found[i].clear();
-      for (Record& r : classCandidates(bank, kernels[i]->class_id, target_model, candidateTier(target, t), target.cpu)) {
+      for (Record& r : classCandidates(bank, kernels[i]->class_id, target_model, candidateTier(target, t), target.cpu, baseline)) {
         if (!only.empty() && !only.count(r.provenance.model)) continue;
         found[i].push_back(std::move(r));
         ++n;

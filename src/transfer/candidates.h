@@ -1,8 +1,9 @@
 // Transfer candidates: which bank records may be transferred to a target model, and how each
 // becomes steps for a target kernel.
 //
-// A record may serve when a cold tuning run of another model measured it and its lineage does
-// not lead back to the target (CandidateRule); per (workload, source model) the best one is
+// A record may serve when a cold tuning run of another model measured it against the same
+// baseline (schedule/baseline.h: the paper's basic-baseline experiment transfers only what Ansor
+// found from the basic defaults) and its lineage does not lead back to the target (CandidateRule); per (workload, source model) the best one is
 // taken (this CPU's when there is one: times of different CPUs do not compare). The bank is
 // searched by tiers: records measured for this ISA level on any CPU (every candidate is measured
 // here), else other levels (their vector lengths adapted). Each record is replayed on
@@ -37,7 +38,8 @@ struct Candidate {
 // The best candidate record of every (workload, source model) of a class (CandidateRule).
 std::vector<schedule::Record> classCandidates(const store::Bank& bank, const std::string& class_id,
                                               const std::string& target_model, const store::TargetFilter& target,
-                                              const std::string& preferred_cpu = "");
+                                              const std::string& preferred_cpu = "",
+                                              schedule::Baseline baseline = schedule::Baseline::Strong);
 
 // The records of tier `tier` (0 this ISA level, any CPU; 1 any level).
 store::TargetFilter candidateTier(const schedule::TargetInfo& target, int tier);
@@ -47,7 +49,8 @@ store::TargetFilter candidateTier(const schedule::TargetInfo& target, int tier);
 std::vector<std::vector<schedule::Record>> collectCandidates(const std::vector<const graph::Kernel*>& kernels,
                                                              const store::Bank& bank, const std::string& target_model,
                                                              const schedule::TargetInfo& target,
-                                                             const std::vector<std::string>& sources, int* tier);
+                                                             const std::vector<std::string>& sources, int* tier,
+                                                             schedule::Baseline baseline = schedule::Baseline::Strong);
 
 struct BuildStats {
   int failed = 0;     // records whose steps do not apply to the kernel

@@ -14,7 +14,7 @@ namespace {
 
 // Why a run cannot be compared on this target, or "" when it can. A continued run is the one
 // tuning run that must be warm-started (from the transfer run, checked by the caller).
-std::string whyNot(const store::RunInfo& r, const schedule::Target& target, bool continued = false) {
+std::string whyNot(const store::RunInfo& r, const schedule::Target& target, schedule::Baseline baseline, bool continued = false) {
   std::string isa = schedule::isaName(target.isa), cpu = codegen::hostTarget().cpu;
   std::string run_isa = r.settings.value("isa", ""), run_cpu = r.settings.value("cpu", "");
   if (run_isa.empty() || run_cpu.empty())
@@ -22,6 +22,9 @@ std::string whyNot(const store::RunInfo& r, const schedule::Target& target, bool
   if (run_isa != isa || run_cpu != cpu)
     return "run " + r.run_id + " was measured on " + run_cpu + " with " + run_isa + " code, not on this " + cpu + " with " + isa +
            " code: its times do not compare with timings taken here";
+  if (runBaseline(r) != baseline)
+    return "run " + r.run_id + " measured against the " + schedule::baselineName(runBaseline(r)) + " default schedules, not the " +
+           schedule::baselineName(baseline) + " ones this comparison uses (--defaults): baselines do not mix";
   if (r.kind == store::RunKind::Tune && !continued && r.settings.value("warm_start", false))
     return "tuning run " + r.run_id + " was warm-started from the bank (--warm-start), so it is no from-scratch baseline";
   return "";
@@ -29,8 +32,12 @@ std::string whyNot(const store::RunInfo& r, const schedule::Target& target, bool
 
 }  // namespace
 
+schedule::Baseline runBaseline(const store::RunInfo& run) {
+  return schedule::parseBaseline(run.settings.value("defaults", "strong")).value_or(schedule::Baseline::Strong);
+}
+
 Expected<store::RunInfo> comparableRun(const store::Bank& bank, store::RunKind kind, const std::string& model,
-                                       const std::string& wanted, const schedule::Target& target) {
+                                       const std::string& wanted, const schedule::Target& target, schedule::Baseline baseline) {
   std::optional<store::RunInfo> out;
   std::string last_reason;
   for (const store::RunInfo& r : bank.runs()) {
@@ -39,12 +46,12 @@ Expected<store::RunInfo> comparableRun(const store::Bank& bank, store::RunKind k
       if (r.kind != kind)
         return Unexpected("run " + wanted + " in " + bank.path() + " is a " + store::runKindName(r.kind) + " run, not a " +
                           store::runKindName(kind) + " run");
-      std::string why = whyNot(r, target);
+      std::string why = whyNot(r, target, baseline);
       if (!why.empty()) return Unexpected(why);
       return r;
     }
     if (r.kind != kind || r.model != model || r.status != store::RunStatus::Finished) continue;
-    std::string why = whyNot(r, target);
+    std::string why = whyNot(r, target, baseline);
     if (why.empty()) out = r;
     else last_reason = why;
   }
@@ -73,13 +80,14 @@ Json choiceResult(const std::vector<Record>& chosen) {
   return Json{{"choice", c}};
 }
 
-std::optional<std::vector<Record>> inModelChoice(const store::Bank& bank, const std::string& model, const schedule::TargetInfo& here) {
+std::optional<std::vector<Record>> inModelChoice(const store::Bank& bank, const std::string& model, const schedule::TargetInfo& here,
+                                                 schedule::Baseline baseline) {
   std::vector<store::RunInfo> runs = bank.runs();
   for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
     const store::RunInfo& r = *it;
     if (r.model != model || r.status != store::RunStatus::Finished) continue;
     if (r.settings.value("cpu", "") != here.cpu || r.settings.value("isa", "") != schedule::isaName(here.isa) ||
-        r.settings.value("threads", 0) != here.threads)
+        r.settings.value("threads", 0) != here.threads || runBaseline(r) != baseline)
       continue;
     if (!r.result.is_object() || !r.result.contains("choice")) return std::nullopt;
     store::RecordQuery q;
@@ -117,8 +125,8 @@ std::vector<Record> transferChoice(const std::vector<Record>& records, const Jso
 
 Expected<Comparison> compareRuns(const graph::Graph& g, const std::string& model, const store::Bank& bank,
                                  const CompareOptions& o) {
-  TT_TRY(store::RunInfo tune, comparableRun(bank, store::RunKind::Tune, model, o.tune_run, o.target));
-  TT_TRY(store::RunInfo tr, comparableRun(bank, store::RunKind::Transfer, model, o.transfer_run, o.target));
+  TT_TRY(store::RunInfo tune, comparableRun(bank, store::RunKind::Tune, model, o.tune_run, o.target, o.baseline));
+  TT_TRY(store::RunInfo tr, comparableRun(bank, store::RunKind::Transfer, model, o.transfer_run, o.target, o.baseline));
   store::RecordQuery q;
   q.run_id = tune.run_id;
   std::vector<Record> tune_recs = bank.records(q);
@@ -145,11 +153,13 @@ Expected<Comparison> compareRuns(const graph::Graph& g, const std::string& model
   auto config = [&](const std::vector<Record>& recs) {
     executor::ModelOptions m;
     m.target = o.target;
+    m.baseline = o.baseline;
     m.schedules = executor::recordsProvider(recs);
     return m;
   };
   executor::ModelOptions untuned;
   untuned.target = o.target;
+  untuned.baseline = o.baseline;
   std::vector<executor::ModelOptions> configs = {untuned, config(transferChoice(tr_recs, tr.result))};
   for (double t : times) configs.push_back(config(bestPerWorkload(tune_recs, t)));
   // Transfer, then tune: the transfer choice, per kernel replaced by the continued run's best
@@ -163,7 +173,7 @@ Expected<Comparison> compareRuns(const graph::Graph& g, const std::string& model
     if (run->settings.value("warm_start_run", "") != tr.run_id)
       return Unexpected("tuning run " + o.continued_run + " was not warm-started from transfer run " + tr.run_id +
                         " (ttune tune --warm-start-run " + tr.run_id + ")");
-    std::string why = whyNot(*run, o.target, true);
+    std::string why = whyNot(*run, o.target, o.baseline, true);
     if (!why.empty()) return Unexpected(why);
     q.run_id = run->run_id;
     std::vector<Record> cont_recs = bank.records(q);

@@ -34,6 +34,9 @@ namespace ttune::transfer {
 
 struct CompareOptions {
   schedule::Target target = codegen::hostTarget();
+  // Both runs must have measured against this baseline (their settings' "defaults"); the
+  // untuned model runs its defaults.
+  schedule::Baseline baseline = schedule::Baseline::Strong;
   std::string tune_run, transfer_run;  // empty: the model's latest finished ones that qualify
   std::string continued_run;           // optional: a tuning run warm-started from the transfer run
   double step_s = 60;
@@ -70,7 +73,10 @@ struct Comparison {
 // reason there is none. A tuning run must not be warm-started; both must be measured on this
 // target's CPU and ISA level.
 Expected<store::RunInfo> comparableRun(const store::Bank& bank, store::RunKind kind, const std::string& model,
-                                       const std::string& wanted, const schedule::Target& target);
+                                       const std::string& wanted, const schedule::Target& target,
+                                       schedule::Baseline baseline = schedule::Baseline::Strong);
+// The baseline a run measured against (its settings' "defaults"; strong when absent).
+schedule::Baseline runBaseline(const store::RunInfo& run);
 
 // The transfer run's choice per workload, from its records: the one its result names (in-model
 // refinement stores {"choice": {workload key: steps}}), else its fastest transferred schedule
@@ -82,9 +88,11 @@ Json choiceResult(const std::vector<schedule::Record>& chosen);
 // finished run of the model measured like `here` (same CPU, ISA level, threads) stored a choice
 // (tune, transfer, db refresh and the validation on first use all do, after their whole-model
 // check), the records it chose, default schedules included (possibly none: a model with no
-// tunable kernel); else nullopt. A later finished run without a choice supersedes it.
+// tunable kernel); else nullopt. A later finished run without a choice supersedes it. Runs
+// against another baseline do not count (a basic-baseline choice beat only the basic defaults).
 std::optional<std::vector<schedule::Record>> inModelChoice(const store::Bank& bank, const std::string& model,
-                                                           const schedule::TargetInfo& here);
+                                                           const schedule::TargetInfo& here,
+                                                           schedule::Baseline baseline = schedule::Baseline::Strong);
 // The fastest ok record per workload, optionally only those measured by `limit_s` of the run.
 std::vector<schedule::Record> bestPerWorkload(const std::vector<schedule::Record>& records, double limit_s = -1);
 

@@ -36,6 +36,7 @@ ModelCheck checkModel(const graph::Graph& g, const std::vector<Record>& picks, c
 
   executor::ModelOptions dm;
   dm.target = o.target;
+  dm.baseline = o.baseline;
   dm.schedules = executor::recordsProvider(defaults);
   executor::ModelOptions pm = dm;
   pm.schedules = executor::recordsProvider(picks);

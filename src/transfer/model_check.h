@@ -16,6 +16,7 @@
 #include "codegen/target.h"
 #include "graph/graph.h"
 #include "measure/speedup.h"
+#include "schedule/baseline.h"
 #include "schedule/record.h"
 #include "support/json.h"
 
@@ -23,6 +24,7 @@ namespace ttune::transfer {
 
 struct ModelCheckOptions {
   schedule::Target target = codegen::hostTarget();
+  schedule::Baseline baseline = schedule::Baseline::Strong;  // kernels without a record run these defaults
   measure::RoundsProtocol protocol = measure::modelRounds();
   int per_round = 3;
 };

@@ -55,6 +55,7 @@ RefineResult refineInModel(const graph::Graph& g, const std::vector<Record>& rec
   auto compilePicks = [&](const Picks& picks) {
     executor::ModelOptions mo;
     mo.target = o.target;
+    mo.baseline = o.baseline;
     mo.cache = cache;
     mo.schedules = [&picks](const graph::Kernel& k) -> std::optional<std::vector<schedule::Step>> {
       auto it = picks.find(k.workload_key);

@@ -31,6 +31,7 @@ struct RefineOptions {
   int rounds = 5;      // profiled runs of each variant, interleaved
   measure::RoundsProtocol protocol = measure::modelRounds();  // the in-model picks against the isolated ones
   schedule::Target target = codegen::hostTarget();
+  schedule::Baseline baseline = schedule::Baseline::Strong;  // kernels without candidates run these defaults
 };
 
 struct RefineResult {

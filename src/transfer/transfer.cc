@@ -53,7 +53,7 @@ void addNearestClassCandidates(const std::vector<const graph::Kernel*>& ks, cons
     if (!found[i].empty()) continue;
     if (known.empty()) known = bank.recordClasses();
     for (const std::string& id : nearestClasses(ks[i]->class_name, known)) {
-      for (Record& r : classCandidates(bank, id, opt.model, candidateTier(opt.target, tier), opt.target.cpu)) {
+      for (Record& r : classCandidates(bank, id, opt.model, candidateTier(opt.target, tier), opt.target.cpu, opt.baseline)) {
         if (!only.empty() && !only.count(r.provenance.model)) continue;
         auto steps = remapStages(r.steps, ks[i]->dag);
         if (!steps.ok()) continue;
@@ -80,7 +80,7 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
   measure::Measurer retimer(retime);
   const schedule::Target& code = opt.measure.target;
   int tier = 0;
-  std::vector<std::vector<Record>> found = collectCandidates(ks, bank, opt.model, opt.target, opt.sources, &tier);
+  std::vector<std::vector<Record>> found = collectCandidates(ks, bank, opt.model, opt.target, opt.sources, &tier, opt.baseline);
   std::vector<std::string> via_class(ks.size());
   if (opt.nearest_classes) addNearestClassCandidates(ks, bank, opt, tier, found, via_class);
 
@@ -95,6 +95,7 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
     r.steps = steps;
     r.result = result;
     r.provenance = schedule::Provenance{opt.model, opt.run_id, source, ++trial, wall.seconds(), origin};
+    r.provenance.baseline = opt.baseline;
     return r;
   };
 
@@ -104,7 +105,7 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
   {
     if (progress) progress({0, static_cast<int>(todo.size()), 0, wall.seconds(), "default schedules"});
     std::vector<measure::MeasureInput> inputs;
-    for (const auto& t : todo) inputs.push_back({t.kernel->dag, measure::defaultScheduleFor(*t.kernel->dag, code)});
+    for (const auto& t : todo) inputs.push_back({t.kernel->dag, measure::defaultScheduleFor(*t.kernel->dag, code, opt.baseline)});
     std::vector<schedule::RecordResult> results = measurer.measure(inputs);
     std::vector<Record> recs;
     for (size_t i = 0; i < todo.size(); ++i) {
@@ -189,7 +190,8 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
     // One measurement each decided the ranking; the winner is re-timed side by side with the
     // default until the ratio is known (measure/speedup.h), and kept only beyond the spread.
     if (out.best && out.best->result.median() < out.default_s) {
-      measure::SideBySide sbs = retimer.compareSideBySide({{k.dag, measure::defaultScheduleFor(*k.dag, code)}, {k.dag, out.best->steps}});
+      measure::SideBySide sbs =
+          retimer.compareSideBySide({{k.dag, measure::defaultScheduleFor(*k.dag, code, opt.baseline)}, {k.dag, out.best->steps}});
       out.retimed = sbs.speedup[1];
       out.retimed_default_s = sbs.median_s[0];
       out.retimed_best_s = sbs.median_s[1];
@@ -208,14 +210,14 @@ std::vector<Record> chosenRecords(const TransferResult& result) {
 }
 
 std::vector<SourceCoverage> rankSources(const std::vector<graph::Kernel>& kernels, const store::Bank& bank,
-                                        const std::string& target_model) {
+                                        const std::string& target_model, schedule::Baseline baseline) {
   std::vector<graph::TunableKernel> todo = graph::tunableKernels(kernels);
   double total = 0;
   for (const graph::TunableKernel& d : todo) total += d.kernel->dag->flops() * d.occurrences;
   std::map<std::string, SourceCoverage> by_model;
   for (const graph::TunableKernel& d : todo) {
     std::set<std::string> models;
-    for (const Record& r : classCandidates(bank, d.kernel->class_id, target_model, {})) models.insert(r.provenance.model);
+    for (const Record& r : classCandidates(bank, d.kernel->class_id, target_model, {}, "", baseline)) models.insert(r.provenance.model);
     for (const std::string& m : models) {
       SourceCoverage& c = by_model[m];
       c.model = m;

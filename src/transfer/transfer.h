@@ -43,6 +43,7 @@ struct TransferOptions {
   bool nearest_classes = false;
   std::string model, run_id;         // provenance of the records
   schedule::TargetInfo target;
+  schedule::Baseline baseline = schedule::Baseline::Strong;  // the defaults measured and the candidates' baseline
   measure::MeasureOptions measure;
   // The DAG of a source workload (to train the ranking model on its records); may be empty.
   std::function<std::shared_ptr<const te::ComputeDAG>(const std::string& workload_key)> source_dag;
@@ -98,6 +99,7 @@ struct SourceCoverage {
   int kernels = 0;         // target kernels with a same-class workload in this model
 };
 std::vector<SourceCoverage> rankSources(const std::vector<graph::Kernel>& kernels, const store::Bank& bank,
-                                        const std::string& target_model);
+                                        const std::string& target_model,
+                                        schedule::Baseline baseline = schedule::Baseline::Strong);
 
 }  // namespace ttune::transfer

@@ -371,6 +371,47 @@ TEST(DefaultSchedule, GroupedConvolutionVectorizesWithinAGroup) {
   }
 }
 
+// The basic baseline (the transfer-tuning paper's conditions) is the kind of schedule TVM falls
+// back to without tuning logs: parallel outer loops and a vectorized inner loop per stage, the
+// padding inlined, and none of the strong defaults' register tiles, packed weights or copies; it
+// stays exact on both ISAs.
+TEST(DefaultSchedule, BasicBaselineIsParallelOuterAndVectorInnerOnly) {
+  te::Tensor x = te::placeholder("data", {1, 10, 10, 32});
+  te::Tensor w = te::placeholder("weight", {3, 3, 32, 48}, te::DType::Float32, true);
+  te::Tensor b = te::placeholder("bias", {1, 1, 1, 48}, te::DType::Float32, true);
+  te::Tensor y = ops::relu(ops::add(ops::conv2d_nhwc(x, w, {1, 1}, {1, 1, 1, 1}), b));
+  auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{x, w, b}, std::vector<te::Tensor>{y});
+  testing::Checker checker(dag);
+  for (const schedule::Target& t : testing::isaTargets()) {
+    std::vector<schedule::Step> basic = measure::defaultScheduleFor(*dag, t, schedule::Baseline::Basic);
+    int parallel = 0, vectorize = 0, other = 0;
+    for (const schedule::Step& s : basic) {
+      if (const auto* a = std::get_if<schedule::AnnotationStep>(&s)) {
+        parallel += a->annotation == schedule::IterAnnotation::Parallel;
+        vectorize += a->annotation == schedule::IterAnnotation::Vectorize;
+        other += a->annotation != schedule::IterAnnotation::Parallel && a->annotation != schedule::IterAnnotation::Vectorize;
+      }
+      other += std::holds_alternative<schedule::CacheWriteStep>(s) || std::holds_alternative<schedule::LayoutRewriteStep>(s) ||
+               std::holds_alternative<schedule::ComputeAtStep>(s);
+    }
+    EXPECT_GE(parallel, 1) << schedule::isaName(t.isa);
+    EXPECT_GE(vectorize, 1) << schedule::isaName(t.isa);
+    EXPECT_EQ(other, 0) << schedule::isaName(t.isa);
+    auto dump = [](const std::vector<schedule::Step>& steps) {
+      Json j = Json::array();
+      for (const schedule::Step& st : steps) j.push_back(schedule::stepToJson(st));
+      return j.dump();
+    };
+    EXPECT_NE(dump(basic), dump(measure::defaultScheduleFor(*dag, t)));
+    if (!testing::skipReason(t).empty()) continue;
+    auto st = schedule::State::replay(dag, basic);
+    ASSERT_TRUE(st.ok()) << st.error();
+    auto r = checker.check(*st, 3, 1e-4, 1e-4, {}, t);
+    ASSERT_TRUE(r.built) << r.error;
+    EXPECT_TRUE(r.cmp.ok()) << schedule::isaName(t.isa) << " max abs err " << r.cmp.max_abs_err;
+  }
+}
+
 // A product of two activations (attention's probabilities times values) has a broadcast
 // operand even though neither input is constant: it keeps the outer-product register tile, the
 // reduction outside the tile's rows, not the depthwise-style tile (which ran it at half speed).

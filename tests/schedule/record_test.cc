@@ -36,7 +36,7 @@ Record sample() {
   r.result.build_s = 0.05;
   r.result.measure_s = 0.4;
   r.result.timestamp = 1700000000;
-  r.provenance = Provenance{"resnet50", "run-1", "tune", 17, 3.25};
+  r.provenance = Provenance{"resnet50", "run-1", "tune", 17, 3.25, ""};
   return r;
 }
 

@@ -337,6 +337,7 @@ TEST(Bank, MigratesVersion1Files) {
   testing::rawSql(path,
                   "ALTER TABLE records DROP COLUMN target_isa;"
                   "ALTER TABLE records DROP COLUMN origin;"
+                  "ALTER TABLE records DROP COLUMN baseline;"
                   "ALTER TABLE runs DROP COLUMN result;"
                   "ALTER TABLE runs DROP COLUMN owner;"
                   "ALTER TABLE runs DROP COLUMN heartbeat;"
@@ -383,6 +384,7 @@ TEST(Bank, MigratesVersion2FilesToRefreshRuns) {
                   "trials_done INTEGER NOT NULL DEFAULT 0, wall_s REAL NOT NULL DEFAULT 0, result TEXT NOT NULL DEFAULT '{}', "
                   "owner TEXT NOT NULL DEFAULT '', heartbeat INTEGER NOT NULL DEFAULT 0);"
                   "INSERT INTO runs_v2 SELECT * FROM runs; DROP TABLE runs; ALTER TABLE runs_v2 RENAME TO runs;"
+                  "ALTER TABLE records DROP COLUMN baseline;"
                   "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
   Bank bank = testing::openOrDie(path);
   EXPECT_EQ(bank.stats().schema_version, kSchemaVersion);
@@ -394,6 +396,35 @@ TEST(Bank, MigratesVersion2FilesToRefreshRuns) {
   auto refresh = bank.beginRun(RunKind::Refresh, "m", Json::object());
   ASSERT_TRUE(refresh.ok()) << refresh.error();
   EXPECT_EQ(bank.run(*refresh)->kind, RunKind::Refresh);
+}
+
+// Version 3 files lack records.baseline: every record they hold was measured against the strong
+// defaults; basic-baseline records written after the migration keep theirs, through export too.
+TEST(Bank, MigratesVersion3FilesToRecordsWithABaseline) {
+  TempDir tmp;
+  std::string path = tmp.file("bank.db");
+  {
+    Bank bank = testing::openOrDie(path);
+    ASSERT_TRUE(bank.addRecords({testing::makeRecord("w1", 2e-3, "m", 1)}).ok());
+  }
+  testing::rawSql(path, "ALTER TABLE records DROP COLUMN baseline; UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+  Bank bank = testing::openOrDie(path);
+  EXPECT_EQ(bank.stats().schema_version, kSchemaVersion);
+  auto old = bank.records(RecordQuery{});
+  ASSERT_EQ(old.size(), 1u);
+  EXPECT_EQ(old[0].provenance.baseline, schedule::Baseline::Strong);
+  schedule::Record basic = testing::makeRecord("w1", 1e-3, "m", 2);
+  basic.provenance.baseline = schedule::Baseline::Basic;
+  ASSERT_TRUE(bank.addRecords({basic}).ok());
+  int basics = 0;
+  for (const schedule::Record& r : bank.records(RecordQuery{})) basics += r.provenance.baseline == schedule::Baseline::Basic;
+  EXPECT_EQ(basics, 1);
+  std::string line = schedule::recordToLine(basic);
+  EXPECT_NE(line.find("\"baseline\":\"basic\""), std::string::npos) << line;
+  EXPECT_EQ(schedule::recordToLine(old[0]).find("baseline"), std::string::npos);  // strong records as before
+  auto back = schedule::recordFromLine(line);
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(back->provenance.baseline, schedule::Baseline::Basic);
 }
 
 // Regression: two tuners on one model both took over the same run (no owner, no liveness

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -190,6 +191,28 @@ TEST_F(TransferTest, RestrictsToChosenSources) {
   EXPECT_EQ(res.kernels[0].measured, 1);
   ASSERT_TRUE(res.kernels[0].best.has_value());
   EXPECT_TRUE(res.kernels[0].best_source.rfind("src2 ", 0) == 0);
+}
+
+// Candidates come only from tuning runs against the same baseline: the paper's basic-baseline
+// experiment transfers what the search found from the basic defaults, and a strong transfer
+// never sees those; the transfer's own records (defaults included) carry its baseline.
+TEST_F(TransferTest, CandidatesComeOnlyFromRunsAgainstTheSameBaseline) {
+  auto basic = sourceRecords(sources_[1], "src3", 40, 3);
+  for (auto& r : basic) r.provenance.baseline = schedule::Baseline::Basic;
+  ASSERT_TRUE(bank_->addRecords(basic).ok());
+  TransferOptions o = options();
+  o.adapt = Adapt::Verbatim;
+  TransferResult strong = run(o);
+  ASSERT_EQ(strong.kernels.size(), 1u);
+  EXPECT_EQ(std::count(strong.sources.begin(), strong.sources.end(), "src3"), 0);
+  o.baseline = schedule::Baseline::Basic;
+  std::vector<schedule::Record> sunk;
+  TransferResult res = run(o, &sunk);
+  EXPECT_EQ(res.sources, std::vector<std::string>{"src3"});
+  EXPECT_EQ(res.kernels[0].candidates, 1);  // the best of src3's records of the workload
+  ASSERT_FALSE(sunk.empty());
+  for (const schedule::Record& r : sunk) EXPECT_EQ(r.provenance.baseline, schedule::Baseline::Basic);
+  EXPECT_TRUE(rankSources({target_}, *bank_, "tgt", schedule::Baseline::Basic).size() == 1u);
 }
 
 TEST_F(TransferTest, TopKMeasuresOnlyTheBestRanked) {
