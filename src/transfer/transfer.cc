@@ -51,7 +51,15 @@ void addNearestClassCandidates(const std::vector<const graph::Kernel*>& ks, cons
   std::set<std::string> only(opt.sources.begin(), opt.sources.end());
   for (size_t i = 0; i < ks.size(); ++i) {
     if (!found[i].empty()) continue;
-    if (known.empty()) known = bank.recordClasses();
+    if (known.empty()) {
+      // Only classes that hold candidates for this transfer (another baseline's, or only the
+      // target's own records, would hide a farther neighbour that has some).
+      known = bank.recordClasses();
+      std::erase_if(known, [&](const auto& c) {
+        return classCandidates(bank, c.first, opt.model, candidateTier(opt.target, tier), opt.target.cpu, opt.baseline).empty();
+      });
+      if (known.empty()) return;
+    }
     for (const std::string& id : nearestClasses(ks[i]->class_name, known)) {
       for (Record& r : classCandidates(bank, id, opt.model, candidateTier(opt.target, tier), opt.target.cpu, opt.baseline)) {
         if (!only.empty() && !only.count(r.provenance.model)) continue;
