@@ -45,30 +45,24 @@ void registerModel(store::Bank& bank, const std::string& name, const std::string
   if (!st.ok()) fail(st.error());
 }
 
-namespace {
-
-// Validates the bank's records of `model` here and stores the outcome as this CPU's choice.
-std::vector<schedule::Record> validateHere(store::Bank& bank, const std::string& model, const graph::Graph& g,
-                                           const std::vector<graph::Kernel>& kernels, const schedule::Target& code,
-                                           const BankUse& use) {
+RefreshRun refreshHere(store::Bank& bank, const std::string& model, const graph::Graph& g,
+                       const std::vector<graph::Kernel>& kernels, const schedule::Target& code, int candidates,
+                       const Json& extra_settings, bool show, bool verbose) {
   schedule::TargetInfo here = currentTarget(code);
-  registerModel(bank, model, use.spec.empty() ? model : use.spec, kernels);
-  Json settings{{"candidates", 2}, {"threads", here.threads}, {"isa", schedule::isaName(code.isa)}, {"cpu", here.cpu},
-                {"validation", true}};
+  Json settings{{"candidates", candidates}, {"threads", here.threads}, {"isa", schedule::isaName(code.isa)}, {"cpu", here.cpu}};
+  settings.update(extra_settings);
   auto run = bank.beginRun(store::RunKind::Refresh, model, settings);
   if (!run.ok()) fail(run.error());
-  bool show = !use.quiet && stderrIsTerminal();
-  if (show)
-    std::cerr << "ttune: the bank's schedules for " << model << " were measured elsewhere or never checked in the whole model on this "
-              << here.cpu << " (" << schedule::isaName(code.isa) << ", " << here.threads
-              << " threads): validating them against the defaults once (--no-validate skips this)\n";
+  RefreshRun out;
+  out.run_id = *run;
   transfer::RefreshOptions opt;
   opt.model = model;
   opt.run_id = *run;
   opt.target = here;
+  opt.candidates = candidates;
   opt.measure.threads = here.threads;
   opt.measure.target = code;
-  LiveView view(false);
+  LiveView view(verbose);
   std::optional<InterruptGuard> guard(std::in_place);
   auto sink = [&](const std::vector<schedule::Record>& recs) {
     Status st = bank.addRecords(recs);
@@ -76,13 +70,12 @@ std::vector<schedule::Record> validateHere(store::Bank& bank, const std::string&
   };
   auto progress = [&](const transfer::TransferProgress& p) {
     (void)bank.updateRun(*run, p.measured, p.elapsed_s);
-    if (show) showKernelPass(view, p.kernels_done, p.kernels_total, p.measured, p.elapsed_s, p.current);
-    if (InterruptGuard::interrupted()) throw Error("validation interrupted; the bank's schedules were not used");
+    if (show || verbose) showKernelPass(view, p.kernels_done, p.kernels_total, p.measured, p.elapsed_s, p.current);
+    if (InterruptGuard::interrupted()) throw Error("refresh of " + model + " interrupted; the bank's choice for it is unchanged");
   };
   Timer wall;
-  transfer::RefreshOutcome out;
   try {
-    out = transfer::refreshChoice(g, kernels, bank, opt, sink, progress, [&](const char* phase) {
+    out.outcome = transfer::refreshChoice(g, kernels, bank, opt, sink, progress, [&](const char* phase) {
       if (show) view.update(1, 1, wall.seconds(), phase);
     });
   } catch (const Error&) {
@@ -92,20 +85,38 @@ std::vector<schedule::Record> validateHere(store::Bank& bank, const std::string&
   }
   guard.reset();
   view.finish();
-  Json result = transfer::choiceResult(out.check.chosen);
-  result["check"] = transfer::checkJson(out.check);
-  Status st = bank.setRunResult(*run, result);
-  if (st.ok()) st = bank.updateRun(*run, static_cast<int64_t>(out.refreshed.measured.size()), wall.seconds());
+  out.wall_s = wall.seconds();
+  out.result = transfer::choiceResult(out.outcome.check.chosen);
+  out.result["check"] = transfer::checkJson(out.outcome.check);
+  Status st = bank.setRunResult(*run, out.result);
+  if (st.ok()) st = bank.updateRun(*run, static_cast<int64_t>(out.outcome.refreshed.measured.size()), out.wall_s);
   if (st.ok()) st = bank.finishRun(*run, store::RunStatus::Finished);
   if (!st.ok()) fail(st.error());
-  std::string verdict = transfer::checkVerdict(result["check"], graph::tunableKernels(kernels).size());
-  if (show) std::cerr << "ttune: validated in " << formatSeconds(wall.seconds()) << " (run " << *run << "): " << verdict << "\n";
+  return out;
+}
+
+namespace {
+
+// Validates the bank's records of `model` here and stores the outcome as this CPU's choice.
+std::vector<schedule::Record> validateHere(store::Bank& bank, const std::string& model, const graph::Graph& g,
+                                           const std::vector<graph::Kernel>& kernels, const schedule::Target& code,
+                                           const BankUse& use) {
+  schedule::TargetInfo here = currentTarget(code);
+  registerModel(bank, model, use.spec.empty() ? model : use.spec, kernels);
+  bool show = !use.quiet && stderrIsTerminal();
+  if (show)
+    std::cerr << "ttune: the bank's schedules for " << model << " were measured elsewhere or never checked in the whole model on this "
+              << here.cpu << " (" << schedule::isaName(code.isa) << ", " << here.threads
+              << " threads): validating them against the defaults once (--no-validate skips this)\n";
+  RefreshRun r = refreshHere(bank, model, g, kernels, code, 2, {{"validation", true}}, show);
+  std::string verdict = transfer::checkVerdict(r.result["check"], graph::tunableKernels(kernels).size());
+  if (show) std::cerr << "ttune: validated in " << formatSeconds(r.wall_s) << " (run " << r.run_id << "): " << verdict << "\n";
   if (use.report) {
-    *use.report = result["check"];
-    (*use.report)["run_id"] = *run;
-    (*use.report)["wall_s"] = wall.seconds();
+    *use.report = r.result["check"];
+    (*use.report)["run_id"] = r.run_id;
+    (*use.report)["wall_s"] = r.wall_s;
   }
-  return out.check.chosen;
+  return r.outcome.check.chosen;
 }
 
 }  // namespace

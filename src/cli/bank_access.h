@@ -10,6 +10,7 @@
 #include "executor/executor.h"
 #include "graph/fusion.h"
 #include "store/bank.h"
+#include "transfer/refresh.h"
 #include "support/json.h"
 
 namespace ttune::cli {
@@ -25,6 +26,20 @@ schedule::TargetInfo currentTarget(const schedule::Target& code);
 // Registers the model and its distinct kernels (with occurrences).
 void registerModel(store::Bank& bank, const std::string& name, const std::string& spec,
                    const std::vector<graph::Kernel>& kernels);
+// A refresh run of `model` here (transfer/refresh.h, refreshChoice): the bank's `candidates` best
+// schedules of each kernel against today's defaults, stored with the outcome as the run's choice
+// (and its check). `settings` join the run's; progress shows on a terminal when `show` (plain
+// lines with `verbose`); Ctrl-C or an error closes the run as interrupted and throws.
+struct RefreshRun {
+  std::string run_id;
+  transfer::RefreshOutcome outcome;
+  Json result;  // what the run stored: {"choice": ..., "check": ...}
+  double wall_s = 0;
+};
+RefreshRun refreshHere(store::Bank& bank, const std::string& model, const graph::Graph& g,
+                       const std::vector<graph::Kernel>& kernels, const schedule::Target& code, int candidates,
+                       const Json& settings, bool show, bool verbose = false);
+
 // How a command that compiles a model uses the bank's schedules.
 struct BankUse {
   std::string spec;       // the model's spec (registered with a validation run)

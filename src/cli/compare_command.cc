@@ -57,6 +57,16 @@ Json comparisonJson(const std::string& model, const transfer::Comparison& c) {
               {"checkpoints", cps}};
   j.update(measure::speedupJson(c.tt, "transfer_"));
   j.update(measure::speedupJson(c.max, "tuned_"));
+  // transfer/readout.h: no %max without a measurable tuning gain; the match time's bounds.
+  j["measurable_gain"] = c.readout.measurable_gain;
+  if (c.readout.share.rounds() > 0) {
+    j["share_median"] = c.readout.share.median;
+    j["share_lo"] = c.readout.share.lo;
+    j["share_hi"] = c.readout.share.hi;
+  }
+  auto opt = [](const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); };
+  j["tune_s_to_match_early"] = opt(c.readout.match_early_s);
+  j["tune_s_to_match_late"] = opt(c.readout.match_late_s);
   if (!c.continued_run.empty()) {
     Json cont = Json::array();
     for (const auto& cp : c.continued)
@@ -101,13 +111,20 @@ void compare(const CompareArgs& a) {
             << formatSeconds(c->transfer_s) << " of transfer-tuning (run " << c->transfer_run << ")\n";
   std::cout << "  tuned        " << formatSeconds(c->tuned_s) << "  " << measure::formatSpeedup(c->max) << "  after "
             << formatSeconds(c->tune_s) << " of tuning (run " << c->tune_run << ")\n";
-  std::cout << strFormat("  transfer-tuning reached %.0f%% of the tuned speedup in %.0f%% of the tuning time\n", 100 * c->share,
-                         c->tune_s > 0 ? 100 * c->transfer_s / c->tune_s : 0.0);
+  if (!c->readout.measurable_gain)
+    std::cout << "  tuning shows no measurable gain (its speedup's interval contains 1): no share of it to reach\n";
+  else
+    std::cout << strFormat("  transfer-tuning reached %.0f%% (%.0f-%.0f%%) of the tuned speedup in %.0f%% of the tuning time\n",
+                           100 * c->readout.share.median, 100 * c->readout.share.lo, 100 * c->readout.share.hi,
+                           c->tune_s > 0 ? 100 * c->transfer_s / c->tune_s : 0.0);
   std::cout << strFormat("  in the same search time (%s) tuning reached %.2fx\n", formatSeconds(c->transfer_s).c_str(),
                          c->tune_speedup_at_transfer_s);
   if (c->match_s)
     std::cout << "  tuning matched the transferred speedup after " << formatSeconds(*c->match_s)
-              << strFormat(" (%.1fx the transfer time; checkpoints every %s)\n", *c->match_s / std::max(c->transfer_s, 1e-9),
+              << strFormat(" (%.1fx the transfer time; between %s and %s within the intervals; checkpoints every %s)\n",
+                           *c->match_s / std::max(c->transfer_s, 1e-9),
+                           c->readout.match_early_s ? formatSeconds(*c->readout.match_early_s).c_str() : "-",
+                           c->readout.match_late_s ? formatSeconds(*c->readout.match_late_s).c_str() : "after the run",
                            formatSeconds(c->step_s).c_str());
   else
     std::cout << "  tuning never matched the transferred speedup\n";

@@ -106,6 +106,25 @@ std::string pct(double v) { return std::isfinite(v) ? strFormat("%.0f%%", 100 * 
 
 // A speedup of a comparison with its interval ("1.23x (1.19-1.27)"), from compare's JSON
 // (prefix "tuned_" or "transfer_"); results of older runs carry the median only.
+// %max with its interval, "no gain" where tuning showed no measurable gain (transfer/readout.h);
+// results of older runs: the plain share.
+std::string shareCell(const Json& c) {
+  if (c.contains("measurable_gain") && !c["measurable_gain"].get<bool>()) return "no gain";
+  if (c.contains("share_median"))
+    return strFormat("%.0f%% (%.0f-%.0f%%)", 100 * num(c, "share_median"), 100 * num(c, "share_lo"), 100 * num(c, "share_hi"));
+  return pct(num(c, "share_of_tuned_speedup"));
+}
+
+// Whether a comparison enters the %max averages: tuning gained beyond the spread (older results:
+// S_max >= 1.05).
+bool measurable(const Json& c) {
+  if (c.contains("measurable_gain")) return c["measurable_gain"].get<bool>();
+  return num(c, "speedup_tuned") >= 1.05;
+}
+
+// The share a comparison contributes to the averages: the per-round median when it has one.
+double shareOf(const Json& c) { return c.contains("share_median") ? num(c, "share_median") : num(c, "share_of_tuned_speedup"); }
+
 std::string ratioCell(const Json& c, const char* prefix, const char* median_field) {
   if (!c.contains(std::string(prefix) + "rounds")) return strFormat("%.2fx", num(c, median_field));
   measure::Speedup s = measure::speedupFromJson(c, prefix);
@@ -132,8 +151,8 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
     if (m == "then-tune") md << "---:|---:|---:|";
     else if (m != "pool") md << "---:|---:|";
   md << "\n";
-  // Per mode: (%max, S_max of that comparison).
-  std::map<std::string, std::vector<std::pair<double, double>>> shares;
+  // Per mode: (%max, whether tuning's gain was measurable in that comparison).
+  std::map<std::string, std::vector<std::pair<double, bool>>> shares;
   std::vector<double> log_ratio;
   int unmatched = 0;
   std::vector<PlotPanel> panels;
@@ -147,7 +166,7 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
     if (std::isfinite(ratio)) log_ratio.push_back(std::log(ratio));
     else ++unmatched;
     md << "| " << name << " | " << ratioCell(c, "tuned_", "speedup_tuned") << " | " << formatSeconds(num(c, "tune_s")) << " | "
-       << ratioCell(c, "transfer_", "speedup_transfer") << " | " << pct(num(c, "share_of_tuned_speedup")) << " | "
+       << ratioCell(c, "transfer_", "speedup_transfer") << " | " << shareCell(c) << " | "
        << formatSeconds(num(c, "transfer_s")) << " | " << strFormat("%.2fx", num(c, "tune_speedup_at_transfer_time")) << " | "
        << (c["tune_s_to_match_transfer"].is_number() ? formatSeconds(num(c, "tune_s_to_match_transfer")) : "never") << " | "
        << (std::isfinite(ratio) ? strFormat("%.1fx", ratio) : "-") << " |";
@@ -168,39 +187,37 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
         // Its share of the tuning run's speedup, both timed in this comparison (compare's
         // convention: 0 when the tuning run gained nothing).
         double s = num(mc, "continued_speedup"), smax = num(mc, "speedup_tuned");
-        shares[m].push_back({smax > 1 ? (s - 1) / (smax - 1) : 0.0, smax});
+        shares[m].push_back({smax > 1 ? (s - 1) / (smax - 1) : 0.0, measurable(mc)});
         md << " " << strFormat("%.2fx", s) << " | " << formatSeconds(num(mc, "continued_search_s")) << " | "
            << (mc["continued_s_to_match_tuned"].is_number() ? formatSeconds(num(mc, "continued_s_to_match_tuned")) : "never")
            << " |";
         continue;
       }
-      shares[m].push_back({num(mc, "share_of_tuned_speedup"), num(mc, "speedup_tuned")});
+      shares[m].push_back({shareOf(mc), measurable(mc)});
       panel.points.push_back({m, num(mc, "transfer_s"), num(mc, "speedup_transfer")});
-      if (m != "pool") md << " " << pct(num(mc, "share_of_tuned_speedup")) << " | " << formatSeconds(num(mc, "transfer_s")) << " |";
+      if (m != "pool") md << " " << shareCell(mc) << " | " << formatSeconds(num(mc, "transfer_s")) << " |";
     }
     md << "\n";
     panels.push_back(std::move(panel));
   }
-  // %max divides by S_max - 1: where the tuning run gained less than the timing noise of a whole
-  // model (a few percent between two timings of the same schedules), the quotient is noise over
-  // noise, so the average is also given over the models whose S_max clears kMinSmax.
-  constexpr double kMinSmax = 1.05;
+  // %max divides by S_max - 1: where the tuning run's gain is inside the timing spread, the
+  // quotient is noise over noise, so the averages are over the models with a measurable gain.
   auto mean = [](const std::vector<double>& v) {
     double s = 0;
     for (double x : v) s += x;
     return v.empty() ? NAN : s / static_cast<double>(v.size());
   };
-  md << "\nAverage %max (then-tune: its final speedup's share of S_max), over all models; over those with S_max >= "
-     << strFormat("%.2f", kMinSmax) << ":";
+  md << "\nAverage %max (then-tune: its final speedup's share of S_max) over the models whose tuning gain is measurable "
+        "(S_max's interval above 1), and over all:";
   for (const std::string& m : modes) {
     std::vector<double> all, strong;
-    for (auto [share, smax] : shares[m]) {
+    for (auto [share, gain] : shares[m]) {
       if (!std::isfinite(share)) continue;
       all.push_back(share);
-      if (smax >= kMinSmax) strong.push_back(share);
+      if (gain) strong.push_back(share);
     }
-    md << " " << m << " " << pct(mean(all)) << " (" << all.size() << " models), " << pct(mean(strong)) << " ("
-       << strong.size() << ");";
+    md << " " << m << " " << pct(mean(strong)) << " (" << strong.size() << " models), " << pct(mean(all)) << " ("
+       << all.size() << ");";
   }
   md << "\nTuning time to match the pool transfer, over the transfer time: geomean "
      << (log_ratio.empty() ? std::string("-") : strFormat("%.1fx", std::exp([&] {

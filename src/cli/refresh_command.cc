@@ -5,17 +5,12 @@
 #include <cmath>
 #include <iostream>
 #include <map>
-#include <optional>
 
 #include "cli/bank_access.h"
 #include "cli/cli.h"
-#include "cli/interrupt.h"
 #include "cli/model_loader.h"
 #include "cli/output.h"
-#include "cli/progress.h"
 #include "cli/target_option.h"
-#include "executor/executor.h"
-#include "executor/latency.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
 #include "support/strings.h"
@@ -48,47 +43,10 @@ Json refreshModel(const RefreshArgs& a) {
   store::Bank bank = openBank(a.db);
   registerModel(bank, name, a.src.spec, kernels);
   schedule::TargetInfo target = currentTarget(code);
-  Json settings{{"candidates", a.candidates}, {"threads", target.threads}, {"isa", schedule::isaName(code.isa)}, {"cpu", target.cpu}};
-  auto run = bank.beginRun(store::RunKind::Refresh, name, settings);
-  if (!run.ok()) fail(run.error());
-
-  transfer::RefreshOptions opt;
-  opt.model = name;
-  opt.run_id = *run;
-  opt.target = target;
-  opt.candidates = a.candidates;
-  opt.measure.threads = target.threads;
-  opt.measure.target = code;
-  LiveView view(a.verbose);
-  std::optional<InterruptGuard> guard(std::in_place);
-  auto sink = [&](const std::vector<schedule::Record>& recs) {
-    Status st = bank.addRecords(recs);
-    if (!st.ok()) fail(st.error());
-  };
-  auto progress = [&](const transfer::TransferProgress& p) {
-    (void)bank.updateRun(*run, p.measured, p.elapsed_s);
-    if (!a.json) showKernelPass(view, p.kernels_done, p.kernels_total, p.measured, p.elapsed_s, p.current);
-    if (InterruptGuard::interrupted()) throw Error("refresh interrupted; the bank's choice for the model is unchanged");
-  };
-  transfer::RefreshOutcome out;
-  try {
-    out = transfer::refreshChoice(g, kernels, bank, opt, sink, progress, [&](const char* phase) {
-      if (!a.json && stderrIsTerminal()) view.update(1, 1, 0, phase);
-    });
-  } catch (const Error&) {
-    guard.reset();
-    (void)bank.finishRun(*run, store::RunStatus::Interrupted);
-    throw;
-  }
-  guard.reset();
-  view.finish();
+  RefreshRun run = refreshHere(bank, name, g, kernels, code, a.candidates, Json::object(), !a.json && stderrIsTerminal(), a.verbose);
+  const transfer::RefreshOutcome& out = run.outcome;
   const transfer::RefreshResult& res = out.refreshed;
-  Json result = transfer::choiceResult(out.check.chosen);
-  result["check"] = transfer::checkJson(out.check);
-  Status st = bank.setRunResult(*run, result);
-  if (st.ok()) st = bank.updateRun(*run, static_cast<int64_t>(res.measured.size()), res.wall_s);
-  if (st.ok()) st = bank.finishRun(*run, store::RunStatus::Finished);
-  if (!st.ok()) fail(st.error());
+  const Json& result = run.result;
 
   std::map<std::string, const schedule::Record*> chosen;
   for (const schedule::Record& r : out.check.chosen) chosen[r.workload_key] = &r;
@@ -110,14 +68,14 @@ Json refreshModel(const RefreshArgs& a) {
     kj.push_back(e);
   }
   Json j{{"model", name},
-         {"run_id", *run},
+         {"run_id", run.run_id},
          {"db", bank.path()},
          {"kernels", kj},
          {"measured", static_cast<int64_t>(res.measured.size())},
          {"kernels_with_bank_schedules", with_bank},
          {"kernels_keeping_bank_schedules", kept},
          {"defaults_ms", out.check.defaults_s * 1e3},
-         {"refreshed_ms", (out.check.kept_picks ? out.check.picks_s : out.check.defaults_s) * 1e3},
+         {"refreshed_ms", out.check.chosenSeconds() * 1e3},
          {"speedup", out.check.kept_picks ? out.check.speedup.median : 1.0},
          {"check", result["check"]},
          {"wall_s", res.wall_s},

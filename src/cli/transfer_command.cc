@@ -221,7 +221,7 @@ Json transferModel(const TransferArgs& a) {
          {"flops", flops},
          {"peak_gflops", measure::measurePeakGflops(code, target.threads)},
          {"untuned_ms", check.defaults_s * 1e3},
-         {"transferred_ms", (check.kept_picks ? check.picks_s : check.defaults_s) * 1e3},
+         {"transferred_ms", check.chosenSeconds() * 1e3},
          // What the user gets: the picks' speedup when kept, else the defaults' 1 (check: the picks').
          {"speedup", check.kept_picks ? check.speedup.median : 1.0},
          {"check", result["check"]},

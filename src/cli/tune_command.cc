@@ -310,7 +310,7 @@ Json tuneModel(const TuneArgs& a) {
          {"flops", flops},
          {"peak_gflops", measure::measurePeakGflops(code, target.threads)},
          {"untuned_ms", check.defaults_s * 1e3},
-         {"tuned_ms", (check.kept_picks ? check.picks_s : check.defaults_s) * 1e3},
+         {"tuned_ms", check.chosenSeconds() * 1e3},
          {"speedup", check.kept_picks ? check.speedup.median : 1.0},
          {"check", result["check"]},
          {"kernels_improved", check.kernels_changed},

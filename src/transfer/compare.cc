@@ -206,6 +206,9 @@ Expected<Comparison> compareRuns(const graph::Graph& g, const std::string& model
   c.max = c.checkpoints.back().interval;
   c.share = c.s_max > 1 ? (c.s_tt - 1) / (c.s_max - 1) : 0;
   c.tune_speedup_at_transfer_s = c.checkpoints.front().speedup;
+  std::vector<TimedSpeedup> timed;
+  for (const Checkpoint& cp : c.checkpoints) timed.push_back({cp.elapsed_s, cp.interval});
+  c.readout = readShare(c.tt, timed);
   const size_t first_cont = 2 + times.size();
   for (size_t i = 0; i < cont_times.size(); ++i) {
     Checkpoint cp{c.transfer_s + cont_times[i], tm.median_s[first_cont + i], tm.speedup[first_cont + i].median,

@@ -27,6 +27,7 @@
 #include "codegen/target.h"
 #include "graph/graph.h"
 #include "measure/speedup.h"
+#include "transfer/readout.h"
 #include "store/bank.h"
 #include "support/expected.h"
 
@@ -58,6 +59,7 @@ struct Comparison {
   double s_tt = 0, s_max = 0;                            // speedups over untuned (medians)
   measure::Speedup tt, max;                              // with their intervals
   double share = 0;                                      // (S_tt - 1) / (S_max - 1), 0 when S_max <= 1
+  ShareReadout readout;                                  // %max and time to match with intervals (readout.h)
   double transfer_s = 0, tune_s = 0;                     // search times
   double step_s = 0;
   std::optional<double> match_s;          // tuning time at which it reached S_tt

@@ -60,7 +60,7 @@ ModelCheck checkModel(const graph::Graph& g, const std::vector<Record>& picks, c
 
 Json checkJson(const ModelCheck& c) {
   Json j{{"untuned_ms", c.defaults_s * 1e3},
-         {"chosen_ms", (c.kept_picks ? c.picks_s : c.defaults_s) * 1e3},
+         {"chosen_ms", c.chosenSeconds() * 1e3},
          {"picks_ms", c.picks_s * 1e3},
          {"picks_kept", c.kept_picks},
          {"picks_differ", c.picks_differ},

@@ -34,7 +34,10 @@ struct ModelCheck {
   bool kept_picks = false;
   bool picks_differ = false;             // some pick is not its default (else nothing was timed against)
   measure::Speedup speedup;              // the picks over the defaults
-  double defaults_s = 0, picks_s = 0;    // median whole-model latencies
+  double defaults_s = 0, picks_s = 0;    // median whole-model latencies over all runs
+  // The kept model's latency as the comparison reads it: the defaults' median over the picks'
+  // paired speedup when they are kept (so it agrees with the printed ratio), else the defaults'.
+  double chosenSeconds() const { return kept_picks ? defaults_s / speedup.median : defaults_s; }
   int kernels_changed = 0;               // workloads whose kept choice is not the default schedule
 };
 
