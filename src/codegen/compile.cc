@@ -1,6 +1,7 @@
 #include <llvm/ADT/StringMap.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
+#include <cstdlib>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
@@ -86,6 +87,7 @@ Expected<Built> build(const lower::LoweredFunc& func, int opt_level, bool run_op
   llvm::raw_string_ostream os(err);
   if (llvm::verifyModule(*b.mod, &os)) {
     os.flush();
+    if (std::getenv("TTUNE_DEBUG_IR")) { llvm::errs() << lower::toString(versioned) << "\n"; b.mod->print(llvm::errs(), nullptr); }
     TT_UNREACHABLE("generated LLVM IR for " + func.name + " is invalid: " + err);
   }
   if (run_opt) optimize(*b.mod, b.tm.get(), opt_level);

@@ -54,6 +54,13 @@ class Emitter {
   llvm::Type* storageType(te::DType t);
   void tagAccess(llvm::Instruction* inst, const te::Buffer* buf);
   bool isVector(llvm::Value* v) const { return v->getType()->isVectorTy(); }
+  // How an index depends on the vector lanes. A let-bound variable can hold a vector computed
+  // from the lane variable, so the index's text alone does not tell: `affine` is true only when
+  // the lane variable is the sole lane-varying part (its coefficient is then the lane stride).
+  struct LaneUse {
+    bool varying = false, affine = false;
+  };
+  LaneUse laneUse(const te::Expr& index) const;
 
   // ---- math (math.cc)
   llvm::Value* emitUnaryFloat(te::UnOp op, llvm::Value* x);

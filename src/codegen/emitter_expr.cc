@@ -1,5 +1,8 @@
 #include <llvm/IR/Intrinsics.h>
 
+#include <functional>
+#include <optional>
+
 #include "codegen/emitter.h"
 #include "support/assert.h"
 #include "support/overload.h"
@@ -213,6 +216,24 @@ llvm::Value* Emitter::emitCast(const te::Cast& n, te::DType to) {
   return b_.CreateSExtOrTrunc(a, tt);
 }
 
+Emitter::LaneUse Emitter::laneUse(const te::Expr& index) const {
+  LaneUse u;
+  if (!vvar_) return u;
+  bool lane_var = false, vector_let = false;
+  std::function<void(const te::Expr&)> walk = [&](const te::Expr& e) {
+    if (const te::VarRef* v = e.as<te::VarRef>()) {
+      if (v->var.get() == vvar_) lane_var = true;
+      else if (auto it = vars_.find(v->var.get()); it != vars_.end() && isVector(it->second)) vector_let = true;
+      return;
+    }
+    te::forEachChild(e, walk);
+  };
+  walk(index);
+  u.varying = lane_var || vector_let;
+  u.affine = lane_var && !vector_let;
+  return u;
+}
+
 llvm::Value* Emitter::emitLoad(const te::BufferRef& bref, const te::Expr& index) {
   const te::Buffer* buf = bref.get();
   llvm::Type* st = storageType(buf->dtype);
@@ -221,26 +242,29 @@ llvm::Value* Emitter::emitLoad(const te::BufferRef& bref, const te::Expr& index)
     if (buf->dtype != te::DType::Bool) return v;
     return b_.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
   };
-  bool varying = vvar_ && te::usesVar(index, vvar_);
+  LaneUse lanes = laneUse(index);
   // A private tile is sized for every lane and is read without a mask (a blend where a condition
   // masks its writes), which keeps it promotable to registers.
   llvm::Value* mask = buf->scope == te::MemScope::Local ? nullptr : accessMask(buf);
-  if (!varying) {
+  if (!lanes.varying) {
     llvm::Value* idx = emitExpr(index);
     llvm::Value* p = address(buf, idx);
-    if (mask) {  // lanes may be inactive: gather from the same address under the mask
-      llvm::Value* ptrs = splat(p);
-      llvm::Type* vt = llvm::VectorType::get(st, llvm::ElementCount::getFixed(lanes_));
-      auto* g = b_.CreateMaskedGather(vt, ptrs, align, mask, llvm::Constant::getNullValue(vt));
-      tagAccess(g, buf);
-      return finish(g);
+    if (mask) {
+      // Lanes may be inactive, and with none active the address may be out of bounds: one
+      // element loaded under "any lane active". The value stays a scalar, so an index built
+      // from it (a gather's tap) still addresses memory with one base, not a vector of them.
+      llvm::Type* v1 = llvm::FixedVectorType::get(st, 1);
+      llvm::Value* any = b_.CreateVectorSplat(1, b_.CreateOrReduce(mask));
+      auto* ld = b_.CreateMaskedLoad(v1, p, align, any, llvm::Constant::getNullValue(v1));
+      tagAccess(ld, buf);
+      return finish(b_.CreateExtractElement(ld, uint64_t{0}));
     }
     auto* ld = b_.CreateAlignedLoad(st, p, align);
     tagAccess(ld, buf);
     return finish(ld);
   }
   llvm::Type* vt = llvm::VectorType::get(st, llvm::ElementCount::getFixed(lanes_));
-  auto coef = te::linearCoefficient(index, vvar_);
+  auto coef = lanes.affine ? te::linearCoefficient(index, vvar_) : std::nullopt;
   if (coef && *coef == 1) {
     te::VarMap<te::Expr> sub{{vvar_, te::Expr(vbase_)}};
     llvm::Value* p = address(buf, emitExpr(te::substitute(index, sub)));
@@ -283,16 +307,16 @@ void Emitter::emitStore(const lower::Store& s) {
     llvm::Type* t8 = isVector(v) ? llvm::VectorType::get(st, llvm::ElementCount::getFixed(lanes_)) : st;
     v = b_.CreateZExt(v, t8);
   }
-  bool varying = vvar_ && te::usesVar(s.index, vvar_);
+  LaneUse lanes = laneUse(s.index);
   llvm::Value* mask = accessMask(buf);
-  if (!varying) {
+  if (!lanes.varying) {
     TT_ASSERT(!isVector(v) && !mask_, "codegen: lane-varying store to one address");
     auto* si = b_.CreateAlignedStore(v, address(buf, emitExpr(s.index)), align);
     tagAccess(si, buf);
     return;
   }
   v = toLanes(v);
-  auto coef = te::linearCoefficient(s.index, vvar_);
+  auto coef = lanes.affine ? te::linearCoefficient(s.index, vvar_) : std::nullopt;
   if (coef && *coef == 1) {
     te::VarMap<te::Expr> sub{{vvar_, te::Expr(vbase_)}};
     llvm::Value* p = address(buf, emitExpr(te::substitute(s.index, sub)));

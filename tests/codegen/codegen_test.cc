@@ -150,6 +150,27 @@ TEST(Codegen, StridedVectorReads) {
   }
 }
 
+// Regression (torchvision's fcn_resnet50, a bilinear Resize): a row index read from a buffer
+// inside a vector loop with a tail mask was loaded as a vector, so the row's address became a
+// vector of pointers and the contiguous masked load over it was invalid IR.
+TEST(Codegen, GatheredRowUnderATailMask) {
+  using namespace schedule;
+  Tensor a = placeholder("A", {4, 28});
+  Tensor taps = placeholder("T", {40}, DType::Int64, /*is_constant=*/true);  // rows in [0, 4)
+  Tensor w = placeholder("W", {40});
+  Tensor b = compute("B", {40, 28}, [&](const std::vector<Var>& v) { return a(taps(v[0]), v[1]) * w(v[0]); });
+  auto dag = std::make_shared<const ComputeDAG>(std::vector<Tensor>{a, taps, w}, std::vector<Tensor>{b});
+  std::vector<Step> steps = {
+      SplitStep{"B", "j", 28, {16}, true},
+      AnnotationStep{"B", "j.1", IterAnnotation::Vectorize},
+  };
+  auto st = State::replay(dag, steps);
+  ASSERT_TRUE(st.ok()) << st.error();
+  auto r = testing::checkState(*st);
+  ASSERT_TRUE(r.built) << r.error;
+  EXPECT_TRUE(r.cmp.ok()) << r.lowered << " max_abs_err " << r.cmp.max_abs_err;
+}
+
 TEST(Codegen, LayoutRewriteOfAttachedStageWithImperfectTiles) {
   auto dag = matmulDag(50, 70, 30);
   using namespace schedule;

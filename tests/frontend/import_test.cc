@@ -161,11 +161,11 @@ TEST(OnnxErrors, UnsupportedAttributeValues) {
   }
   {
     ModelBuilder b(13);
-    b.input("x", {I(1), I(2), I(2), I(2), I(2)});
-    b.random("w", {1, 2, 1, 1, 1}, 1);
+    b.input("x", {I(1), I(2), I(2), I(2), I(2), I(2)});
+    b.random("w", {1, 2, 1, 1, 1, 1}, 1);
     b.node("Conv", {"x", "w"}, {"y"});
     b.output("y");
-    EXPECT_EQ(importError(b.model()), "node #0 (Conv): 3-D convolution is not supported (only 1-D and 2-D)");
+    EXPECT_EQ(importError(b.model()), "node #0 (Conv): the input has rank 6, but convolution needs rank 3, 4 or 5 (N, C, spatial...)");
   }
   {
     ModelBuilder b(13);

@@ -24,6 +24,8 @@ const OpTable& opTable() {
     OpTable t;
     addElementwiseOps(t);
     addNnOps(t);
+    addConvOps(t);
+    addEinsumOps(t);
     addShapeOps(t);
     addTensorOps(t);
     addReduceOps(t);

@@ -17,6 +17,8 @@ using OpTable = std::map<std::string, OpImporter>;
 // One registration function per operator family (ops_*.cc).
 void addElementwiseOps(OpTable& t);
 void addNnOps(OpTable& t);
+void addConvOps(OpTable& t);
+void addEinsumOps(OpTable& t);
 void addShapeOps(OpTable& t);
 void addTensorOps(OpTable& t);
 void addReduceOps(OpTable& t);

@@ -1,13 +1,14 @@
-// Compute-heavy and normalization ONNX operators: Conv (1-D via 2-D), Gemm, MatMul, pooling,
-// BatchNormalization, LayerNormalization, Softmax and LogSoftmax.
+// Compute-heavy and normalization ONNX operators: Gemm, MatMul, pooling (1-D and 3-D through
+// 2-D), BatchNormalization, LayerNormalization, Softmax and LogSoftmax (convolutions are in
+// ops_conv.cc).
 //
-// Lowering conventions: Conv is a conv2d node on (data, weight) plus a separate add of the bias
-// reshaped to [1, C, 1, 1]; Gemm and MatMul with a constant 2-D weight become dense with the
+// Lowering conventions: Gemm and MatMul with a constant 2-D weight become dense with the
 // weight in [N, K] layout (alpha folded into it), the bias a separate add; a MatMul whose left
 // side has rank >= 3 with only the row dimension not 1 is reshape, dense, reshape; anything else
 // is a (batched) matmul.
 #include <algorithm>
 
+#include "frontend/onnx/nn_common.h"
 #include "frontend/onnx/op_table.h"
 
 namespace ttune::frontend::detail {
@@ -19,9 +20,11 @@ using graph::Hw;
 using graph::Pad4;
 using te::DType;
 
-void requireFloat(const Ctx& c, int i) {
-  if (c.dtype(i) != DType::Float32)
-    c.fail(c.inputLabel(i), " has dtype ", te::dtypeName(c.dtype(i)), ", but only float32 is supported here");
+void importPool3d(Ctx& c, graph::PoolKind kind);
+
+bool isConstFloat2d(const Ctx& c, int v) {
+  const graph::Value& x = c.val(v);
+  return x.isConstant() && x.shape.size() == 2 && x.dtype == DType::Float32;
 }
 
 // ---- windows (conv and pooling) ---------------------------------------------------------------
@@ -31,54 +34,21 @@ struct Window {
   Pad4 pads{0, 0, 0, 0};
 };
 
-// Reads strides / dilations / pads / auto_pad for `spatial` (1 or 2) spatial dims of extents
-// `in` and returns the 2-D window (a 1-D window is the width of a height-1 window).
+// The 2-D window of a 1-D or 2-D operator (a 1-D window is the width of a height-1 window).
 Window readWindow(const Ctx& c, const std::vector<int64_t>& kernel, const std::vector<int64_t>& in,
                   bool has_dilations) {
-  size_t s = kernel.size();
-  auto list = [&](const char* name, int64_t def, size_t n) {
-    std::vector<int64_t> v = c.attrInts(name);
-    if (v.empty()) v.assign(n, def);
-    if (v.size() != n) c.fail("attribute ", name, " has ", v.size(), " values for ", s, " spatial dimensions");
-    return v;
-  };
-  std::vector<int64_t> strides = list("strides", 1, s);
-  std::vector<int64_t> dil = has_dilations ? list("dilations", 1, s) : std::vector<int64_t>(s, 1);
-  std::vector<int64_t> pads = list("pads", 0, 2 * s);
-  for (size_t d = 0; d < s; ++d) {
-    if (strides[d] <= 0 || dil[d] <= 0 || kernel[d] <= 0) c.fail("kernel, strides and dilations must be positive");
-    if (pads[d] < 0 || pads[d + s] < 0) c.fail("negative pads ", listStr(pads), " are not supported");
-    // Window sizes beyond any real tensor only overflow the output-size arithmetic.
-    constexpr int64_t kMax = int64_t(1) << 31;
-    if (strides[d] > kMax || dil[d] > kMax || kernel[d] > kMax || pads[d] > kMax || pads[d + s] > kMax)
-      c.fail("the window (kernel ", listStr(kernel), ", strides ", listStr(strides), ", dilations ", listStr(dil), ", pads ",
-             listStr(pads), ") has a value above 2^31");
-  }
-  std::string auto_pad = c.attrString("auto_pad", "NOTSET");
-  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    for (size_t d = 0; d < s; ++d) {
-      int64_t out = (in[d] + strides[d] - 1) / strides[d];
-      int64_t total = std::max<int64_t>(0, (out - 1) * strides[d] + (kernel[d] - 1) * dil[d] + 1 - in[d]);
-      int64_t small = total / 2;
-      pads[d] = auto_pad == "SAME_UPPER" ? small : total - small;
-      pads[d + s] = total - pads[d];
-    }
-  } else if (auto_pad == "VALID") {
-    std::fill(pads.begin(), pads.end(), 0);
-  } else if (auto_pad != "NOTSET") {
-    c.fail("auto_pad ", auto_pad, " is not supported");
-  }
+  WindowNd n = readWindowNd(c, kernel, in, has_dilations);
   Window w;
-  if (s == 2) {
+  if (kernel.size() == 2) {
     w.kernel = {kernel[0], kernel[1]};
-    w.strides = {strides[0], strides[1]};
-    w.dilation = {dil[0], dil[1]};
-    w.pads = {pads[0], pads[1], pads[2], pads[3]};
+    w.strides = {n.strides[0], n.strides[1]};
+    w.dilation = {n.dilation[0], n.dilation[1]};
+    w.pads = {n.pads[0], n.pads[1], n.pads[2], n.pads[3]};
   } else {
     w.kernel = {1, kernel[0]};
-    w.strides = {1, strides[0]};
-    w.dilation = {1, dil[0]};
-    w.pads = {0, pads[0], 0, pads[1]};
+    w.strides = {1, n.strides[0]};
+    w.dilation = {1, n.dilation[0]};
+    w.pads = {0, n.pads[0], 0, n.pads[1]};
   }
   return w;
 }
@@ -86,8 +56,7 @@ Window readWindow(const Ctx& c, const std::vector<int64_t>& kernel, const std::v
 // 1-D ops run as 2-D ops on [N, C, 1, L]; other ranks than 3 and 4 are rejected.
 void checkSpatialRank(const Ctx& c, const char* what) {
   size_t r = c.rank(0);
-  if (r == 5) c.fail("3-D ", what, " is not supported (only 1-D and 2-D)");
-  if (r != 3 && r != 4) c.fail("the input has rank ", r, ", but ", what, " needs rank 3 or 4 (N, C, spatial...)");
+  if (r != 3 && r != 4) c.fail("the input has rank ", r, ", but ", what, " needs rank 3, 4 or 5 (N, C, spatial...)");
 }
 
 te::Shape to4d(const te::Shape& s) { return s.size() == 4 ? s : te::Shape{s[0], s[1], 1, s[2]}; }
@@ -98,68 +67,7 @@ int back3d(Ctx& c, int y, bool one_d) {
   return c.reshape(y, {s[0], s[1], s[3]}, {});
 }
 
-// ---- Conv -------------------------------------------------------------------------------------
-
-void importConv(Ctx& c) {
-  c.checkAttrs({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
-  checkSpatialRank(c, "convolution");
-  requireFloat(c, 0);
-  bool one_d = c.rank(0) == 3;
-  te::Shape ws = c.shape(1);
-  if (ws.size() != c.rank(0)) c.fail("the weight has rank ", ws.size(), " but the input has rank ", c.rank(0));
-  std::vector<int64_t> kernel(ws.begin() + 2, ws.end());
-  std::vector<int64_t> ks = c.attrInts("kernel_shape");
-  if (!ks.empty() && ks != kernel)
-    c.fail("kernel_shape ", listStr(ks), " does not match the weight shape ", te::shapeToString(ws));
-  te::Shape xs = c.shape(0);
-  Window w = readWindow(c, kernel, std::vector<int64_t>(xs.begin() + 2, xs.end()), true);
-  int64_t groups = c.attrInt("group", 1);
-  if (groups <= 0) c.fail("group ", groups, " must be positive");
-
-  int x = c.reshape(c.in(0), to4d(xs), "input_2d");
-  int wt = c.reshape(c.in(1, "weight"), to4d(ws), "weight_2d");
-  graph::Conv2dAttrs a{w.strides, w.pads, w.dilation, groups, graph::Layout::NCHW};
-  bool bias = c.has(2);
-  int y = c.emit(a, {x, wt}, {});
-  if (bias) {
-    int64_t m = ws[0];
-    if (c.shape(2) != te::Shape{m}) c.fail("the bias has shape ", te::shapeToString(c.shape(2)), " for ", m, " output channels");
-    int b = c.reshape(c.in(2), {1, m, 1, 1}, "bias_4d");
-    y = c.binary(BinaryKind::Add, y, b, "bias");
-  }
-  c.setOutput(0, back3d(c, y, one_d));
-}
-
 // ---- Gemm / MatMul ----------------------------------------------------------------------------
-
-bool isConstFloat2d(const Ctx& c, int v) {
-  const graph::Value& x = c.val(v);
-  return x.isConstant() && x.shape.size() == 2 && x.dtype == DType::Float32;
-}
-
-// Matrix product of two values of rank >= 2 (see the conventions above).
-int matmul(Ctx& c, int a, int b, std::string_view tag) {
-  te::Shape as = c.val(a).shape;
-  te::Shape bs = c.val(b).shape;
-  if (isConstFloat2d(c, b) && c.val(a).dtype == DType::Float32) {
-    bool lead_ones = true;
-    for (size_t d = 0; d + 2 < as.size(); ++d) lead_ones = lead_ones && as[d] == 1;
-    if (lead_ones) {
-      int64_t m = as[as.size() - 2], k = as.back(), n = bs[1];
-      if (bs[0] != k) c.fail("cannot multiply ", te::shapeToString(as), " by ", te::shapeToString(bs));
-      int w = c.transpose(b, {1, 0}, "weight");
-      int a2 = c.reshape(a, {m, k}, "rows");
-      bool reshaped = as.size() != 2;
-      std::string dense_tag = !reshaped ? std::string(tag) : tag.empty() ? "dense" : std::string(tag) + "_dense";
-      int y = c.emit(graph::DenseAttrs{}, {a2, w}, dense_tag);
-      if (!reshaped) return y;
-      te::Shape out = as;
-      out.back() = n;
-      return c.reshape(y, out, tag);
-    }
-  }
-  return c.emit(graph::MatMulAttrs{}, {a, b}, tag);
-}
 
 void importMatMul(Ctx& c) {
   c.checkAttrs({});
@@ -218,6 +126,7 @@ void importPool(Ctx& c, graph::PoolKind kind) {
   if (is_max) c.checkAttrs({"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"});
   else c.checkAttrs({"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
   if (c.outputUsed(1)) c.fail("the Indices output is not supported");
+  if (c.rank(0) == 5) return importPool3d(c, kind);
   checkSpatialRank(c, "pooling");
   requireFloat(c, 0);
   bool one_d = c.rank(0) == 3;
@@ -235,6 +144,38 @@ void importPool(Ctx& c, graph::PoolKind kind) {
   a.count_include_pad = c.attrInt("count_include_pad", 0) != 0;
   int x = c.reshape(c.in(0), to4d(xs), "input_2d");
   c.setOutput(0, back3d(c, c.emit(a, {x}, one_d ? "pool_2d" : ""), one_d));
+}
+
+// 3-D pooling as two 2-D poolings: the (H, W) window on [N, C*D, H, W], then the depth window
+// on [N, C, D, H'*W']. Exact for max and average alike: a window is the product of its
+// per-axis ranges, so is the valid-element count that count_include_pad=0 divides by.
+void importPool3d(Ctx& c, graph::PoolKind kind) {
+  requireFloat(c, 0);
+  bool is_max = kind == graph::PoolKind::Max;
+  std::vector<int64_t> kernel = c.attrInts("kernel_shape");
+  if (kernel.size() != 3) c.fail("kernel_shape ", listStr(kernel), " does not match the input rank");
+  te::Shape xs = c.shape(0);
+  WindowNd w = readWindowNd(c, kernel, {xs[2], xs[3], xs[4]}, is_max);
+  graph::Pool2dAttrs hw;
+  hw.kind = kind;
+  hw.kernel = {kernel[1], kernel[2]};
+  hw.strides = {w.strides[1], w.strides[2]};
+  hw.dilation = {w.dilation[1], w.dilation[2]};
+  hw.pads = {w.pads[1], w.pads[2], w.pads[4], w.pads[5]};
+  hw.ceil_mode = c.attrInt("ceil_mode", 0) != 0;
+  hw.count_include_pad = c.attrInt("count_include_pad", 0) != 0;
+  int x = c.reshape(c.in(0), {xs[0], xs[1] * xs[2], xs[3], xs[4]}, "input_2d");
+  int y = c.emit(hw, {x}, "pool_hw");
+  te::Shape ys = c.val(y).shape;
+  y = c.reshape(y, {xs[0], xs[1], xs[2], ys[2] * ys[3]}, "depth_rows");
+  graph::Pool2dAttrs d = hw;
+  d.kernel = {kernel[0], 1};
+  d.strides = {w.strides[0], 1};
+  d.dilation = {w.dilation[0], 1};
+  d.pads = {w.pads[0], 0, w.pads[3], 0};
+  y = c.emit(d, {y}, "pool_d");
+  int64_t od = c.val(y).shape[2];
+  c.setOutput(0, c.reshape(y, {xs[0], xs[1], od, ys[2], ys[3]}, "output_3d"));
 }
 
 void importMaxPool(Ctx& c) { importPool(c, graph::PoolKind::Max); }
@@ -355,8 +296,31 @@ void importLogSoftmax(Ctx& c) { importSoftmaxLike(c, true); }
 
 }  // namespace
 
+// See nn_common.h and the conventions above.
+int matmul(Ctx& c, int a, int b, std::string_view tag) {
+  te::Shape as = c.val(a).shape;
+  te::Shape bs = c.val(b).shape;
+  if (isConstFloat2d(c, b) && c.val(a).dtype == DType::Float32) {
+    bool lead_ones = true;
+    for (size_t d = 0; d + 2 < as.size(); ++d) lead_ones = lead_ones && as[d] == 1;
+    if (lead_ones) {
+      int64_t m = as[as.size() - 2], k = as.back(), n = bs[1];
+      if (bs[0] != k) c.fail("cannot multiply ", te::shapeToString(as), " by ", te::shapeToString(bs));
+      int w = c.transpose(b, {1, 0}, "weight");
+      int a2 = c.reshape(a, {m, k}, "rows");
+      bool reshaped = as.size() != 2;
+      std::string dense_tag = !reshaped ? std::string(tag) : tag.empty() ? "dense" : std::string(tag) + "_dense";
+      int y = c.emit(graph::DenseAttrs{}, {a2, w}, dense_tag);
+      if (!reshaped) return y;
+      te::Shape out = as;
+      out.back() = n;
+      return c.reshape(y, out, tag);
+    }
+  }
+  return c.emit(graph::MatMulAttrs{}, {a, b}, tag);
+}
+
 void addNnOps(OpTable& t) {
-  t["Conv"] = importConv;
   t["MatMul"] = importMatMul;
   t["Gemm"] = importGemm;
   t["MaxPool"] = importMaxPool;

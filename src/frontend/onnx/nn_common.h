@@ -1,0 +1,42 @@
+// Helpers shared by the importers of compute-heavy operators (Conv, ConvTranspose, pooling,
+// MatMul, Einsum): convolution windows and convolutions of one to three spatial dimensions, and
+// the matrix product with ttune's lowering conventions.
+//
+// A window has one stride, dilation and kernel extent per spatial axis and pads as all begins
+// then all ends (ONNX's order); readWindowNd resolves auto_pad. emitConvNd lowers a convolution
+// of any of these ranks to the graph's one convolution operator, conv2d: 1-D runs on [N, C, 1, L],
+// 3-D folds the depth taps into the input channels and the output depth into the batch
+// ([N*D', C*kd, H, W], a gather of the kd depth slices), so every convolution reuses conv2d's
+// default schedules, sketches and transfer classes.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "frontend/onnx/context.h"
+
+namespace ttune::frontend::detail {
+
+struct WindowNd {
+  std::vector<int64_t> strides, dilation;
+  std::vector<int64_t> pads;  // begins, then ends
+};
+
+// Reads strides / dilations / pads / auto_pad of a window with `kernel` over spatial extents `in`.
+WindowNd readWindowNd(const Ctx& c, const std::vector<int64_t>& kernel, const std::vector<int64_t>& in,
+                      bool has_dilations);
+
+// y = conv(x, w) + bias: x is [N, C, spatial...] with 1 to 3 spatial axes, w [M, C/groups,
+// kernel...] (a graph value, constant or not), bias a [M] value or -1 for none.
+int emitConvNd(Ctx& c, int x, int w, const WindowNd& window, int64_t groups, std::string_view tag, int bias = -1);
+
+// Matrix product of two values of rank >= 2 with numpy's broadcasting (ONNX MatMul): dense when
+// the right side is a constant 2-D float32 weight and the left side's leading dims are 1,
+// (batched) matmul otherwise.
+int matmul(Ctx& c, int a, int b, std::string_view tag);
+
+// Fails through `c` unless input i is float32.
+void requireFloat(const Ctx& c, int i);
+
+}  // namespace ttune::frontend::detail
