@@ -36,9 +36,12 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 PYTHON = "/usr/bin/python3"  # Debian's, which has python3-torch
 MODELS = ["resnet18", "resnet50", "mobilenet_v2", "efficientnet_b0", "googlenet", "densenet121",
           "inception_v3", "vgg16", "bert_base_128", "bert_base_256"]
-# Exported on request (--models) but not in the default set: grouped-convolution networks and a
-# model outside the zoo.
-EXTRA_MODELS = ["mobilenet_v3_large", "resnext50_32x4d", "regnet_y_400mf"]
+# Exported on request (--models) but not in the default set: grouped-convolution networks and
+# held-out families outside the zoo (segmentation, U-Net, GAN generator, video 3-D convolutions,
+# a causal decoder, windowed attention).
+EXTRA_MODELS = ["mobilenet_v3_large", "resnext50_32x4d", "regnet_y_400mf", "shufflenet_v2_x1_0", "vit_b_16",
+                "convnext_tiny", "swin_t", "fcn_resnet50", "lraspp_mobilenet_v3_large", "unet", "dcgan_generator",
+                "r3d_18", "gpt_decoder_128"]
 RUNTIMES = ["ttune", "onnxruntime", "pytorch"]
 OTHER_LOAD_WARNING = 0.05  # share of the machine's CPU time taken by other processes while timing
 LABEL = {"ttune": "ttune", "onnxruntime": "ORT", "pytorch": "PyTorch", "all": "every runtime"}
@@ -169,7 +172,7 @@ def input_shape(onnx_path):
     dims = [d.dim_value for d in inputs[0].type.tensor_type.shape.dim]
     if any(d <= 0 for d in dims):
         raise WorkerError(f"{onnx_path} has a symbolic input dimension; export static shapes")
-    return dims
+    return dims, inputs[0].type.tensor_type.elem_type == onnx.TensorProto.INT64
 
 
 def start_workers(model, a, input_path, tmp):
@@ -226,9 +229,12 @@ def bench_model(model, a, tmp):
     import numpy as np
     result = {"model": model, "threads": a.threads, "rounds": a.rounds, "errors": {}}
     onnx_path = os.path.join(a.models_dir, model + ".onnx")
-    shape = input_shape(onnx_path)
+    shape, token_ids = input_shape(onnx_path)
     input_path = os.path.join(tmp, model + ".input.npy")
-    np.save(input_path, np.random.default_rng(a.seed).uniform(-1, 1, shape).astype(np.float32))
+    rng = np.random.default_rng(a.seed)
+    # An int64 input is token ids (the decoders): ids below 100 are valid for any vocabulary.
+    x = rng.integers(0, 100, shape).astype(np.int64) if token_ids else rng.uniform(-1, 1, shape).astype(np.float32)
+    np.save(input_path, x)
     result["input_shape"] = shape
 
     workers, result["errors"] = start_workers(model, a, input_path, tmp)

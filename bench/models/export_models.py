@@ -41,6 +41,95 @@ def bert_base(seq):
     return encoder, [1, seq, 768]
 
 
+class MainOutput(nn.Module):
+    """torchvision's segmentation models return a dict; the benchmark's models have one output."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x)["out"]
+
+
+def segmentation(builder, size=224, **kw):
+    def make():
+        return MainOutput(builder(weights=None, weights_backbone=None, **kw)), [1, 3, size, size]
+    return make
+
+
+class UNet(nn.Module):
+    """The U-Net of Ronneberger et al. (2015) at a quarter of its width, with padded convolutions and
+    batch norm: four 2x2 max-pool downsamplings, four 2x2 stride-2 up-convolutions
+    (ConvTranspose) whose outputs are concatenated with the skip connections."""
+
+    def __init__(self, classes=2, width=16):
+        super().__init__()
+
+        def block(cin, cout):
+            return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(),
+                                 nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU())
+        w = [width * 2 ** i for i in range(5)]
+        self.down = nn.ModuleList([block(3, w[0])] + [block(w[i], w[i + 1]) for i in range(4)])
+        self.up = nn.ModuleList([nn.ConvTranspose2d(w[i + 1], w[i], 2, stride=2) for i in reversed(range(4))])
+        self.merge = nn.ModuleList([block(2 * w[i], w[i]) for i in reversed(range(4))])
+        self.head = nn.Conv2d(w[0], classes, 1)
+
+    def forward(self, x):
+        skips = []
+        for i, b in enumerate(self.down):
+            x = b(x if i == 0 else nn.functional.max_pool2d(x, 2))
+            skips.append(x)
+        for up, merge, skip in zip(self.up, self.merge, reversed(skips[:-1])):
+            x = merge(torch.cat([up(x), skip], 1))
+        return self.head(x)
+
+
+class DcganGenerator(nn.Module):
+    """DCGAN's generator (Radford et al., 2016): a 100-d code to a 64x64 image through 4x4
+    stride-2 transposed convolutions with batch norm."""
+
+    def __init__(self, nz=100, ngf=64):
+        super().__init__()
+        layers, cin = [], nz
+        for i, cout in enumerate([ngf * 8, ngf * 4, ngf * 2, ngf]):
+            layers += [nn.ConvTranspose2d(cin, cout, 4, 1 if i == 0 else 2, 0 if i == 0 else 1, bias=False),
+                       nn.BatchNorm2d(cout), nn.ReLU()]
+            cin = cout
+        layers += [nn.ConvTranspose2d(cin, 3, 4, 2, 1, bias=False), nn.Tanh()]
+        self.net = nn.Sequential(*layers)
+
+    def forward(self, z):
+        return self.net(z)
+
+
+class CausalDecoder(nn.Module):
+    """A GPT-style decoder-only transformer: token and position embeddings, pre-norm blocks with
+    causally masked self-attention (the mask a lower-triangular where), GELU MLP, tied-free LM head."""
+
+    def __init__(self, vocab=8192, seq=128, d=512, heads=8, layers=6):
+        super().__init__()
+        self.tok, self.pos = nn.Embedding(vocab, d), nn.Parameter(torch.randn(seq, d) * 0.02)
+        self.blocks = nn.ModuleList()
+        for _ in range(layers):
+            self.blocks.append(nn.ModuleDict({"ln1": nn.LayerNorm(d), "qkv": nn.Linear(d, 3 * d), "proj": nn.Linear(d, d),
+                                              "ln2": nn.LayerNorm(d), "fc": nn.Linear(d, 4 * d), "out": nn.Linear(4 * d, d)}))
+        self.ln, self.head, self.heads = nn.LayerNorm(d), nn.Linear(d, vocab, bias=False), heads
+        self.register_buffer("mask", torch.tril(torch.ones(seq, seq, dtype=torch.bool)))
+
+    def forward(self, ids):
+        b, t = ids.shape
+        x = self.tok(ids) + self.pos[:t]
+        for blk in self.blocks:
+            q, k, v = blk["qkv"](blk["ln1"](x)).split(x.shape[-1], dim=-1)
+            q, k, v = (z.view(b, t, self.heads, -1).transpose(1, 2) for z in (q, k, v))
+            att = (q @ k.transpose(-2, -1)) / (q.shape[-1] ** 0.5)
+            att = att.masked_fill(~self.mask[:t, :t], float("-inf")).softmax(-1)
+            x = x + blk["proj"]((att @ v).transpose(1, 2).reshape(b, t, -1))
+            x = x + blk["out"](nn.functional.gelu(blk["fc"](blk["ln2"](x))))
+        return self.head(self.ln(x))
+
+
 def vision(builder, size=224, **kw):
     def make():
         return builder(weights=None, **kw), [1, 3, size, size]
@@ -59,6 +148,16 @@ MODELS = {
     "mobilenet_v3_large": vision(tvm.mobilenet_v3_large),
     "resnext50_32x4d": vision(tvm.resnext50_32x4d),
     "regnet_y_400mf": vision(tvm.regnet_y_400mf),
+    "shufflenet_v2_x1_0": vision(tvm.shufflenet_v2_x1_0),
+    "vit_b_16": vision(tvm.vit_b_16),
+    "convnext_tiny": vision(tvm.convnext_tiny),
+    "swin_t": vision(tvm.swin_t),
+    "fcn_resnet50": segmentation(tvm.segmentation.fcn_resnet50, aux_loss=False),
+    "lraspp_mobilenet_v3_large": segmentation(tvm.segmentation.lraspp_mobilenet_v3_large),
+    "unet": lambda: (UNet(), [1, 3, 256, 256]),
+    "dcgan_generator": lambda: (DcganGenerator(), [1, 100, 1, 1]),
+    "r3d_18": lambda: (tvm.video.r3d_18(weights=None), [1, 3, 8, 112, 112]),
+    "gpt_decoder_128": lambda: (CausalDecoder(), [1, 128]),
     "bert_base_128": lambda: bert_base(128),
     "bert_base_256": lambda: bert_base(256),
 }
@@ -66,7 +165,7 @@ MODELS = {
 
 def randomize_batch_norms(model):
     for m in model.modules():
-        if isinstance(m, nn.BatchNorm2d):
+        if isinstance(m, (nn.BatchNorm2d, nn.BatchNorm3d)):
             m.running_mean.normal_(0, 0.1)
             m.running_var.uniform_(0.5, 1.5)
             m.weight.data.uniform_(0.5, 1.5)
@@ -83,7 +182,8 @@ def export(name, out_dir, opset):
     model, shape = MODELS[name]()
     model.eval()
     randomize_batch_norms(model)
-    x = torch.randn(*shape)
+    # Token ids for the decoder, images and codes otherwise.
+    x = torch.randint(0, 8192, shape) if name.startswith("gpt") else torch.randn(*shape)
     if not os.path.exists(onnx_path):
         # In eval mode without gradients nn.TransformerEncoderLayer runs a fused fast path
         # (aten::_transformer_encoder_layer_fwd) that the ONNX exporter cannot export; with

@@ -523,8 +523,11 @@ std::vector<runtime::NDArray> CompiledModel::runChecked(const std::vector<runtim
       const void* got_ptr = im.valuePtr(k.outputs[o], b);
       for (size_t p = 0; p < flat.size(); ++p) {
         double got = elementAt(got_ptr, val.dtype, flat[p]);
-        double err = std::fabs(got - ref[p]);
-        if (!std::isfinite(got) && std::isfinite(ref[p])) err = INFINITY;
+        // Equal values are exact matches, infinities too: a causal mask's -inf scores would
+        // otherwise give inf - inf = NaN and count as a mismatch.
+        bool same = got == ref[p] || (std::isnan(got) && std::isnan(ref[p]));
+        double err = same ? 0.0 : std::fabs(got - ref[p]);
+        if (!same && !std::isfinite(got) && std::isfinite(ref[p])) err = INFINITY;
         rep.max_abs_err = std::max(rep.max_abs_err, err);
         if (std::fabs(ref[p]) > 1e-6) rep.max_rel_err = std::max(rep.max_rel_err, err / std::fabs(ref[p]));
         if (!(err <= atol + rtol * std::fabs(ref[p]))) ++rep.mismatches;

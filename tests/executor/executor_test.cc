@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "executor/executor.h"
 #include "graph/passes.h"
 #include "graph/reference.h"
@@ -85,6 +87,25 @@ TEST(Executor, RunsSmallCnnLikeTheReference) {
   ASSERT_EQ(secs.size(), m.kernels().size());
   for (double s : secs) EXPECT_GT(s, 0.0);
   for (size_t i = 0; i < 2; ++i) EXPECT_TRUE(runtime::compare(out3[i], expected[i], 1e-4, 1e-4).ok());
+}
+
+// A causal mask writes -inf into attention scores: the check must count equal infinities as
+// matches (inf - inf is NaN, which once made every masked model fail `ttune run --check`).
+TEST(Executor, CheckAcceptsMatchingInfinities) {
+  Graph g;
+  int x = g.addInput("x", {4, 4});
+  runtime::NDArray mask({4, 4}, te::DType::Bool), minus_inf({1}, te::DType::Float32);
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j <= i; ++j) mask.as<uint8_t>()[i * 4 + j] = 1;
+  minus_inf.as<float>()[0] = -INFINITY;
+  int scores = g.addNode("mask", WhereAttrs{}, {g.addConstant("causal", mask), x, g.addConstant("ninf", minus_inf)});
+  g.markOutput(scores);
+  g.markOutput(g.addNode("sm", SoftmaxAttrs{-1}, {scores}));
+  optimizeGraph(g);
+  CompiledModel m = CompiledModel::compile(g);
+  CheckReport rep;
+  m.runChecked(randomInputs(g, 1), &rep);
+  EXPECT_TRUE(rep.ok()) << rep.mismatches << " mismatches in " << rep.worst_kernel;
 }
 
 TEST(Executor, ReusesIntermediateBuffers) {
