@@ -325,7 +325,9 @@ void CompiledModel::Impl::makePlan(const ModelOptions& options) {
   for (size_t i = 0; i < kernels.size(); ++i) {
     const graph::Kernel& k = kernels[i];
     if (is_instance_alias[i]) {
-      where[k.outputs[0]] = ref(k.inputs[0]);
+      BufferRef r = ref(k.inputs[0]);
+      r.offset += static_cast<uint64_t>(k.alias_offset_bytes);
+      where[k.outputs[0]] = r;
       continue;
     }
     for (int v : k.outputs)

@@ -1,9 +1,11 @@
 #include "graph/fusion.h"
 
 #include <functional>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
+#include "ops/transform.h"
 #include "support/assert.h"
 #include "support/hash.h"
 #include "support/strings.h"
@@ -19,6 +21,14 @@ bool isAbsorbable(const Graph& g, const Node& n, int chain_value) {
   for (int v : n.inputs)
     if (v >= 0 && v != chain_value && !g.value(v).isConstant()) return false;
   return true;
+}
+
+// The element offset when node n is a slice selecting one contiguous run of its input.
+std::optional<int64_t> viewOffset(const Graph& g, const Node& n) {
+  const SliceAttrs* a = std::get_if<SliceAttrs>(&n.attrs);
+  if (!a) return std::nullopt;
+  const te::Shape& in = g.value(n.inputs[0]).shape;
+  return ops::contiguousSliceOffset(in, ops::sliceBox(in, a->starts, a->ends, a->axes, a->steps));
 }
 
 }  // namespace
@@ -84,11 +94,17 @@ std::vector<Kernel> partition(const Graph& g) {
     groups.push_back({static_cast<int>(i)});
     group[i] = gid;
     int cur = static_cast<int>(i);
+    // A contiguous slice that heads its kernel (its input has other readers, e.g. one time step
+    // of a recurrent layer's input projections) is a view: it takes only reshapes along, so
+    // its consumers' kernels read it through a pointer and stay one workload for every offset.
+    // A slice absorbed into its producer's kernel stays computed there (only what it selects).
+    bool view = viewOffset(g, nodes[i]).has_value();
     while (true) {
       int v = nodes[cur].output;
       if (outputs.count(v) || consumers[v].size() != 1) break;
       int next = consumers[v][0];
       if (group[next] >= 0 || !isAbsorbable(g, nodes[next], v)) break;
+      if (view && !std::holds_alternative<ReshapeAttrs>(nodes[next].attrs)) break;
       groups[gid].push_back(next);
       group[next] = gid;
       cur = next;
@@ -145,8 +161,11 @@ std::vector<Kernel> partition(const Graph& g) {
     k.class_id = classId(*k.dag);
     k.workload_key = k.dag->workloadKey();
     k.alias_only = true;
-    for (int ni : members) k.alias_only = k.alias_only && std::holds_alternative<ReshapeAttrs>(nodes[ni].attrs);
+    std::optional<int64_t> view = viewOffset(g, nodes[members[0]]);
+    for (size_t m = view ? 1 : 0; m < members.size(); ++m)
+      k.alias_only = k.alias_only && std::holds_alternative<ReshapeAttrs>(nodes[members[m]].attrs);
     k.alias_only = k.alias_only && k.inputs.size() == 1 && k.outputs.size() == 1;
+    if (k.alias_only && view) k.alias_offset_bytes = *view * te::dtypeBytes(g.value(k.inputs[0]).dtype);
     kernels.push_back(std::move(k));
   }
 

@@ -31,7 +31,10 @@ struct Kernel {
   std::string class_name;    // e.g. "pad+conv2d_nchw+add+relu"
   std::string class_id;      // hex hash of the loop-structure signature
   std::string workload_key;  // dag->workloadKey()
-  bool alias_only = false;   // only reshapes: the output is the input reinterpreted
+  // The output is the input reinterpreted, alias_offset_bytes into it: only reshapes, or a
+  // contiguous slice (plus reshapes) of a value that other kernels produce or read too.
+  bool alias_only = false;
+  int64_t alias_offset_bytes = 0;
 };
 
 // Partitions a graph (after optimizeGraph) into kernels in an executable order.

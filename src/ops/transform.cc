@@ -187,10 +187,8 @@ Tensor transpose(const Tensor& x, const std::vector<int64_t>& perm_in) {
       "injective");
 }
 
-Tensor slice(const Tensor& x, const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
-             const std::vector<int64_t>& axes_in, const std::vector<int64_t>& steps_in) {
-  checkDefined("slice", x, "input");
-  const Shape& in = x.shape();
+SliceBox sliceBox(const Shape& in, const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
+                  const std::vector<int64_t>& axes_in, const std::vector<int64_t>& steps_in) {
   size_t n = starts.size();
   TT_CHECK_ARG(ends.size() == n, "slice: got ", n, " starts but ", ends.size(), " ends");
   TT_CHECK_ARG(axes_in.empty() || axes_in.size() == n, "slice: got ", n, " starts but ", axes_in.size(),
@@ -229,6 +227,27 @@ Tensor slice(const Tensor& x, const std::vector<int64_t>& starts, const std::vec
     step[ax] = count == 1 ? 1 : (st > 0 ? mag : -mag);
     out[ax] = count;
   }
+  return {first, step, out};
+}
+
+std::optional<int64_t> contiguousSliceOffset(const Shape& in, const SliceBox& box) {
+  // Row-major: a block is one run when every axis before the first one it selects more than one
+  // index of selects a single index, that axis steps by one, and every axis after it is whole.
+  size_t p = 0;
+  while (p + 1 < in.size() && box.out[p] == 1) ++p;
+  if (!in.empty() && box.out[p] > 1 && box.step[p] != 1) return std::nullopt;
+  for (size_t k = p + 1; k < in.size(); ++k)
+    if (box.out[k] != in[k] || box.first[k] != 0 || box.step[k] != 1) return std::nullopt;
+  int64_t offset = 0;
+  for (size_t k = 0; k < in.size(); ++k) offset = offset * in[k] + box.first[k];
+  return offset;
+}
+
+Tensor slice(const Tensor& x, const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
+             const std::vector<int64_t>& axes_in, const std::vector<int64_t>& steps_in) {
+  checkDefined("slice", x, "input");
+  const Shape& in = x.shape();
+  auto [first, step, out] = sliceBox(in, starts, ends, axes_in, steps_in);
   return te::compute(
       "T_slice", out,
       [&](const std::vector<Var>& v) {

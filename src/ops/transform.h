@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "ops/op_utils.h"
@@ -43,6 +44,18 @@ Tensor transpose(const Tensor& x, const std::vector<int64_t>& perm = {});
 // have positive extents).
 Tensor slice(const Tensor& x, const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
              const std::vector<int64_t>& axes = {}, const std::vector<int64_t>& steps = {});
+
+// The box a slice selects: per input axis its first index, step and extent (the normalization
+// of slice(), which throws the same errors).
+struct SliceBox {
+  std::vector<int64_t> first, step;
+  Shape out;
+};
+SliceBox sliceBox(const Shape& in, const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
+                  const std::vector<int64_t>& axes = {}, const std::vector<int64_t>& steps = {});
+// The element offset of the box when it is one contiguous run of the row-major input (the slice
+// is then a view of its input), else nullopt.
+std::optional<int64_t> contiguousSliceOffset(const Shape& in, const SliceBox& box);
 
 // ONNX Gather: output shape data.shape[:axis] + indices.shape + data.shape[axis+1:]. Indices are
 // int32 or int64; negative ones wrap (i + dim). Indices outside [-dim, dim) are invalid in ONNX;

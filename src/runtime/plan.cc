@@ -38,16 +38,22 @@ int64_t TensorSpec::bytes() const { return elements() * elemBytes(dtype); }
 namespace {
 
 std::string checkRef(const Plan& p, const BufferRef& r, int64_t bytes_needed) {
+  // The offset of a view (a contiguous slice) stays inside its buffer.
+  auto inside = [&](int64_t size) {
+    return bytes_needed >= 0 && r.offset <= static_cast<uint64_t>(std::max<int64_t>(size - bytes_needed, 0));
+  };
   switch (r.kind) {
     case BufferKind::Input:
-      return r.index < p.inputs.size() ? "" : "an argument names input " + std::to_string(r.index);
+      if (r.index >= p.inputs.size()) return "an argument names input " + std::to_string(r.index);
+      return inside(p.inputs[r.index].bytes()) ? "" : "an input offset is out of range";
     case BufferKind::Output:
-      return r.index < p.outputs.size() ? "" : "an argument names output " + std::to_string(r.index);
+      if (r.index >= p.outputs.size()) return "an argument names output " + std::to_string(r.index);
+      return inside(p.outputs[r.index].bytes()) ? "" : "an output offset is out of range";
     case BufferKind::Weight:
-      return r.index < p.weight_bytes.size() ? "" : "an argument names weight " + std::to_string(r.index);
+      if (r.index >= p.weight_bytes.size()) return "an argument names weight " + std::to_string(r.index);
+      return inside(p.weight_bytes[r.index]) ? "" : "a weight offset is out of range";
     case BufferKind::Workspace:
-      if (r.offset % 64 != 0 || bytes_needed < 0 || static_cast<int64_t>(r.offset) > p.workspace_bytes - bytes_needed)
-        return "a workspace offset is out of range";
+      if (!inside(p.workspace_bytes)) return "a workspace offset is out of range";
       return "";
   }
   return "an argument has an unknown kind";
@@ -87,9 +93,9 @@ std::string validatePlan(const Plan& p) {
 
 void* resolve(const BufferRef& r, const PlanBindings& b) {
   switch (r.kind) {
-    case BufferKind::Input: return const_cast<void*>(b.inputs[r.index]);
-    case BufferKind::Output: return b.outputs[r.index];
-    case BufferKind::Weight: return b.weights[r.index];
+    case BufferKind::Input: return static_cast<char*>(const_cast<void*>(b.inputs[r.index])) + r.offset;
+    case BufferKind::Output: return static_cast<char*>(b.outputs[r.index]) + r.offset;
+    case BufferKind::Weight: return static_cast<char*>(b.weights[r.index]) + r.offset;
     case BufferKind::Workspace: return b.workspace + r.offset;
   }
   return nullptr;

@@ -1,6 +1,7 @@
 // Plan: how a compiled model runs, as plain data -- the kernel calls in order, where each
-// argument lives (a model input or output, a weight, or an offset into one workspace arena) and
-// the outputs that are copies rather than kernel results.
+// argument lives (a model input or output, a weight, or an offset into one workspace arena; an
+// offset into an input, output or weight is a view, a contiguous slice of it) and the outputs
+// that are copies rather than kernel results.
 //
 // The executor builds one when it compiles a model and runs it with runPlan; `ttune export`
 // serializes the same plan into the exported library, whose runtime runs it with the same
@@ -28,7 +29,7 @@ enum class BufferKind : uint8_t { Input = 0, Output = 1, Weight = 2, Workspace =
 struct BufferRef {
   BufferKind kind = BufferKind::Workspace;
   uint32_t index = 0;   // input, output or weight index
-  uint64_t offset = 0;  // byte offset into the workspace (Workspace only)
+  uint64_t offset = 0;  // byte offset into the buffer (a view: a contiguous slice of it)
   bool operator==(const BufferRef&) const = default;
 };
 
@@ -60,7 +61,7 @@ struct OutputCopy {
 struct Plan {
   std::vector<TensorSpec> inputs, outputs;
   std::vector<int64_t> weight_bytes;  // every weight the calls read (constants, packed weights)
-  int64_t workspace_bytes = 0;        // intermediates, 64-byte aligned offsets
+  int64_t workspace_bytes = 0;        // intermediates, at 64-byte aligned offsets (views inside them need not be)
   uint32_t num_kernels = 0;
   std::vector<BufferRef> args;
   std::vector<KernelCall> calls;

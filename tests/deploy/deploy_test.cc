@@ -101,8 +101,14 @@ TEST(Plan, InvalidIndicesAreRefused) {
   p.args[2].offset = 128;  // the workspace ends there
   refused(p, "workspace offset");
   p = samplePlan();
-  p.args[2].offset = 8;  // not 64-byte aligned
-  refused(p, "alignment");
+  p.args[0].offset = 3 * 8 * 8 * 4;  // a view past the end of input 0
+  refused(p, "input view offset");
+  p = samplePlan();
+  p.args[4].offset = 40;  // a view past the end of weight 1
+  refused(p, "weight view offset");
+  p = samplePlan();
+  p.args[0].offset = 3 * 8 * 4;  // a view inside input 0 (a contiguous slice) is fine
+  EXPECT_EQ(runtime::validatePlan(p), "");
   p = samplePlan();
   p.calls[1].kernel = 2;
   refused(p, "kernel index");

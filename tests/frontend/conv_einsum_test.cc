@@ -69,7 +69,7 @@ void checkModel(ModelBuilder& b, const std::vector<runtime::NDArray>& inputs, co
 struct Deconv {
   te::Shape x;  // [N, C, spatial...]
   I m = 1, groups = 1;
-  Ints kernel, strides, dilations, pads, output_padding, output_shape;
+  Ints kernel = {}, strides = {}, dilations = {}, pads = {}, output_padding = {}, output_shape = {};
   bool bias = false;
 };
 
@@ -148,7 +148,9 @@ void checkDeconv(Deconv p, bool constant_weight = true) {
   checkModel(b, inputs, deconvReference(p, x, w, p.bias ? &bias : nullptr), [&](const graph::Graph& g) {
     // One convolution for all phases, its weight folded at import when constant.
     EXPECT_EQ(countConvolutions(g), 1) << ::testing::PrintToString(opNames(g));
-    if (constant_weight) EXPECT_EQ(countOp(g, "gather"), 0);
+    if (constant_weight) {
+      EXPECT_EQ(countOp(g, "gather"), 0);
+    }
   });
 }
 
@@ -333,7 +335,9 @@ TEST(OnnxEinsum, ProductsSumsDiagonalsAndEllipses) {
     setAttr(b.node("Einsum", names, {"y"}), "equation", k.equation);
     b.output("y");
     checkModel(b, inputs, einsumReference(k.terms, k.out, arrays), [&](const graph::Graph& g) {
-      if (k.constant_last) EXPECT_EQ(countOp(g, "dense"), 1) << "a product with a constant weight is a dense layer";
+      if (k.constant_last) {
+        EXPECT_EQ(countOp(g, "dense"), 1) << "a product with a constant weight is a dense layer";
+      }
     });
   }
 }

@@ -205,3 +205,39 @@ TEST(Fusion, BranchesResidualsAndReductions) {
 
 }  // namespace
 }  // namespace ttune::graph
+
+namespace ttune::graph {
+namespace {
+
+// A contiguous slice of a value with several readers is a view (an alias at an offset), so the
+// kernels reading different slices are one workload; a slice that is its producer's only reader
+// stays fused into the producer (computing only what it selects).
+TEST(Fusion, ContiguousSlicesOfASharedValueAreViews) {
+  Graph g;
+  int x = g.addInput("x", {6, 2, 8});
+  int y = g.addNode("sq", BinaryAttrs{BinaryKind::Mul}, {x, x});
+  std::vector<int> outs;
+  for (int64_t t = 0; t < 6; ++t) {
+    int s = g.addNode("step" + std::to_string(t), SliceAttrs{{t}, {t + 1}, {0}, {1}}, {y});
+    s = g.addNode("rows" + std::to_string(t), ReshapeAttrs{{2, 8}}, {s});
+    outs.push_back(g.addNode("act" + std::to_string(t), UnaryAttrs{UnaryKind::Tanh}, {s}));
+  }
+  int strided = g.addNode("strided", SliceAttrs{{0}, {6}, {0}, {2}}, {y});  // every other step: a copy
+  for (int o : outs) g.markOutput(o);
+  g.markOutput(strided);
+  std::vector<Kernel> ks = partition(g);
+  int views = 0;
+  std::map<std::string, int> tanh_workloads;
+  for (const Kernel& k : ks) {
+    if (k.alias_only) {
+      EXPECT_EQ(k.alias_offset_bytes % (2 * 8 * 4), 0);
+      ++views;
+    }
+    if (k.class_name.find("tanh") != std::string::npos) ++tanh_workloads[k.workload_key];
+  }
+  EXPECT_EQ(views, 6);
+  EXPECT_EQ(tanh_workloads.size(), 1u) << "every step's kernel is one workload";
+}
+
+}  // namespace
+}  // namespace ttune::graph

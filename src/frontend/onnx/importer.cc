@@ -26,6 +26,7 @@ const OpTable& opTable() {
     addNnOps(t);
     addConvOps(t);
     addEinsumOps(t);
+    addRecurrentOps(t);
     addShapeOps(t);
     addTensorOps(t);
     addReduceOps(t);

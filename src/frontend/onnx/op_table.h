@@ -19,6 +19,7 @@ void addElementwiseOps(OpTable& t);
 void addNnOps(OpTable& t);
 void addConvOps(OpTable& t);
 void addEinsumOps(OpTable& t);
+void addRecurrentOps(OpTable& t);
 void addShapeOps(OpTable& t);
 void addTensorOps(OpTable& t);
 void addReduceOps(OpTable& t);
