@@ -23,6 +23,16 @@ bool isAbsorbable(const Graph& g, const Node& n, int chain_value) {
   return true;
 }
 
+// A transpose that moves the innermost axis. After a Winograd output transform it ends the
+// kernel: the transform writes its tiles vectorized along the output's innermost axis (channels,
+// NHWC), and a fused permutation turns those stores into scatters -- r3d_18's folded 3-D
+// convolutions ran at 4-7 GFLOP/s with their NCHW/NCDHW permutation fused in, against 170 for
+// direct convolutions of the same model. The permutation runs as its own blocked transpose.
+bool movesInnermostAxis(const Node& n) {
+  const TransposeAttrs* t = std::get_if<TransposeAttrs>(&n.attrs);
+  return t && !t->perm.empty() && t->perm.back() != static_cast<int64_t>(t->perm.size()) - 1;
+}
+
 // The element offset when node n is a slice selecting one contiguous run of its input.
 std::optional<int64_t> viewOffset(const Graph& g, const Node& n) {
   const SliceAttrs* a = std::get_if<SliceAttrs>(&n.attrs);
@@ -99,12 +109,15 @@ std::vector<Kernel> partition(const Graph& g) {
     // its consumers' kernels read it through a pointer and stay one workload for every offset.
     // A slice absorbed into its producer's kernel stays computed there (only what it selects).
     bool view = viewOffset(g, nodes[i]).has_value();
+    bool winograd = std::holds_alternative<WinogradOutputAttrs>(nodes[i].attrs);
     while (true) {
       int v = nodes[cur].output;
       if (outputs.count(v) || consumers[v].size() != 1) break;
       int next = consumers[v][0];
       if (group[next] >= 0 || !isAbsorbable(g, nodes[next], v)) break;
       if (view && !std::holds_alternative<ReshapeAttrs>(nodes[next].attrs)) break;
+      if (winograd && movesInnermostAxis(nodes[next])) break;
+      winograd = winograd || std::holds_alternative<WinogradOutputAttrs>(nodes[next].attrs);
       groups[gid].push_back(next);
       group[next] = gid;
       cur = next;

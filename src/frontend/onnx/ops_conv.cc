@@ -115,16 +115,12 @@ int emitConvNd(Ctx& c, int x, int w, const WindowNd& win, int64_t groups, std::s
   if (depth + pb + pe < (kd - 1) * dd + 1) c.fail("the kernel depth ", kd, " does not fit the padded input depth ", depth + pb + pe);
   int xp = x;
   if (pb > 0 || pe > 0) xp = c.emit(graph::PadAttrs{{0, 0, pb, 0, 0}, {0, 0, pe, 0, 0}, 0.0, ops::PadMode::Constant}, {x}, sub("pad_depth"));
-  std::vector<int> taps;
-  for (int64_t j = 0; j < kd; ++j) {
-    int t = xp;
-    int64_t start = j * dd, end = j * dd + (od - 1) * sd + 1;
-    if (start != 0 || end != depth + pb + pe || sd != 1)
-      t = c.emit(graph::SliceAttrs{{start}, {end}, {2}, {sd}}, {xp}, sub("depth_tap" + std::to_string(j)));
-    taps.push_back(c.reshape(t, {n, ch, 1, od, h, wd}, sub("tap" + std::to_string(j) + "_6d")));
-  }
-  int stacked = taps.size() == 1 ? taps[0] : c.emit(graph::ConcatAttrs{2}, taps, sub("depth_taps"));
-  stacked = c.transpose(stacked, {0, 3, 1, 2, 4, 5}, sub("taps_as_channels"));
+  // One gather of the kd taps of every output depth: [N, C, D', kd, H, W], then channels-major.
+  runtime::NDArray taps({od, kd}, te::DType::Int64);
+  for (int64_t o = 0; o < od; ++o)
+    for (int64_t j = 0; j < kd; ++j) taps.as<int64_t>()[o * kd + j] = o * sd + j * dd;
+  int stacked = c.emit(graph::GatherAttrs{2}, {xp, c.addConstant(std::move(taps), sub("depth_taps"))}, sub("depth_taps"));
+  stacked = c.transpose(stacked, {0, 2, 1, 3, 4, 5}, sub("taps_as_channels"));
   int x4 = c.reshape(stacked, {n * od, ch * kd, h, wd}, sub("input_2d"));
   int w4 = c.reshape(w, {ws[0], ws[1] * kd, ws[3], ws[4]}, sub("weight_2d"));
   graph::Conv2dAttrs a;
