@@ -130,6 +130,23 @@ class CausalDecoder(nn.Module):
         return self.head(self.ln(x))
 
 
+class RecurrentTagger(nn.Module):
+    """A recurrent sequence model: a projection, a 2-layer bidirectional LSTM (256 per direction),
+    a GRU (128) over its outputs and a classifier on the last step; input [1, 50, 64]."""
+
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(64, 128)
+        self.lstm = nn.LSTM(128, 256, num_layers=2, batch_first=True, bidirectional=True)
+        self.gru = nn.GRU(512, 128, batch_first=True)
+        self.head = nn.Linear(128, 10)
+
+    def forward(self, x):
+        y, _ = self.lstm(torch.relu(self.proj(x)))
+        z, _ = self.gru(y)
+        return self.head(z[:, -1])
+
+
 def vision(builder, size=224, **kw):
     def make():
         return builder(weights=None, **kw), [1, 3, size, size]
@@ -158,6 +175,7 @@ MODELS = {
     "dcgan_generator": lambda: (DcganGenerator(), [1, 100, 1, 1]),
     "r3d_18": lambda: (tvm.video.r3d_18(weights=None), [1, 3, 8, 112, 112]),
     "gpt_decoder_128": lambda: (CausalDecoder(), [1, 128]),
+    "lstm_gru_tagger": lambda: (RecurrentTagger(), [1, 50, 64]),
     "bert_base_128": lambda: bert_base(128),
     "bert_base_256": lambda: bert_base(256),
 }

@@ -112,6 +112,9 @@ std::string opName(const OpAttrs& attrs) {
                         [](const ExpandAttrs&) -> std::string { return "expand"; },
                         [](const WinogradInputAttrs&) -> std::string { return "winograd_input"; },
                         [](const WinogradOutputAttrs&) -> std::string { return "winograd_output"; },
+                        [](const RecurrentCellAttrs& a) -> std::string {
+                          return a.cell == RecurrentCell::Lstm ? "lstm_cell" : "gru_cell";
+                        },
                     },
                     attrs);
 }
@@ -143,6 +146,8 @@ FusionRole fusionRole(const OpAttrs& attrs) {
                         [](const WinogradInputAttrs&) { return FusionRole::Reduction; },
                         // Follows its matrix product in the same kernel, with the epilogue.
                         [](const WinogradOutputAttrs&) { return FusionRole::Injective; },
+                        // The step's recurrent product absorbs it.
+                        [](const RecurrentCellAttrs&) { return FusionRole::Elementwise; },
                     },
                     attrs);
 }
@@ -159,6 +164,7 @@ int numInputs(const OpAttrs& attrs) {
                         [](const BatchNormAttrs&) { return 5; },
                         [](const ConcatAttrs&) { return -1; },
                         [](const GatherAttrs&) { return 2; },
+                        [](const RecurrentCellAttrs&) { return -1; },
                         [](const auto&) { return 1; },
                     },
                     attrs);
@@ -207,6 +213,7 @@ std::string attrsToString(const OpAttrs& attrs) {
             return "m=" + std::to_string(a.m) + " n=" + std::to_string(a.n) + " out_h=" + std::to_string(a.out_h) +
                    " out_w=" + std::to_string(a.out_w);
           },
+          [](const RecurrentCellAttrs& a) { return "clip=" + formatDouble(a.clip); },
           [](const auto&) { return std::string(); },
       },
       attrs);
@@ -339,6 +346,11 @@ te::Tensor buildOp(const OpAttrs& attrs, const std::vector<te::Tensor>& x) {
           [&](const WinogradInputAttrs& a) { return ops::winograd_input(in(x, 0, "winograd_input"), a.m, a.pads); },
           [&](const WinogradOutputAttrs& a) {
             return ops::winograd_output(in(x, 0, "winograd_output"), a.m, a.n, a.out_h, a.out_w);
+          },
+          [&](const RecurrentCellAttrs& a) {
+            if (a.cell == RecurrentCell::Lstm)
+              return ops::lstm_cell(in(x, 0, "lstm_cell"), in(x, 1, "lstm_cell"), x.size() > 2 ? x[2] : te::Tensor(), a.clip);
+            return ops::gru_cell(in(x, 0, "gru_cell"), in(x, 1, "gru_cell"), in(x, 2, "gru_cell"), a.clip);
           },
       },
       attrs);

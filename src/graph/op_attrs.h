@@ -124,11 +124,19 @@ struct WinogradOutputAttrs {
   int64_t n = 1, out_h = 1, out_w = 1;
 };
 
+// The element-wise part of a recurrent time step (ops/recurrent.h). Inputs: LSTM (z, c[, p]),
+// GRU (x, hr, h).
+enum class RecurrentCell : uint8_t { Lstm, Gru };
+struct RecurrentCellAttrs {
+  RecurrentCell cell = RecurrentCell::Lstm;
+  double clip = 0;  // 0: none
+};
+
 using OpAttrs = std::variant<Conv2dAttrs, DenseAttrs, MatMulAttrs, Pool2dAttrs, GlobalPool2dAttrs,
                              UnaryAttrs, BinaryAttrs, WhereAttrs, SoftmaxAttrs, LayerNormAttrs,
                              ReduceAttrs, BatchNormAttrs, PadAttrs, ConcatAttrs, ReshapeAttrs,
                              TransposeAttrs, SliceAttrs, GatherAttrs, CastAttrs, ExpandAttrs,
-                             WinogradInputAttrs, WinogradOutputAttrs>;
+                             WinogradInputAttrs, WinogradOutputAttrs, RecurrentCellAttrs>;
 
 // How an operator takes part in fusion.
 enum class FusionRole : uint8_t {

@@ -5,8 +5,9 @@
 // ([T*B, I] x [G*H, I]^T, both biases folded in where the math allows), so most of the
 // arithmetic runs as one large matrix product. The time loop is unrolled into the graph: each
 // step is the recurrent product h R^T (a dense layer on [B, H]) with its gate arithmetic fused
-// in, all steps one kernel of one workload, called T times by the executor's static plan — no
-// step goes back through the executor or the host. sequence_lens is accepted when it gives
+// in (one lstm_cell / gru_cell operator for the default activations, ops/recurrent.h), all steps
+// one kernel of one workload reading their time step through a view, called T times by the
+// executor's static plan — no step goes back through the executor or the host. sequence_lens is accepted when it gives
 // every batch element the full length.
 #include <algorithm>
 
@@ -120,6 +121,13 @@ class Builder {
     if (c_.val(w).isConstant()) return c_.emit(graph::DenseAttrs{}, {x, w}, tag);
     return c_.emit(graph::MatMulAttrs{false, true}, {x, w}, tag);
   }
+  // The cell's activations are the defaults (sigmoid gates, tanh otherwise): the fused cell ops.
+  bool defaultActivations(size_t first) const {
+    size_t n = r_.cell == Cell::Lstm ? 3 : r_.cell == Cell::Gru ? 2 : 1;
+    for (size_t k = 0; k < n; ++k)
+      if (r_.act[first + k].kind != (k == 0 ? UnaryKind::Sigmoid : UnaryKind::Tanh)) return false;
+    return true;
+  }
   int act(const Activation& a, int v, const std::string& tag) { return c_.unary(a.kind, v, tag, a.alpha, a.beta); }
   int clip(int v, const std::string& tag) { return r_.clip > 0 ? c_.unary(UnaryKind::Clip, v, tag, -r_.clip, r_.clip) : v; }
   int add(int a, int b, const std::string& tag) { return c_.binary(BinaryKind::Add, a, b, tag); }
@@ -180,7 +188,20 @@ class Builder {
       std::string sn = dn + "t" + std::to_string(t) + "_";
       int xt = c_.reshape(slice(xp, 0, t, t + 1, sn + "x"), {b, g * hd}, sn + "x_2d");
       auto gate = [&](int v, int64_t k, const std::string& n) { return slice(v, 1, k * hd, (k + 1) * hd, sn + n); };
-      if (r_.cell == Cell::Lstm) {
+      if (r_.cell == Cell::Lstm && defaultActivations(a0)) {
+        // One fused step: the recurrent product, the gates and both states in one kernel; the
+        // states are views of its [2, B, H] output.
+        int z = add(xt, product(o.h, rw, sn + "recurrent"), sn + "gates");
+        std::vector<int> ins{z, o.cell};
+        if (peep >= 0) ins.push_back(peep);
+        int hc = c_.emit(graph::RecurrentCellAttrs{graph::RecurrentCell::Lstm, r_.clip}, ins, sn + "cell");
+        o.h = c_.reshape(slice(hc, 0, 0, 1, sn + "h_view"), {b, hd}, sn + "h");
+        o.cell = c_.reshape(slice(hc, 0, 1, 2, sn + "c_view"), {b, hd}, sn + "c");
+      } else if (r_.cell == Cell::Gru && r_.linear_before_reset && defaultActivations(a0)) {
+        int hr = product(o.h, rw, sn + "recurrent");
+        if (hbias >= 0) hr = add(hr, hbias, sn + "recurrent_bias");
+        o.h = c_.emit(graph::RecurrentCellAttrs{graph::RecurrentCell::Gru, r_.clip}, {xt, hr, o.h}, sn + "h");
+      } else if (r_.cell == Cell::Lstm) {
         int z = add(xt, product(o.h, rw, sn + "recurrent"), sn + "gates");
         auto peephole = [&](int v, int64_t k, int cv, const std::string& n) {
           if (peep < 0) return v;
