@@ -63,7 +63,9 @@ int main(int argc, char** argv) {
   std::string db;
   bool use_db = false;
   int threads = 0;
+  std::string target = "host";
   app.add_option("model", src.spec, "The .onnx file")->required();
+  app.add_option("--target", target, "Code for this target (host, x86-64-v3, x86-64-v4, an LLVM CPU name); the host must run it");
   app.add_option("--input", input_paths, "Input .npy files, one per model input, in order")->required();
   app.add_option("--threads", threads, "Threads (default: all cores)");
   app.add_option("--db", db, cli::kBankOptionHelp)->each([&](const std::string&) { use_db = true; });
@@ -82,7 +84,7 @@ int main(int argc, char** argv) {
   std::optional<executor::CompiledModel> model;
   executor::ModelOptions opt;
   try {
-    opt.target = cli::resolveTargetOption("host", true);
+    opt.target = cli::resolveTargetOption(target, true);
     std::optional<store::Bank> bank;  // the provider reads it while compiling
     if (use_db) {
       bank.emplace(cli::openBank(db));

@@ -181,7 +181,7 @@ def start_workers(model, a, input_path, tmp):
     env = dict(os.environ, OMP_NUM_THREADS=str(a.threads), OPENBLAS_NUM_THREADS=str(a.threads),
                NODE_PATH=os.path.join(a.build_dir, "bench-peers", "node_modules"))
     ttune = [os.path.join(a.build_dir, "bin", "bench_model_worker"), onnx_path, "--input", input_path,
-             "--threads", str(a.threads)]
+             "--threads", str(a.threads), "--target", a.ttune_target]
     if a.db is not None:
         ttune += ["--db", a.db]
     argv = {"ttune": ttune,
@@ -355,6 +355,8 @@ def main():
     ap.add_argument("--models", nargs="+", default=MODELS, metavar="NAME",
                     help="models (files NAME.onnx and NAME.pt in --models-dir); default: all ten")
     ap.add_argument("--threads", type=int, default=2, help="threads of every runtime")
+    ap.add_argument("--ttune-target", default="host",
+                    help="ttune's code path, e.g. x86-64-v3 for AVX2 on an AVX-512 host (the peers keep theirs)")
     ap.add_argument("--rounds", type=int, default=10, help="interleaved rounds (one block of each runtime); 0: only compare the outputs")
     ap.add_argument("--db", help="ttune schedule bank to take the best records from (\"\": the default bank); "
                                  "default: ttune's default schedules")
@@ -380,7 +382,8 @@ def main():
         print(f"host: {host['cpu']}, {host['cores']} cores, {host['isa']}")
         timing = f"{a.rounds} interleaved rounds of ~{a.block_ms:g} ms blocks" if a.rounds else "outputs only"
         print(f"{a.threads} threads per runtime, {timing}, "
-              f"ttune {'bank ' + repr(a.db) if a.db is not None else 'default schedules'}")
+              f"ttune {'bank ' + repr(a.db) if a.db is not None else 'default schedules'}"
+              f"{', code for ' + a.ttune_target if a.ttune_target != 'host' else ''}")
         print("ratio = ttune latency / peer latency (< 1: ttune faster), median of per-round ratios; "
               "other = share of the CPU that other processes took while timing\n")
         print(f"{'model':<16} {'ttune ms':>10} {'ORT ms':>10} {'PyTorch ms':>10} {'ttune/ORT':>10} "
