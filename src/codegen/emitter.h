@@ -67,6 +67,11 @@ class Emitter {
   llvm::Value* fastExp(llvm::Value* x);
   llvm::Value* fastErf(llvm::Value* x);
   llvm::Value* fastTanh(llvm::Value* x);
+  // sin / cos / tan share one range reduction (which = 0, 1, 2).
+  llvm::Value* fastSinCosTan(llvm::Value* x, int which);
+  llvm::Value* fastAtan(llvm::Value* x);
+  llvm::Value* log1p(llvm::Value* u);
+  llvm::Value* emitHyperbolic(te::UnOp op, llvm::Value* x);
   llvm::Value* constF(llvm::Type* like, double v);
   llvm::Value* callIntrinsic(llvm::Intrinsic::ID id, std::vector<llvm::Value*> args);
 

@@ -2,6 +2,7 @@
 
 #include "ops/ops.h"
 #include "ops/winograd.h"
+#include "support/assert.h"
 #include "support/error.h"
 #include "support/overload.h"
 #include "support/strings.h"
@@ -32,6 +33,18 @@ const char* unaryName(UnaryKind k) {
     case UnaryKind::Floor: return "floor";
     case UnaryKind::Ceil: return "ceil";
     case UnaryKind::Not: return "not";
+    case UnaryKind::Round: return "round";
+    case UnaryKind::Sin: return "sin";
+    case UnaryKind::Cos: return "cos";
+    case UnaryKind::Tan: return "tan";
+    case UnaryKind::Asin: return "asin";
+    case UnaryKind::Acos: return "acos";
+    case UnaryKind::Atan: return "atan";
+    case UnaryKind::Sinh: return "sinh";
+    case UnaryKind::Cosh: return "cosh";
+    case UnaryKind::Asinh: return "asinh";
+    case UnaryKind::Acosh: return "acosh";
+    case UnaryKind::Atanh: return "atanh";
   }
   return "?";
 }
@@ -50,6 +63,8 @@ const char* binaryName(BinaryKind k) {
     case BinaryKind::Equal: return "equal";
     case BinaryKind::And: return "and";
     case BinaryKind::Or: return "or";
+    case BinaryKind::Mod: return "mod";
+    case BinaryKind::FMod: return "fmod";
   }
   return "?";
 }
@@ -60,6 +75,7 @@ const char* reduceName(ReduceKind k) {
     case ReduceKind::Mean: return "reduce_mean";
     case ReduceKind::Max: return "reduce_max";
     case ReduceKind::Min: return "reduce_min";
+    case ReduceKind::Prod: return "reduce_prod";
   }
   return "?";
 }
@@ -70,6 +86,49 @@ std::string ints(const std::vector<int64_t>& v) {
 template <size_t N>
 std::string ints(const std::array<int64_t, N>& v) {
   return ints(std::vector<int64_t>(v.begin(), v.end()));
+}
+
+te::UnOp mathOp(UnaryKind k) {
+  switch (k) {
+    case UnaryKind::Sin: return te::UnOp::Sin;
+    case UnaryKind::Cos: return te::UnOp::Cos;
+    case UnaryKind::Tan: return te::UnOp::Tan;
+    case UnaryKind::Asin: return te::UnOp::Asin;
+    case UnaryKind::Acos: return te::UnOp::Acos;
+    case UnaryKind::Atan: return te::UnOp::Atan;
+    case UnaryKind::Sinh: return te::UnOp::Sinh;
+    case UnaryKind::Cosh: return te::UnOp::Cosh;
+    case UnaryKind::Asinh: return te::UnOp::Asinh;
+    case UnaryKind::Acosh: return te::UnOp::Acosh;
+    case UnaryKind::Atanh: return te::UnOp::Atanh;
+    default: break;
+  }
+  TT_UNREACHABLE("not a math unary");
+}
+
+// Integer floor modulo (Mod) or C fmod (FMod, integer or float) of two tensors. A zero integer
+// divisor is replaced by 1 so that generated code cannot trap (ONNX leaves it undefined). Float
+// fmod is a - trunc(a / b) * b, exact while trunc(a / b) * b is (|a / b| well below 2^24).
+te::Tensor modOp(bool fmod, const te::Tensor& l, const te::Tensor& r) {
+  TT_CHECK_ARG(l.dtype() == r.dtype(), "mod: operands have dtypes ", te::dtypeName(l.dtype()), " and ",
+               te::dtypeName(r.dtype()));
+  TT_CHECK_ARG(l.dtype() != te::DType::Bool, "mod: bool operands are not supported");
+  if (te::isFloat(l.dtype())) {
+    TT_CHECK_ARG(fmod, "mod: float operands need fmod");
+    return ops::binaryOp("fmod", l, r, [](const te::Expr& a, const te::Expr& b) {
+      te::Expr q = a / b;
+      te::Expr t = te::select(q < te::floatImm(0.0), te::ceil(q), te::floor(q));
+      return a - t * b;
+    });
+  }
+  return ops::binaryOp(fmod ? "fmod" : "mod", l, r, [fmod](const te::Expr& a, const te::Expr& b) {
+    te::Expr zero = te::intImm(0, a.dtype());
+    te::Expr d = te::select(b == zero, te::intImm(1, a.dtype()), b);
+    te::Expr m = a % d;  // floor modulo: the divisor's sign
+    if (!fmod) return m;
+    // C fmod has the dividend's sign: step back by one divisor where the signs differ.
+    return te::select(m != zero && ((m < zero) != (a < zero)), m - d, m);
+  });
 }
 
 const te::Tensor& in(const std::vector<te::Tensor>& v, size_t i, const char* op) {
@@ -115,6 +174,19 @@ std::string opName(const OpAttrs& attrs) {
                         [](const RecurrentCellAttrs& a) -> std::string {
                           return a.cell == RecurrentCell::Lstm ? "lstm_cell" : "gru_cell";
                         },
+                        [](const ArgReduceAttrs& a) -> std::string { return a.max ? "argmax" : "argmin"; },
+                        [](const CumSumAttrs&) -> std::string { return "cumsum"; },
+                        [](const HardmaxAttrs&) -> std::string { return "hardmax"; },
+                        [](const LrnAttrs&) -> std::string { return "lrn"; },
+                        [](const GatherElementsAttrs&) -> std::string { return "gather_elements"; },
+                        [](const GatherNdAttrs&) -> std::string { return "gather_nd"; },
+                        [](const ScatterElementsAttrs&) -> std::string { return "scatter_elements"; },
+                        [](const ScatterNdAttrs&) -> std::string { return "scatter_nd"; },
+                        [](const TriluAttrs& a) -> std::string { return a.upper ? "triu" : "tril"; },
+                        [](const OneHotAttrs&) -> std::string { return "one_hot"; },
+                        [](const TopKAttrs&) -> std::string { return "topk"; },
+                        [](const ReverseSequenceAttrs&) -> std::string { return "reverse_sequence"; },
+                        [](const MaxUnpoolAttrs&) -> std::string { return "max_unpool"; },
                     },
                     attrs);
 }
@@ -148,6 +220,22 @@ FusionRole fusionRole(const OpAttrs& attrs) {
                         [](const WinogradOutputAttrs&) { return FusionRole::Injective; },
                         // The step's recurrent product absorbs it.
                         [](const RecurrentCellAttrs&) { return FusionRole::Elementwise; },
+                        // Reductions (argument reductions, running sums, the searches of
+                        // scatters and top-k) are kernels of their own; pure index arithmetic
+                        // and gathers are injective.
+                        [](const ArgReduceAttrs&) { return FusionRole::Reduction; },
+                        [](const CumSumAttrs&) { return FusionRole::Reduction; },
+                        [](const HardmaxAttrs&) { return FusionRole::Reduction; },
+                        [](const LrnAttrs&) { return FusionRole::Reduction; },
+                        [](const GatherElementsAttrs&) { return FusionRole::Injective; },
+                        [](const GatherNdAttrs&) { return FusionRole::Injective; },
+                        [](const ScatterElementsAttrs&) { return FusionRole::Reduction; },
+                        [](const ScatterNdAttrs&) { return FusionRole::Reduction; },
+                        [](const TriluAttrs&) { return FusionRole::Injective; },
+                        [](const OneHotAttrs&) { return FusionRole::Injective; },
+                        [](const TopKAttrs&) { return FusionRole::Reduction; },
+                        [](const ReverseSequenceAttrs&) { return FusionRole::Injective; },
+                        [](const MaxUnpoolAttrs&) { return FusionRole::Reduction; },
                     },
                     attrs);
 }
@@ -165,6 +253,13 @@ int numInputs(const OpAttrs& attrs) {
                         [](const ConcatAttrs&) { return -1; },
                         [](const GatherAttrs&) { return 2; },
                         [](const RecurrentCellAttrs&) { return -1; },
+                        [](const GatherElementsAttrs&) { return 2; },
+                        [](const GatherNdAttrs&) { return 2; },
+                        [](const ScatterElementsAttrs&) { return 3; },
+                        [](const ScatterNdAttrs&) { return 3; },
+                        [](const OneHotAttrs&) { return 2; },
+                        [](const ReverseSequenceAttrs&) { return 2; },
+                        [](const MaxUnpoolAttrs&) { return 2; },
                         [](const auto&) { return 1; },
                     },
                     attrs);
@@ -214,6 +309,34 @@ std::string attrsToString(const OpAttrs& attrs) {
                    " out_w=" + std::to_string(a.out_w);
           },
           [](const RecurrentCellAttrs& a) { return "clip=" + formatDouble(a.clip); },
+          [](const ArgReduceAttrs& a) {
+            return "axis=" + std::to_string(a.axis) + " keepdims=" + (a.keepdims ? "1" : "0") +
+                   " select_last_index=" + (a.select_last ? "1" : "0");
+          },
+          [](const CumSumAttrs& a) {
+            return "axis=" + std::to_string(a.axis) + " exclusive=" + (a.exclusive ? "1" : "0") +
+                   " reverse=" + (a.reverse ? "1" : "0");
+          },
+          [](const HardmaxAttrs& a) { return "axis=" + std::to_string(a.axis); },
+          [](const LrnAttrs& a) {
+            return "size=" + std::to_string(a.size) + " alpha=" + formatDouble(a.alpha) + " beta=" + formatDouble(a.beta) +
+                   " bias=" + formatDouble(a.bias);
+          },
+          [](const GatherElementsAttrs& a) { return "axis=" + std::to_string(a.axis); },
+          [](const GatherNdAttrs& a) { return "batch_dims=" + std::to_string(a.batch_dims); },
+          [](const ScatterElementsAttrs& a) {
+            return "axis=" + std::to_string(a.axis) + " reduction=" + std::to_string(static_cast<int>(a.reduction));
+          },
+          [](const ScatterNdAttrs& a) { return "reduction=" + std::to_string(static_cast<int>(a.reduction)); },
+          [](const TriluAttrs& a) { return "k=" + std::to_string(a.k); },
+          [](const OneHotAttrs& a) { return "axis=" + std::to_string(a.axis) + " depth=" + std::to_string(a.depth); },
+          [](const TopKAttrs& a) {
+            return "axis=" + std::to_string(a.axis) + " k=" + std::to_string(a.k) + " largest=" + (a.largest ? "1" : "0");
+          },
+          [](const ReverseSequenceAttrs& a) {
+            return "batch_axis=" + std::to_string(a.batch_axis) + " time_axis=" + std::to_string(a.time_axis);
+          },
+          [](const MaxUnpoolAttrs& a) { return "output_shape=" + ints(a.output_shape); },
           [](const auto&) { return std::string(); },
       },
       attrs);
@@ -287,6 +410,21 @@ te::Tensor buildOp(const OpAttrs& attrs, const std::vector<te::Tensor>& x) {
               case UnaryKind::Floor: return ops::unaryOp("floor", v, [](const te::Expr& e) { return te::floor(e); });
               case UnaryKind::Ceil: return ops::unaryOp("ceil", v, [](const te::Expr& e) { return te::ceil(e); });
               case UnaryKind::Not: return ops::unaryOp("not", v, [](const te::Expr& e) { return !e; });
+              case UnaryKind::Round: return ops::unaryOp("round", v, [](const te::Expr& e) { return te::round(e); });
+              case UnaryKind::Sin:
+              case UnaryKind::Cos:
+              case UnaryKind::Tan:
+              case UnaryKind::Asin:
+              case UnaryKind::Acos:
+              case UnaryKind::Atan:
+              case UnaryKind::Sinh:
+              case UnaryKind::Cosh:
+              case UnaryKind::Asinh:
+              case UnaryKind::Acosh:
+              case UnaryKind::Atanh: {
+                te::UnOp op = mathOp(a.kind);
+                return ops::unaryOp(unaryName(a.kind), v, [op](const te::Expr& e) { return te::unary(op, e); });
+              }
             }
             fail("unknown unary operator");
           },
@@ -308,6 +446,8 @@ te::Tensor buildOp(const OpAttrs& attrs, const std::vector<te::Tensor>& x) {
                 return ops::binaryOp("and", l, r, [](const te::Expr& p, const te::Expr& q) { return p && q; });
               case BinaryKind::Or:
                 return ops::binaryOp("or", l, r, [](const te::Expr& p, const te::Expr& q) { return p || q; });
+              case BinaryKind::Mod:
+              case BinaryKind::FMod: return modOp(a.kind == BinaryKind::FMod, l, r);
             }
             fail("unknown binary operator");
           },
@@ -325,6 +465,7 @@ te::Tensor buildOp(const OpAttrs& attrs, const std::vector<te::Tensor>& x) {
               case ReduceKind::Mean: return ops::reduce_mean(v, a.axes, a.keepdims);
               case ReduceKind::Max: return ops::reduce_max(v, a.axes, a.keepdims);
               case ReduceKind::Min: return ops::reduce_min(v, a.axes, a.keepdims);
+              case ReduceKind::Prod: return ops::reduce_prod(v, a.axes, a.keepdims);
             }
             fail("unknown reduction");
           },
@@ -352,6 +493,32 @@ te::Tensor buildOp(const OpAttrs& attrs, const std::vector<te::Tensor>& x) {
               return ops::lstm_cell(in(x, 0, "lstm_cell"), in(x, 1, "lstm_cell"), x.size() > 2 ? x[2] : te::Tensor(), a.clip);
             return ops::gru_cell(in(x, 0, "gru_cell"), in(x, 1, "gru_cell"), in(x, 2, "gru_cell"), a.clip);
           },
+          [&](const ArgReduceAttrs& a) {
+            const te::Tensor& v = in(x, 0, a.max ? "argmax" : "argmin");
+            return a.max ? ops::argmax(v, a.axis, a.keepdims, a.select_last) : ops::argmin(v, a.axis, a.keepdims, a.select_last);
+          },
+          [&](const CumSumAttrs& a) { return ops::cumsum(in(x, 0, "cumsum"), a.axis, a.exclusive, a.reverse); },
+          [&](const HardmaxAttrs& a) { return ops::hardmax(in(x, 0, "hardmax"), a.axis); },
+          [&](const LrnAttrs& a) { return ops::lrn(in(x, 0, "lrn"), a.size, a.alpha, a.beta, a.bias); },
+          [&](const GatherElementsAttrs& a) {
+            return ops::gather_elements(in(x, 0, "gather_elements"), in(x, 1, "gather_elements"), a.axis);
+          },
+          [&](const GatherNdAttrs& a) { return ops::gather_nd(in(x, 0, "gather_nd"), in(x, 1, "gather_nd"), a.batch_dims); },
+          [&](const ScatterElementsAttrs& a) {
+            return ops::scatter_elements(in(x, 0, "scatter_elements"), in(x, 1, "scatter_elements"),
+                                         in(x, 2, "scatter_elements"), a.axis, a.reduction);
+          },
+          [&](const ScatterNdAttrs& a) {
+            return ops::scatter_nd(in(x, 0, "scatter_nd"), in(x, 1, "scatter_nd"), in(x, 2, "scatter_nd"), a.reduction);
+          },
+          [&](const TriluAttrs& a) { return ops::trilu(in(x, 0, "trilu"), a.k, a.upper); },
+          [&](const OneHotAttrs& a) { return ops::one_hot(in(x, 0, "one_hot"), in(x, 1, "one_hot"), a.depth, a.axis); },
+          [&](const TopKAttrs& a) { return ops::topk_indices(in(x, 0, "topk"), a.k, a.axis, a.largest); },
+          [&](const ReverseSequenceAttrs& a) {
+            return ops::reverse_sequence(in(x, 0, "reverse_sequence"), in(x, 1, "reverse_sequence"), a.batch_axis,
+                                         a.time_axis);
+          },
+          [&](const MaxUnpoolAttrs& a) { return ops::max_unpool(in(x, 0, "max_unpool"), in(x, 1, "max_unpool"), a.output_shape); },
       },
       attrs);
 }

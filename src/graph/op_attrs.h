@@ -13,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "ops/indexing.h"
 #include "ops/transform.h"
 #include "te/tensor.h"
 
@@ -54,13 +55,17 @@ struct GlobalPool2dAttrs {
 };
 enum class UnaryKind : uint8_t {
   Relu, LeakyRelu, Clip, Sigmoid, Tanh, Exp, Log, Sqrt, Erf, Gelu, Silu, HardSwish, HardSigmoid,
-  Neg, Abs, Identity, Reciprocal, Floor, Ceil, Not
+  Neg, Abs, Identity, Reciprocal, Floor, Ceil, Not,
+  Round, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh
 };
 struct UnaryAttrs {
   UnaryKind kind = UnaryKind::Relu;
   double alpha = 0, beta = 0;  // LeakyRelu: alpha; Clip: [alpha, beta]; HardSigmoid: alpha x + beta
 };
-enum class BinaryKind : uint8_t { Add, Sub, Mul, Div, Pow, Max, Min, Greater, Less, Equal, And, Or };
+// Mod: integer floor modulo (the result has the divisor's sign); FMod: C fmod (the dividend's
+// sign), integer or float. A zero integer divisor yields the dividend's residue modulo 1 (0 for
+// Mod, the dividend's truncated remainder by 1 for FMod) rather than trapping.
+enum class BinaryKind : uint8_t { Add, Sub, Mul, Div, Pow, Max, Min, Greater, Less, Equal, And, Or, Mod, FMod };
 struct BinaryAttrs {
   BinaryKind kind = BinaryKind::Add;
 };
@@ -74,7 +79,7 @@ struct LayerNormAttrs {
   int64_t axis = -1;
   double epsilon = 1e-5;
 };
-enum class ReduceKind : uint8_t { Sum, Mean, Max, Min };
+enum class ReduceKind : uint8_t { Sum, Mean, Max, Min, Prod };
 struct ReduceAttrs {
   ReduceKind kind = ReduceKind::Sum;
   std::vector<int64_t> axes;  // empty: all
@@ -132,11 +137,77 @@ struct RecurrentCellAttrs {
   double clip = 0;  // 0: none
 };
 
+// ---- Indexing, generation and argument reductions (ops/indexing.h) ----------------------------
+// Index of the max (min) along `axis`, int64; the first one unless select_last.
+struct ArgReduceAttrs {
+  bool max = true;
+  int64_t axis = 0;
+  bool keepdims = true;
+  bool select_last = false;
+};
+struct CumSumAttrs {
+  int64_t axis = 0;
+  bool exclusive = false, reverse = false;
+};
+struct HardmaxAttrs {
+  int64_t axis = -1;
+};
+// Local response normalization across channels (axis 1).
+struct LrnAttrs {
+  int64_t size = 1;
+  double alpha = 1e-4, beta = 0.75, bias = 1.0;
+};
+// Inputs: data, indices.
+struct GatherElementsAttrs {
+  int64_t axis = 0;
+};
+// Inputs: data, indices.
+struct GatherNdAttrs {
+  int64_t batch_dims = 0;
+};
+// Inputs: data, indices, updates.
+struct ScatterElementsAttrs {
+  int64_t axis = 0;
+  ops::ScatterReduction reduction = ops::ScatterReduction::None;
+};
+// Inputs: data, indices, updates.
+struct ScatterNdAttrs {
+  ops::ScatterReduction reduction = ops::ScatterReduction::None;
+};
+// Keeps the upper (lower) triangle of the last two dims from diagonal k on; zeros elsewhere.
+struct TriluAttrs {
+  int64_t k = 0;
+  bool upper = true;
+};
+// Inputs: indices, values ([off, on]).
+struct OneHotAttrs {
+  int64_t axis = -1;
+  int64_t depth = 1;
+};
+// The int64 indices of the k largest (smallest) elements along `axis`, sorted (ties: lower index
+// first); TopK's values are a gather_elements with them.
+struct TopKAttrs {
+  int64_t axis = -1;
+  int64_t k = 1;
+  bool largest = true;
+};
+// Inputs: data, sequence_lens.
+struct ReverseSequenceAttrs {
+  int64_t batch_axis = 1, time_axis = 0;
+};
+// Inputs: x, indices (flat positions in the output).
+struct MaxUnpoolAttrs {
+  te::Shape output_shape;
+};
+
 using OpAttrs = std::variant<Conv2dAttrs, DenseAttrs, MatMulAttrs, Pool2dAttrs, GlobalPool2dAttrs,
                              UnaryAttrs, BinaryAttrs, WhereAttrs, SoftmaxAttrs, LayerNormAttrs,
                              ReduceAttrs, BatchNormAttrs, PadAttrs, ConcatAttrs, ReshapeAttrs,
                              TransposeAttrs, SliceAttrs, GatherAttrs, CastAttrs, ExpandAttrs,
-                             WinogradInputAttrs, WinogradOutputAttrs, RecurrentCellAttrs>;
+                             WinogradInputAttrs, WinogradOutputAttrs,
+                             ArgReduceAttrs, CumSumAttrs, HardmaxAttrs, LrnAttrs, GatherElementsAttrs,
+                             GatherNdAttrs, ScatterElementsAttrs, ScatterNdAttrs, TriluAttrs, OneHotAttrs,
+                             TopKAttrs, ReverseSequenceAttrs, MaxUnpoolAttrs, RecurrentCellAttrs>;
 
 // How an operator takes part in fusion.
 enum class FusionRole : uint8_t {

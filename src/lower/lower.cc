@@ -243,7 +243,13 @@ class Lowerer {
     Expr v = bodyValue(c, &cond);
     if (!red) return makeStore(buf, idx, v);
     Expr old = te::bufferLoad(buf, idx);
-    Expr combined = red->kind == te::ReduceKind::Sum ? old + v : red->kind == te::ReduceKind::Max ? te::max(old, v) : te::min(old, v);
+    Expr combined;
+    switch (red->kind) {
+      case te::ReduceKind::Sum: combined = old + v; break;
+      case te::ReduceKind::Max: combined = te::max(old, v); break;
+      case te::ReduceKind::Min: combined = te::min(old, v); break;
+      case te::ReduceKind::Prod: combined = old * v; break;
+    }
     Stmt s = makeStore(buf, idx, combined);
     if (cond.defined() && !te::proveTrue(cond, c.bounds)) s = makeIf(cond, s);
     return s;

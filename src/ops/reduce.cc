@@ -93,6 +93,10 @@ Tensor reduce_min(const Tensor& x, const std::vector<int64_t>& axes, bool keepdi
   return reduceImpl("reduce_min", ReduceKind::Min, x, reducedAxes("reduce_min", x, axes), keepdims);
 }
 
+Tensor reduce_prod(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {
+  return reduceImpl("reduce_prod", ReduceKind::Prod, x, reducedAxes("reduce_prod", x, axes), keepdims);
+}
+
 Tensor reduce_mean(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {
   std::vector<bool> reduced = reducedAxes("reduce_mean", x, axes);
   int64_t count = 1;

@@ -18,12 +18,13 @@ namespace ttune::ops {
 using te::Tensor;
 
 // Reduce over `axes` (negative count from the end; empty = all axes, as ONNX). keepdims keeps the
-// reduced axes with extent 1. Ops: "reduce_sum", "reduce_max", "reduce_min"; reduce_mean is
+// reduced axes with extent 1. Ops: "reduce_sum", "reduce_max", "reduce_min", "reduce_prod"; reduce_mean is
 // "reduce_sum" followed by "reduce_mean".
 Tensor reduce_sum(const Tensor& x, const std::vector<int64_t>& axes = {}, bool keepdims = true);
 Tensor reduce_mean(const Tensor& x, const std::vector<int64_t>& axes = {}, bool keepdims = true);
 Tensor reduce_max(const Tensor& x, const std::vector<int64_t>& axes = {}, bool keepdims = true);
 Tensor reduce_min(const Tensor& x, const std::vector<int64_t>& axes = {}, bool keepdims = true);
+Tensor reduce_prod(const Tensor& x, const std::vector<int64_t>& axes = {}, bool keepdims = true);
 
 // exp(x - max) / sum(exp(x - max)) along `axis`. The max and sum ops drop `axis` from the shape.
 Tensor softmax(const Tensor& x, int64_t axis = -1);

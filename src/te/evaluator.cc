@@ -47,9 +47,40 @@ float applyUnary(UnOp op, float x) {
     case UnOp::Floor: return std::floor(x);
     case UnOp::Ceil: return std::ceil(x);
     case UnOp::Round: return std::nearbyint(x);  // round half to even, as ONNX Round
+    case UnOp::Sin: return std::sin(x);
+    case UnOp::Cos: return std::cos(x);
+    case UnOp::Tan: return std::tan(x);
+    case UnOp::Asin: return std::asin(x);
+    case UnOp::Acos: return std::acos(x);
+    case UnOp::Atan: return std::atan(x);
+    case UnOp::Sinh: return std::sinh(x);
+    case UnOp::Cosh: return std::cosh(x);
+    case UnOp::Asinh: return std::asinh(x);
+    case UnOp::Acosh: return std::acosh(x);
+    case UnOp::Atanh: return std::atanh(x);
     case UnOp::Not: break;
   }
   TT_UNREACHABLE(std::string("float unary ") + unOpName(op));
+}
+
+float combineFloat(ReduceKind k, float acc, float x) {
+  switch (k) {
+    case ReduceKind::Sum: return acc + x;
+    case ReduceKind::Max: return std::fmax(acc, x);
+    case ReduceKind::Min: return std::fmin(acc, x);
+    case ReduceKind::Prod: return acc * x;
+  }
+  TT_UNREACHABLE("reduce kind");
+}
+
+int64_t combineInt(ReduceKind k, int64_t acc, int64_t x) {
+  switch (k) {
+    case ReduceKind::Sum: return acc + x;
+    case ReduceKind::Max: return std::max(acc, x);
+    case ReduceKind::Min: return std::min(acc, x);
+    case ReduceKind::Prod: return acc * x;
+  }
+  TT_UNREACHABLE("reduce kind");
 }
 
 float applyBinary(BinOp op, float a, float b) {
@@ -392,6 +423,7 @@ void evaluate(const ComputeDAG& dag, const std::vector<void*>& args) {
             case ReduceKind::Sum: facc += v; break;
             case ReduceKind::Max: facc = std::fmax(facc, v); break;
             case ReduceKind::Min: facc = std::fmin(facc, v); break;
+            case ReduceKind::Prod: facc *= v; break;
           }
         } else {
           int64_t v = ival(env);
@@ -399,6 +431,7 @@ void evaluate(const ComputeDAG& dag, const std::vector<void*>& args) {
             case ReduceKind::Sum: iacc += v; break;
             case ReduceKind::Max: iacc = std::max(iacc, v); break;
             case ReduceKind::Min: iacc = std::min(iacc, v); break;
+            case ReduceKind::Prod: iacc *= v; break;
           }
         }
       });
@@ -461,10 +494,10 @@ class LazyEvaluator {
         if (p.cond && !p.cond(env)) return;
         if (fl) {
           float x = p.fval(env);
-          facc = p.red->kind == ReduceKind::Sum ? facc + x : p.red->kind == ReduceKind::Max ? std::fmax(facc, x) : std::fmin(facc, x);
+          facc = combineFloat(p.red->kind, facc, x);
         } else {
           int64_t x = p.ival(env);
-          iacc = p.red->kind == ReduceKind::Sum ? iacc + x : p.red->kind == ReduceKind::Max ? std::max(iacc, x) : std::min(iacc, x);
+          iacc = combineInt(p.red->kind, iacc, x);
         }
       });
       v = fl ? static_cast<double>(facc) : static_cast<double>(iacc);

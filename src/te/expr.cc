@@ -82,6 +82,17 @@ const char* unOpName(UnOp op) {
     case UnOp::Floor: return "floor";
     case UnOp::Ceil: return "ceil";
     case UnOp::Round: return "round";
+    case UnOp::Sin: return "sin";
+    case UnOp::Cos: return "cos";
+    case UnOp::Tan: return "tan";
+    case UnOp::Asin: return "asin";
+    case UnOp::Acos: return "acos";
+    case UnOp::Atan: return "atan";
+    case UnOp::Sinh: return "sinh";
+    case UnOp::Cosh: return "cosh";
+    case UnOp::Asinh: return "asinh";
+    case UnOp::Acosh: return "acosh";
+    case UnOp::Atanh: return "atanh";
   }
   return "?";
 }
@@ -91,6 +102,7 @@ const char* reduceKindName(ReduceKind k) {
     case ReduceKind::Sum: return "sum";
     case ReduceKind::Max: return "max";
     case ReduceKind::Min: return "min";
+    case ReduceKind::Prod: return "prod";
   }
   return "?";
 }
@@ -117,6 +129,7 @@ Expr reduceIdentity(ReduceKind kind, DType dtype) {
       case ReduceKind::Sum: return floatImm(0.0, dtype);
       case ReduceKind::Max: return floatImm(-std::numeric_limits<double>::infinity(), dtype);
       case ReduceKind::Min: return floatImm(std::numeric_limits<double>::infinity(), dtype);
+      case ReduceKind::Prod: return floatImm(1.0, dtype);
     }
   }
   switch (kind) {
@@ -127,6 +140,7 @@ Expr reduceIdentity(ReduceKind kind, DType dtype) {
     case ReduceKind::Min:
       return intImm(dtype == DType::Int32 ? std::numeric_limits<int32_t>::max()
                                           : std::numeric_limits<int64_t>::max(), dtype);
+    case ReduceKind::Prod: return intImm(1, dtype);
   }
   TT_UNREACHABLE("reduce kind");
 }

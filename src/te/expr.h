@@ -100,9 +100,10 @@ enum class BinOp : uint8_t {
   Eq, Ne, Lt, Le, Gt, Ge, And, Or
 };
 enum class UnOp : uint8_t {
-  Neg, Not, Abs, Exp, Log, Sqrt, Rsqrt, Tanh, Erf, Sigmoid, Floor, Ceil, Round
+  Neg, Not, Abs, Exp, Log, Sqrt, Rsqrt, Tanh, Erf, Sigmoid, Floor, Ceil, Round,
+  Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh
 };
-enum class ReduceKind : uint8_t { Sum, Max, Min };
+enum class ReduceKind : uint8_t { Sum, Max, Min, Prod };
 
 const char* binOpName(BinOp op);
 const char* unOpName(UnOp op);

@@ -44,6 +44,47 @@ TEST(Codegen, ElementwiseMathAndSelect) {
   EXPECT_TRUE(r.cmp.ok()) << r.lowered << " max_abs_err " << r.cmp.max_abs_err;
 }
 
+// The vector polynomials of sin / cos / tan / atan and the exp / log compositions of asin, acos
+// and the hyperbolic functions, vectorized, against libm (through the evaluator) over ranges
+// that reach every branch (range reduction, large-argument forms, series near zero).
+TEST(Codegen, VectorizedTrigonometricAndHyperbolicMath) {
+  struct Case {
+    UnOp op;
+    double scale, offset;
+    bool abs_input;
+  };
+  for (const Case& c : std::vector<Case>{{UnOp::Sin, 40, 0, false},
+                                         {UnOp::Cos, 40, 0, false},
+                                         {UnOp::Tan, 10, 0, false},
+                                         {UnOp::Asin, 1, 0, false},
+                                         {UnOp::Acos, 1, 0, false},
+                                         {UnOp::Atan, 30, 0, false},
+                                         {UnOp::Sinh, 8, 0, false},
+                                         {UnOp::Sinh, 0.6, 0, false},
+                                         {UnOp::Cosh, 8, 0, false},
+                                         {UnOp::Asinh, 9000, 0, false},
+                                         {UnOp::Asinh, 0.01, 0, false},
+                                         {UnOp::Acosh, 8000, 1, true},
+                                         {UnOp::Acosh, 0.01, 1, true},
+                                         {UnOp::Atanh, 0.999, 0, false},
+                                         {UnOp::Atanh, 0.001, 0, false}}) {
+    SCOPED_TRACE(std::string(unOpName(c.op)) + " scale " + std::to_string(c.scale));
+    Tensor a = placeholder("A", {4, 64});
+    Tensor b = compute("B", {4, 64}, [&](const std::vector<Var>& v) {
+      Expr x = c.abs_input ? abs(a(v)) : a(v);
+      return unary(c.op, x * c.scale + c.offset);
+    });
+    auto dag = std::make_shared<const ComputeDAG>(std::vector<Tensor>{a}, std::vector<Tensor>{b});
+    using namespace schedule;
+    auto st = State::replay(dag, {SplitStep{"B", "j", 64, {16}, true},
+                                  AnnotationStep{"B", "j.1", IterAnnotation::Vectorize}});
+    ASSERT_TRUE(st.ok()) << st.error();
+    auto r = testing::checkState(*st, 3, /*atol=*/1e-6, /*rtol=*/1e-5);
+    ASSERT_TRUE(r.built) << r.error;
+    EXPECT_TRUE(r.cmp.ok()) << " max_abs_err " << r.cmp.max_abs_err;
+  }
+}
+
 TEST(Codegen, TiledVectorizedParallelMatmul) {
   auto dag = matmulDag(64, 48, 32);
   using namespace schedule;

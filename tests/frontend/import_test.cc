@@ -46,9 +46,9 @@ TEST(OnnxErrors, UnsupportedOperatorNamesNodeAndOp) {
   ModelBuilder u(13);
   u.input("x", {I(4)});
   u.node("Relu", {"x"}, {"r"});
-  u.node("Round", {"r"}, {"y"});
+  u.node("Unique", {"r"}, {"y"});
   u.output("y");
-  EXPECT_EQ(importError(u.model()), "node #1 (Round): operator Round is not supported");
+  EXPECT_EQ(importError(u.model()), "node #1 (Unique): operator Unique is not supported");
 }
 
 TEST(OnnxErrors, MalformedBytesAndFiles) {
@@ -561,6 +561,86 @@ TEST(OnnxImport, ConstantFoldingPolicy) {
   ASSERT_TRUE(s.isConstant());
   EXPECT_EQ(s.constant->as<int64_t>()[0], 3);
   EXPECT_EQ(s.constant->as<int64_t>()[1], 4);
+}
+
+// TopK is one indices node plus a gather_elements of the values (graph ops have one output); K
+// must be a constant (bound at import, e.g. by OnnxOptions::constant_inputs).
+TEST(OnnxImport, TopKEmitsOneNodePerOutput) {
+  ModelBuilder b(13);
+  b.input("x", {I(2), I(5)});
+  b.ints("k", {2});
+  b.node("TopK", {"x", "k"}, {"values", "indices"}, "topk");
+  b.output("values");
+  b.output("indices");
+  graph::Graph g = importOnnxModel(b.model());
+  EXPECT_EQ(opNames(g), (std::vector<std::string>{"topk", "gather_elements"}));
+  runtime::NDArray x = floatArray({2, 5}, {1, 5, 3, 5, 2, -1, -2, 0, 4, 4});
+  std::vector<runtime::NDArray> out = graph::evaluateGraph(g, {x});
+  expectClose(out[0], floatArray({2, 2}, {5, 5, 4, 4}));
+  ASSERT_EQ(out[1].dtype(), te::DType::Int64);
+  EXPECT_EQ((std::vector<int64_t>(out[1].as<int64_t>(), out[1].as<int64_t>() + 4)), (std::vector<int64_t>{1, 3, 3, 4}));
+
+  ModelBuilder r(13);
+  r.input("x", {I(2), I(5)});
+  r.input("k", {I(1)}, te::DType::Int64);
+  r.node("TopK", {"x", "k"}, {"values", "indices"}, "TopK_3");
+  r.output("values");
+  EXPECT_EQ(importError(r.model()),
+            "node \"TopK_3\" (TopK): the K input \"k\" is computed at run time, but ttune needs it as a constant at import");
+}
+
+// Mod: floor modulo on integers (the divisor's sign), C fmod with fmod = 1; float needs fmod.
+TEST(OnnxImport, ModSemantics) {
+  for (int64_t fmod : {0, 1}) {
+    ModelBuilder b(13);
+    b.input("a", {I(4)}, te::DType::Int64);
+    b.input("b", {I(4)}, te::DType::Int64);
+    setAttr(b.node("Mod", {"a", "b"}, {"y"}), "fmod", fmod);
+    b.output("y");
+    graph::Graph g = importOnnxModel(b.model());
+    runtime::NDArray a({4}, te::DType::Int64), d({4}, te::DType::Int64);
+    std::vector<int64_t> av = {7, -7, 7, -7}, dv = {3, 3, -3, -3};
+    for (int i = 0; i < 4; ++i) a.as<int64_t>()[i] = av[i], d.as<int64_t>()[i] = dv[i];
+    runtime::NDArray y = graph::evaluateGraph(g, {a, d})[0];
+    std::vector<int64_t> want = fmod ? std::vector<int64_t>{1, -1, 1, -1} : std::vector<int64_t>{1, 2, -2, -1};
+    EXPECT_EQ((std::vector<int64_t>(y.as<int64_t>(), y.as<int64_t>() + 4)), want) << "fmod " << fmod;
+  }
+  ModelBuilder f(13);
+  f.input("a", {I(4)});
+  f.input("b", {I(4)});
+  f.node("Mod", {"a", "b"}, {"y"}, "m");
+  f.output("y");
+  EXPECT_EQ(importError(f.model()), "node \"m\" (Mod): float operands need fmod = 1");
+}
+
+// InstanceNormalization is composed from graph reductions; EyeLike is a constant.
+TEST(OnnxImport, InstanceNormAndEyeLike) {
+  ModelBuilder b(13);
+  b.input("x", {I(2), I(3), I(4)});
+  b.floats("scale", {3}, {1, 2, 0.5f});
+  b.floats("bias", {3}, {0, 1, -1});
+  setAttr(b.node("InstanceNormalization", {"x", "scale", "bias"}, {"y"}), "epsilon", 1e-3f);
+  b.input("x2", {I(2), I(3)});
+  b.node("EyeLike", {"x2"}, {"e"});
+  b.output("y");
+  b.output("e");
+  graph::Graph g = importOnnxModel(b.model());
+  runtime::NDArray x = randomArray({2, 3, 4}, 3, -2, 2);
+  runtime::NDArray x2 = randomArray({2, 3}, 4);
+  std::vector<runtime::NDArray> out = graph::evaluateGraph(g, {x, x2});
+  std::vector<float> want(24), sc = {1, 2, 0.5f}, bi = {0, 1, -1};
+  for (int n = 0; n < 2; ++n)
+    for (int c = 0; c < 3; ++c) {
+      const float* p = x.as<float>() + (n * 3 + c) * 4;
+      double mean = 0, var = 0;
+      for (int i = 0; i < 4; ++i) mean += p[i] / 4.0;
+      for (int i = 0; i < 4; ++i) var += (p[i] - mean) * (p[i] - mean) / 4.0;
+      for (int i = 0; i < 4; ++i)
+        want[static_cast<size_t>((n * 3 + c) * 4 + i)] =
+            static_cast<float>((p[i] - mean) / std::sqrt(var + 1e-3) * sc[c] + bi[c]);
+    }
+  expectClose(out[0], floatArray({2, 3, 4}, want));
+  expectClose(out[1], floatArray({2, 3}, {1, 0, 0, 0, 1, 0}));
 }
 
 TEST(OnnxImport, SupportedOpList) {

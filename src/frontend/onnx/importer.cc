@@ -31,6 +31,7 @@ const OpTable& opTable() {
     addTensorOps(t);
     addReduceOps(t);
     addResizeOps(t);
+    addIndexingOps(t);
     return t;
   }();
   return table;

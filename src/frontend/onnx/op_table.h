@@ -24,6 +24,7 @@ void addShapeOps(OpTable& t);
 void addTensorOps(OpTable& t);
 void addReduceOps(OpTable& t);
 void addResizeOps(OpTable& t);
+void addIndexingOps(OpTable& t);
 
 const OpTable& opTable();
 // Key of an op in the table ("" and "ai.onnx" are the default domain).

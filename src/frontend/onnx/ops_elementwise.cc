@@ -1,6 +1,7 @@
-// Elementwise ONNX operators: activations and math functions, binary arithmetic and comparisons
-// (numpy broadcasting), variadic Max/Min/Sum/Mean (chains), logic ops, Where and Clip, and a few
-// activations composed from graph ops (Elu, Selu, Celu, Softplus, Softsign, PRelu, ...).
+// Elementwise ONNX operators: activations and math functions (trigonometric and hyperbolic ones
+// included), binary arithmetic and comparisons (numpy broadcasting), Mod, variadic
+// Max/Min/Sum/Mean (chains), logic ops, Where and Clip, and a few activations composed from graph
+// ops (Elu, Selu, Celu, Softplus, Softsign, PRelu, Shrink, IsInf, ...).
 #include <cmath>
 #include <limits>
 
@@ -210,6 +211,39 @@ void importIsNaN(Ctx& c) {
   c.setOutput(0, c.logicalNot(eq, {}));
 }
 
+void importIsInf(Ctx& c) {
+  c.checkAttrs({"detect_negative", "detect_positive"});
+  requireFloat(c, 0);
+  bool neg = c.attrInt("detect_negative", 1) != 0, pos = c.attrInt("detect_positive", 1) != 0;
+  int x = c.in(0);
+  if (!neg && !pos) {  // nothing to detect: all false
+    int f = c.binary(BinaryKind::Less, x, floatConst(c, -std::numeric_limits<double>::infinity(), "minus_inf"), "never");
+    c.setOutput(0, f);
+    return;
+  }
+  int p = pos ? c.binary(BinaryKind::Equal, x, floatConst(c, std::numeric_limits<double>::infinity(), "inf"),
+                         neg ? "positive" : "")
+              : -1;
+  int n = neg ? c.binary(BinaryKind::Equal, x, floatConst(c, -std::numeric_limits<double>::infinity(), "minus_inf"),
+                         pos ? "negative" : "")
+              : -1;
+  c.setOutput(0, p >= 0 && n >= 0 ? c.binary(BinaryKind::Or, p, n, {}) : p >= 0 ? p : n);
+}
+
+// y = x + bias below -lambd, x - bias above lambd, 0 between.
+void importShrink(Ctx& c) {
+  c.checkAttrs({"bias", "lambd"});
+  requireFloat(c, 0);
+  double bias = c.attrFloat("bias", 0.0), lambd = c.attrFloat("lambd", 0.5);
+  int x = c.in(0);
+  int lo = c.binary(BinaryKind::Less, x, floatConst(c, -lambd, "minus_lambd"), "below");
+  int hi = c.binary(BinaryKind::Greater, x, floatConst(c, lambd, "lambd"), "above");
+  int up = c.binary(BinaryKind::Add, x, floatConst(c, bias, "bias"), "plus_bias");
+  int down = c.binary(BinaryKind::Sub, x, floatConst(c, bias, "bias2"), "minus_bias");
+  int inner = c.emit(graph::WhereAttrs{}, {hi, down, floatConst(c, 0, "zero")}, "upper");
+  c.setOutput(0, c.emit(graph::WhereAttrs{}, {lo, up, inner}));
+}
+
 void importGelu(Ctx& c) {  // com.microsoft Gelu: x * 0.5 * (1 + erf(x / sqrt 2))
   c.checkAttrs({});
   unaryFloat(c, UnaryKind::Gelu);
@@ -294,6 +328,16 @@ void importEqual(Ctx& c) {
   c.setOutput(0, c.binary(BinaryKind::Equal, a, b, {}));
 }
 
+void importMod(Ctx& c) {
+  c.checkAttrs({"fmod"});
+  bool fmod = c.attrInt("fmod", 0) != 0;
+  if (c.dtype(0) != c.dtype(1))
+    c.fail("the operands have different dtypes (", te::dtypeName(c.dtype(0)), " and ", te::dtypeName(c.dtype(1)), ")");
+  if (c.dtype(0) == DType::Bool) c.fail("the operands are bool tensors, which Mod does not take");
+  if (c.dtype(0) == DType::Float32 && !fmod) c.fail("float operands need fmod = 1");
+  c.setOutput(0, c.binary(fmod ? BinaryKind::FMod : BinaryKind::Mod, c.in(0), c.in(1), {}));
+}
+
 template <BinaryKind K>
 void negatedCompare(Ctx& c) {  // LessOrEqual = not(Greater), GreaterOrEqual = not(Less)
   c.checkAttrs({});
@@ -366,6 +410,20 @@ void addElementwiseOps(OpTable& t) {
   t["PRelu"] = importPRelu;
   t["Sign"] = importSign;
   t["IsNaN"] = importIsNaN;
+  t["IsInf"] = importIsInf;
+  t["Shrink"] = importShrink;
+  t["Round"] = simpleUnary<UnaryKind::Round>;
+  t["Sin"] = simpleUnary<UnaryKind::Sin>;
+  t["Cos"] = simpleUnary<UnaryKind::Cos>;
+  t["Tan"] = simpleUnary<UnaryKind::Tan>;
+  t["Asin"] = simpleUnary<UnaryKind::Asin>;
+  t["Acos"] = simpleUnary<UnaryKind::Acos>;
+  t["Atan"] = simpleUnary<UnaryKind::Atan>;
+  t["Sinh"] = simpleUnary<UnaryKind::Sinh>;
+  t["Cosh"] = simpleUnary<UnaryKind::Cosh>;
+  t["Asinh"] = simpleUnary<UnaryKind::Asinh>;
+  t["Acosh"] = simpleUnary<UnaryKind::Acosh>;
+  t["Atanh"] = simpleUnary<UnaryKind::Atanh>;
   t["com.microsoft:Gelu"] = importGelu;
 
   t["Add"] = simpleBinary<BinaryKind::Add>;
@@ -373,6 +431,7 @@ void addElementwiseOps(OpTable& t) {
   t["Mul"] = simpleBinary<BinaryKind::Mul>;
   t["Div"] = simpleBinary<BinaryKind::Div>;
   t["Pow"] = importPow;
+  t["Mod"] = importMod;
   t["And"] = simpleBinary<BinaryKind::And>;
   t["Or"] = simpleBinary<BinaryKind::Or>;
   t["Xor"] = importXor;

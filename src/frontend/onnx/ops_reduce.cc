@@ -1,4 +1,4 @@
-// ONNX reductions: ReduceSum / Mean / Max / Min map to graph reductions; ReduceSumSquare, ReduceL1,
+// ONNX reductions: ReduceSum / Mean / Max / Min / Prod map to graph reductions; ReduceSumSquare, ReduceL1,
 // ReduceL2, ReduceLogSum and ReduceLogSumExp are composed from them. Axes come from the attribute,
 // or (ReduceSum since opset 13) from the optional constant second input.
 #include "frontend/onnx/op_table.h"
@@ -101,6 +101,7 @@ void addReduceOps(OpTable& t) {
   t["ReduceMean"] = simple<ReduceKind::Mean>;
   t["ReduceMax"] = simple<ReduceKind::Max>;
   t["ReduceMin"] = simple<ReduceKind::Min>;
+  t["ReduceProd"] = simple<ReduceKind::Prod>;
   t["ReduceSumSquare"] = composite<Composite::SumSquare>;
   t["ReduceL1"] = composite<Composite::L1>;
   t["ReduceL2"] = composite<Composite::L2>;

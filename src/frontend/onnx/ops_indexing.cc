@@ -1,0 +1,279 @@
+// Indexing, generation and argument-reduction ONNX operators (graph ops from ops/indexing.h):
+// ArgMax / ArgMin, Hardmax, CumSum, LRN, InstanceNormalization (composed from reductions),
+// GatherElements, GatherND, ScatterElements, ScatterND, Trilu, EyeLike (a constant: only the
+// input's shape matters), OneHot, TopK (an indices node, and a gather_elements of the values when
+// they are used: graph ops have one output), ReverseSequence and MaxUnpool. Everything that shapes
+// the result (K, depth, the cumsum axis, output shapes) must be a constant.
+#include <cmath>
+
+#include "frontend/onnx/onnx_importer.h"
+#include "frontend/onnx/op_table.h"
+
+namespace ttune::frontend::detail {
+
+namespace {
+
+using graph::BinaryKind;
+using te::DType;
+
+void requireFloat(const Ctx& c, int i) {
+  if (c.dtype(i) != DType::Float32)
+    c.fail(c.inputLabel(i), " has dtype ", te::dtypeName(c.dtype(i)), ", but only float32 is supported here");
+}
+
+void requireRank(const Ctx& c, int i, size_t min_rank) {
+  if (c.rank(i) < min_rank) c.fail(c.inputLabel(i), " must have rank at least ", min_rank, ", got ", c.rank(i));
+}
+
+// A single integer from a constant input (K, depth, axis, k).
+int64_t scalarInt(const Ctx& c, int i, std::string_view role) {
+  double v = c.scalar(i, role);
+  if (!std::isfinite(v) || v != std::floor(v) || std::fabs(v) > 9007199254740992.0)
+    c.fail(c.inputLabel(i, role), " must be an integer, got ", v);
+  return static_cast<int64_t>(v);
+}
+
+ops::ScatterReduction readReduction(const Ctx& c) {
+  std::string r = c.attrString("reduction", "none");
+  if (r == "none") return ops::ScatterReduction::None;
+  if (r == "add") return ops::ScatterReduction::Add;
+  if (r == "mul") return ops::ScatterReduction::Mul;
+  c.fail("reduction ", r, " is not supported");
+}
+
+void importArgReduce(Ctx& c, bool max) {
+  c.checkAttrs({"axis", "keepdims", "select_last_index"});
+  requireRank(c, 0, 1);
+  if (c.dtype(0) == DType::Bool) c.fail(c.inputLabel(0), " is a bool tensor, which ", c.opType(), " does not take");
+  int64_t axis = normAxis(c, c.attrInt("axis", 0), c.rank(0));
+  graph::ArgReduceAttrs a{max, axis, c.attrInt("keepdims", 1) != 0, c.attrInt("select_last_index", 0) != 0};
+  c.setOutput(0, c.emit(a, {c.in(0)}));
+}
+void importArgMax(Ctx& c) { importArgReduce(c, true); }
+void importArgMin(Ctx& c) { importArgReduce(c, false); }
+
+void importHardmax(Ctx& c) {
+  c.checkAttrs({"axis"});
+  requireRank(c, 0, 1);
+  te::Shape xs = c.shape(0);
+  bool coerce = c.opset() < 13;  // opsets 11/12: over the flattened dims from `axis` on
+  int64_t axis = normAxis(c, c.attrInt("axis", coerce ? 1 : -1), xs.size());
+  if (!coerce || axis == static_cast<int64_t>(xs.size()) - 1) {
+    c.setOutput(0, c.emit(graph::HardmaxAttrs{axis}, {c.in(0)}));
+    return;
+  }
+  int64_t outer = 1, inner = 1;
+  for (size_t d = 0; d < xs.size(); ++d) (static_cast<int64_t>(d) < axis ? outer : inner) *= xs[d];
+  int x2 = c.reshape(c.in(0), {outer, inner}, "flatten");
+  int y2 = c.emit(graph::HardmaxAttrs{1}, {x2}, "2d");
+  c.setOutput(0, c.reshape(y2, xs, {}));
+}
+
+void importCumSum(Ctx& c) {
+  c.checkAttrs({"exclusive", "reverse"});
+  requireRank(c, 0, 1);
+  if (c.dtype(0) == DType::Bool) c.fail(c.inputLabel(0), " is a bool tensor, which CumSum does not take");
+  int64_t axis = normAxis(c, scalarInt(c, 1, "axis"), c.rank(0));
+  graph::CumSumAttrs a{axis, c.attrInt("exclusive", 0) != 0, c.attrInt("reverse", 0) != 0};
+  c.setOutput(0, c.emit(a, {c.in(0)}));
+}
+
+void importLrn(Ctx& c) {
+  c.checkAttrs({"alpha", "beta", "bias", "size"});
+  requireFloat(c, 0);
+  requireRank(c, 0, 2);
+  if (!c.hasAttr("size")) c.fail("the attribute size is required");
+  int64_t size = c.attrInt("size", 1);
+  if (size < 1) c.fail("size must be positive, got ", size);
+  graph::LrnAttrs a{size, c.attrFloat("alpha", 1e-4), c.attrFloat("beta", 0.75), c.attrFloat("bias", 1.0)};
+  c.setOutput(0, c.emit(a, {c.in(0)}));
+}
+
+// (x - mean) / sqrt(var + eps) * scale + bias over the spatial axes of each (n, c).
+void importInstanceNorm(Ctx& c) {
+  c.checkAttrs({"epsilon"});
+  requireFloat(c, 0);
+  requireRank(c, 0, 3);
+  te::Shape xs = c.shape(0);
+  int64_t ch = xs[1];
+  for (int i = 1; i <= 2; ++i) {
+    requireFloat(c, i);
+    if (c.shape(i) != te::Shape{ch})
+      c.fail(c.inputLabel(i), " has shape ", te::shapeToString(c.shape(i)), ", expected [", ch, "]");
+  }
+  std::vector<int64_t> axes;
+  for (size_t d = 2; d < xs.size(); ++d) axes.push_back(static_cast<int64_t>(d));
+  te::Shape param(xs.size() - 1, 1);  // [C, 1, ..., 1]: broadcasts against [N, C, ...]
+  param[0] = ch;
+  int x = c.in(0);
+  int mean = c.emit(graph::ReduceAttrs{graph::ReduceKind::Mean, axes, true}, {x}, "mean");
+  int d = c.binary(BinaryKind::Sub, x, mean, "centered");
+  int sq = c.binary(BinaryKind::Mul, d, d, "square");
+  int var = c.emit(graph::ReduceAttrs{graph::ReduceKind::Mean, axes, true}, {sq}, "var");
+  int ve = c.binary(BinaryKind::Add, var, c.scalarConstant(c.attrFloat("epsilon", 1e-5), DType::Float32, "epsilon"),
+                    "var_eps");
+  int sd = c.unary(graph::UnaryKind::Sqrt, ve, "std");
+  int n = c.binary(BinaryKind::Div, d, sd, "normalized");
+  int s = c.binary(BinaryKind::Mul, n, c.reshape(c.in(1, "scale"), param, "scale"), "scaled");
+  c.setOutput(0, c.binary(BinaryKind::Add, s, c.reshape(c.in(2, "B"), param, "bias"), {}));
+}
+
+void requireIndices(const Ctx& c, int i) {
+  if (!te::isInt(c.dtype(i))) c.fail(c.inputLabel(i), " must be int32 or int64");
+}
+
+void importGatherElements(Ctx& c) {
+  c.checkAttrs({"axis"});
+  requireIndices(c, 1);
+  requireRank(c, 0, 1);
+  int64_t axis = normAxis(c, c.attrInt("axis", 0), c.rank(0));
+  c.setOutput(0, c.emit(graph::GatherElementsAttrs{axis}, {c.in(0), c.in(1)}));
+}
+
+void importGatherND(Ctx& c) {
+  c.checkAttrs({"batch_dims"});
+  requireIndices(c, 1);
+  c.setOutput(0, c.emit(graph::GatherNdAttrs{c.attrInt("batch_dims", 0)}, {c.in(0), c.in(1)}));
+}
+
+void importScatterElements(Ctx& c) {
+  c.checkAttrs({"axis", "reduction"});
+  requireIndices(c, 1);
+  requireRank(c, 0, 1);
+  int64_t axis = normAxis(c, c.attrInt("axis", 0), c.rank(0));
+  c.setOutput(0, c.emit(graph::ScatterElementsAttrs{axis, readReduction(c)}, {c.in(0), c.in(1), c.in(2, "updates")}));
+}
+
+void importScatterND(Ctx& c) {
+  c.checkAttrs({"reduction"});
+  requireIndices(c, 1);
+  c.setOutput(0, c.emit(graph::ScatterNdAttrs{readReduction(c)}, {c.in(0), c.in(1), c.in(2, "updates")}));
+}
+
+void importTrilu(Ctx& c) {
+  c.checkAttrs({"upper"});
+  requireRank(c, 0, 2);
+  int64_t k = c.present(1) ? scalarInt(c, 1, "k") : 0;
+  c.setOutput(0, c.emit(graph::TriluAttrs{k, c.attrInt("upper", 1) != 0}, {c.in(0)}));
+}
+
+void importEyeLike(Ctx& c) {
+  c.checkAttrs({"dtype", "k"});
+  te::Shape s = c.shape(0);
+  if (s.size() != 2) c.fail(c.inputLabel(0), " must have rank 2, got ", s.size());
+  DType dt = c.dtype(0);
+  if (c.hasAttr("dtype")) {
+    try {
+      dt = dtypeFromOnnx(static_cast<int>(c.attrInt("dtype", 1)), "the dtype");
+    } catch (const Error& e) {
+      c.fail(e.what());
+    }
+  }
+  int64_t k = c.attrInt("k", 0);
+  c.checkSize(s);
+  runtime::NDArray out = runtime::NDArray::empty(s, dt);
+  out.fill(0);
+  runtime::NDArray one({}, dt);
+  one.fill(1);
+  size_t bytes = static_cast<size_t>(te::dtypeBytes(dt));
+  for (int64_t i = 0; i < s[0]; ++i) {
+    int64_t j = i + k;
+    if (j >= 0 && j < s[1])
+      copyBytes(static_cast<char*>(out.data()) + (i * s[1] + j) * bytes, one.data(), bytes);
+  }
+  c.setOutput(0, c.addConstant(std::move(out), {}));
+}
+
+void importOneHot(Ctx& c) {
+  c.checkAttrs({"axis"});
+  int64_t depth = scalarInt(c, 1, "depth");
+  if (depth < 1) c.fail("depth must be positive, got ", depth);
+  if (c.shape(2) != te::Shape{2}) c.fail("the values must have shape [2], got ", te::shapeToString(c.shape(2)));
+  int64_t r = static_cast<int64_t>(c.rank(0));
+  int64_t axis = c.attrInt("axis", -1);
+  if (axis < -r - 1 || axis > r) c.fail("axis ", axis, " is out of range for an output of rank ", r + 1);
+  if (axis < 0) axis += r + 1;
+  c.setOutput(0, c.emit(graph::OneHotAttrs{axis, depth}, {c.in(0), c.in(2, "values")}));
+}
+
+void importTopK(Ctx& c) {
+  c.checkAttrs({"axis", "largest", "sorted"});
+  requireRank(c, 0, 1);
+  if (c.dtype(0) == DType::Bool) c.fail(c.inputLabel(0), " is a bool tensor, which TopK does not take");
+  int64_t k = scalarInt(c, 1, "K");
+  int64_t axis = normAxis(c, c.attrInt("axis", -1), c.rank(0));
+  int64_t n = c.shape(0)[axis];
+  if (k < 1 || k > n) c.fail("K = ", k, " is outside [1, ", n, "] for axis ", axis);
+  // sorted = 0 allows any order; the sorted one is as good.
+  bool values = c.outputUsed(0) || !c.outputUsed(1);
+  int idx = c.emit(graph::TopKAttrs{axis, k, c.attrInt("largest", 1) != 0}, {c.in(0)}, values ? "indices" : "");
+  if (c.numOutputs() > 1) c.setOutput(1, idx);
+  if (values) c.setOutput(0, c.emit(graph::GatherElementsAttrs{axis}, {c.in(0), idx}));
+}
+
+void importReverseSequence(Ctx& c) {
+  c.checkAttrs({"batch_axis", "time_axis"});
+  requireRank(c, 0, 2);
+  requireIndices(c, 1);
+  int64_t ba = normAxis(c, c.attrInt("batch_axis", 1), c.rank(0), "batch_axis");
+  int64_t ta = normAxis(c, c.attrInt("time_axis", 0), c.rank(0), "time_axis");
+  if (ba == ta) c.fail("batch_axis and time_axis are both ", ba);
+  c.setOutput(0, c.emit(graph::ReverseSequenceAttrs{ba, ta}, {c.in(0), c.in(1, "sequence_lens")}));
+}
+
+// The indices address the shape inferred from the pooling attributes; a larger output_shape
+// pads that result with zeros at the end of each axis (as ONNX Runtime and ONNX's own example).
+void importMaxUnpool(Ctx& c) {
+  c.checkAttrs({"kernel_shape", "pads", "strides"});
+  requireRank(c, 0, 3);
+  requireIndices(c, 1);
+  te::Shape xs = c.shape(0);
+  size_t sp = xs.size() - 2;
+  std::vector<int64_t> kernel = c.attrInts("kernel_shape"), pads = c.attrInts("pads"), strides = c.attrInts("strides");
+  if (kernel.size() != sp) c.fail("kernel_shape ", listStr(kernel), " does not have ", sp, " entries");
+  if (pads.empty()) pads.assign(2 * sp, 0);
+  if (strides.empty()) strides.assign(sp, 1);
+  if (pads.size() != 2 * sp || strides.size() != sp) c.fail("pads or strides do not have ", sp, " spatial entries");
+  te::Shape inferred = {xs[0], xs[1]};
+  for (size_t d = 0; d < sp; ++d) inferred.push_back((xs[d + 2] - 1) * strides[d] + kernel[d] - pads[d] - pads[d + sp]);
+  for (int64_t d : inferred)
+    if (d <= 0) c.fail("the output shape ", listStr(inferred), " has a non-positive entry");
+  te::Shape out = inferred;
+  if (c.present(2)) {
+    out = c.ints(2, "output_shape");
+    bool ok = out.size() == xs.size();
+    for (size_t d = 0; ok && d < out.size(); ++d) ok = d < 2 ? out[d] == inferred[d] : out[d] >= inferred[d];
+    if (!ok) c.fail("the output_shape ", listStr(out), " is not the inferred shape ", listStr(inferred), " or larger on the spatial axes");
+  }
+  bool pad = out != inferred;
+  int y = c.emit(graph::MaxUnpoolAttrs{inferred}, {c.in(0), c.in(1)}, pad ? "unpool" : "");
+  if (pad) {
+    std::vector<int64_t> before(out.size(), 0), after(out.size(), 0);
+    for (size_t d = 0; d < out.size(); ++d) after[d] = out[d] - inferred[d];
+    y = c.emit(graph::PadAttrs{before, after, 0.0, ops::PadMode::Constant}, {y});
+  }
+  c.setOutput(0, y);
+}
+
+}  // namespace
+
+void addIndexingOps(OpTable& t) {
+  t["ArgMax"] = importArgMax;
+  t["ArgMin"] = importArgMin;
+  t["Hardmax"] = importHardmax;
+  t["CumSum"] = importCumSum;
+  t["LRN"] = importLrn;
+  t["InstanceNormalization"] = importInstanceNorm;
+  t["GatherElements"] = importGatherElements;
+  t["GatherND"] = importGatherND;
+  t["ScatterElements"] = importScatterElements;
+  t["ScatterND"] = importScatterND;
+  t["Trilu"] = importTrilu;
+  t["EyeLike"] = importEyeLike;
+  t["OneHot"] = importOneHot;
+  t["TopK"] = importTopK;
+  t["ReverseSequence"] = importReverseSequence;
+  t["MaxUnpool"] = importMaxUnpool;
+}
+
+}  // namespace ttune::frontend::detail
