@@ -277,6 +277,26 @@ TEST(OnnxImport, IdentityAndDropoutAreElided) {
   EXPECT_EQ(g.value(g.outputs()[1]).dtype, te::DType::Bool);
 }
 
+// Training-mode dropout is the identity only when its ratio is 0 (swin_t's attention dropout).
+TEST(OnnxImport, TrainingModeDropoutOfRatioZeroIsTheIdentity) {
+  for (float ratio : {0.0f, 0.1f}) {
+    ModelBuilder b(13);
+    b.input("x", {I(2), I(3)});
+    b.floats("ratio", {}, {ratio});
+    runtime::NDArray on({}, te::DType::Bool);
+    on.as<uint8_t>()[0] = 1;
+    b.initializer("training", on);
+    b.node("Dropout", {"x", "ratio", "training"}, {"d"});
+    b.node("Relu", {"d"}, {"y"});
+    b.output("y");
+    if (ratio == 0) {
+      EXPECT_EQ(opNames(importOnnxModel(b.model())), (std::vector<std::string>{"relu"}));
+    } else {
+      EXPECT_EQ(importError(b.model()), "node #0 (Dropout): training mode with a ratio of 0.1 is not supported (inference only)");
+    }
+  }
+}
+
 TEST(OnnxImport, UnnamedNodesGetOpTypeAndIndex) {
   ModelBuilder b(13);
   b.input("x", {I(2)});

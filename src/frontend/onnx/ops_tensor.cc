@@ -152,7 +152,11 @@ void importIdentity(Ctx& c) {
 
 void importDropout(Ctx& c) {
   c.checkAttrs({"ratio", "seed"});
-  if (c.has(2) && c.scalar(2, "training_mode") != 0) c.fail("training mode is not supported (inference only)");
+  // Training mode drops nothing when the ratio is 0 (torchvision's swin_t exports its attention
+  // dropout, p = 0, in training mode): that is the identity too.
+  double ratio = c.present(1) ? c.scalar(1, "ratio") : c.attrFloat("ratio", 0.5);
+  if (c.has(2) && c.scalar(2, "training_mode") != 0 && ratio != 0)
+    c.fail("training mode with a ratio of ", ratio, " is not supported (inference only)");
   int x = c.in(0);
   c.setOutput(0, x);
   if (c.outputUsed(1)) {  // the inference mask keeps everything
