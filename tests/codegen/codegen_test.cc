@@ -17,6 +17,21 @@ std::shared_ptr<const ComputeDAG> matmulDag(int64_t M, int64_t N, int64_t K) {
   return std::make_shared<const ComputeDAG>(std::vector<Tensor>{a, b}, std::vector<Tensor>{c});
 }
 
+// Splits `axis` of stage B by 16, vectorizes the inner part and checks the kernel against the
+// reference evaluator.
+void checkVectorizedBy16(const std::shared_ptr<const ComputeDAG>& dag, int64_t extent) {
+  using namespace schedule;
+  std::vector<Step> steps = {
+      SplitStep{"B", "j", extent, {16}, true},
+      AnnotationStep{"B", "j.1", IterAnnotation::Vectorize},
+  };
+  auto st = State::replay(dag, steps);
+  ASSERT_TRUE(st.ok()) << st.error();
+  auto r = testing::checkState(*st);
+  ASSERT_TRUE(r.built) << r.error;
+  EXPECT_TRUE(r.cmp.ok()) << r.lowered << " max_abs_err " << r.cmp.max_abs_err;
+}
+
 // Regression: a JIT library created for an object that then failed to load was never removed.
 TEST(Codegen, AFailedLoadLeavesNoKernelLibraryBehind) {
   int64_t before = codegen::liveKernelLibraries();
@@ -173,21 +188,11 @@ TEST(Codegen, HeapTileLivesThroughItsConsumer) {
 // load and a shuffle; the tail vector and the last row end exactly at the buffer's end, so a load
 // of the whole span would read past it.
 TEST(Codegen, StridedVectorReads) {
-  using namespace schedule;
   for (int64_t stride : {2, 3, 4, 5}) {
     SCOPED_TRACE(stride);
     Tensor a = placeholder("A", {3, 36 * stride + 2});
     Tensor b = compute("B", {3, 37}, [&](const std::vector<Var>& v) { return a(v[0], v[1] * stride + 1) * 2.0; });
-    auto dag = std::make_shared<const ComputeDAG>(std::vector<Tensor>{a}, std::vector<Tensor>{b});
-    std::vector<Step> steps = {
-        SplitStep{"B", "j", 37, {16}, true},
-        AnnotationStep{"B", "j.1", IterAnnotation::Vectorize},
-    };
-    auto st = State::replay(dag, steps);
-    ASSERT_TRUE(st.ok()) << st.error();
-    auto r = testing::checkState(*st);
-    ASSERT_TRUE(r.built) << r.error;
-    EXPECT_TRUE(r.cmp.ok()) << r.lowered << " max_abs_err " << r.cmp.max_abs_err;
+    checkVectorizedBy16(std::make_shared<const ComputeDAG>(std::vector<Tensor>{a}, std::vector<Tensor>{b}), 37);
   }
 }
 
@@ -195,21 +200,11 @@ TEST(Codegen, StridedVectorReads) {
 // inside a vector loop with a tail mask was loaded as a vector, so the row's address became a
 // vector of pointers and the contiguous masked load over it was invalid IR.
 TEST(Codegen, GatheredRowUnderATailMask) {
-  using namespace schedule;
   Tensor a = placeholder("A", {4, 28});
   Tensor taps = placeholder("T", {40}, DType::Int64, /*is_constant=*/true);  // rows in [0, 4)
   Tensor w = placeholder("W", {40});
   Tensor b = compute("B", {40, 28}, [&](const std::vector<Var>& v) { return a(taps(v[0]), v[1]) * w(v[0]); });
-  auto dag = std::make_shared<const ComputeDAG>(std::vector<Tensor>{a, taps, w}, std::vector<Tensor>{b});
-  std::vector<Step> steps = {
-      SplitStep{"B", "j", 28, {16}, true},
-      AnnotationStep{"B", "j.1", IterAnnotation::Vectorize},
-  };
-  auto st = State::replay(dag, steps);
-  ASSERT_TRUE(st.ok()) << st.error();
-  auto r = testing::checkState(*st);
-  ASSERT_TRUE(r.built) << r.error;
-  EXPECT_TRUE(r.cmp.ok()) << r.lowered << " max_abs_err " << r.cmp.max_abs_err;
+  checkVectorizedBy16(std::make_shared<const ComputeDAG>(std::vector<Tensor>{a, taps, w}, std::vector<Tensor>{b}), 28);
 }
 
 TEST(Codegen, LayoutRewriteOfAttachedStageWithImperfectTiles) {
