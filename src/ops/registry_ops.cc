@@ -532,6 +532,77 @@ std::vector<OpEntry> registeredOps() {
          return {{x}, {cast(x, dtypeParam(p, "dtype"))}};
        },
        {"shape=3x4"}});
+  // Indexing, argument reductions and searches (indexing.h). The examples' reductions are long
+  // enough for the default schedule's row (rfactor) and tiled reduction forms.
+  ops.push_back({"argmax",
+                 "index of the largest element along an axis (int64)",
+                 {S("shape", "64x1000", "input shape"), I("axis", -1, "reduced axis"), I("keepdims", 1, "0 or 1"),
+                  I("select_last_index", 0, "0: first maximum, 1: last")},
+                 [](const Params& p) -> OpInstance {
+                   te::Tensor x = activation(p, "x", p.shape("shape"));
+                   return {{x}, {argmax(x, p.integer("axis"), p.flag("keepdims"), p.flag("select_last_index"))}};
+                 },
+                 {"shape=3x40", "select_last_index=1"}});
+  ops.push_back({"cumsum",
+                 "running sum along an axis",
+                 {S("shape", "8x1024", "input shape"), I("axis", -1, "summed axis"), I("exclusive", 0, "0 or 1"),
+                  I("reverse", 0, "0 or 1")},
+                 [](const Params& p) -> OpInstance {
+                   te::Tensor x = activation(p, "x", p.shape("shape"));
+                   return {{x}, {cumsum(x, p.integer("axis"), p.flag("exclusive"), p.flag("reverse"))}};
+                 },
+                 {"shape=4x33", "exclusive=1"}});
+  ops.push_back({"topk",
+                 "indices of the k largest (smallest) elements along an axis, sorted (int64)",
+                 {S("shape", "16x1000", "input shape"), I("k", 5, "how many"), I("axis", -1, "searched axis"),
+                  I("largest", 1, "1: largest, 0: smallest")},
+                 [](const Params& p) -> OpInstance {
+                   te::Tensor x = activation(p, "x", p.shape("shape"));
+                   return {{x}, {topk_indices(x, p.integer("k"), p.integer("axis"), p.flag("largest"))}};
+                 },
+                 {"shape=5x20", "k=3"}});
+  ops.push_back({"gather_elements",
+                 "ONNX GatherElements",
+                 {S("data_shape", "64x256", "data shape"), S("indices_shape", "64x32", "indices shape"),
+                  I("axis", 1, "indexed axis")},
+                 [](const Params& p) -> OpInstance {
+                   te::Tensor data = activation(p, "data", p.shape("data_shape"));
+                   te::Tensor ids = activation(p, "indices", p.shape("indices_shape"), DType::Int64);
+                   return {{data, ids}, {gather_elements(data, ids, p.integer("axis"))}};
+                 },
+                 {"data_shape=6x5", "indices_shape=4x5", "axis=0"}});
+  ops.push_back({"scatter_elements",
+                 "ONNX ScatterElements (reduction 0: none, 1: add, 2: mul)",
+                 {S("data_shape", "64x256", "data shape"), S("indices_shape", "64x32", "indices (and updates) shape"),
+                  I("axis", 1, "indexed axis"), I("reduction", 0, "0 none, 1 add, 2 mul")},
+                 [](const Params& p) -> OpInstance {
+                   int64_t red = p.integer("reduction");
+                   TT_CHECK_ARG(red >= 0 && red <= 2, p.opName(), ": parameter 'reduction' must be 0, 1 or 2");
+                   te::Tensor data = activation(p, "data", p.shape("data_shape"));
+                   te::Tensor ids = activation(p, "indices", p.shape("indices_shape"), DType::Int64);
+                   te::Tensor up = activation(p, "updates", p.shape("indices_shape"));
+                   return {{data, ids, up},
+                           {scatter_elements(data, ids, up, p.integer("axis"), static_cast<ScatterReduction>(red))}};
+                 },
+                 {"data_shape=5x20", "indices_shape=5x17", "reduction=1"}});
+  ops.push_back({"one_hot",
+                 "ONNX OneHot with values [off, on]",
+                 {S("shape", "64x128", "indices shape"), I("depth", 16, "depth"), I("axis", -1, "new axis")},
+                 [](const Params& p) -> OpInstance {
+                   te::Tensor ids = activation(p, "indices", p.shape("shape"), DType::Int64);
+                   te::Tensor vals = constant(p, "values", {2});
+                   return {{ids, vals}, {one_hot(ids, vals, p.integer("depth"), p.integer("axis"))}};
+                 },
+                 {"shape=3x5", "depth=4", "axis=1"}});
+  ops.push_back({"lrn",
+                 "local response normalization across channels",
+                 {S("shape", "1x96x55x55", "input shape (NCHW)"), I("size", 5, "window of channels"),
+                  F("alpha", 1e-4, "scale"), F("beta", 0.75, "exponent"), F("bias", 1.0, "offset")},
+                 [](const Params& p) -> OpInstance {
+                   te::Tensor x = activation(p, "x", p.shape("shape"));
+                   return {{x}, {lrn(x, p.integer("size"), p.real("alpha"), p.real("beta"), p.real("bias"))}};
+                 },
+                 {"shape=1x7x3x20", "size=3"}});
   return ops;
 }
 
