@@ -27,6 +27,7 @@ const OpTable& opTable() {
     addConvOps(t);
     addEinsumOps(t);
     addRecurrentOps(t);
+    addLossOps(t);
     addShapeOps(t);
     addTensorOps(t);
     addReduceOps(t);

@@ -36,6 +36,9 @@ int emitConvNd(Ctx& c, int x, int w, const WindowNd& window, int64_t groups, std
 // (batched) matmul otherwise.
 int matmul(Ctx& c, int a, int b, std::string_view tag);
 
+// log(softmax(x)) along `axis`, computed as (x - max) - log(sum(exp(x - max))).
+int logSoftmax(Ctx& c, int x, int64_t axis, std::string_view tag);
+
 // Fails through `c` unless input i is float32.
 void requireFloat(const Ctx& c, int i);
 

@@ -20,6 +20,7 @@ void addNnOps(OpTable& t);
 void addConvOps(OpTable& t);
 void addEinsumOps(OpTable& t);
 void addRecurrentOps(OpTable& t);
+void addLossOps(OpTable& t);
 void addShapeOps(OpTable& t);
 void addTensorOps(OpTable& t);
 void addReduceOps(OpTable& t);

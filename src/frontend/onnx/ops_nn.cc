@@ -259,16 +259,6 @@ void importLayerNorm(Ctx& c) {
 // ---- softmax ----------------------------------------------------------------------------------
 
 // log(softmax(x)) along one axis, computed stably as (x - max) - log(sum(exp(x - max))).
-int logSoftmax(Ctx& c, int x, int64_t axis, std::string_view tag) {
-  std::string t(tag);
-  int mx = c.emit(graph::ReduceAttrs{graph::ReduceKind::Max, {axis}, true}, {x}, t + "max");
-  int d = c.binary(BinaryKind::Sub, x, mx, t + "shifted");
-  int e = c.unary(graph::UnaryKind::Exp, d, t + "exp");
-  int s = c.emit(graph::ReduceAttrs{graph::ReduceKind::Sum, {axis}, true}, {e}, t + "sum");
-  int l = c.unary(graph::UnaryKind::Log, s, t + "log_sum");
-  return c.binary(BinaryKind::Sub, d, l, tag);
-}
-
 void importSoftmaxLike(Ctx& c, bool log) {
   c.checkAttrs({"axis"});
   requireFloat(c, 0);
@@ -295,6 +285,17 @@ void importSoftmax(Ctx& c) { importSoftmaxLike(c, false); }
 void importLogSoftmax(Ctx& c) { importSoftmaxLike(c, true); }
 
 }  // namespace
+
+// See nn_common.h.
+int logSoftmax(Ctx& c, int x, int64_t axis, std::string_view tag) {
+  std::string t(tag);
+  int mx = c.emit(graph::ReduceAttrs{graph::ReduceKind::Max, {axis}, true}, {x}, t + "max");
+  int d = c.binary(BinaryKind::Sub, x, mx, t + "shifted");
+  int e = c.unary(graph::UnaryKind::Exp, d, t + "exp");
+  int s = c.emit(graph::ReduceAttrs{graph::ReduceKind::Sum, {axis}, true}, {e}, t + "sum");
+  int l = c.unary(graph::UnaryKind::Log, s, t + "log_sum");
+  return c.binary(BinaryKind::Sub, d, l, tag);
+}
 
 // See nn_common.h and the conventions above.
 int matmul(Ctx& c, int a, int b, std::string_view tag) {
