@@ -1,7 +1,6 @@
 #include <llvm/ADT/StringMap.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
-#include <cstdlib>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
@@ -9,6 +8,7 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Host.h>
 
+#include <cstdlib>
 #include <mutex>
 
 #include "codegen/codegen.h"
@@ -87,7 +87,10 @@ Expected<Built> build(const lower::LoweredFunc& func, int opt_level, bool run_op
   llvm::raw_string_ostream os(err);
   if (llvm::verifyModule(*b.mod, &os)) {
     os.flush();
-    if (std::getenv("TTUNE_DEBUG_IR")) { llvm::errs() << lower::toString(versioned) << "\n"; b.mod->print(llvm::errs(), nullptr); }
+    if (std::getenv("TTUNE_DEBUG_IR")) {  // codegen/README.md
+      llvm::errs() << lower::toString(versioned) << "\n";
+      b.mod->print(llvm::errs(), nullptr);
+    }
     TT_UNREACHABLE("generated LLVM IR for " + func.name + " is invalid: " + err);
   }
   if (run_opt) optimize(*b.mod, b.tm.get(), opt_level);

@@ -298,20 +298,21 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   size_t n = c.axes.size();
   // The vector axis, in order of preference: the innermost long axis in which every
   // non-constant read is invariant (the output channels of a convolution, the columns of a
-  // dense layer: a broadcast input times a packed weight vector, as a direct convolution does);
+  // dense layer: a broadcast input times a packed weight vector, as a direct convolution does),
+  // or such a last axis of at least half a vector;
   // the last axis when long and read contiguously; the longest axis read contiguously; the
   // longest axis.
   const int64_t vector_lanes = opt.target.lanes();
-  auto pick = [&](bool invariant, int64_t min_extent) {
+  auto pick = [&](bool invariant) {
     int best = -1;
     for (int d = static_cast<int>(n) - 1; d >= 0; --d)
-      if (c.axes[d].extent >= min_extent && vectorFriendly(c, c.axes[d], invariant) &&
+      if (c.axes[d].extent >= vector_lanes && vectorFriendly(c, c.axes[d], invariant) &&
           (best < 0 || (!invariant && c.axes[d].extent > c.axes[best].extent)))
         best = d;
     return best;
   };
   int last = static_cast<int>(n) - 1;
-  int v = pick(true, vector_lanes);
+  int v = pick(true);
   // A short invariant axis (a convolution with 12 output channels and 16 lanes, e.g. the phases
   // of a transposed convolution to RGB) still beats every other axis: one masked vector keeps
   // the broadcast-times-weight-vector form, while vectors along the image read the input at a
@@ -325,7 +326,7 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
     for (int d = last; d >= 0 && group == 0; --d)
       if (c.axes[d].extent >= vector_lanes && (group = groupBlock(c.body, c.axes[d])) > 1) v = d;
   if (v < 0 && c.axes[last].extent >= vector_lanes && vectorFriendly(c, c.axes[last], false)) v = last;
-  if (v < 0) v = pick(false, vector_lanes);
+  if (v < 0) v = pick(false);
   if (v < 0) {
     v = last;
     for (int d = last; d >= 0; --d)

@@ -31,6 +31,9 @@ WindowNd readWindowNd(const Ctx& c, const std::vector<int64_t>& kernel, const st
 // kernel...] (a graph value, constant or not), bias a [M] value or -1 for none.
 int emitConvNd(Ctx& c, int x, int w, const WindowNd& window, int64_t groups, std::string_view tag, int bias = -1);
 
+// y + bias: y is [N, M, spatial...], bias a [M] value reshaped to broadcast along the channels.
+int addBias(Ctx& c, int y, int bias, std::string_view tag);
+
 // Matrix product of two values of rank >= 2 with numpy's broadcasting (ONNX MatMul): dense when
 // the right side is a constant 2-D float32 weight and the left side's leading dims are 1,
 // (batched) matmul otherwise.

@@ -78,18 +78,23 @@ WindowNd readWindowNd(const Ctx& c, const std::vector<int64_t>& kernel, const st
   return w;
 }
 
+int addBias(Ctx& c, int y, int bias, std::string_view tag) {
+  te::Shape ys = c.val(y).shape;
+  int64_t m = ys[1];
+  if (c.val(bias).shape != te::Shape{m})
+    c.fail("the bias has shape ", te::shapeToString(c.val(bias).shape), " for ", m, " output channels");
+  te::Shape bs(ys.size(), 1);
+  bs[1] = m;
+  int b = c.reshape(bias, bs, std::string(tag) + "_" + std::to_string(ys.size()) + "d");
+  return c.binary(graph::BinaryKind::Add, y, b, tag);
+}
+
 int emitConvNd(Ctx& c, int x, int w, const WindowNd& win, int64_t groups, std::string_view tag, int bias) {
   te::Shape xs = c.val(x).shape, ws = c.val(w).shape;
   size_t s = xs.size() - 2;
   auto sub = [&](std::string_view t) { return tag.empty() ? std::string(t) : std::string(tag) + "_" + std::string(t); };
   // The bias is added to the 4-D conv2d output, where fusion folds it into the convolution.
-  auto withBias = [&](int y) {
-    if (bias < 0) return y;
-    int64_t m = ws[0];
-    if (c.val(bias).shape != te::Shape{m})
-      c.fail("the bias has shape ", te::shapeToString(c.val(bias).shape), " for ", m, " output channels");
-    return c.binary(graph::BinaryKind::Add, y, c.reshape(bias, {1, m, 1, 1}, sub("bias_4d")), sub("bias"));
-  };
+  auto withBias = [&](int y) { return bias < 0 ? y : addBias(c, y, bias, sub("bias")); };
   if (s <= 2) {
     graph::Conv2dAttrs a;
     a.groups = groups;
@@ -135,18 +140,6 @@ int emitConvNd(Ctx& c, int x, int w, const WindowNd& win, int64_t groups, std::s
 }
 
 namespace {
-
-// Adds the [M] bias of a convolution output [N, M, spatial...].
-int addBias(Ctx& c, int y, int bias_input) {
-  te::Shape ys = c.val(y).shape;
-  int64_t m = ys[1];
-  if (c.shape(bias_input) != te::Shape{m})
-    c.fail("the bias has shape ", te::shapeToString(c.shape(bias_input)), " for ", m, " output channels");
-  te::Shape bs(ys.size(), 1);
-  bs[1] = m;
-  int b = c.reshape(c.in(bias_input), bs, "bias_" + std::to_string(ys.size()) + "d");
-  return c.binary(graph::BinaryKind::Add, y, b, "bias");
-}
 
 void importConv(Ctx& c) {
   c.checkAttrs({"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
@@ -299,7 +292,7 @@ void importConvTranspose(Ctx& c) {
   }
   if (crop) y = c.emit(graph::SliceAttrs{st, en, axes, std::vector<int64_t>(s, 1)}, {y}, "crop");
   if (pad) y = c.emit(graph::PadAttrs{before, after, 0.0, ops::PadMode::Constant}, {y}, "extend");
-  if (c.has(2)) y = addBias(c, y, 2);
+  if (c.has(2)) y = addBias(c, y, c.in(2, "bias"), "bias");
   c.setOutput(0, y);
 }
 

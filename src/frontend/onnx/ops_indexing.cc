@@ -6,6 +6,7 @@
 // the result (K, depth, the cumsum axis, output shapes) must be a constant.
 #include <cmath>
 
+#include "frontend/onnx/nn_common.h"
 #include "frontend/onnx/onnx_importer.h"
 #include "frontend/onnx/op_table.h"
 
@@ -15,11 +16,6 @@ namespace {
 
 using graph::BinaryKind;
 using te::DType;
-
-void requireFloat(const Ctx& c, int i) {
-  if (c.dtype(i) != DType::Float32)
-    c.fail(c.inputLabel(i), " has dtype ", te::dtypeName(c.dtype(i)), ", but only float32 is supported here");
-}
 
 void requireRank(const Ctx& c, int i, size_t min_rank) {
   if (c.rank(i) < min_rank) c.fail(c.inputLabel(i), " must have rank at least ", min_rank, ", got ", c.rank(i));
