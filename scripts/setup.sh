@@ -13,6 +13,8 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libdnnl-dev
   tmux
+  # the AArch64 target: cross compiler and libc for exports and the emulated worker, QEMU to run them
+  g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
   pybind11-dev python3-dev python3-numpy python3-pytest python3-onnx
 )
 

@@ -26,7 +26,10 @@ store::Bank openBank(const std::string& path) {
 }
 
 schedule::TargetInfo currentTarget(const schedule::Target& code) {
-  return schedule::targetInfo(code, codegen::hostTarget().cpu, runtime::ThreadPool::global().numThreads());
+  // Code this machine cannot run is measured on its device (or emulated): the record is the
+  // target CPU's, never this machine's.
+  const std::string& machine = codegen::runnable(code).ok() ? codegen::hostTarget().cpu : code.cpu;
+  return schedule::targetInfo(code, machine, runtime::ThreadPool::global().numThreads());
 }
 
 void registerModel(store::Bank& bank, const std::string& name, const std::string& spec, const std::vector<graph::Kernel>& kernels) {

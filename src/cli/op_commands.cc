@@ -7,9 +7,13 @@
 #include "cli/target_option.h"
 #include "codegen/codegen.h"
 #include "codegen/jit.h"
+#include "codegen/target.h"
+#include "codegen/toolchain.h"
 #include "lower/lower.h"
 #include "measure/builder.h"
 #include "measure/measurer.h"
+#include "measure/runner.h"
+#include "measure/worker_command.h"
 #include "measure/timing.h"
 #include "ops/registry.h"
 #include "runtime/thread_pool.h"
@@ -79,8 +83,6 @@ void runOp(const OpArgs& a, const std::string& schedule_file, bool plain, bool c
   auto obj = codegen::compile(*func, co);
   if (!obj.ok()) fail("compiling ", a.name, " failed: ", obj.error());
   double compile_s = t.seconds();
-  auto kernel = codegen::loadKernel(*obj);
-  if (!kernel.ok()) fail(kernel.error());
 
   std::vector<runtime::NDArray> inputs;
   for (size_t i = 0; i < dag->inputs().size(); ++i) {
@@ -92,14 +94,19 @@ void runOp(const OpArgs& a, const std::string& schedule_file, bool plain, bool c
     inputs.push_back(arr);
   }
   std::vector<runtime::NDArray> kin = measure::scheduledInputs(*dag, inputs, state->dag(), state->weightLayouts());
-  std::vector<runtime::NDArray> outs;
-  std::vector<void*> args;
-  for (auto& x : kin) args.push_back(x.data());
-  for (const te::Tensor& o : state->dag().outputs()) {
-    outs.push_back(runtime::NDArray(o.shape(), o.dtype()));
-    args.push_back(outs.back().data());
+  std::vector<runtime::NDArray> ref;
+  if (check) {
+    std::vector<void*> rargs;
+    for (auto& x : inputs) rargs.push_back(x.data());
+    for (const te::Tensor& o : dag->outputs()) {
+      ref.push_back(runtime::NDArray(o.shape(), o.dtype()));
+      rargs.push_back(ref.back().data());
+    }
+    te::evaluate(*dag, rargs);
   }
-  (**kernel)(args.data());
+  measure::TimingOptions topt;
+  topt.repeat = 5;
+  topt.min_repeat_ms = 100;
 
   Json j;
   j["op"] = a.name;
@@ -113,35 +120,68 @@ void runOp(const OpArgs& a, const std::string& schedule_file, bool plain, bool c
   j["target"] = codegen::describe(target);
   j["isa"] = schedule::isaName(target.isa);
   bool check_ok = true;
-  if (check) {
-    std::vector<runtime::NDArray> ref;
-    std::vector<void*> rargs;
-    for (auto& x : inputs) rargs.push_back(x.data());
-    for (const te::Tensor& o : dag->outputs()) {
-      ref.push_back(runtime::NDArray(o.shape(), o.dtype()));
-      rargs.push_back(ref.back().data());
-    }
-    te::evaluate(*dag, rargs);
-    runtime::Comparison total;
-    for (size_t i = 0; i < ref.size(); ++i) {
-      runtime::Comparison c = runtime::compare(outs[i], ref[i]);
-      total.max_abs_err = std::max(total.max_abs_err, c.max_abs_err);
-      total.max_rel_err = std::max(total.max_rel_err, c.max_rel_err);
-      total.mismatches += c.mismatches;
-      total.non_finite += c.non_finite;
-    }
-    check_ok = total.ok();
-    j["max_abs_err"] = total.max_abs_err;
-    j["max_rel_err"] = total.max_rel_err;
-    j["mismatches"] = total.mismatches;
-    j["check"] = check_ok ? "ok" : "failed";
-  }
   measure::Timing timing;
+  std::string worker_note;
+  if (codegen::runnable(target).ok()) {
+    auto kernel = codegen::loadKernel(*obj);
+    if (!kernel.ok()) fail(kernel.error());
+    std::vector<runtime::NDArray> outs;
+    std::vector<void*> args;
+    for (auto& x : kin) args.push_back(x.data());
+    for (const te::Tensor& o : state->dag().outputs()) {
+      outs.push_back(runtime::NDArray(o.shape(), o.dtype()));
+      args.push_back(outs.back().data());
+    }
+    (**kernel)(args.data());
+    if (check) {
+      runtime::Comparison total;
+      for (size_t i = 0; i < ref.size(); ++i) {
+        runtime::Comparison c = runtime::compare(outs[i], ref[i]);
+        total.max_abs_err = std::max(total.max_abs_err, c.max_abs_err);
+        total.max_rel_err = std::max(total.max_rel_err, c.max_rel_err);
+        total.mismatches += c.mismatches;
+        total.non_finite += c.non_finite;
+      }
+      check_ok = total.ok();
+      j["max_abs_err"] = total.max_abs_err;
+      j["max_rel_err"] = total.max_rel_err;
+      j["mismatches"] = total.mismatches;
+    }
+    if (bench) timing = measure::timeFunction([&] { (**kernel)(args.data()); }, topt);
+  } else {
+    // Code for another machine runs in a measurement worker for it (on the device, or emulated),
+    // which also compares the outputs with the reference and times the kernel.
+    auto worker = measure::workerCommandFor(target);
+    if (!worker.ok()) fail(worker.error());
+    if (worker->shared_objects) {
+      auto so = codegen::linkSharedObject(*obj, target);
+      if (!so.ok()) fail(so.error());
+      *obj = std::move(*so);
+    }
+    measure::Runner runner(*worker);
+    measure::RunRequest req;
+    req.code = std::move(*obj);
+    for (const te::Tensor& x : state->dag().inputs()) req.args.push_back({x.shape(), x.dtype(), false});
+    for (const te::Tensor& o : state->dag().outputs()) req.args.push_back({o.shape(), o.dtype(), true});
+    req.data = kin;
+    req.expected = ref;
+    req.atol = 1e-4, req.rtol = 1e-4;  // runtime::compare's defaults
+    req.threads = runtime::ThreadPool::global().numThreads();
+    if (bench) req.timing = topt;
+    else req.timing.warmup = 0, req.timing.number = 1, req.timing.repeat = 1, req.timing.min_repeat_ms = 0;
+    measure::RunResult rr = runner.run(req);
+    if (rr.error != schedule::ErrorKind::None && rr.error != schedule::ErrorKind::WrongAnswer)
+      fail(a.name, " failed in the measurement worker (", worker->describe(), "): ", rr.message);
+    check_ok = rr.error == schedule::ErrorKind::None;
+    if (check) j["max_abs_err"] = rr.max_abs_err;
+    if (!check_ok) std::cerr << "ttune: " << rr.message << "\n";
+    if (bench) timing = rr.timing;
+    j["worker"] = worker->describe();
+    j["emulated"] = worker->emulated;
+    worker_note = worker->emulated ? " (emulated: not the device's time)" : " (on the device)";
+  }
+  if (check) j["check"] = check_ok ? "ok" : "failed";
   if (bench) {
-    measure::TimingOptions topt;
-    topt.repeat = 5;
-    topt.min_repeat_ms = 100;
-    timing = measure::timeFunction([&] { (**kernel)(args.data()); }, topt);
     j["median_ms"] = timing.median_s * 1e3;
     j["min_ms"] = timing.min_s * 1e3;
     j["max_ms"] = timing.max_s * 1e3;
@@ -157,13 +197,17 @@ void runOp(const OpArgs& a, const std::string& schedule_file, bool plain, bool c
     std::cout << "  target    " << codegen::describe(target) << "\n";
     std::cout << "  schedule  " << source << " (" << steps.size() << " steps)\n";
     std::cout << "  compile   " << formatSeconds(compile_s) << "\n";
-    if (check)
-      std::cout << "  check     " << (check_ok ? "ok" : "FAILED") << ", max abs error " << j["max_abs_err"].get<double>()
-                << ", max rel error " << j["max_rel_err"].get<double>() << "\n";
+    if (check) {
+      std::cout << "  check     " << (check_ok ? "ok" : "FAILED") << ", max abs error " << j["max_abs_err"].get<double>();
+      if (j.contains("max_rel_err")) std::cout << ", max rel error " << j["max_rel_err"].get<double>();
+      std::cout << "\n";
+    }
+    if (j.contains("worker")) std::cout << "  worker    " << j["worker"].get<std::string>() << "\n";
     if (bench)
       std::cout << "  time      median " << formatSeconds(timing.median_s) << " (min " << formatSeconds(timing.min_s) << ", max "
                 << formatSeconds(timing.max_s) << ", " << timing.costs_s.size() << " repeats), "
-                << strFormat("%.1f", j["gflops"].get<double>()) << " GFLOP/s on " << j["threads"].get<int>() << " threads\n";
+                << strFormat("%.1f", j["gflops"].get<double>()) << " GFLOP/s on " << j["threads"].get<int>() << " threads"
+                << worker_note << "\n";
   }
   if (!check_ok) fail("the result of ", a.name, " differs from the reference evaluator");
 }

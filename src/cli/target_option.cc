@@ -3,22 +3,24 @@
 #include <CLI/CLI.hpp>
 
 #include "codegen/target.h"
+#include "measure/worker_command.h"
 #include "support/error.h"
 
 namespace ttune::cli {
 
 void addTargetOption(CLI::App* cmd, std::string& target) {
   cmd->add_option("--target", target,
-                  "Code for: host (default), x86-64-v3 (AVX2+FMA), x86-64-v4 (AVX-512), or an LLVM CPU name (znver3, "
-                  "skylake-avx512, ...)");
+                  "Code for: host (default), x86-64-v3 (AVX2+FMA), x86-64-v4 (AVX-512), an LLVM CPU name (znver3, "
+                  "skylake-avx512, ...), aarch64 or an AArch64 CPU (cortex-a72, neoverse-n1, ...; docs/edge.md)");
 }
 
 schedule::Target resolveTargetOption(const std::string& name, bool to_run) {
   auto t = codegen::resolveTarget(name);
   if (!t.ok()) fail(t.error());
   if (to_run) {
-    Status can = codegen::runnable(*t);
-    if (!can.ok()) fail(can.error());
+    // Code this machine cannot run is measured by a worker for it (on the device, or emulated).
+    auto worker = measure::workerCommandFor(*t);
+    if (!worker.ok()) fail(worker.error());
   }
   return *t;
 }

@@ -22,6 +22,7 @@
 #include "executor/latency.h"
 #include "measure/builder.h"
 #include "measure/peak.h"
+#include "measure/worker_command.h"
 #include "transfer/compare.h"
 #include "transfer/model_check.h"
 #include "transfer/refine.h"
@@ -30,6 +31,7 @@
 #include "store/bank.h"
 #include "support/error.h"
 #include "support/strings.h"
+#include "support/temp_dir.h"
 #include "support/timer.h"
 
 namespace ttune::cli {
@@ -100,7 +102,19 @@ Json tuneModel(const TuneArgs& a) {
     tasks.push_back({t.kernel->workload_key, t.kernel->class_id, t.kernel->class_name, t.kernel->dag, static_cast<double>(t.occurrences)});
   if (tasks.empty()) fail("model ", name, " has no kernel to tune");
 
-  store::Bank bank = openBank(a.db);
+  // Code for another machine is measured by a worker for it (measure/worker_command.h). An
+  // emulated worker's timings only show that the flow and the code work: such a run goes to a
+  // throw-away bank, never into the user's.
+  auto worker = measure::workerCommandFor(code);
+  if (!worker.ok()) fail(worker.error());
+  const bool foreign = !codegen::runnable(code).ok();
+  std::optional<TempDir> scratch_bank;
+  if (worker->emulated) {
+    scratch_bank.emplace("ttune-emulated-bank");
+    if (!a.json) std::cerr << "ttune: " << code.name << " is measured by an emulated worker (" << worker->describe()
+                           << "): the run checks the flow and the code; its timings are not the device's and are not stored\n";
+  }
+  store::Bank bank = openBank(scratch_bank ? scratch_bank->path + "/bank.db" : a.db);
   registerModel(bank, name, a.src.spec, kernels);
   schedule::TargetInfo target = currentTarget(code);
   const std::string isa = schedule::isaName(code.isa);
@@ -155,7 +169,7 @@ Json tuneModel(const TuneArgs& a) {
   measure::MeasureOptions mo;
   mo.threads = target.threads;
   mo.target = code;
-  measure::Measurer measurer(mo);
+  measure::Measurer measurer(mo, *worker);
   autotune::XGBoostModel model;
   autotune::TunerOptions topt;
   topt.trials = a.trials;
@@ -249,7 +263,7 @@ Json tuneModel(const TuneArgs& a) {
   {
     measure::MeasureOptions ro = mo;
     ro.timing.repeat = 1;  // the rounds are the repeats
-    measure::Measurer retimer(ro);
+    measure::Measurer retimer(ro, *worker);
     std::map<std::string, schedule::Record> pick;
     for (schedule::Record& r : transfer::bestPerWorkload(run_recs)) pick[r.workload_key] = std::move(r);
     for (const autotune::TuneTaskSpec& t : tasks) {
@@ -277,7 +291,7 @@ Json tuneModel(const TuneArgs& a) {
     }
   }
   std::optional<transfer::RefineResult> refined;
-  if (a.refine) {
+  if (a.refine && !foreign) {
     if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-ranking each kernel's best schedules inside the model...\n";
     transfer::RefineOptions ro;
     ro.target = code;
@@ -292,9 +306,24 @@ Json tuneModel(const TuneArgs& a) {
   transfer::ModelCheckOptions co;
   co.target = code;
   co.baseline = baseline;
-  transfer::ModelCheck check = transfer::checkModel(g, choice, defaults, co);
+  // The whole model runs in this process: for another machine's code the kernels' side-by-side
+  // re-timing above decides alone (its picks are kept), and the model's figures are the kernels'.
+  transfer::ModelCheck check;
+  if (foreign) {
+    check.chosen = choice;
+    check.kept_picks = kernel_gains > 0;
+    check.picks_differ = kernel_gains > 0;
+    check.defaults_s = retimed_default;
+    check.picks_s = retimed_pick;
+    check.speedup.median = retimed_pick > 0 ? retimed_default / retimed_pick : 1.0;
+    check.speedup.lo = check.speedup.hi = check.speedup.median;
+    check.kernels_changed = kernel_gains;
+  } else {
+    check = transfer::checkModel(g, choice, defaults, co);
+  }
   Json result = transfer::choiceResult(check.chosen);
   result["check"] = transfer::checkJson(check);
+  if (foreign) result["check"]["whole_model"] = false;
   double wall_s = wall.seconds();
   Status st = bank.setRunResult(run_id, result);
   if (st.ok()) st = bank.updateRun(run_id, p.trials, time_before + wall_s);
@@ -324,7 +353,10 @@ Json tuneModel(const TuneArgs& a) {
          {"trials_per_s", wall_s > 0 ? (p.trials - done) / wall_s : 0.0},
          {"threads", target.threads},
          {"defaults", defaults_name},
-         {"target", codegen::describe(code)}};
+         {"target", codegen::describe(code)},
+         {"worker", worker->describe()},
+         {"emulated", worker->emulated}};
+  if (scratch_bank) j["db"] = nullptr;
   // The speedup the kernels' isolated measurements promise (untuned over tuned latency, each
   // kernel weighted by its occurrences), next to what the whole model delivers: re-timed side by
   // side, and as the search measured it.
@@ -343,7 +375,12 @@ void printTune(const Json& j) {
   double wall_s = j["wall_s"], untuned_s = j["untuned_ms"].get<double>() * 1e-3, tuned_s = j["tuned_ms"].get<double>() * 1e-3;
   std::cout << name << ": " << j["trials"].get<int64_t>() << " trials over " << j["tasks"].get<int>() << " kernels in "
             << formatSeconds(wall_s) << " (" << strFormat("%.1f", j["trials_per_s"].get<double>()) << " trials/s), run "
-            << j["run_id"].get<std::string>() << " in " << j["db"].get<std::string>() << "\n";
+            << j["run_id"].get<std::string>() << " in "
+            << (j["db"].is_string() ? j["db"].get<std::string>() : std::string("a throw-away bank (emulated timings)")) << "\n";
+  if (j.value("emulated", false)) std::cout << "  worker   " << j["worker"].get<std::string>() << ": times below are emulated\n";
+  if (!j["check"].value("whole_model", true))
+    std::cout << "  model    the kernels' side-by-side times (the whole model runs on " << j["target"].get<std::string>()
+              << " only)\n";
   std::cout << "  untuned  " << formatSeconds(untuned_s) << "  ("
             << throughputText(j["flops"].get<double>(), untuned_s, j["peak_gflops"].get<double>()) << ")\n  tuned    "
             << formatSeconds(tuned_s) << "  ("

@@ -20,17 +20,8 @@ namespace ttune::codegen {
 
 namespace {
 
-void initLLVM() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    llvm::InitializeNativeTargetAsmParser();
-  });
-}
-
 std::unique_ptr<llvm::TargetMachine> makeTargetMachine(int opt_level, const schedule::Target& t) {
-  initLLVM();
+  initLLVMTargets();
   const std::string& triple = t.triple;
   std::string err;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, err);

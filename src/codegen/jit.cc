@@ -21,8 +21,7 @@ struct Jit {
   std::atomic<int64_t> live{0};
 
   Jit() {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
+    initLLVMTargets();
     auto j = llvm::orc::LLJITBuilder().create();
     if (!j) TT_UNREACHABLE("cannot create the LLVM JIT: " + llvm::toString(j.takeError()));
     lljit = std::move(*j);
@@ -57,6 +56,21 @@ LoadedKernel::~LoadedKernel() {
 int64_t liveKernelLibraries() { return Jit::get().live.load(); }
 
 Expected<std::shared_ptr<LoadedKernel>> loadKernel(const ObjectCode& code) {
+  // Code for another architecture (an AArch64 target compiled here) must never reach the JIT:
+  // the ELF machine field (16 bits at offset 18) says whose code it is.
+  auto machine = [](const std::vector<char>& b) {
+    return b.size() > 20 ? static_cast<unsigned>(static_cast<unsigned char>(b[18]) | static_cast<unsigned char>(b[19]) << 8) : 0u;
+  };
+#if defined(__x86_64__)
+  constexpr unsigned kHostMachine = 62;  // EM_X86_64
+#elif defined(__aarch64__)
+  constexpr unsigned kHostMachine = 183;  // EM_AARCH64
+#else
+  constexpr unsigned kHostMachine = 0;
+#endif
+  if (kHostMachine && machine(code.bytes) != kHostMachine)
+    return Unexpected("the object code of " + code.entry + " is for another architecture (ELF machine " +
+                      std::to_string(machine(code.bytes)) + "); it runs on its device or through a worker for it");
   Jit& j = Jit::get();
   std::lock_guard<std::mutex> lock(j.mu);
   auto jd = j.lljit->createJITDylib("kernel" + std::to_string(j.counter++));

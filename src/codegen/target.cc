@@ -4,6 +4,7 @@
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/TargetParser/Triple.h>
 #include <llvm/TargetParser/Host.h>
 #include <unistd.h>
 
@@ -14,23 +15,32 @@
 #include <mutex>
 #include <sstream>
 
+#include "support/assert.h"
 #include "support/strings.h"
 
 namespace ttune::codegen {
+
+void initLLVMTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    // This machine's architecture, and AArch64 for cross-compiled code (edge boards, Arm servers).
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+    LLVMInitializeAArch64TargetInfo();
+    LLVMInitializeAArch64Target();
+    LLVMInitializeAArch64TargetMC();
+    LLVMInitializeAArch64AsmPrinter();
+    LLVMInitializeAArch64AsmParser();
+  });
+}
 
 using schedule::Isa;
 using schedule::Target;
 
 namespace {
 
-void initNative() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-    llvm::InitializeNativeTargetAsmParser();
-  });
-}
+void initNative() { initLLVMTargets(); }
 
 std::string readLine(const std::string& path) {
   std::ifstream f(path);
@@ -159,15 +169,78 @@ const Target& hostTarget() {
   return host;
 }
 
+namespace {
+
+constexpr const char* kAArch64Triple = "aarch64-unknown-linux-gnu";
+
+// Caches and cores of common AArch64 parts, from their technical reference manuals and the boards
+// that carry them (Raspberry Pi 3/4/5, Graviton2/3). A cross target cannot read the device's
+// caches, so these stay flagged as assumptions; parts without an L3 give their shared L2 as L3.
+struct ArmPart {
+  const char* cpu;
+  int64_t l1d, l2, l3;
+  int l1d_ways, cores;
+};
+constexpr ArmPart kArmParts[] = {
+    {"generic", 32 << 10, 512 << 10, 512 << 10, 4, 4},   {"cortex-a53", 32 << 10, 512 << 10, 512 << 10, 4, 4},
+    {"cortex-a55", 32 << 10, 256 << 10, 1 << 20, 4, 4},  {"cortex-a72", 32 << 10, 1 << 20, 1 << 20, 2, 4},
+    {"cortex-a76", 64 << 10, 512 << 10, 2 << 20, 4, 4},  {"neoverse-n1", 64 << 10, 1 << 20, 32 << 20, 4, 4},
+    {"neoverse-v1", 64 << 10, 1 << 20, 32 << 20, 4, 4},
+};
+
+// The AArch64 features that change tensor code, spelled out on or off for every target so that
+// an export records what the device must have ("dot-product / i8mm / SVE recorded, used only
+// where enabled": ttune's kernels use NEON; the others are carried for the CPU check).
+constexpr const char* kArmKernelFeatures[] = {"neon", "fp-armv8", "fullfp16", "dotprod", "i8mm", "bf16", "sve", "sve2"};
+
+Target aarch64Target(const std::string& name, const std::string& cpu, const llvm::MCSubtargetInfo& sti) {
+  Target t;
+  t.name = name;
+  t.triple = kAArch64Triple;
+  t.cpu = cpu;
+  classify(t, sti);
+  std::string f;
+  for (const char* feature : kArmKernelFeatures) f += std::string(f.empty() ? "" : ",") + (enabled(sti, feature) ? "+" : "-") + feature;
+  t.features = f;
+  const ArmPart* part = &kArmParts[0];
+  for (const ArmPart& p : kArmParts)
+    if (cpu == p.cpu) part = &p;
+  t.l1d_bytes = part->l1d;
+  t.l1d_ways = part->l1d_ways;
+  t.l2_bytes = part->l2;
+  t.l3_bytes = part->l3;
+  t.cores = part->cores;
+  t.caches_measured = false;
+  return t;
+}
+
+}  // namespace
+
+bool isAArch64(const Target& t) { return llvm::Triple(t.triple).isAArch64(); }
+
 Expected<Target> resolveTarget(const std::string& name) {
   if (name.empty() || name == "host") return hostTarget();
+  const bool host_arm = llvm::Triple(hostTarget().triple).isAArch64();
+  if (name == "aarch64" || name == "armv8-a" || name == "arm64") {
+    if (host_arm) return resolveTarget("generic");
+    auto sti = subtarget(kAArch64Triple, "generic", "");
+    TT_ASSERT(sti, "LLVM has no generic AArch64 subtarget");
+    return aarch64Target(name, "generic", *sti);
+  }
   Target t = machineDefaults();
   t.name = name;
   t.cpu = name;
   auto sti = subtarget(t.triple, t.cpu, "");
-  if (!sti)
-    return Unexpected("unknown target '" + name + "': use host, x86-64-v3 (AVX2), x86-64-v4 (AVX-512) or an LLVM CPU name of " +
-                      t.triple + " (e.g. znver3, skylake-avx512, haswell)");
+  if (!sti) {
+    // Not a CPU of this machine's architecture: an AArch64 part, compiled for here and run on the
+    // device (export) or through an AArch64 measurement worker (docs/edge.md).
+    if (!host_arm) {
+      if (auto arm = subtarget(kAArch64Triple, name, "")) return aarch64Target(name, name, *arm);
+    }
+    return Unexpected("unknown target '" + name + "': use host, x86-64-v3 (AVX2), x86-64-v4 (AVX-512), an LLVM CPU name of " +
+                      t.triple + " (e.g. znver3, skylake-avx512, haswell), aarch64 (generic NEON) or an AArch64 CPU name (" +
+                      "cortex-a53, cortex-a72, cortex-a76, neoverse-n1, ...)");
+  }
   classify(t, *sti);
   // Spell out the features the CPU implies, so every function carries them explicitly.
   std::string f;
@@ -185,7 +258,8 @@ namespace {
 // extensions). System features a CPU may lack or a hypervisor may hide (pku, mwaitx, rdpru, ...)
 // never appear in kernels, so they do not make a target unrunnable.
 bool affectsKernels(const std::string& f) {
-  for (const char* p : {"sse", "ssse", "avx", "fma", "f16c", "bmi", "lzcnt", "popcnt", "amx", "evex512", "neon", "sve", "fp16"})
+  for (const char* p : {"sse", "ssse", "avx", "fma", "f16c", "bmi", "lzcnt", "popcnt", "amx", "evex512", "neon", "sve", "fp16",
+                        "fullfp16", "dotprod", "i8mm", "bf16"})
     if (f.rfind(p, 0) == 0) return true;
   return false;
 }
@@ -202,7 +276,8 @@ std::vector<std::string> kernelFeatures(const Target& t) {
 
 Status runnable(const Target& t) {
   if (t.triple != hostTarget().triple)
-    return Unexpected("code for target " + t.name + " (" + t.triple + ") cannot run on this " + hostTarget().triple + " machine");
+    return Unexpected("code for target " + t.name + " (" + t.triple + ") cannot run on this " + hostTarget().triple +
+                      " machine (export it with --target, or measure it on an AArch64 worker: docs/edge.md)");
   std::vector<std::string> missing;
   for (const std::string& f : kernelFeatures(t)) {
     auto it = hostFeatures().find(f);

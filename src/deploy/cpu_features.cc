@@ -4,6 +4,8 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
+#elif defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
 #endif
 
 namespace ttune::deploy {
@@ -81,6 +83,30 @@ std::vector<std::string> missingCpuFeatures(const std::vector<std::string>& requ
       bool has = cpuid(b.leaf, b.subleaf, r) && (r[b.reg] >> b.bit & 1u) && osSupports(b.state, xcr0);
       if (!has) missing.push_back(f);
     }
+  return missing;
+}
+
+#elif defined(__aarch64__) && defined(__linux__)
+
+namespace {
+
+struct HwcapBit {
+  const char* name;  // LLVM's AArch64 feature name
+  unsigned long type;  // AT_HWCAP or AT_HWCAP2
+  int bit;           // Linux's HWCAP_* / HWCAP2_* bit (arch/arm64/include/uapi/asm/hwcap.h)
+};
+constexpr HwcapBit kHwcaps[] = {
+    {"fp-armv8", AT_HWCAP, 0}, {"neon", AT_HWCAP, 1}, {"fullfp16", AT_HWCAP, 10}, {"dotprod", AT_HWCAP, 20},
+    {"sve", AT_HWCAP, 22},     {"sve2", AT_HWCAP2, 1}, {"i8mm", AT_HWCAP2, 13},   {"bf16", AT_HWCAP2, 14},
+};
+
+}  // namespace
+
+std::vector<std::string> missingCpuFeatures(const std::vector<std::string>& required) {
+  std::vector<std::string> missing;
+  for (const std::string& f : required)
+    for (const HwcapBit& b : kHwcaps)
+      if (f == b.name && !(getauxval(b.type) >> b.bit & 1ul)) missing.push_back(f);
   return missing;
 }
 

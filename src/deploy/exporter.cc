@@ -15,6 +15,7 @@
 #include <sstream>
 
 #include "codegen/target.h"
+#include "codegen/toolchain.h"
 #include "deploy/image.h"
 #include "deploy/runtime_files.h"
 #include "deploy/weights_file.h"
@@ -55,35 +56,11 @@ struct ScratchDir {
   }
 };
 
-std::string commandLine(const std::vector<std::string>& args) {
-  return join(args, " ", [](const std::string& a) { return a; });
-}
-
 // Runs a tool of the export host (no shell); throws Error with the command and its output when it
 // cannot start or fails. `what` says what the tool was for.
 void runTool(const std::vector<std::string>& args, const fs::path& scratch, const std::string& what) {
-  fs::path log = scratch / "tool.log";
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  std::vector<char*> argv;
-  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  pid_t pid;
-  int rc = posix_spawnp(&pid, argv[0], &fa, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0)
-    fail(what, " needs '", args[0], "' on this machine, which cannot be run (", std::strerror(rc),
-         "); the export host needs a C/C++ toolchain (build-essential), or name a compiler with --cc or $CXX");
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
-  std::ifstream in(log);
-  std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (out.size() > 2000) out = out.substr(0, 2000) + "...";
-  fail(what, " failed (", commandLine(args), "): ", trim(out));
+  Status st = codegen::runTool(args, scratch.string(), what);
+  if (!st.ok()) fail(st.error());
 }
 
 // A C string literal of s.
@@ -200,7 +177,19 @@ ExportResult exportModel(const executor::ModelArtifacts& a, const ExportOptions&
   ExportResult r;
   r.dir = o.dir;
   r.name = o.name;
-  r.compiler = !o.compiler.empty() ? o.compiler : std::getenv("CXX") && *std::getenv("CXX") ? std::getenv("CXX") : "c++";
+  r.compiler = codegen::linkerDriver(a.target, o.compiler);
+  // The runtime archive of the code's architecture: AArch64 code compiled on an x86-64 machine
+  // links the cross-built one (cross/CMakeLists.txt).
+  const bool foreign = codegen::isForeign(a.target);
+  std::string_view rt_archive = runtimeArchive();
+  if (foreign) {
+    if (!codegen::isAArch64(a.target))
+      fail("cannot export code for ", a.target.name, " (", a.target.triple, "): ttune has a runtime for this machine and AArch64 only");
+    rt_archive = runtimeArchiveAArch64();
+    if (rt_archive.empty())
+      fail("cannot export for ", a.target.name, ": this ttune was built without the AArch64 runtime (install g++-aarch64-linux-gnu, "
+           "e.g. with scripts/setup.sh, and rebuild)");
+  }
   r.kernels = static_cast<int>(a.kernels.size());
   r.calls = static_cast<int>(a.plan.calls.size());
   r.workspace_bytes = a.plan.workspace_bytes;
@@ -223,7 +212,7 @@ ExportResult exportModel(const executor::ModelArtifacts& a, const ExportOptions&
     writeFile(objects.back(), std::string_view(a.kernels[i].bytes.data(), a.kernels[i].bytes.size()));
   }
   writeFile(s / "embedded.h", embeddedHeader());
-  writeFile(s / "ttune_rt.a", runtimeArchive());
+  writeFile(s / "ttune_rt.a", rt_archive);
   writeFile(s / "model.c", modelSource(o.name, a.kernels, serializeImage(image)));
   std::vector<std::string> api = apiSymbols();
   writeFile(s / "exports.map", "{\n  global:\n" + join(api, "", [](const std::string& f) { return "    " + f + ";\n"; }) +
@@ -258,8 +247,9 @@ ExportResult exportModel(const executor::ModelArtifacts& a, const ExportOptions&
     rel.insert(rel.end(), objects.begin(), objects.end());
     rel.insert(rel.end(), {"-Wl,--whole-archive", (s / "ttune_rt.a").string(), "-Wl,--no-whole-archive"});
     runTool(rel, s, "linking " + ar);
-    runTool({"objcopy", "--keep-global-symbols=" + (s / "exports.txt").string(), all}, s, "localizing the symbols of " + ar);
-    runTool({"ar", "rcs", (s / ar).string(), all}, s, "archiving " + ar);
+    runTool({codegen::binutil(a.target, "objcopy"), "--keep-global-symbols=" + (s / "exports.txt").string(), all}, s,
+            "localizing the symbols of " + ar);
+    runTool({codegen::binutil(a.target, "ar"), "rcs", (s / ar).string(), all}, s, "archiving " + ar);
     fs::rename(s / ar, dir / ar, ec);
     if (ec) fail("cannot move ", ar, " into ", o.dir, ": ", ec.message());
     r.archive = (dir / ar).string();

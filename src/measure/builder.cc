@@ -10,6 +10,7 @@
 #include <cstring>
 #include <thread>
 
+#include "codegen/toolchain.h"
 #include "lower/lower.h"
 #include "measure/wire.h"
 #include "runtime/thread_pool.h"
@@ -25,7 +26,7 @@ std::vector<schedule::Step> defaultScheduleFor(const te::ComputeDAG& dag, const 
   return schedule::defaultSchedule(dag, schedule::defaultScheduleOptions(target, baseline));
 }
 
-BuildResult buildOne(const MeasureInput& input, const std::string& name, const schedule::Target& target) {
+BuildResult buildOne(const MeasureInput& input, const std::string& name, const schedule::Target& target, bool shared_object) {
   BuildResult r;
   Timer timer;
   auto state = schedule::State::replay(input.dag, input.steps);
@@ -47,6 +48,7 @@ BuildResult buildOne(const MeasureInput& input, const std::string& name, const s
   codegen::CompileOptions co;
   co.target = target;
   auto obj = codegen::compile(*func, co);
+  if (obj.ok() && shared_object) obj = codegen::linkSharedObject(*obj, target);
   r.build_s = timer.seconds();
   if (!obj.ok()) {
     r.error = ErrorKind::CompileError;
@@ -59,8 +61,11 @@ BuildResult buildOne(const MeasureInput& input, const std::string& name, const s
   return r;
 }
 
-Builder::Builder(int threads, double timeout_s, schedule::Target target)
-    : threads_(threads > 0 ? threads : runtime::defaultNumThreads()), timeout_s_(timeout_s), target_(std::move(target)) {}
+Builder::Builder(int threads, double timeout_s, schedule::Target target, bool shared_objects)
+    : threads_(threads > 0 ? threads : runtime::defaultNumThreads()),
+      timeout_s_(timeout_s),
+      target_(std::move(target)),
+      shared_objects_(shared_objects) {}
 
 namespace {
 
@@ -73,10 +78,10 @@ std::function<void(const MeasureInput&)>& faultHook() {
 // kind, message, build seconds, object code), then exits without running the parent's exit
 // handlers.
 [[noreturn]] void buildChild(int fd, const std::vector<MeasureInput>& inputs, const std::vector<size_t>& share,
-                             const schedule::Target& target) {
+                             const schedule::Target& target, bool shared) {
   for (size_t i : share) {
     if (faultHook()) faultHook()(inputs[i]);
-    BuildResult b = buildOne(inputs[i], "kernel", target);
+    BuildResult b = buildOne(inputs[i], "kernel", target, shared);
     wire::Writer w;
     w.pod<uint64_t>(i);
     w.pod<uint8_t>(static_cast<uint8_t>(b.error));
@@ -100,7 +105,7 @@ std::string reap(pid_t pid, bool kill_it) {
 
 // Builds `share` in children: one child at a time, replaced when a compile crashes or hangs.
 void buildShare(const std::vector<MeasureInput>& inputs, std::vector<size_t> share, const schedule::Target& target,
-                double timeout_s, std::vector<BuildResult>& out) {
+                bool shared, double timeout_s, std::vector<BuildResult>& out) {
   while (!share.empty()) {
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
@@ -113,7 +118,7 @@ void buildShare(const std::vector<MeasureInput>& inputs, std::vector<size_t> sha
     pid_t pid = fork();
     if (pid == 0) {
       close(fds[0]);
-      buildChild(fds[1], inputs, share, target);
+      buildChild(fds[1], inputs, share, target, shared);
     }
     close(fds[1]);
     if (pid < 0) {
@@ -205,8 +210,8 @@ std::vector<BuildResult> Builder::build(const std::vector<MeasureInput>& inputs)
   // Keep what replay found; the children fill in the code and the build outcome.
   std::vector<BuildResult> built(inputs.size());
   std::vector<std::thread> pool;
-  for (size_t t = 1; t < shares.size(); ++t) pool.emplace_back([&, t] { buildShare(inputs, shares[t], target_, timeout_s_, built); });
-  if (!shares.empty()) buildShare(inputs, shares[0], target_, timeout_s_, built);
+  for (size_t t = 1; t < shares.size(); ++t) pool.emplace_back([&, t] { buildShare(inputs, shares[t], target_, shared_objects_, timeout_s_, built); });
+  if (!shares.empty()) buildShare(inputs, shares[0], target_, shared_objects_, timeout_s_, built);
   for (auto& t : pool) t.join();
   for (size_t i : todo) {
     BuildResult& b = built[i];

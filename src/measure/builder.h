@@ -43,13 +43,15 @@ struct BuildResult {
 std::vector<schedule::Step> defaultScheduleFor(const te::ComputeDAG& dag, const schedule::Target& target = codegen::hostTarget(),
                                                schedule::Baseline baseline = schedule::Baseline::Strong);
 
-// Builds one candidate in the calling thread, for `target`.
+// Builds one candidate in the calling thread, for `target`; with `shared_object`, linked into a
+// shared object (for a worker without LLVM: codegen/toolchain.h).
 BuildResult buildOne(const MeasureInput& input, const std::string& name = "kernel",
-                     const schedule::Target& target = codegen::hostTarget());
+                     const schedule::Target& target = codegen::hostTarget(), bool shared_object = false);
 
 class Builder {
  public:
-  explicit Builder(int threads = 0, double timeout_s = 15, schedule::Target target = codegen::hostTarget());
+  explicit Builder(int threads = 0, double timeout_s = 15, schedule::Target target = codegen::hostTarget(),
+                   bool shared_objects = false);
   std::vector<BuildResult> build(const std::vector<MeasureInput>& inputs);
   const schedule::Target& target() const { return target_; }
   // Tests only: runs in the build child before each compile (to make one crash or hang).
@@ -59,6 +61,7 @@ class Builder {
   int threads_;
   double timeout_s_;
   schedule::Target target_;
+  bool shared_objects_ = false;
 };
 
 }  // namespace ttune::measure

@@ -50,11 +50,22 @@ std::vector<runtime::NDArray> scheduledInputs(const te::ComputeDAG& original, co
   return out;
 }
 
-Measurer::Measurer(MeasureOptions options)
-    : options_(options), builder_(options.build_threads, options.build_timeout_s, options.target) {
-  Status can = codegen::runnable(options_.target);
-  if (!can.ok()) fail(can.error());
+namespace {
+
+WorkerCommand workerOrFail(const schedule::Target& target) {
+  auto w = workerCommandFor(target);
+  if (!w.ok()) fail(w.error());
+  return *w;
 }
+
+}  // namespace
+
+Measurer::Measurer(MeasureOptions options) : Measurer(options, workerOrFail(options.target)) {}
+
+Measurer::Measurer(MeasureOptions options, WorkerCommand worker)
+    : options_(options),
+      builder_(options.build_threads, options.build_timeout_s, options.target, worker.shared_objects),
+      runner_(std::move(worker)) {}
 
 const Measurer::Reference& Measurer::reference(const std::shared_ptr<const te::ComputeDAG>& dag) {
   auto it = refs_.find(dag.get());

@@ -34,7 +34,9 @@ struct MeasureOptions {
   bool check = false;
   double atol = 1e-3, rtol = 1e-3;
   uint64_t seed = 1;
-  schedule::Target target = codegen::hostTarget();  // must be runnable on this machine
+  // Runnable on this machine, or measured by a worker for it (worker_command.h: on the device, or
+  // emulated).
+  schedule::Target target = codegen::hostTarget();
 };
 
 // The outcome of compareSideBySide: per input, its speedup over inputs[0], its median time over
@@ -48,6 +50,7 @@ struct SideBySide {
 class Measurer {
  public:
   explicit Measurer(MeasureOptions options = {});
+  Measurer(MeasureOptions options, WorkerCommand worker);
   std::vector<schedule::RecordResult> measure(const std::vector<MeasureInput>& inputs);
   // Each input built once and timed `rounds` times, the rounds interleaved (all inputs, then all
   // again), so a drift in the machine's load meets every input: result[input][round].
@@ -61,6 +64,8 @@ class Measurer {
   SideBySide compareSideBySide(const std::vector<MeasureInput>& inputs, const RoundsProtocol& protocol = kernelRounds());
   const MeasureOptions& options() const { return options_; }
   Runner& runner() { return runner_; }
+  // Whether the timings come from an emulator (worker_command.h): never store them as measurements.
+  bool emulated() const { return runner_.command().emulated; }
 
  private:
   struct Reference {

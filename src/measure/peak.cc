@@ -1,6 +1,9 @@
 #include "measure/peak.h"
 
+#if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#define TTUNE_PEAK_X86 1
+#endif
 
 #include <atomic>
 #include <chrono>
@@ -11,6 +14,7 @@ namespace ttune::measure {
 
 namespace {
 
+#ifdef TTUNE_PEAK_X86
 // Independent accumulators as named variables (an array may stay in memory): 12 for AVX2
 // (12 x 8 lanes), 24 for AVX-512 (24 x 16 lanes); each iteration is one FMA per accumulator.
 #define TT_ACC12(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11)
@@ -54,9 +58,17 @@ __attribute__((target("avx512f"))) float fmaLoopAvx512(int64_t iters) {
   return out[0];
 }
 
+#endif
+
 }  // namespace
 
 double measurePeakGflops(const std::string& isa, int threads, double seconds) {
+#ifndef TTUNE_PEAK_X86
+  // Only the x86 FMA loops exist: on other machines the peak is unknown (0) and GFLOP/s figures
+  // are printed without a share of it.
+  (void)isa, (void)threads, (void)seconds;
+  return 0;
+#else
   __builtin_cpu_init();
   double flops_per_iter;
   float (*loop)(int64_t);
@@ -109,9 +121,12 @@ double measurePeakGflops(const std::string& isa, int threads, double seconds) {
     best = std::max(best, flops_per_iter * static_cast<double>(iters) * threads / slowest * 1e-9);
   }
   return best;
+#endif
 }
 
 double measurePeakGflops(const schedule::Target& target, int threads, double seconds) {
+  // The peak of another architecture's code is the device's, not this machine's: unknown here.
+  if (target.isa == schedule::Isa::Neon || target.isa == schedule::Isa::Scalar) return 0;
   return measurePeakGflops(target.vector_bits >= 512 ? "avx512" : "avx2", threads, seconds);
 }
 

@@ -34,7 +34,9 @@ std::string workerPath() {
   return TTUNE_WORKER_DEFAULT_PATH;
 }
 
-Runner::Runner() { signal(SIGPIPE, SIG_IGN); }
+Runner::Runner() : Runner(WorkerCommand{{workerPath()}}) {}
+
+Runner::Runner(WorkerCommand command) : command_(std::move(command)) { signal(SIGPIPE, SIG_IGN); }
 
 Runner::~Runner() { stopWorker(false); }
 
@@ -47,10 +49,12 @@ bool Runner::ensureWorker(std::string* why) {
   }
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, req[0], 3);
-  posix_spawn_file_actions_adddup2(&fa, resp[1], 4);
-  std::string path = workerPath();
-  char* argv[] = {const_cast<char*>(path.c_str()), nullptr};
+  posix_spawn_file_actions_adddup2(&fa, req[0], command_.stdio ? 0 : 3);
+  posix_spawn_file_actions_adddup2(&fa, resp[1], command_.stdio ? 1 : 4);
+  const std::string& path = command_.argv.at(0);
+  std::vector<char*> argv;
+  for (const std::string& a : command_.argv) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
   // A process group of its own: Ctrl-C at the terminal interrupts the tuner (which stops after
   // the batch) instead of killing the candidate being measured and recording it as a crash.
   posix_spawnattr_t attr;
@@ -58,7 +62,7 @@ bool Runner::ensureWorker(std::string* why) {
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
   posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid;
-  int rc = posix_spawn(&pid, path.c_str(), &fa, &attr, argv, environ);
+  int rc = posix_spawnp(&pid, path.c_str(), &fa, &attr, argv.data(), environ);
   posix_spawnattr_destroy(&attr);
   posix_spawn_file_actions_destroy(&fa);
   close(req[0]);
@@ -66,7 +70,7 @@ bool Runner::ensureWorker(std::string* why) {
   if (rc != 0) {
     close(req[1]);
     close(resp[0]);
-    *why = "cannot start the measurement worker " + path + ": " + std::strerror(rc);
+    *why = "cannot start the measurement worker " + command_.describe() + ": " + std::strerror(rc);
     return false;
   }
   pid_ = pid;
@@ -150,11 +154,12 @@ RunResult Runner::run(const RunRequest& request) {
     }
   }
   std::vector<char> reply;
-  int r = wire::readMessage(from_worker_, &reply, static_cast<int>(request.timeout_s * 1000));
+  const double timeout_s = request.timeout_s * command_.timeout_scale;
+  int r = wire::readMessage(from_worker_, &reply, static_cast<int>(timeout_s * 1000));
   if (r == 0) {
     stopWorker(true);
     res.error = ErrorKind::RuntimeTimeout;
-    res.message = "the candidate did not finish within " + std::to_string(request.timeout_s) + " s";
+    res.message = "the candidate did not finish within " + std::to_string(timeout_s) + " s";
     return res;
   }
   if (r < 0) {

@@ -9,6 +9,7 @@
 
 #include "codegen/codegen.h"
 #include "measure/timing.h"
+#include "measure/worker_command.h"
 #include "runtime/ndarray.h"
 #include "schedule/record.h"
 
@@ -42,7 +43,9 @@ struct RunResult {
 
 class Runner {
  public:
-  Runner();
+  Runner();  // the local worker
+  explicit Runner(WorkerCommand command);
+  const WorkerCommand& command() const { return command_; }
   ~Runner();
   Runner(const Runner&) = delete;
   Runner& operator=(const Runner&) = delete;
@@ -56,6 +59,7 @@ class Runner {
   void stopWorker(bool kill);
   std::string reapWorker();  // waits for the dead worker, describes how it ended
 
+  WorkerCommand command_;
   int pid_ = -1;
   int to_worker_ = -1, from_worker_ = -1;
   int starts_ = 0;
@@ -66,6 +70,6 @@ class Runner {
 std::string workerPath();
 
 // The worker's main loop (reads requests on fd 3, answers on fd 4).
-int workerMain();
+int workerMain(bool stdio = false);
 
 }  // namespace ttune::measure

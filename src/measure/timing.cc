@@ -1,6 +1,8 @@
 #include "measure/timing.h"
 
+#if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -18,8 +20,20 @@ double median(std::vector<double> v) {
 
 void flushCache(const void* data, size_t bytes) {
   const char* p = static_cast<const char*>(data);
+#if defined(__x86_64__) || defined(__i386__)
   for (size_t off = 0; off < bytes; off += 64) _mm_clflush(p + off);
   _mm_mfence();
+#elif defined(__aarch64__)
+  // Clean and invalidate by address to the point of coherency, line by line (the smallest data
+  // line size is CTR_EL0.DminLine words; Linux lets user space read CTR_EL0 and use DC CIVAC).
+  uint64_t ctr;
+  __asm__ __volatile__("mrs %0, ctr_el0" : "=r"(ctr));
+  const size_t line = size_t(4) << ((ctr >> 16) & 0xf);
+  for (size_t off = 0; off < bytes; off += line) __asm__ __volatile__("dc civac, %0" ::"r"(p + off) : "memory");
+  __asm__ __volatile__("dsb ish" ::: "memory");
+#else
+  (void)p, (void)bytes;
+#endif
 }
 
 Timing timeFunction(const std::function<void()>& fn, const TimingOptions& opt, const std::function<void()>& flush) {

@@ -1,15 +1,28 @@
 // The measurement worker process: loads each candidate's object code, runs it on its inputs with
 // the timing protocol, checks its outputs and answers. Anything a candidate does wrong ends at
 // most this process.
+//
+// Two builds: the host's worker (tools/ttune-worker, linked with LLVM) loads relocatable objects
+// with the JIT linker; a worker cross-built for another architecture (cross/, TTUNE_WORKER_NO_JIT)
+// has no LLVM and loads shared objects, which the builder links for it. Both accept shared objects.
+#include <dlfcn.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
 
+#ifndef TTUNE_WORKER_NO_JIT
 #include "codegen/jit.h"
+#endif
 #include "measure/runner.h"
 #include "measure/worker_request.h"
+#include "runtime/abi.h"
 #include "measure/wire.h"
 #include "runtime/thread_pool.h"
 
@@ -40,6 +53,55 @@ struct ArgCache {
   std::vector<runtime::NDArray> arrays;
 };
 ArgCache g_cache;
+
+// A candidate's code loaded into this process, unloaded when destroyed.
+class Loaded {
+ public:
+  ~Loaded() {
+    if (handle_) dlclose(handle_);
+  }
+  void operator()(void** args) const { fn_(args); }
+
+  static Expected<std::unique_ptr<Loaded>> load(const codegen::ObjectCode& code) {
+    auto out = std::make_unique<Loaded>();
+    if (isSharedObject(code.bytes)) {
+      // dlopen needs a file: a private temporary one, unlinked as soon as it is mapped.
+      const char* dir = std::getenv("TMPDIR");
+      std::string path = std::string(dir && *dir ? dir : "/tmp") + "/ttune-candidate-XXXXXX";
+      int fd = mkstemp(path.data());
+      if (fd < 0) return Unexpected("cannot create a file for the candidate: " + std::string(std::strerror(errno)));
+      bool written = ::write(fd, code.bytes.data(), code.bytes.size()) == static_cast<ssize_t>(code.bytes.size());
+      ::close(fd);
+      out->handle_ = written ? dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL) : nullptr;
+      std::string why = written ? (out->handle_ ? "" : dlerror()) : "short write";
+      unlink(path.c_str());
+      if (!out->handle_) return Unexpected("cannot load the shared object of " + code.entry + ": " + why);
+      out->fn_ = reinterpret_cast<TtuneKernelFn>(dlsym(out->handle_, code.entry.c_str()));
+      if (!out->fn_) return Unexpected("kernel " + code.entry + " is missing from its shared object");
+      return out;
+    }
+#ifndef TTUNE_WORKER_NO_JIT
+    auto k = codegen::loadKernel(code);
+    if (!k.ok()) return Unexpected(k.error());
+    out->jit_ = *k;
+    out->fn_ = out->jit_->function();
+    return out;
+#else
+    return Unexpected("this worker has no JIT linker: it runs shared objects only (the tuner links them for its target)");
+#endif
+  }
+
+ private:
+  // ELF type ET_DYN (e_type, a 16-bit field at offset 16; little-endian on every target ttune has).
+  static bool isSharedObject(const std::vector<char>& b) {
+    return b.size() > 18 && b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F' && b[16] == 3 && b[17] == 0;
+  }
+  void* handle_ = nullptr;
+  TtuneKernelFn fn_ = nullptr;
+#ifndef TTUNE_WORKER_NO_JIT
+  std::shared_ptr<codegen::LoadedKernel> jit_;
+#endif
+};
 
 }  // namespace
 
@@ -138,7 +200,7 @@ std::vector<char> handle(const std::vector<char>& msg) {
   }
 
   if (threads > 0) runtime::ThreadPool::global().setNumThreads(threads);
-  auto kernel = codegen::loadKernel(code);
+  auto kernel = Loaded::load(code);
   if (!kernel.ok()) return reply(ErrorKind::CompileError, kernel.error());
   std::vector<void*> args;
   for (auto& a : arrays) args.push_back(a.data());
@@ -179,7 +241,7 @@ std::vector<char> handle(const std::vector<char>& msg) {
 
 }  // namespace
 
-int workerMain() {
+int workerMain(bool stdio) {
   // A faulting candidate must kill the worker by its signal, so the runner can say which one;
   // sanitizer runtimes would otherwise catch the fault in (uninstrumented) JIT code and exit.
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) signal(sig, SIG_DFL);
@@ -188,6 +250,11 @@ int workerMain() {
   // it dies with it.
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() == 1) return 1;  // the parent died before the line above
+  if (stdio) {
+    // Requests on stdin, answers on stdout (a worker started through ssh or an emulator's shell);
+    // anything else written to stdout would corrupt the answers, so stdout becomes stderr.
+    if (dup2(0, 3) < 0 || dup2(1, 4) < 0 || dup2(2, 1) < 0) return 1;
+  }
   std::vector<char> msg;
   while (wire::readMessage(3, &msg, -1) == 1) {
     if (!wire::writeMessage(4, handle(msg))) return 1;

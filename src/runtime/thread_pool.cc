@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "support/assert.h"
+#include "support/cpu_relax.h"
 
 namespace ttune::runtime {
 
@@ -97,7 +98,7 @@ struct ThreadPool::Impl {
       // Spin a little before sleeping: kernels of one model run back to back.
       uint64_t g = self->generation.load(std::memory_order_acquire);
       for (int spin = 0; g == seen && spin < 20000 && !self->stop.load(std::memory_order_relaxed); ++spin) {
-        __builtin_ia32_pause();
+        cpuRelax();
         g = self->generation.load(std::memory_order_acquire);
       }
       if (g == seen) {
@@ -207,7 +208,7 @@ void ThreadPool::parallelFor(int64_t n, ParallelBody body, void* env) {
   t_in_region = true;
   im.runChunks(0);
   t_in_region = false;
-  while (im.remaining.load(std::memory_order_acquire) > 0) __builtin_ia32_pause();
+  while (im.remaining.load(std::memory_order_acquire) > 0) cpuRelax();
 }
 
 }  // namespace ttune::runtime

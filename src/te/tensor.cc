@@ -14,22 +14,6 @@ const std::vector<IterVar>& ComputeOp::reduceAxes() const {
   return r ? r->axes : kNone;
 }
 
-int64_t shapeElements(const Shape& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    if (__builtin_mul_overflow(n, d, &n)) throw Error("the shape " + shapeToString(shape) + " has too many elements to count");
-  return n;
-}
-
-std::string shapeToString(const Shape& shape) {
-  std::string s = "[";
-  for (size_t i = 0; i < shape.size(); ++i) {
-    if (i) s += ", ";
-    s += std::to_string(shape[i]);
-  }
-  return s + "]";
-}
-
 int64_t Operation::numElements() const { return shapeElements(shape_); }
 
 std::vector<Tensor> Operation::inputs() const {
