@@ -90,7 +90,7 @@ void compare(const CompareArgs& a) {
   std::string name = modelName(a.src.spec);
   store::Bank bank = openBank(a.db);
   transfer::CompareOptions o;
-  o.target = resolveTargetOption(a.target, true);
+  o.target = resolveTargetOption(a.target, TargetUse::RunHere);
   o.baseline = baselineOf(a.src);
   o.tune_run = a.tune_run;
   o.transfer_run = a.transfer_run;

@@ -72,7 +72,7 @@ void exportChosen(const ExportArgs& a, const store::Bank& bank) {
   if (a.model.empty()) fail("--chosen needs --model (the model whose choice to export)");
   if (!a.workload.empty() || !a.run.empty() || a.best) fail("--chosen exports one model's choice; drop --workload, --run and --best");
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
-  schedule::TargetInfo here = currentTarget(resolveTargetOption(a.target, false));
+  schedule::TargetInfo here = currentTarget(resolveTargetOption(a.target, TargetUse::Compile));
   std::vector<schedule::Record> recs = transfer::inModelChoice(bank, a.model, here).value_or(std::vector<schedule::Record>{});
   if (recs.empty())
     fail("the bank ", bank.path(), " holds no in-model choice for ", a.model, " measured like this (", here.cpu, ", ",

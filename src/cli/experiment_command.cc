@@ -244,7 +244,7 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
   std::stable_partition(modes.begin(), modes.end(), [](const std::string& m) { return m != "then-tune"; });
   const std::string continued_from = std::find(modes.begin(), modes.end(), "beyond") != modes.end() ? "beyond" : "pool";
   const int64_t then_trials = a.then_tune_trials > 0 ? a.then_tune_trials : std::max<int64_t>(1, a.trials / 4);
-  schedule::Target code = resolveTargetOption(a.target, true);
+  schedule::Target code = resolveTargetOption(a.target, TargetUse::RunHere);
   std::vector<std::string> models = a.models;
   if (models.empty()) models = models::paperModels();
   // Zoo models or ONNX files; results are keyed by model name, as the bank's runs are.

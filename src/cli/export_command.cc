@@ -35,7 +35,7 @@ Json exportCommand(const ExportArgs& a) {
   if (a.out.empty()) fail("ttune export needs an output directory (-o DIR)");
   graph::Graph g = loadModel(a.src);
   executor::ModelOptions opt;
-  opt.target = resolveTargetOption(a.target, false);  // any target: the code is not run here
+  opt.target = resolveTargetOption(a.target, TargetUse::Compile);  // any target: the code is not run here
   opt.baseline = baselineOf(a.src);
   Json validation;
   opt.schedules = scheduleOption(a.records, a.db, modelName(a.src.spec), g, opt.target,

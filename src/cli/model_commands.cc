@@ -180,7 +180,7 @@ void runModel(const RunArgs& a) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
   graph::Graph g = loadModel(a.src);
   executor::ModelOptions opt;
-  opt.target = resolveTargetOption(a.target, true);
+  opt.target = resolveTargetOption(a.target, TargetUse::RunHere);
   opt.baseline = baselineOf(a.src);
   Json validation;
   opt.schedules = scheduleOption(a.records, a.use_db ? std::optional<std::string>(a.db) : std::nullopt, modelName(a.src.spec), g,

@@ -66,7 +66,7 @@ lower::LowerOptions lowerOptionsFor(const schedule::Target& target) {
 
 void runOp(const OpArgs& a, const std::string& schedule_file, bool plain, bool check, bool bench, bool json,
            int threads, uint64_t seed, const std::string& target_name) {
-  schedule::Target target = resolveTargetOption(target_name, true);
+  schedule::Target target = resolveTargetOption(target_name, TargetUse::Measure);
   if (threads > 0) runtime::ThreadPool::global().setNumThreads(threads);
   ops::OpInstance inst = ops::buildOp(a.name, a.params);
   auto dag = std::make_shared<const te::ComputeDAG>(inst.dag());
@@ -234,7 +234,7 @@ void listOps(bool json) {
 
 void showSchedule(const std::string& file, const OpArgs& a, bool lowered, bool llvm, bool assembly, bool json,
                   const std::string& target_name) {
-  schedule::Target target = resolveTargetOption(target_name, false);
+  schedule::Target target = resolveTargetOption(target_name, TargetUse::Compile);
   if (a.name.empty())
     fail("show-schedule needs the operator the schedule is for, e.g. `ttune show-schedule ", file, " conv2d N=1 C=64`");
   ops::OpInstance inst = ops::buildOp(a.name, a.params);

@@ -33,7 +33,7 @@ struct RefreshArgs {
 Json refreshModel(const RefreshArgs& a) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
   if (a.candidates < 1) fail("--candidates must be at least 1");
-  schedule::Target code = resolveTargetOption(a.target, true);
+  schedule::Target code = resolveTargetOption(a.target, TargetUse::RunHere);
   if (baselineOf(a.src) != schedule::Baseline::Strong)
     fail("db refresh measures the bank's schedules against the strong default schedules users run; drop --defaults basic");
   graph::Graph g = loadModel(a.src);

@@ -14,10 +14,14 @@ void addTargetOption(CLI::App* cmd, std::string& target) {
                   "skylake-avx512, ...), aarch64 or an AArch64 CPU (cortex-a72, neoverse-n1, ...; docs/edge.md)");
 }
 
-schedule::Target resolveTargetOption(const std::string& name, bool to_run) {
+schedule::Target resolveTargetOption(const std::string& name, TargetUse use) {
   auto t = codegen::resolveTarget(name);
   if (!t.ok()) fail(t.error());
-  if (to_run) {
+  if (use == TargetUse::RunHere) {
+    Status can = codegen::runnable(*t);
+    if (!can.ok()) fail(can.error());
+  }
+  if (use == TargetUse::Measure) {
     // Code this machine cannot run is measured by a worker for it (on the device, or emulated).
     auto worker = measure::workerCommandFor(*t);
     if (!worker.ok()) fail(worker.error());

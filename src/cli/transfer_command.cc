@@ -16,11 +16,15 @@
 #include "cli/progress.h"
 #include "cli/target_option.h"
 #include "executor/executor.h"
+#include "codegen/target.h"
 #include "measure/peak.h"
+#include "measure/worker_command.h"
+#include "store/bank.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
 #include "support/log.h"
 #include "support/strings.h"
+#include "support/temp_dir.h"
 #include "support/timer.h"
 #include "transfer/compare.h"
 #include "transfer/model_check.h"
@@ -93,14 +97,33 @@ Json transferModel(const TransferArgs& a) {
   if (a.top_k < 0) fail("--top-k must not be negative");
   if (a.budget < 0) fail("--budget must not be negative");
   if (a.sources != "pool" && a.sources != "auto") fail("--sources must be pool or auto, not '", a.sources, "'");
-  schedule::Target code = resolveTargetOption(a.target, true);
+  schedule::Target code = resolveTargetOption(a.target, TargetUse::Measure);
   transfer::Adapt adapt = parseAdapt(a.adapt);
   graph::Graph g = loadModel(a.src);
   std::string name = modelName(a.src.spec);
   std::vector<graph::Kernel> kernels = graph::partition(g);
   if (graph::tunableKernels(kernels).empty()) fail("model ", name, " has no kernel to tune");
 
-  store::Bank bank = openBank(a.db);
+  // As in `tune`: another machine's code is measured by a worker for it, and an emulated worker's
+  // timings go to a throw-away bank (seeded with the user's records, which are the candidates).
+  auto worker = measure::workerCommandFor(code);
+  if (!worker.ok()) fail(worker.error());
+  const bool foreign = !codegen::runnable(code).ok();
+  std::optional<TempDir> scratch_bank;
+  if (worker->emulated) {
+    scratch_bank.emplace("ttune-emulated-bank");
+    store::Bank user = openBank(a.db);
+    Status copied = user.exportJsonl(scratch_bank->path + "/records.jsonl", store::RecordQuery{});
+    if (!a.json)
+      std::cerr << "ttune: " << code.name << " is measured by an emulated worker (" << worker->describe()
+                << "): the run checks the flow and the code; its timings are not the device's and are not stored\n";
+    if (!copied.ok()) fail(copied.error());
+  }
+  store::Bank bank = openBank(scratch_bank ? scratch_bank->path + "/bank.db" : a.db);
+  if (scratch_bank) {
+    auto imported = bank.importJsonl(scratch_bank->path + "/records.jsonl");
+    if (!imported.ok()) fail(imported.error());
+  }
   registerModel(bank, name, a.src.spec, kernels);
   schedule::TargetInfo target = currentTarget(code);
   std::set<std::string> known = bank.recordModels();
@@ -176,7 +199,8 @@ Json transferModel(const TransferArgs& a) {
   Timer rt;
   std::vector<schedule::Record> choice = transfer::chosenRecords(res);
   transfer::RefineResult refined;
-  if (a.refine) {
+  const bool refine = a.refine && !foreign;
+  if (refine) {
     if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-ranking each kernel's best candidates inside the model...\n";
     transfer::RefineOptions ro;
     ro.target = code;
@@ -195,7 +219,20 @@ Json transferModel(const TransferArgs& a) {
   transfer::ModelCheckOptions co;
   co.target = code;
   co.baseline = baseline;
-  transfer::ModelCheck check = transfer::checkModel(g, choice, transfer::defaultRecords(measured), co);
+  transfer::ModelCheck check;
+  if (foreign) {
+    double def_s = 0, pick_s = 0;
+    int changed = 0;
+    for (const auto& k : res.kernels) {
+      const bool kept = k.improved();
+      def_s += k.occurrences * (kept ? k.retimed_default_s : k.default_s);
+      pick_s += k.occurrences * (kept ? k.retimed_best_s : k.default_s);
+      changed += kept;
+    }
+    check = transfer::kernelLevelCheck(choice, def_s, pick_s, changed);
+  } else {
+    check = transfer::checkModel(g, choice, transfer::defaultRecords(measured), co);
+  }
   res.search_s += rt.seconds();
   Json result = transfer::choiceResult(check.chosen);
   result["check"] = transfer::checkJson(check);
@@ -238,7 +275,11 @@ Json transferModel(const TransferArgs& a) {
     for (const auto& [m, share] : res.source_scores) sc.push_back({{"model", m}, {"untuned_time_covered", share}});
     j["source_scores"] = sc;
   }
-  if (a.refine) j.update(transfer::refineJson(refined));
+  if (refine) j.update(transfer::refineJson(refined));
+  j["target"] = codegen::describe(code);
+  j["worker"] = worker->describe();
+  j["emulated"] = worker->emulated;
+  if (scratch_bank) j["db"] = nullptr;
   return j;
 }
 
@@ -246,7 +287,7 @@ namespace {
 
 void printTransfer(const Json& j) {
   std::cout << j["model"].get<std::string>() << ": transfer-tuned " << j["kernels"].size() << " kernels from the bank "
-            << j["db"].get<std::string>() << " in " << formatSeconds(j["search_s"].get<double>()) << " ("
+            << (j["db"].is_string() ? j["db"].get<std::string>() : std::string("(a throw-away copy: emulated timings)")) << " in " << formatSeconds(j["search_s"].get<double>()) << " ("
             << j["measured"].get<int64_t>() << " schedules measured, run " << j["run_id"].get<std::string>() << ")\n";
   std::cout << "  sources: ";
   for (size_t i = 0; i < j["sources"].size(); ++i) std::cout << (i ? ", " : "") << j["sources"][i].get<std::string>();

@@ -91,7 +91,7 @@ std::vector<std::string> tuneViewLines(const autotune::TunerProgress& p, double 
 Json tuneModel(const TuneArgs& a) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
   if (a.trials <= 0) fail("--trials must be positive");
-  schedule::Target code = resolveTargetOption(a.target, true);
+  schedule::Target code = resolveTargetOption(a.target, TargetUse::Measure);
   graph::Graph g = loadModel(a.src);
   std::string name = modelName(a.src.spec);
   std::vector<graph::Kernel> kernels = graph::partition(g);
@@ -308,22 +308,10 @@ Json tuneModel(const TuneArgs& a) {
   co.baseline = baseline;
   // The whole model runs in this process: for another machine's code the kernels' side-by-side
   // re-timing above decides alone (its picks are kept), and the model's figures are the kernels'.
-  transfer::ModelCheck check;
-  if (foreign) {
-    check.chosen = choice;
-    check.kept_picks = kernel_gains > 0;
-    check.picks_differ = kernel_gains > 0;
-    check.defaults_s = retimed_default;
-    check.picks_s = retimed_pick;
-    check.speedup.median = retimed_pick > 0 ? retimed_default / retimed_pick : 1.0;
-    check.speedup.lo = check.speedup.hi = check.speedup.median;
-    check.kernels_changed = kernel_gains;
-  } else {
-    check = transfer::checkModel(g, choice, defaults, co);
-  }
+  transfer::ModelCheck check = foreign ? transfer::kernelLevelCheck(choice, retimed_default, retimed_pick, kernel_gains)
+                                       : transfer::checkModel(g, choice, defaults, co);
   Json result = transfer::choiceResult(check.chosen);
   result["check"] = transfer::checkJson(check);
-  if (foreign) result["check"]["whole_model"] = false;
   double wall_s = wall.seconds();
   Status st = bank.setRunResult(run_id, result);
   if (st.ok()) st = bank.updateRun(run_id, p.trials, time_before + wall_s);

@@ -213,20 +213,20 @@ ExportResult exportModel(const executor::ModelArtifacts& a, const ExportOptions&
   }
   writeFile(s / "embedded.h", embeddedHeader());
   writeFile(s / "ttune_rt.a", rt_archive);
-  writeFile(s / "model.c", modelSource(o.name, a.kernels, serializeImage(image)));
+  writeFile(s / "ttune_tables.c", modelSource(o.name, a.kernels, serializeImage(image)));
   std::vector<std::string> api = apiSymbols();
   writeFile(s / "exports.map", "{\n  global:\n" + join(api, "", [](const std::string& f) { return "    " + f + ";\n"; }) +
                                    "  local: *;\n};\n");
   writeFile(s / "exports.txt", join(api, "", [](const std::string& f) { return f + "\n"; }));
 
-  runTool({r.compiler, "-x", "c", "-std=c99", "-O1", "-fPIC", "-I", s.string(), "-c", (s / "model.c").string(), "-o",
-           (s / "model.o").string()},
+  runTool({r.compiler, "-x", "c", "-std=c99", "-O1", "-fPIC", "-I", s.string(), "-c", (s / "ttune_tables.c").string(), "-o",
+           (s / "ttune_tables.o").string()},
           s, "compiling the model tables of " + o.name);
 
   // The shared library: only the C API is exported; libstdc++ is linked in, so the deploy host
   // needs nothing beyond libc, libm and libpthread.
   std::string so = "lib" + o.name + ".so";
-  std::vector<std::string> link = {r.compiler, "-shared", "-o", (s / so).string(), (s / "model.o").string()};
+  std::vector<std::string> link = {r.compiler, "-shared", "-o", (s / so).string(), (s / "ttune_tables.o").string()};
   link.insert(link.end(), objects.begin(), objects.end());
   link.insert(link.end(), {"-Wl,--whole-archive", (s / "ttune_rt.a").string(), "-Wl,--no-whole-archive",
                            "-Wl,--version-script=" + (s / "exports.map").string(),
@@ -243,7 +243,7 @@ ExportResult exportModel(const executor::ModelArtifacts& a, const ExportOptions&
     // symbols never clash with the program's (or another ttune model's runtime).
     std::string ar = "lib" + o.name + ".a";
     std::string all = (s / (o.name + ".o")).string();
-    std::vector<std::string> rel = {r.compiler, "-r", "-nostdlib", "-o", all, (s / "model.o").string()};
+    std::vector<std::string> rel = {r.compiler, "-r", "-nostdlib", "-o", all, (s / "ttune_tables.o").string()};
     rel.insert(rel.end(), objects.begin(), objects.end());
     rel.insert(rel.end(), {"-Wl,--whole-archive", (s / "ttune_rt.a").string(), "-Wl,--no-whole-archive"});
     runTool(rel, s, "linking " + ar);

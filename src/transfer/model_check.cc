@@ -1,5 +1,7 @@
 #include "transfer/model_check.h"
 
+#include <cmath>
+
 #include <map>
 
 #include "executor/executor.h"
@@ -58,6 +60,19 @@ ModelCheck checkModel(const graph::Graph& g, const std::vector<Record>& picks, c
   return c;
 }
 
+ModelCheck kernelLevelCheck(const std::vector<schedule::Record>& chosen, double defaults_s, double picks_s, int kernels_changed) {
+  ModelCheck c;
+  c.chosen = chosen;
+  c.whole_model = false;
+  c.kernels_changed = kernels_changed;
+  c.kept_picks = c.picks_differ = kernels_changed > 0;
+  c.defaults_s = defaults_s;
+  c.picks_s = kernels_changed > 0 ? picks_s : defaults_s;
+  const double ratio = c.picks_s > 0 && std::isfinite(defaults_s) ? defaults_s / c.picks_s : 1.0;
+  c.speedup.median = c.speedup.lo = c.speedup.hi = ratio;
+  return c;
+}
+
 Json checkJson(const ModelCheck& c) {
   Json j{{"untuned_ms", c.defaults_s * 1e3},
          {"chosen_ms", c.chosenSeconds() * 1e3},
@@ -66,6 +81,7 @@ Json checkJson(const ModelCheck& c) {
          {"picks_differ", c.picks_differ},
          {"kernels_changed", c.kernels_changed}};
   j.update(measure::speedupJson(c.speedup));
+  if (!c.whole_model) j["whole_model"] = false;
   return j;
 }
 

@@ -39,7 +39,14 @@ struct ModelCheck {
   // paired speedup when they are kept (so it agrees with the printed ratio), else the defaults'.
   double chosenSeconds() const { return kept_picks ? defaults_s / speedup.median : defaults_s; }
   int kernels_changed = 0;               // workloads whose kept choice is not the default schedule
+  bool whole_model = true;               // false: the kernels' times stand in (kernelLevelCheck)
 };
+
+// For code this process cannot run (another machine's, measured by a worker for it): the whole
+// model cannot be timed here, so the kernels' side-by-side re-timing decides alone (each kernel's
+// pick kept when it beat its default beyond the spread) and the model's figures are the
+// occurrence-weighted sums of the kernels' times, `defaults_s` and `picks_s`.
+ModelCheck kernelLevelCheck(const std::vector<schedule::Record>& chosen, double defaults_s, double picks_s, int kernels_changed);
 
 // `picks`: at most one record per workload (default records allowed); `defaults`: records of
 // the default schedules (provenance source "default"), one per workload. Compiles and times
