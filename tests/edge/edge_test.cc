@@ -463,5 +463,33 @@ TEST(Edge, TransferRunMeasuredUnderQemuAdaptsTheBanksRecordsAndStoresNothing) {
   EXPECT_EQ(slurp(runs).find("cortex-a72"), std::string::npos) << slurp(runs);
 }
 
+// A worker on the device is a command spoken to over its stdin and stdout (ssh BOARD
+// ttune-worker --stdio). Here the "device" is the cross-built worker under QEMU started by such a
+// command: the run stores its records as the target CPU's, through the same protocol ssh uses.
+TEST(Edge, DeviceWorkerThroughACommandStoresTheTargetsRecords) {
+  TTUNE_NEED_QEMU();
+  TempDir dir("ttune-edge-device");
+  const std::string bank = dir.path + "/bank.db";
+  const fs::path log = dir.path + "/log.txt", out = dir.path + "/out.json";
+  std::string device;
+  for (const std::string& a : worker.argv) device += a + " ";
+  std::string env = "TTUNE_DB=" + bank + " TTUNE_WORKER_COMMAND='" + device + "' ";
+  ASSERT_EQ(shell(env + TTUNE_BIN + " tune " + TTUNE_SOURCE_DIR +
+                      "/tests/fuzz/corpus/onnx/conv_relu_pool.onnx --target cortex-a72 --trials 8 --measures-per-round 8 --json > " +
+                      out.string() + " 2> " + log.string() + "; true",
+                  dir.path + "/shell.txt"),
+            0);
+  Json j = Json::parse(slurp(out), nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << slurp(out) << slurp(log);
+  EXPECT_FALSE(j.value("emulated", true)) << "a device worker's timings are the device's";
+  EXPECT_EQ(j.value("db", ""), bank);
+  const std::string records = dir.path + "/records.jsonl";
+  ASSERT_EQ(shell("TTUNE_DB=" + bank + " " + TTUNE_BIN + " db export " + records, log), 0) << slurp(log);
+  std::ifstream in(records);
+  int arm = 0;
+  for (std::string line; std::getline(in, line);) arm += line.find(R"("cpu":"cortex-a72","isa":"neon")") != std::string::npos;
+  EXPECT_GE(arm, 8) << "the run's records are not the target CPU's";
+}
+
 }  // namespace
 }  // namespace ttune
