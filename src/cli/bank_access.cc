@@ -25,6 +25,27 @@ store::Bank openBank(const std::string& path) {
   return std::move(*bank);
 }
 
+RunBank openRunBank(const std::string& db, const schedule::Target& code, bool copy_records, bool quiet) {
+  auto worker = measure::workerCommandFor(code);
+  if (!worker.ok()) fail(worker.error());
+  if (!worker->emulated) return RunBank{*worker, !codegen::runnable(code).ok(), nullptr, openBank(db)};
+  if (!quiet)
+    std::cerr << "ttune: " << code.name << " is measured by an emulated worker (" << worker->describe()
+              << "): the run checks the flow and the code; its timings are not the device's and are not stored\n";
+  auto scratch = std::make_unique<TempDir>("ttune-emulated-bank");
+  const std::string records = scratch->path + "/records.jsonl";
+  if (copy_records) {
+    Status copied = openBank(db).exportJsonl(records, store::RecordQuery{});
+    if (!copied.ok()) fail(copied.error());
+  }
+  store::Bank bank = openBank(scratch->path + "/bank.db");
+  if (copy_records) {
+    auto imported = bank.importJsonl(records);
+    if (!imported.ok()) fail(imported.error());
+  }
+  return RunBank{*worker, true, std::move(scratch), std::move(bank)};
+}
+
 schedule::TargetInfo currentTarget(const schedule::Target& code) {
   // Code this machine cannot run is measured on its device (or emulated): the record is the
   // target CPU's, never this machine's.

@@ -3,15 +3,18 @@
 // schedule provider serving the bank's best record per kernel for this machine.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "executor/executor.h"
 #include "graph/fusion.h"
+#include "measure/worker_command.h"
 #include "store/bank.h"
 #include "transfer/refresh.h"
 #include "support/json.h"
+#include "support/temp_dir.h"
 
 namespace ttune::cli {
 
@@ -21,6 +24,18 @@ inline constexpr const char* kBankOptionHelp =
 
 // The bank named by --db, or the default one (seeded once with the shipped schedules).
 store::Bank openBank(const std::string& path);
+// The worker that measures `code` (measure/worker_command.h) and the bank a run for it writes:
+// the one --db names, or for an emulated worker a throw-away bank (holding a copy of the user's
+// records when `copy_records`: transfer's candidates), so that emulated timings never reach the
+// user's bank. Says so on stderr unless `quiet`.
+struct RunBank {
+  measure::WorkerCommand worker;
+  bool foreign = false;                  // code this process cannot run: kernels decide alone
+  std::unique_ptr<TempDir> scratch;      // the throw-away bank's directory, when emulated
+  store::Bank bank;
+  bool stored() const { return !scratch; }
+};
+RunBank openRunBank(const std::string& db, const schedule::Target& code, bool copy_records, bool quiet);
 // Records measured here: this machine's CPU, the code's ISA level, the thread count.
 schedule::TargetInfo currentTarget(const schedule::Target& code);
 // Registers the model and its distinct kernels (with occurrences).

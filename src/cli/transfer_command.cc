@@ -104,26 +104,12 @@ Json transferModel(const TransferArgs& a) {
   std::vector<graph::Kernel> kernels = graph::partition(g);
   if (graph::tunableKernels(kernels).empty()) fail("model ", name, " has no kernel to tune");
 
-  // As in `tune`: another machine's code is measured by a worker for it, and an emulated worker's
-  // timings go to a throw-away bank (seeded with the user's records, which are the candidates).
-  auto worker = measure::workerCommandFor(code);
-  if (!worker.ok()) fail(worker.error());
-  const bool foreign = !codegen::runnable(code).ok();
-  std::optional<TempDir> scratch_bank;
-  if (worker->emulated) {
-    scratch_bank.emplace("ttune-emulated-bank");
-    store::Bank user = openBank(a.db);
-    Status copied = user.exportJsonl(scratch_bank->path + "/records.jsonl", store::RecordQuery{});
-    if (!a.json)
-      std::cerr << "ttune: " << code.name << " is measured by an emulated worker (" << worker->describe()
-                << "): the run checks the flow and the code; its timings are not the device's and are not stored\n";
-    if (!copied.ok()) fail(copied.error());
-  }
-  store::Bank bank = openBank(scratch_bank ? scratch_bank->path + "/bank.db" : a.db);
-  if (scratch_bank) {
-    auto imported = bank.importJsonl(scratch_bank->path + "/records.jsonl");
-    if (!imported.ok()) fail(imported.error());
-  }
+  // As in `tune`: another machine's code is measured by a worker for it, and an emulated run
+  // goes to a throw-away copy of the bank (its records are the candidates).
+  RunBank rb = openRunBank(a.db, code, true, a.json);
+  const measure::WorkerCommand* worker = &rb.worker;
+  const bool foreign = rb.foreign;
+  store::Bank& bank = rb.bank;
   registerModel(bank, name, a.src.spec, kernels);
   schedule::TargetInfo target = currentTarget(code);
   std::set<std::string> known = bank.recordModels();
@@ -279,7 +265,7 @@ Json transferModel(const TransferArgs& a) {
   j["target"] = codegen::describe(code);
   j["worker"] = worker->describe();
   j["emulated"] = worker->emulated;
-  if (scratch_bank) j["db"] = nullptr;
+  if (!rb.stored()) j["db"] = nullptr;
   return j;
 }
 

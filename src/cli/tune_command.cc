@@ -102,19 +102,12 @@ Json tuneModel(const TuneArgs& a) {
     tasks.push_back({t.kernel->workload_key, t.kernel->class_id, t.kernel->class_name, t.kernel->dag, static_cast<double>(t.occurrences)});
   if (tasks.empty()) fail("model ", name, " has no kernel to tune");
 
-  // Code for another machine is measured by a worker for it (measure/worker_command.h). An
-  // emulated worker's timings only show that the flow and the code work: such a run goes to a
-  // throw-away bank, never into the user's.
-  auto worker = measure::workerCommandFor(code);
-  if (!worker.ok()) fail(worker.error());
-  const bool foreign = !codegen::runnable(code).ok();
-  std::optional<TempDir> scratch_bank;
-  if (worker->emulated) {
-    scratch_bank.emplace("ttune-emulated-bank");
-    if (!a.json) std::cerr << "ttune: " << code.name << " is measured by an emulated worker (" << worker->describe()
-                           << "): the run checks the flow and the code; its timings are not the device's and are not stored\n";
-  }
-  store::Bank bank = openBank(scratch_bank ? scratch_bank->path + "/bank.db" : a.db);
+  // Code for another machine is measured by a worker for it (measure/worker_command.h); an
+  // emulated worker's run goes to a throw-away bank.
+  RunBank rb = openRunBank(a.db, code, false, a.json);
+  const measure::WorkerCommand* worker = &rb.worker;
+  const bool foreign = rb.foreign;
+  store::Bank& bank = rb.bank;
   registerModel(bank, name, a.src.spec, kernels);
   schedule::TargetInfo target = currentTarget(code);
   const std::string isa = schedule::isaName(code.isa);
@@ -344,7 +337,7 @@ Json tuneModel(const TuneArgs& a) {
          {"target", codegen::describe(code)},
          {"worker", worker->describe()},
          {"emulated", worker->emulated}};
-  if (scratch_bank) j["db"] = nullptr;
+  if (!rb.stored()) j["db"] = nullptr;
   // The speedup the kernels' isolated measurements promise (untuned over tuned latency, each
   // kernel weighted by its occurrences), next to what the whole model delivers: re-timed side by
   // side, and as the search measured it.
