@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
   std::optional<executor::CompiledModel> model;
   executor::ModelOptions opt;
   try {
-    opt.target = cli::resolveTargetOption(target, true);
+    opt.target = cli::resolveTargetOption(target, cli::TargetUse::RunHere);
     std::optional<store::Bank> bank;  // the provider reads it while compiling
     if (use_db) {
       bank.emplace(cli::openBank(db));

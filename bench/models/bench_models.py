@@ -40,7 +40,7 @@ MODELS = ["resnet18", "resnet50", "mobilenet_v2", "efficientnet_b0", "googlenet"
 # held-out families outside the zoo (segmentation, U-Net, GAN generator, video 3-D convolutions,
 # a causal decoder, windowed attention).
 EXTRA_MODELS = ["mobilenet_v3_large", "resnext50_32x4d", "regnet_y_400mf", "shufflenet_v2_x1_0", "vit_b_16",
-                "convnext_tiny", "swin_t", "fcn_resnet50", "lraspp_mobilenet_v3_large", "unet", "dcgan_generator",
+                "convnext_tiny", "swin_t", "fcn_resnet50", "lraspp_mobilenet_v3_large", "unet", "dcgan_generator", "style_transfer",
                 "r3d_18", "gpt_decoder_128", "lstm_gru_tagger"]
 RUNTIMES = ["ttune", "onnxruntime", "pytorch"]
 OTHER_LOAD_WARNING = 0.05  # share of the machine's CPU time taken by other processes while timing

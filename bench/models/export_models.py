@@ -147,6 +147,34 @@ class RecurrentTagger(nn.Module):
         return self.head(z[:, -1])
 
 
+class StyleTransfer(nn.Module):
+    """Fast neural style transfer (Johnson et al., 2016, as in PyTorch's examples): reflection-padded
+    convolutions with instance norm, 5 residual blocks, nearest-neighbour 2x upsampling + conv."""
+
+    @staticmethod
+    def conv(cin, cout, k, stride=1, up=False, norm=True, relu=True):
+        layers = [nn.Upsample(scale_factor=2, mode="nearest")] if up else []
+        layers += [nn.ReflectionPad2d(k // 2), nn.Conv2d(cin, cout, k, stride)]
+        if norm:
+            layers.append(nn.InstanceNorm2d(cout, affine=True))
+        if relu:
+            layers.append(nn.ReLU())
+        return nn.Sequential(*layers)
+
+    def __init__(self):
+        super().__init__()
+        c = StyleTransfer.conv
+        self.down = nn.Sequential(c(3, 32, 9), c(32, 64, 3, 2), c(64, 128, 3, 2))
+        self.res = nn.ModuleList(nn.Sequential(c(128, 128, 3), c(128, 128, 3, relu=False)) for _ in range(5))
+        self.up = nn.Sequential(c(128, 64, 3, up=True), c(64, 32, 3, up=True), c(32, 3, 9, norm=False, relu=False))
+
+    def forward(self, x):
+        y = self.down(x)
+        for r in self.res:
+            y = y + r(y)
+        return self.up(y)
+
+
 def vision(builder, size=224, **kw):
     def make():
         return builder(weights=None, **kw), [1, 3, size, size]
@@ -173,6 +201,7 @@ MODELS = {
     "lraspp_mobilenet_v3_large": segmentation(tvm.segmentation.lraspp_mobilenet_v3_large),
     "unet": lambda: (UNet(), [1, 3, 256, 256]),
     "dcgan_generator": lambda: (DcganGenerator(), [1, 100, 1, 1]),
+    "style_transfer": lambda: (StyleTransfer(), [1, 3, 256, 256]),
     "r3d_18": lambda: (tvm.video.r3d_18(weights=None), [1, 3, 8, 112, 112]),
     "gpt_decoder_128": lambda: (CausalDecoder(), [1, 128]),
     "lstm_gru_tagger": lambda: (RecurrentTagger(), [1, 50, 64]),

@@ -196,7 +196,7 @@ std::unique_ptr<Model> compileModel(const std::string& model, const std::optiona
   useThreads(threads);
   graph::Graph g = cli::loadModel(src);
   executor::ModelOptions opt;
-  opt.target = cli::resolveTargetOption(target, true);
+  opt.target = cli::resolveTargetOption(target, cli::TargetUse::RunHere);
   opt.schedules = cli::scheduleOption(records, db, cli::modelName(src.spec), g, opt.target, cli::BankUse{src.spec, validate});
   return std::make_unique<Model>(executor::CompiledModel::compile(g, opt), src, threads);
 }
