@@ -96,8 +96,8 @@ TEST(OnnxQuant, QuantizeLinearPerTensorAndPerAxisRoundsTiesToEvenAndSaturates) {
       for (int i = 0; i < 24; ++i) xv.push_back((i - 11) * 0.25 * (i % 3 == 0 ? 40 : 1));
       runtime::NDArray x = arrayOf(xs, DType::Float32, xv);
       std::vector<double> sv = per_axis ? std::vector<double>{0.5, 0.125, 2} : std::vector<double>{0.5};
-      std::vector<double> zv = per_axis ? std::vector<double>{1, 3, dt == DType::UInt8 ? 250 : -120}
-                                        : std::vector<double>{dt == DType::UInt8 ? 128 : -3};
+      std::vector<double> zv = per_axis ? std::vector<double>{1, 3, dt == DType::UInt8 ? 250.0 : -120.0}
+                                        : std::vector<double>{dt == DType::UInt8 ? 128.0 : -3.0};
       te::Shape ps = per_axis ? te::Shape{3} : te::Shape{};
       ModelBuilder b(13);
       b.input("x", {I(2), I(3), I(4)});
@@ -137,8 +137,8 @@ TEST(OnnxQuant, DequantizeLinearPerTensorAndPerAxis) {
                                               : randomInts(xs, dt, 11);
       std::vector<double> sv = per_axis ? std::vector<double>{0.5, 0.01, 3} : std::vector<double>{0.02};
       std::vector<double> zv = dt == DType::Int32 ? std::vector<double>(sv.size(), 0)
-                               : per_axis         ? std::vector<double>{0, 17, dt == DType::UInt8 ? 255 : -128}
-                                                  : std::vector<double>{dt == DType::UInt8 ? 128 : 5};
+                               : per_axis         ? std::vector<double>{0, 17, dt == DType::UInt8 ? 255.0 : -128.0}
+                                                  : std::vector<double>{dt == DType::UInt8 ? 128.0 : 5.0};
       te::Shape ps = per_axis ? te::Shape{3} : te::Shape{};
       ModelBuilder b(13);
       b.input("x", {I(3), I(5)}, dt);
@@ -200,7 +200,7 @@ TEST(OnnxQuant, MatMulIntegerWithPerRowAndPerColumnZeroPoints) {
   for (DType dt : {DType::UInt8, DType::Int8}) {
     SCOPED_TRACE(te::dtypeName(dt));
     runtime::NDArray a = randomInts({m, k}, dt, 1), bw = randomInts({k, n}, dt, 2);
-    std::vector<double> az = {3, 0, dt == DType::UInt8 ? 200 : -100, 7}, bz = {1, 2, 3, 4, 5, dt == DType::UInt8 ? 255 : -128};
+    std::vector<double> az = {3, 0, dt == DType::UInt8 ? 200.0 : -100.0, 7}, bz = {1, 2, 3, 4, 5, dt == DType::UInt8 ? 255.0 : -128.0};
     ModelBuilder b(13);
     b.input("a", {I(m), I(k)}, dt);
     b.initializer("b", bw);
@@ -213,12 +213,28 @@ TEST(OnnxQuant, MatMulIntegerWithPerRowAndPerColumnZeroPoints) {
   }
 }
 
+// Long reductions of full-range values exceed float32's exact integers (2^24): the products
+// split the activation into 16 hi + lo and stay exact.
+TEST(OnnxQuant, MatMulIntegerStaysExactBeyondTwoToTheTwentyFour) {
+  const I m = 2, k = 4096, n = 3;
+  runtime::NDArray a = randomInts({m, k}, DType::UInt8, 21), bw = randomInts({k, n}, DType::UInt8, 22);
+  for (I i = 0; i < k; ++i) a.as<uint8_t>()[i] = 255;  // row 0: the largest sums
+  ModelBuilder b(13);
+  b.input("a", {I(m), I(k)}, DType::UInt8);
+  b.initializer("b", bw);
+  b.node("MatMulInteger", {"a", "b"}, {"y"});
+  b.output("y");
+  std::vector<int64_t> acc = centeredProduct(a, bw, {0}, {0}, m, k, n);
+  EXPECT_GT(acc[0], int64_t{1} << 24);
+  checkModel(b, {a}, {arrayOf({m, n}, DType::Int32, std::vector<double>(acc.begin(), acc.end()))});
+}
+
 TEST(OnnxQuant, QLinearMatMulRescalesAndSaturates) {
   const I m = 5, k = 23, n = 7;
   for (DType dt : {DType::UInt8, DType::Int8}) {
     SCOPED_TRACE(te::dtypeName(dt));
     runtime::NDArray a = randomInts({m, k}, dt, 3), bw = randomInts({k, n}, dt, 4);
-    double az = dt == DType::UInt8 ? 120 : -4, bz = dt == DType::UInt8 ? 130 : 2, yz = dt == DType::UInt8 ? 100 : -10;
+    double az = dt == DType::UInt8 ? 120.0 : -4.0, bz = dt == DType::UInt8 ? 130.0 : 2.0, yz = dt == DType::UInt8 ? 100.0 : -10.0;
     float as = 0.02f, bs = 0.015f, ys = 1.5f;
     ModelBuilder b(13);
     b.input("a", {I(m), I(k)}, dt);
@@ -269,8 +285,8 @@ TEST(OnnxQuant, ConvIntegerWithPaddingAndPerChannelWeightZeroPoints) {
     SCOPED_TRACE(te::dtypeName(dt));
     runtime::NDArray x = randomInts({n, c, h, wd}, dt, 5), w = randomInts({m, c, r, r}, dt, 6);
     // Padding contributes nothing after centering (ONNX's reference pads x - x_zero_point with 0).
-    double xz = dt == DType::UInt8 ? 7 : -3;
-    std::vector<double> wz = {1, 0, 3, dt == DType::UInt8 ? 250 : -7};
+    double xz = dt == DType::UInt8 ? 7.0 : -3.0;
+    std::vector<double> wz = {1, 0, 3, dt == DType::UInt8 ? 250.0 : -7.0};
     ModelBuilder b(13);
     b.input("x", {I(n), I(c), I(h), I(wd)}, dt);
     b.initializer("w", w);
@@ -284,12 +300,27 @@ TEST(OnnxQuant, ConvIntegerWithPaddingAndPerChannelWeightZeroPoints) {
   }
 }
 
+// A 3x3 convolution over 64 channels of full-range values: long enough sums to need the split,
+// and shaped for the Winograd rewrite.
+TEST(OnnxQuant, ConvIntegerStaysExactOnLongReductions) {
+  const I n = 1, c = 64, h = 6, wd = 6, m = 16, r = 3;
+  runtime::NDArray x = randomInts({n, c, h, wd}, DType::UInt8, 23), w = randomInts({m, c, r, r}, DType::UInt8, 24);
+  ModelBuilder b(13);
+  b.input("x", {I(n), I(c), I(h), I(wd)}, DType::UInt8);
+  b.initializer("w", w);
+  onnx::NodeProto& node = b.node("ConvInteger", {"x", "w"}, {"y"});
+  setAttr(node, "pads", std::vector<int64_t>{1, 1, 1, 1});
+  b.output("y");
+  std::vector<int64_t> acc = centeredConv(x, w, 0, {0}, n, c, h, wd, m, r, 1);
+  checkModel(b, {x}, {arrayOf({n, m, h, wd}, DType::Int32, std::vector<double>(acc.begin(), acc.end()))});
+}
+
 TEST(OnnxQuant, QLinearConvWithBiasAndPerChannelScales) {
   const I n = 2, c = 5, h = 5, wd = 6, m = 3, r = 3;
   for (DType dt : {DType::UInt8, DType::Int8}) {
     SCOPED_TRACE(te::dtypeName(dt));
     runtime::NDArray x = randomInts({n, c, h, wd}, dt, 7), w = randomInts({m, c, r, r}, dt, 8);
-    double xz = dt == DType::UInt8 ? 128 : 3, yz = dt == DType::UInt8 ? 90 : -20;
+    double xz = dt == DType::UInt8 ? 128.0 : 3.0, yz = dt == DType::UInt8 ? 90.0 : -20.0;
     std::vector<double> wz = {0, 2, 5};
     std::vector<double> ws = {0.01, 0.004, 0.02}, bias = {-3000, 0, 12345};
     float xs = 0.05f, ys = 0.7f;
@@ -329,8 +360,8 @@ TEST(OnnxQuant, EightBitArithmeticWrapsDividesTruncatingAndClips) {
     ModelBuilder b(13);
     b.input("x", {I(2), I(9)}, dt);
     b.input("y", {I(2), I(9)}, dt);
-    b.initializer("lo", arrayOf({}, dt, {dt == DType::UInt8 ? 20 : -50}));
-    b.initializer("hi", arrayOf({}, dt, {dt == DType::UInt8 ? 200 : 60}));
+    b.initializer("lo", arrayOf({}, dt, {dt == DType::UInt8 ? 20.0 : -50.0}));
+    b.initializer("hi", arrayOf({}, dt, {dt == DType::UInt8 ? 200.0 : 60.0}));
     b.node("Add", {"x", "y"}, {"sum"});
     b.node("Div", {"x", "y"}, {"quot"});
     b.node("Max", {"x", "y"}, {"max"});
@@ -342,7 +373,7 @@ TEST(OnnxQuant, EightBitArithmeticWrapsDividesTruncatingAndClips) {
       sum.push_back(static_cast<double>(te::wrapInt(dt, p + q)));
       quot.push_back(static_cast<double>(te::wrapInt(dt, p / q)));  // C division truncates
       mx.push_back(static_cast<double>(std::max(p, q)));
-      clip.push_back(std::clamp<double>(static_cast<double>(p), dt == DType::UInt8 ? 20 : -50, dt == DType::UInt8 ? 200 : 60));
+      clip.push_back(std::clamp<double>(static_cast<double>(p), dt == DType::UInt8 ? 20.0 : -50.0, dt == DType::UInt8 ? 200.0 : 60.0));
     }
     checkModel(b, {x, y}, {arrayOf(s, dt, sum), arrayOf(s, dt, quot), arrayOf(s, dt, mx), arrayOf(s, dt, clip)});
   }

@@ -7,13 +7,18 @@
 // integer-valued floats, and a quantized result is round-half-to-even(acc * multiplier) + zero
 // point, clipped to the 8-bit range and cast (ONNX's saturation). Integer accumulation in
 // float32 is exact while every partial sum stays below 2^24 in magnitude (e.g. up to ~250 terms
-// of full-range 8-bit products) and the product is computed directly (a 3x3 convolution with 16
-// or more channels runs as Winograd, whose transforms round); beyond that MatMulInteger /
-// ConvInteger may differ from exact int32 arithmetic in the last units, and the QLinear
-// operators only where a result lands within that error of a rounding tie.
+// of full-range 8-bit products); MatMulInteger / ConvInteger bound their sums at import (from
+// the constant weights) and beyond 2^24 split the activation into 16 hi + lo, two products
+// combined in int32, so their int32 results stay exact (results are rounded before the int32
+// cast, which absorbs the small error of a Winograd convolution). The QLinear operators rescale
+// in float32 anyway: there a long reduction can move a result only where it lies within float
+// error of a rounding tie.
 //
 // Scales and zero points may be constants or computed values (DynamicQuantizeLinear's outputs);
 // per-axis ones are 1-D and reshaped to broadcast along their axis.
+#include <algorithm>
+#include <cmath>
+#include <functional>
 #include <string>
 
 #include "frontend/onnx/nn_common.h"
@@ -159,26 +164,96 @@ void importDynamicQuantizeLinear(Ctx& c) {
 
 // An integer-valued float32 result as int32: rounded first, so a product computed with rounding
 // error (a Winograd convolution) still lands on its integer instead of truncating below it.
-int toInt32(Ctx& c, int y) { return c.cast(c.unary(UnaryKind::Round, y, "rounded"), DType::Int32, {}); }
+int toInt32(Ctx& c, int y, std::string_view tag) {
+  std::string t(tag);
+  return c.cast(c.unary(UnaryKind::Round, y, t.empty() ? "rounded" : t + "_rounded"), DType::Int32, tag);
+}
 
-// (a - a_zero_point) x (b - b_zero_point) as float32 (integer-valued): a's zero point is a
-// scalar or one per row of a (its second-last axis), b's a scalar or one per column of b.
-int centeredProduct(Ctx& c, int a, int azp, int b, int bzp) {
+// Largest |v - zero point| over the values v of input i's 8-bit type (any zero point when it is
+// computed at run time).
+double maxCentered(const Ctx& c, int i, int zp) {
+  double lo = static_cast<double>(te::intTypeMin(c.dtype(i))), hi = static_cast<double>(te::intTypeMax(c.dtype(i)));
+  if (!c.present(zp)) return std::max(-lo, hi);
+  if (!c.isConst(zp)) return hi - lo;
+  double m = 0;
+  for (int64_t z : c.ints(zp, "zero point"))
+    m = std::max({m, std::fabs(lo - static_cast<double>(z)), std::fabs(hi - static_cast<double>(z))});
+  return m;
+}
+
+// Both operands of an integer product, cast to float32 and centered on their zero points, and a
+// bound of the magnitude of any partial sum of the product.
+struct Centered {
+  int a = -1, b = -1;
+  double bound = 0;
+};
+
+// Largest sum of |w| over the elements one output reads of the centered weight `wf`, which is
+// [outputs, reduced...] (a convolution's) or [..., reduced, outputs] (a matrix product's right
+// side). Without a constant weight: the reduction length times the largest centered weight.
+double weightSum(const Ctx& c, int wf, bool outputs_first, double max_weight) {
+  const graph::Value& v = c.val(wf);
+  const te::Shape& s = v.shape;
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  int64_t reduced = outputs_first ? n / s[0] : s[s.size() - 2];
+  if (!v.isConstant()) return static_cast<double>(reduced) * max_weight;
+  const float* w = v.constant->as<float>();
+  double best = 0;
+  if (outputs_first) {
+    for (int64_t o = 0; o < s[0]; ++o) {
+      double sum = 0;
+      for (int64_t k = 0; k < reduced; ++k) sum += std::fabs(w[o * reduced + k]);
+      best = std::max(best, sum);
+    }
+    return best;
+  }
+  int64_t cols = s.back(), batch = n / (reduced * cols);
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t j = 0; j < cols; ++j) {
+      double sum = 0;
+      for (int64_t k = 0; k < reduced; ++k) sum += std::fabs(w[(b * reduced + k) * cols + j]);
+      best = std::max(best, sum);
+    }
+  return best;
+}
+
+// The integer product `product(a)` of centered operands as exact int32. float32 sums integers
+// exactly below 2^24; when the bound allows more, a is split into 16 hi + lo (hi = floor(a / 16),
+// lo in [0, 16)), whose two products are each about 16x smaller, and they are combined in int32.
+int exactInt32(Ctx& c, const Centered& op, const std::function<int(int, std::string_view)>& product) {
+  constexpr double kExactFloat = 16777216.0;  // 2^24
+  if (op.bound < kExactFloat) return toInt32(c, product(op.a, "product"), {});
+  int hi = c.unary(UnaryKind::Floor, c.binary(BinaryKind::Mul, op.a, c.scalarConstant(1.0 / 16, DType::Float32, "sixteenth"), "a_over_16"),
+                   "a_high");
+  int lo = c.binary(BinaryKind::Sub, op.a, c.binary(BinaryKind::Mul, hi, c.scalarConstant(16, DType::Float32, "sixteen"), "a_high_16"),
+                    "a_low");
+  int ph = toInt32(c, product(hi, "product_high"), "product_high_int");
+  int pl = toInt32(c, product(lo, "product_low"), "product_low_int");
+  int shifted = c.binary(BinaryKind::Mul, ph, c.scalarConstant(16, DType::Int32, "sixteen_int"), "product_high_16");
+  return c.binary(BinaryKind::Add, shifted, pl, {});
+}
+
+// A - a_zero_point and B - b_zero_point as float32 (integer-valued): a's zero point is a scalar
+// or one per row of a (its second-last axis), b's a scalar or one per column of b.
+Centered centeredProduct(Ctx& c, int a, int azp, int b, int bzp) {
   requireQuantized(c, a, "A");
   requireQuantized(c, b, "B");
   if (c.rank(a) < 2 || c.rank(b) < 2)
     c.fail("the operands have shapes ", te::shapeToString(c.shape(a)), " and ", te::shapeToString(c.shape(b)),
            ", but ttune needs both of rank 2 or more");
-  int af = centered(c, a, "A", azp, "a_zero_point", static_cast<int64_t>(c.rank(a)) - 2);
-  int bf = centered(c, b, "B", bzp, "b_zero_point", static_cast<int64_t>(c.rank(b)) - 1);
-  return matmul(c, af, bf, "product");
+  Centered op;
+  op.a = centered(c, a, "A", azp, "a_zero_point", static_cast<int64_t>(c.rank(a)) - 2);
+  op.b = centered(c, b, "B", bzp, "b_zero_point", static_cast<int64_t>(c.rank(b)) - 1);
+  op.bound = maxCentered(c, a, azp) * weightSum(c, op.b, false, maxCentered(c, b, bzp));
+  return op;
 }
 
 // int32 (A - a_zero_point) x (B - b_zero_point)
 void importMatMulInteger(Ctx& c) {
   c.checkAttrs({});
-  int y = centeredProduct(c, 0, 2, 1, 3);
-  c.setOutput(0, toInt32(c, y));
+  Centered op = centeredProduct(c, 0, 2, 1, 3);
+  c.setOutput(0, exactInt32(c, op, [&](int a, std::string_view tag) { return matmul(c, a, op.b, tag); }));
 }
 
 // Quantized matrix product: saturate(round(acc * a_scale * b_scale / y_scale) + y_zero_point)
@@ -186,7 +261,8 @@ void importMatMulInteger(Ctx& c) {
 void importQLinearMatMul(Ctx& c) {
   c.checkAttrs({});
   for (int i : {1, 4, 6}) requireScale(c, i, i == 1 ? "a_scale" : i == 4 ? "b_scale" : "y_scale");
-  int acc = centeredProduct(c, 0, 2, 3, 5);
+  Centered op = centeredProduct(c, 0, 2, 3, 5);
+  int acc = matmul(c, op.a, op.b, "product");
   te::Shape ys = c.val(acc).shape;
   int64_t last = static_cast<int64_t>(ys.size()) - 1;
   int as = alongAxis(c, 1, "a_scale", ys.size(), last - 1, ys[ys.size() - 2]);
@@ -223,9 +299,15 @@ ConvShape readConv(const Ctx& c, int x, int w) {
   return s;
 }
 
-// conv(x - x_zero_point, w - w_zero_point) as float32 (integer-valued); x's zero point is a
-// scalar, w's a scalar or one per output channel.
-int centeredConv(Ctx& c, int x, int xzp, int w, int wzp) {
+// x - x_zero_point and w - w_zero_point as float32 (integer-valued) and the convolution's
+// attributes; x's zero point is a scalar, w's a scalar or one per output channel.
+struct CenteredConv {
+  Centered op;
+  ConvShape shape;
+  int emit(Ctx& c, int x, std::string_view tag) const { return emitConvNd(c, x, op.b, shape.window, shape.groups, tag); }
+};
+
+CenteredConv centeredConv(Ctx& c, int x, int xzp, int w, int wzp) {
   requireQuantized(c, x, "x");
   requireQuantized(c, w, "w");
   ConvShape s = readConv(c, x, w);
@@ -235,15 +317,20 @@ int centeredConv(Ctx& c, int x, int xzp, int w, int wzp) {
     for (int64_t d : zs) n *= d;
     if (n != 1) c.fail(c.inputLabel(xzp, "x_zero_point"), " has shape ", te::shapeToString(zs), ", but must be a scalar");
   }
-  int xf = centered(c, x, "x", xzp, "x_zero_point", 1);
-  int wf = centered(c, w, "w", wzp, "w_zero_point", 0);
-  return emitConvNd(c, xf, wf, s.window, s.groups, "conv");
+  CenteredConv r;
+  r.shape = s;
+  r.op.a = centered(c, x, "x", xzp, "x_zero_point", 1);
+  r.op.b = centered(c, w, "w", wzp, "w_zero_point", 0);
+  r.op.bound = maxCentered(c, x, xzp) * weightSum(c, r.op.b, true, maxCentered(c, w, wzp));
+  return r;
 }
 
 // int32 conv(x - x_zero_point, w - w_zero_point)
 void importConvInteger(Ctx& c) {
-  int y = centeredConv(c, 0, 2, 1, 3);
-  c.setOutput(0, toInt32(c, y));
+  CenteredConv conv = centeredConv(c, 0, 2, 1, 3);
+  c.setOutput(0, exactInt32(c, conv.op, [&](int x, std::string_view tag) {
+                return conv.emit(c, x, tag == "product" ? "conv" : tag == "product_high" ? "conv_high" : "conv_low");
+              }));
 }
 
 // Quantized convolution: saturate(round((acc + B) * x_scale * w_scale / y_scale) + y_zero_point)
@@ -251,7 +338,8 @@ void importConvInteger(Ctx& c) {
 // x_scale * w_scale.
 void importQLinearConv(Ctx& c) {
   for (int i : {1, 4, 6}) requireScale(c, i, i == 1 ? "x_scale" : i == 4 ? "w_scale" : "y_scale");
-  int acc = centeredConv(c, 0, 2, 3, 5);
+  CenteredConv conv = centeredConv(c, 0, 2, 3, 5);
+  int acc = conv.emit(c, conv.op.a, "conv");
   te::Shape ys = c.val(acc).shape;
   int64_t m = ys[1];
   if (c.present(8)) {
