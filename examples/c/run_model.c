@@ -21,6 +21,8 @@ static const char* npy_descr(int dtype) {
     case TTUNE_INT32: return "<i4";
     case TTUNE_INT64: return "<i8";
     case TTUNE_BOOL: return "|b1";
+    case TTUNE_INT8: return "|i1";
+    case TTUNE_UINT8: return "|u1";
   }
   return "?";
 }

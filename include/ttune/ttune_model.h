@@ -46,7 +46,15 @@ typedef enum ttune_status {
   TTUNE_ERROR_OUT_OF_MEMORY = 5
 } ttune_status;
 
-typedef enum ttune_dtype { TTUNE_FLOAT32 = 0, TTUNE_INT32 = 1, TTUNE_INT64 = 2, TTUNE_BOOL = 3 } ttune_dtype;
+/* New codes are only ever added at the end: existing codes never change. */
+typedef enum ttune_dtype {
+  TTUNE_FLOAT32 = 0,
+  TTUNE_INT32 = 1,
+  TTUNE_INT64 = 2,
+  TTUNE_BOOL = 3,
+  TTUNE_INT8 = 4,
+  TTUNE_UINT8 = 5
+} ttune_dtype;
 
 typedef struct ttune_tensor_info {
   const char* name;     /* the model's name of the input or output */

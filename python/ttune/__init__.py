@@ -29,8 +29,9 @@ ABI_VERSION = _ttune.ABI_VERSION
 TensorInfo = collections.namedtuple("TensorInfo", ["name", "shape", "dtype"])
 TensorInfo.__doc__ = "An input or output of a model: its name, shape (a tuple) and numpy dtype."
 
-_DTYPES = {"float32": np.dtype(np.float32), "int32": np.dtype(np.int32), "int64": np.dtype(np.int64), "bool": np.dtype(np.bool_)}
-_C_DTYPES = ["float32", "int32", "int64", "bool"]  # ttune_dtype numbering (ttune_model.h)
+_DTYPES = {"float32": np.dtype(np.float32), "int32": np.dtype(np.int32), "int64": np.dtype(np.int64),
+           "bool": np.dtype(np.bool_), "int8": np.dtype(np.int8), "uint8": np.dtype(np.uint8)}
+_C_DTYPES = ["float32", "int32", "int64", "bool", "int8", "uint8"]  # ttune_dtype numbering (ttune_model.h)
 
 
 def _infos(triples):

@@ -21,6 +21,8 @@ llvm::Type* Emitter::scalarType(te::DType t) {
     case te::DType::Int32: return b_.getInt32Ty();
     case te::DType::Int64: return b_.getInt64Ty();
     case te::DType::Bool: return b_.getInt1Ty();
+    case te::DType::Int8:
+    case te::DType::UInt8: return b_.getInt8Ty();
   }
   TT_UNREACHABLE("dtype");
 }
@@ -75,6 +77,7 @@ llvm::Value* Emitter::emitExpr(const te::Expr& e) {
             if (n.op == te::UnOp::Not) return b_.CreateNot(a);
             if (te::isFloat(e.dtype())) return emitUnaryFloat(n.op, a);
             if (n.op == te::UnOp::Neg) return b_.CreateNeg(a);
+            if (n.op == te::UnOp::Abs && te::isUnsigned(e.dtype())) return a;
             if (n.op == te::UnOp::Abs) return callIntrinsic(llvm::Intrinsic::abs, {a, b_.getFalse()});
             TT_UNREACHABLE(std::string("integer ") + te::unOpName(n.op));
           },
@@ -96,6 +99,8 @@ llvm::Value* Emitter::emitBinary(const te::Binary& n, const te::Expr& e) {
     b = toLanes(b);
   }
   bool fl = te::isFloat(n.a.dtype());
+  // UInt8 compares, divides and takes min/max unsigned; everything else is signed.
+  bool uns = te::isUnsigned(n.a.dtype());
   switch (n.op) {
     case BinOp::Add: return fl ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
     case BinOp::Sub: return fl ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
@@ -103,6 +108,26 @@ llvm::Value* Emitter::emitBinary(const te::Binary& n, const te::Expr& e) {
     case BinOp::Div: return b_.CreateFDiv(a, b);
     case BinOp::FloorDiv:
     case BinOp::FloorMod: {
+      if (te::dtypeBytes(n.a.dtype()) == 1 && n.a.dtype() != te::DType::Bool) {
+        // 8-bit division in 32 bits: unsigned values need a zero extension, and int8's
+        // -128 / -1 must wrap rather than overflow.
+        llvm::Type* wide = a->getType()->getWithNewBitWidth(32);
+        llvm::Value* wa = uns ? b_.CreateZExt(a, wide) : b_.CreateSExt(a, wide);
+        llvm::Value* wb = uns ? b_.CreateZExt(b, wide) : b_.CreateSExt(b, wide);
+        llvm::Value* r;
+        if (uns) {
+          r = n.op == BinOp::FloorDiv ? b_.CreateUDiv(wa, wb) : b_.CreateURem(wa, wb);
+        } else {
+          llvm::Value* q = b_.CreateSDiv(wa, wb);
+          llvm::Value* m = b_.CreateSRem(wa, wb);
+          llvm::Value* zero = llvm::Constant::getNullValue(wide);
+          llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(m, zero),
+                                             b_.CreateICmpNE(b_.CreateICmpSLT(m, zero), b_.CreateICmpSLT(wb, zero)));
+          r = n.op == BinOp::FloorDiv ? b_.CreateSub(q, b_.CreateZExt(adjust, wide))
+                                      : b_.CreateSelect(adjust, b_.CreateAdd(m, wb), m);
+        }
+        return b_.CreateTrunc(r, a->getType());
+      }
       int64_t c;
       bool pos_const = te::isConstInt(n.b, &c) && c > 0;
       if (pos_const && te::constIntBound(n.a, bounds_).lo >= 0)
@@ -116,18 +141,20 @@ llvm::Value* Emitter::emitBinary(const te::Binary& n, const te::Expr& e) {
       return b_.CreateSelect(adjust, b_.CreateAdd(r, b), r);
     }
     case BinOp::Min:
-      return fl ? callIntrinsic(llvm::Intrinsic::minnum, {a, b}) : callIntrinsic(llvm::Intrinsic::smin, {a, b});
+      return fl ? callIntrinsic(llvm::Intrinsic::minnum, {a, b})
+                : callIntrinsic(uns ? llvm::Intrinsic::umin : llvm::Intrinsic::smin, {a, b});
     case BinOp::Max:
-      return fl ? callIntrinsic(llvm::Intrinsic::maxnum, {a, b}) : callIntrinsic(llvm::Intrinsic::smax, {a, b});
+      return fl ? callIntrinsic(llvm::Intrinsic::maxnum, {a, b})
+                : callIntrinsic(uns ? llvm::Intrinsic::umax : llvm::Intrinsic::smax, {a, b});
     case BinOp::Pow:
       TT_ASSERT(fl, "integer pow is not supported by codegen");
       return callIntrinsic(llvm::Intrinsic::pow, {a, b});
     case BinOp::Eq: return fl ? b_.CreateFCmpOEQ(a, b) : b_.CreateICmpEQ(a, b);
     case BinOp::Ne: return fl ? b_.CreateFCmpUNE(a, b) : b_.CreateICmpNE(a, b);
-    case BinOp::Lt: return fl ? b_.CreateFCmpOLT(a, b) : b_.CreateICmpSLT(a, b);
-    case BinOp::Le: return fl ? b_.CreateFCmpOLE(a, b) : b_.CreateICmpSLE(a, b);
-    case BinOp::Gt: return fl ? b_.CreateFCmpOGT(a, b) : b_.CreateICmpSGT(a, b);
-    case BinOp::Ge: return fl ? b_.CreateFCmpOGE(a, b) : b_.CreateICmpSGE(a, b);
+    case BinOp::Lt: return fl ? b_.CreateFCmpOLT(a, b) : uns ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b);
+    case BinOp::Le: return fl ? b_.CreateFCmpOLE(a, b) : uns ? b_.CreateICmpULE(a, b) : b_.CreateICmpSLE(a, b);
+    case BinOp::Gt: return fl ? b_.CreateFCmpOGT(a, b) : uns ? b_.CreateICmpUGT(a, b) : b_.CreateICmpSGT(a, b);
+    case BinOp::Ge: return fl ? b_.CreateFCmpOGE(a, b) : uns ? b_.CreateICmpUGE(a, b) : b_.CreateICmpSGE(a, b);
     case BinOp::And: return b_.CreateAnd(a, b);
     case BinOp::Or: return b_.CreateOr(a, b);
   }
@@ -207,12 +234,18 @@ llvm::Value* Emitter::emitCast(const te::Cast& n, te::DType to) {
     return b_.CreateICmpNE(a, llvm::Constant::getNullValue(a->getType()));
   }
   if (te::isFloat(to)) {
-    if (from == te::DType::Bool) return b_.CreateUIToFP(a, tt);
+    if (from == te::DType::Bool || te::isUnsigned(from)) return b_.CreateUIToFP(a, tt);
     return b_.CreateSIToFP(a, tt);
   }
   // to integer
-  if (te::isFloat(from)) return b_.CreateFPToSI(a, tt);
-  if (from == te::DType::Bool) return b_.CreateZExt(a, tt);
+  if (te::isFloat(from)) {
+    if (te::dtypeBytes(to) >= 4) return b_.CreateFPToSI(a, tt);
+    // To 8 bits through int32, so values beyond the type wrap (as the evaluator does) instead
+    // of being poison.
+    llvm::Type* i32 = tt->getWithNewBitWidth(32);
+    return b_.CreateTrunc(b_.CreateFPToSI(a, i32), tt);
+  }
+  if (from == te::DType::Bool || te::isUnsigned(from)) return b_.CreateZExtOrTrunc(a, tt);
   return b_.CreateSExtOrTrunc(a, tt);
 }
 

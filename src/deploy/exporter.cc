@@ -86,6 +86,8 @@ const char* dtypeConstant(runtime::ElemType t) {
     case runtime::ElemType::Int32: return "TTUNE_INT32";
     case runtime::ElemType::Int64: return "TTUNE_INT64";
     case runtime::ElemType::Bool: return "TTUNE_BOOL";
+    case runtime::ElemType::Int8: return "TTUNE_INT8";
+    case runtime::ElemType::UInt8: return "TTUNE_UINT8";
   }
   return "?";
 }

@@ -457,6 +457,8 @@ double elementAt(const void* data, te::DType t, int64_t i) {
     case te::DType::Float32: return static_cast<const float*>(data)[i];
     case te::DType::Int32: return static_cast<const int32_t*>(data)[i];
     case te::DType::Int64: return static_cast<double>(static_cast<const int64_t*>(data)[i]);
+    case te::DType::Int8: return static_cast<const int8_t*>(data)[i];
+    case te::DType::UInt8: return static_cast<const uint8_t*>(data)[i];
     default: return static_cast<const uint8_t*>(data)[i] != 0;
   }
 }

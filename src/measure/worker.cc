@@ -129,7 +129,7 @@ Expected<WorkerRequest> parseWorkerRequest(const std::vector<char>& msg) {
     if (!rd.pod(&dt) || !rd.pod(&nd)) return Unexpected("malformed request");
     // Layout-rewritten weights have one axis per tile level (a tiled batch matmul's weight easily
     // has rank 10), so the rank bound only guards against garbage.
-    if (nd > 64 || dt > static_cast<uint8_t>(te::DType::Bool)) return Unexpected("malformed request: bad argument rank or dtype");
+    if (nd > 64 || dt > static_cast<uint8_t>(te::DType::UInt8)) return Unexpected("malformed request: bad argument rank or dtype");
     te::Shape shape(nd);
     int64_t elements = 1;
     for (auto& d : shape) {

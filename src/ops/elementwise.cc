@@ -23,7 +23,7 @@ void checkNumeric(const std::string& label, const Tensor& t, std::string_view ro
   checkDefined(label, t, role);
   bool ok = t.dtype() == DType::Float32 || (int_ok && te::isInt(t.dtype()));
   TT_CHECK_ARG(ok, label, ": the ", role, " has dtype ", te::dtypeName(t.dtype()), " but ",
-               int_ok ? "float32, int32 or int64" : "float32", " is required");
+               int_ok ? "float32 or an integer type" : "float32", " is required");
 }
 
 Tensor arith(const std::string& label, const Tensor& a, const Tensor& b, bool int_ok,
@@ -128,7 +128,16 @@ Tensor mul(const Tensor& a, const Tensor& b) {
   return arith("mul", a, b, true, [](const Expr& x, const Expr& y) { return x * y; });
 }
 Tensor div(const Tensor& a, const Tensor& b) {
-  return arith("div", a, b, false, [](const Expr& x, const Expr& y) { return x / y; });
+  return arith("div", a, b, true, [](const Expr& x, const Expr& y) -> Expr {
+    if (te::isFloat(x.dtype())) return x / y;
+    // Integers divide truncating toward zero (C, ONNX). A zero divisor divides by 1 instead of
+    // trapping; te's integer division floors, so a negative inexact quotient steps up by one.
+    Expr zero = te::intImm(0, x.dtype());
+    Expr d = te::select(y == zero, te::intImm(1, x.dtype()), y);
+    Expr q = x / d;
+    if (te::isUnsigned(x.dtype())) return q;
+    return te::select(((x < zero) != (d < zero)) && (q * d != x), q + te::intImm(1, x.dtype()), q);
+  });
 }
 Tensor maximum(const Tensor& a, const Tensor& b) {
   return arith("maximum", a, b, true, [](const Expr& x, const Expr& y) { return te::max(x, y); });

@@ -1,5 +1,6 @@
 #include "runtime/ndarray.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -54,6 +55,18 @@ void NDArray::fillRandom(uint64_t seed, double lo, double hi) {
     case te::DType::Bool:
       for (int64_t i = 0; i < n; ++i) as<uint8_t>()[i] = rng.bernoulli(0.5);
       break;
+    case te::DType::Int8:
+    case te::DType::UInt8: {
+      // The range clamped to the type: [lo, hi) as for the wider integers where it fits.
+      int64_t a = std::clamp<int64_t>(static_cast<int64_t>(lo), te::intTypeMin(dtype_), te::intTypeMax(dtype_));
+      int64_t b = std::clamp<int64_t>(static_cast<int64_t>(hi) - 1, a, te::intTypeMax(dtype_));
+      for (int64_t i = 0; i < n; ++i) {
+        int64_t v = rng.uniformInt(a, b);
+        if (dtype_ == te::DType::Int8) as<int8_t>()[i] = static_cast<int8_t>(v);
+        else as<uint8_t>()[i] = static_cast<uint8_t>(v);
+      }
+      break;
+    }
   }
 }
 
@@ -65,6 +78,8 @@ void NDArray::fill(double value) {
       case te::DType::Int32: as<int32_t>()[i] = static_cast<int32_t>(value); break;
       case te::DType::Int64: as<int64_t>()[i] = static_cast<int64_t>(value); break;
       case te::DType::Bool: as<uint8_t>()[i] = value != 0; break;
+      case te::DType::Int8: as<int8_t>()[i] = static_cast<int8_t>(te::wrapInt(dtype_, static_cast<int64_t>(value))); break;
+      case te::DType::UInt8: as<uint8_t>()[i] = static_cast<uint8_t>(te::wrapInt(dtype_, static_cast<int64_t>(value))); break;
     }
   }
 }
@@ -79,6 +94,7 @@ Comparison compare(const NDArray& actual, const NDArray& expected, double atol, 
       case te::DType::Float32: a = actual.as<float>()[i]; e = expected.as<float>()[i]; break;
       case te::DType::Int32: a = actual.as<int32_t>()[i]; e = expected.as<int32_t>()[i]; break;
       case te::DType::Int64: a = static_cast<double>(actual.as<int64_t>()[i]); e = static_cast<double>(expected.as<int64_t>()[i]); break;
+      case te::DType::Int8: a = actual.as<int8_t>()[i]; e = expected.as<int8_t>()[i]; break;
       default: a = actual.as<uint8_t>()[i]; e = expected.as<uint8_t>()[i]; break;
     }
     if (std::isfinite(e) && !std::isfinite(a)) {

@@ -16,6 +16,8 @@ const char* descr(te::DType t) {
     case te::DType::Int32: return "<i4";
     case te::DType::Int64: return "<i8";
     case te::DType::Bool: return "|b1";
+    case te::DType::Int8: return "|i1";
+    case te::DType::UInt8: return "|u1";
   }
   return "?";
 }
@@ -58,9 +60,10 @@ Expected<NDArray> parseNpy(std::string_view b, const std::string& path) {
   };
   std::string d = field("descr");
   std::optional<te::DType> dtype;
-  for (te::DType t : {te::DType::Float32, te::DType::Int32, te::DType::Int64, te::DType::Bool})
+  for (te::DType t : {te::DType::Float32, te::DType::Int32, te::DType::Int64, te::DType::Bool, te::DType::Int8,
+                      te::DType::UInt8})
     if (startsWith(d, std::string("'") + descr(t) + "'")) dtype = t;
-  if (!dtype) return Unexpected(path + " holds dtype " + d.substr(0, d.find(',')) + "; ttune reads float32, int32, int64 and bool");
+  if (!dtype) return Unexpected(path + " holds dtype " + d.substr(0, d.find(',')) + "; ttune reads float32, int32, int64, int8, uint8 and bool");
   if (startsWith(field("fortran_order"), "True")) return Unexpected(path + " is in Fortran order; save it C-contiguous");
   std::string sh = field("shape");
   size_t open = sh.find('('), close = sh.find(')');

@@ -1,5 +1,5 @@
 // NumPy .npy files (format 1.0/2.0, little-endian, C order) for model inputs and outputs, so
-// results can be compared with other frameworks. Supported dtypes: float32, int32, int64, bool.
+// results can be compared with other frameworks. Supported dtypes: float32, int32, int64, int8, uint8, bool.
 #pragma once
 
 #include <string>

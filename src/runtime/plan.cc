@@ -13,6 +13,8 @@ int elemBytes(ElemType t) {
     case ElemType::Int32: return 4;
     case ElemType::Int64: return 8;
     case ElemType::Bool: return 1;
+    case ElemType::Int8: return 1;
+    case ElemType::UInt8: return 1;
   }
   return 0;
 }
@@ -23,6 +25,8 @@ const char* elemName(ElemType t) {
     case ElemType::Int32: return "int32";
     case ElemType::Int64: return "int64";
     case ElemType::Bool: return "bool";
+    case ElemType::Int8: return "int8";
+    case ElemType::UInt8: return "uint8";
   }
   return "?";
 }

@@ -34,7 +34,7 @@ struct BufferRef {
 };
 
 // Element types; the numbering is the C API's (include/ttune/ttune_model.h) and te::DType's.
-enum class ElemType : uint8_t { Float32 = 0, Int32 = 1, Int64 = 2, Bool = 3 };
+enum class ElemType : uint8_t { Float32 = 0, Int32 = 1, Int64 = 2, Bool = 3, Int8 = 4, UInt8 = 5 };
 int elemBytes(ElemType t);
 const char* elemName(ElemType t);
 

@@ -51,7 +51,7 @@ IntBound mul(IntBound a, IntBound b) {
 }  // namespace
 
 IntBound constIntBound(const Expr& e, const VarBounds& bounds) {
-  return std::visit(
+  IntBound r = std::visit(
       Overload{
           [&](const IntImm& n) { return I::exact(n.value); },
           [&](const FloatImm&) { return I{}; },
@@ -106,6 +106,12 @@ IntBound constIntBound(const Expr& e, const VarBounds& bounds) {
           [&](const Reduce&) { return I{}; },
       },
       e.node().kind);
+  // 8-bit values wrap (dtype.h): a bound that leaves the type's range is the whole range.
+  if (e.dtype() == DType::Int8 || e.dtype() == DType::UInt8) {
+    IntBound full{intTypeMin(e.dtype()), intTypeMax(e.dtype())};
+    if (r.lo < full.lo || r.hi > full.hi) return full;
+  }
+  return r;
 }
 
 // ---- Linear forms ---------------------------------------------------------------------------------
@@ -207,14 +213,17 @@ std::optional<int64_t> linearCoefficient(const Expr& e, const VarNode* var) {
 
 namespace {
 
+bool isNarrow(DType t) { return t == DType::Int8 || t == DType::UInt8; }
+
 class Simplifier {
  public:
   explicit Simplifier(const VarBounds& bounds) : bounds_(bounds) {}
 
   Expr run(const Expr& e) {
     // Integer additive chains are canonicalized once, at their top: collect the linear form of
-    // the whole chain, simplify only its non-linear atoms, rebuild.
-    if (isInt(e.dtype()) && isLinearNode(e)) {
+    // the whole chain, simplify only its non-linear atoms, rebuild. Not 8-bit chains: they wrap,
+    // and the rearrangements (div/mod recombination, bounds of partial sums) assume they do not.
+    if (isInt(e.dtype()) && !isNarrow(e.dtype()) && isLinearNode(e)) {
       LinearForm f = toLinear(e);
       LinearForm g;
       g.constant = f.constant;
@@ -335,13 +344,20 @@ class Simplifier {
     return s;
   }
 
+  // Bound of a - b. 8-bit differences wrap in their type, so they are taken in Int64.
+  IntBound differenceBound(const Expr& a, const Expr& b) {
+    if (isNarrow(a.dtype()))
+      return constIntBound(run(cast(DType::Int64, a) - cast(DType::Int64, b)), bounds_);
+    return constIntBound(run(a - b), bounds_);
+  }
+
   Expr simplifyBinary(const Expr& s, const Binary& n) {
     if (isFloat(n.a.dtype())) return foldFloat(s, n);
     if (!isInt(n.a.dtype())) return s;
     if (isComparison(n.op) || isLogical(n.op)) {
       if (isComparison(n.op)) {
         // Decide a ? b by the bound of a - b.
-        IntBound d = constIntBound(run(n.a - n.b), bounds_);
+        IntBound d = differenceBound(n.a, n.b);
         switch (n.op) {
           case BinOp::Lt: if (d.hi < 0) return boolImm(true); if (d.lo >= 0) return boolImm(false); break;
           case BinOp::Le: if (d.hi <= 0) return boolImm(true); if (d.lo > 0) return boolImm(false); break;
@@ -361,7 +377,7 @@ class Simplifier {
       case BinOp::FloorDiv:
       case BinOp::FloorMod: {
         int64_t c;
-        if (!isConstInt(n.b, &c) || c <= 0) return s;
+        if (isNarrow(n.a.dtype()) || !isConstInt(n.b, &c) || c <= 0) return s;
         return simplifyDivMod(s, n.op, n.a, c);
       }
       case BinOp::Min:
@@ -370,7 +386,7 @@ class Simplifier {
         bool isMin = n.op == BinOp::Min;
         if (a.hi <= b.lo) return isMin ? n.a : n.b;
         if (b.hi <= a.lo) return isMin ? n.b : n.a;
-        IntBound d = constIntBound(run(n.a - n.b), bounds_);
+        IntBound d = differenceBound(n.a, n.b);
         if (d.hi <= 0) return isMin ? n.a : n.b;
         if (d.lo >= 0) return isMin ? n.b : n.a;
         return s;

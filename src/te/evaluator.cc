@@ -168,18 +168,16 @@ class Compiler {
               BinOp op = n.op;
               if (op == BinOp::And) return [a, b](Env& env) -> int64_t { return a(env) && b(env); };
               if (op == BinOp::Or) return [a, b](Env& env) -> int64_t { return a(env) || b(env); };
-              bool i32 = e.dtype() == DType::Int32;
-              return [a, b, op, i32](Env& env) {
-                int64_t r = applyIntBinary(op, a(env), b(env));
-                return i32 ? static_cast<int64_t>(static_cast<int32_t>(r)) : r;
-              };
+              DType t = e.dtype();
+              return [a, b, op, t](Env& env) { return wrapInt(t, applyIntBinary(op, a(env), b(env))); };
             },
             [&](const Unary& n) -> IFn {
               IFn a = compileInt(n.a);
               switch (n.op) {
                 case UnOp::Not: return [a](Env& env) -> int64_t { return !a(env); };
-                case UnOp::Neg: return [a](Env& env) { return -a(env); };
-                case UnOp::Abs: return [a](Env& env) { int64_t v = a(env); return v < 0 ? -v : v; };
+                case UnOp::Neg: return [a, t = e.dtype()](Env& env) { return wrapInt(t, -a(env)); };
+                case UnOp::Abs:
+                  return [a, t = e.dtype()](Env& env) { int64_t v = a(env); return wrapInt(t, v < 0 ? -v : v); };
                 default: TT_UNREACHABLE(std::string("integer ") + unOpName(n.op));
               }
             },
@@ -192,16 +190,16 @@ class Compiler {
               if (isFloat(n.a.dtype())) {
                 FFn a = compileFloat(n.a);
                 if (to == DType::Bool) return [a](Env& env) -> int64_t { return a(env) != 0.0f; };
+                // To an 8-bit type through int32, as codegen converts (dtype.h: the cast wraps).
                 return [a, to](Env& env) -> int64_t {
                   float v = a(env);
-                  return to == DType::Int32 ? static_cast<int64_t>(static_cast<int32_t>(v))
-                                            : static_cast<int64_t>(v);
+                  return to == DType::Int64 ? static_cast<int64_t>(v) : wrapInt(to, static_cast<int32_t>(v));
                 };
               }
               IFn a = compileInt(n.a);
               if (to == DType::Bool) return [a](Env& env) -> int64_t { return a(env) != 0; };
-              if (to == DType::Int32) return [a](Env& env) { return static_cast<int64_t>(static_cast<int32_t>(a(env))); };
-              return a;
+              if (to == DType::Int64) return a;
+              return [a, to](Env& env) { return wrapInt(to, a(env)); };
             },
             [&](const TensorRead& n) -> IFn {
               if (isLazy(n)) {
@@ -218,6 +216,8 @@ class Compiler {
                   case DType::Int32: return *static_cast<int32_t*>(p);
                   case DType::Int64: return *static_cast<int64_t*>(p);
                   case DType::Bool: return *static_cast<uint8_t*>(p) != 0;
+                  case DType::Int8: return *static_cast<int8_t*>(p);
+                  case DType::UInt8: return *static_cast<uint8_t*>(p);
                   default: TT_UNREACHABLE("int read of a float tensor");
                 }
               };
@@ -347,6 +347,8 @@ void storeValue(void* base, int64_t off, DType t, float fv, int64_t iv) {
     case DType::Int32: static_cast<int32_t*>(base)[off] = static_cast<int32_t>(iv); break;
     case DType::Int64: static_cast<int64_t*>(base)[off] = iv; break;
     case DType::Bool: static_cast<uint8_t*>(base)[off] = iv != 0; break;
+    case DType::Int8: static_cast<int8_t*>(base)[off] = static_cast<int8_t>(wrapInt(t, iv)); break;
+    case DType::UInt8: static_cast<uint8_t*>(base)[off] = static_cast<uint8_t>(wrapInt(t, iv)); break;
   }
 }
 
@@ -500,7 +502,7 @@ class LazyEvaluator {
           iacc = combineInt(p.red->kind, iacc, x);
         }
       });
-      v = fl ? static_cast<double>(facc) : static_cast<double>(iacc);
+      v = fl ? static_cast<double>(facc) : static_cast<double>(wrapInt(op->dtype(), iacc));
     }
     p.memo.emplace(flat, v);
     return v;

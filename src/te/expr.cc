@@ -115,6 +115,8 @@ bool isLogical(BinOp op) { return op == BinOp::And || op == BinOp::Or; }
 
 Expr intImm(int64_t v, DType dtype) {
   TT_ASSERT(isInt(dtype) || dtype == DType::Bool, "intImm of a non-integer dtype");
+  // 8-bit constants are kept in their type's range, as every value of the type is (dtype.h).
+  if (dtype == DType::Int8 || dtype == DType::UInt8) v = wrapInt(dtype, v);
   return make(dtype, IntImm{v});
 }
 Expr floatImm(double v, DType dtype) {
@@ -134,12 +136,8 @@ Expr reduceIdentity(ReduceKind kind, DType dtype) {
   }
   switch (kind) {
     case ReduceKind::Sum: return intImm(0, dtype);
-    case ReduceKind::Max:
-      return intImm(dtype == DType::Int32 ? std::numeric_limits<int32_t>::min()
-                                          : std::numeric_limits<int64_t>::min(), dtype);
-    case ReduceKind::Min:
-      return intImm(dtype == DType::Int32 ? std::numeric_limits<int32_t>::max()
-                                          : std::numeric_limits<int64_t>::max(), dtype);
+    case ReduceKind::Max: return intImm(intTypeMin(dtype), dtype);
+    case ReduceKind::Min: return intImm(intTypeMax(dtype), dtype);
     case ReduceKind::Prod: return intImm(1, dtype);
   }
   TT_UNREACHABLE("reduce kind");
@@ -178,8 +176,9 @@ void promote(Expr& a, Expr& b) {
   if (isFloat(b.dtype()) && !isFloat(a.dtype())) return toFloat(a, b.dtype());
   // Both integer or bool: widen to Int64 unless one side is a constant that fits the other.
   int64_t v;
-  if (isConstInt(b, &v) && a.dtype() != DType::Bool) { b = intImm(v, a.dtype()); return; }
-  if (isConstInt(a, &v) && b.dtype() != DType::Bool) { a = intImm(v, b.dtype()); return; }
+  auto fits = [](int64_t c, DType t) { return t != DType::Bool && c >= intTypeMin(t) && c <= intTypeMax(t); };
+  if (isConstInt(b, &v) && fits(v, a.dtype())) { b = intImm(v, a.dtype()); return; }
+  if (isConstInt(a, &v) && fits(v, b.dtype())) { a = intImm(v, b.dtype()); return; }
   if (a.dtype() != DType::Int64) a = cast(DType::Int64, a);
   if (b.dtype() != DType::Int64) b = cast(DType::Int64, b);
 }
@@ -211,9 +210,9 @@ Expr binary(BinOp op, Expr a, Expr b) {
   int64_t x, y;
   if (isConstInt(a, &x) && isConstInt(b, &y) && t != DType::Bool) {
     switch (op) {
-      case BinOp::Add: return intImm(x + y, t);
-      case BinOp::Sub: return intImm(x - y, t);
-      case BinOp::Mul: return intImm(x * y, t);
+      case BinOp::Add: return intImm(wrapInt(t, x + y), t);
+      case BinOp::Sub: return intImm(wrapInt(t, x - y), t);
+      case BinOp::Mul: return intImm(wrapInt(t, x * y), t);
       case BinOp::FloorDiv: if (y != 0) return intImm(floorDiv(x, y), t); break;
       case BinOp::FloorMod: if (y != 0) return intImm(floorMod(x, y), t); break;
       case BinOp::Min: return intImm(std::min(x, y), t);
@@ -252,7 +251,7 @@ Expr unary(UnOp op, Expr a) {
       if (int64_t v; isConstInt(a, &v)) return boolImm(v == 0);
       return make(DType::Bool, Unary{op, std::move(a)});
     case UnOp::Neg:
-      if (int64_t v; isConstInt(a, &v)) return intImm(-v, a.dtype());
+      if (int64_t v; isConstInt(a, &v)) return intImm(wrapInt(a.dtype(), -v), a.dtype());
       if (double v; isConstFloat(a, &v)) return floatImm(-v, a.dtype());
       break;
     case UnOp::Abs:
@@ -279,7 +278,7 @@ Expr cast(DType dtype, Expr a) {
   if (int64_t v; isConstInt(a, &v)) {
     if (isFloat(dtype)) return floatImm(static_cast<double>(v), dtype);
     if (dtype == DType::Bool) return boolImm(v != 0);
-    return intImm(dtype == DType::Int32 ? static_cast<int32_t>(v) : v, dtype);
+    return intImm(wrapInt(dtype, v), dtype);
   }
   return make(dtype, Cast{std::move(a)});
 }

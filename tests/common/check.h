@@ -31,6 +31,8 @@ CheckResult checkState(const schedule::State& state, uint64_t seed = 1, double a
 class Checker {
  public:
   explicit Checker(std::shared_ptr<const te::ComputeDAG> dag, uint64_t seed = 1);
+  // With the caller's inputs (one per DAG input, in order), e.g. integers over a type's range.
+  Checker(std::shared_ptr<const te::ComputeDAG> dag, std::vector<runtime::NDArray> inputs);
   CheckResult check(const schedule::State& state, int opt_level = 3, double atol = 1e-4, double rtol = 1e-4,
                     const lower::LowerOptions& lowering = {},
                     const schedule::Target& target = codegen::hostTarget()) const;

@@ -190,6 +190,60 @@ TEST(Export, SmallOnnxModelMatchesTheExecutorBitForBitAndTheReference) {
   lib.destroy(em);
 }
 
+// A quantized model with 8-bit inputs and outputs: uint8 x -> QLinearConv (uint8) ->
+// DequantizeLinear (float32) -> QuantizeLinear (int8).
+TEST(Export, QuantizedModelHasEightBitTensorsAndMatchesTheExecutor) {
+  TempDir dir;
+  ModelBuilder b(13);
+  b.input("x", {int64_t{1}, int64_t{3}, int64_t{10}, int64_t{10}}, te::DType::UInt8);
+  runtime::NDArray w({4, 3, 3, 3}, te::DType::UInt8);
+  w.fillRandom(5, 0, 256);
+  b.initializer("w", w);
+  runtime::NDArray zp8({}, te::DType::UInt8), zi8({}, te::DType::Int8);
+  zp8.fill(100);
+  zi8.fill(-3);
+  b.initializer("xz", zp8);
+  b.initializer("wz", zp8);
+  b.initializer("yz", zp8);
+  b.initializer("oz", zi8);
+  b.floats("xs", {}, {0.02f});
+  b.floats("ws", {}, {0.01f});
+  b.floats("ys", {}, {0.05f});
+  b.floats("os", {}, {0.03f});
+  b.node("QLinearConv", {"x", "xs", "xz", "w", "ws", "wz", "ys", "yz"}, {"q"});
+  b.node("DequantizeLinear", {"q", "ys", "yz"}, {"d"});
+  b.node("QuantizeLinear", {"d", "os", "oz"}, {"o"});
+  b.output("q");
+  b.output("o");
+  std::string path = (dir.path / "quant.onnx").string();
+  std::ofstream(path, std::ios::binary) << b.bytes();
+  graph::Graph original = frontend::importOnnx(path);
+  graph::Graph g = original;
+  graph::optimizeGraph(g);
+  executor::CompiledModel m = executor::CompiledModel::compile(g);
+  ExportResult r = exportModel(m.artifacts(), options(dir.path, "quant"));
+  Library lib(r.library);
+  ASSERT_NE(lib.handle, nullptr);
+  ttune_model* em = lib.create(dir.path.c_str(), 1);
+  ASSERT_NE(em, nullptr) << lib.last_error();
+  ttune_tensor_info info;
+  ASSERT_EQ(lib.input_info(em, 0, &info), TTUNE_OK);
+  EXPECT_EQ(info.dtype, TTUNE_UINT8);
+  EXPECT_EQ(info.bytes, 3 * 10 * 10);
+  ASSERT_EQ(lib.output_info(em, 0, &info), TTUNE_OK);
+  EXPECT_EQ(info.dtype, TTUNE_UINT8);
+  ASSERT_EQ(lib.output_info(em, 1, &info), TTUNE_OK);
+  EXPECT_EQ(info.dtype, TTUNE_INT8);
+  for (uint64_t seed : {1, 2}) {
+    std::vector<runtime::NDArray> inputs = executor::randomInputs(g, seed, 256);
+    std::vector<runtime::NDArray> want = m.run(inputs);
+    expectBitIdentical(runExported(lib, em, inputs), want);
+    std::vector<runtime::NDArray> ref = graph::evaluateGraph(original, inputs);
+    for (size_t i = 0; i < ref.size(); ++i) EXPECT_TRUE(runtime::compare(want[i], ref[i], 0, 0).ok()) << "output " << i;
+  }
+  lib.destroy(em);
+}
+
 class ExportedSmallModel : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {

@@ -149,7 +149,7 @@ TEST(OnnxErrors, UnsupportedAttributeValues) {
     setAttr(b.node("Cast", {"x"}, {"y"}), "to", I(onnx::TensorProto::DOUBLE));
     b.output("y");
     EXPECT_EQ(importError(b.model()), "node #0 (Cast): the target type has element type DOUBLE, which ttune does not "
-                                      "support (only FLOAT, INT32, INT64 and BOOL are)");
+                                      "support (only FLOAT, INT32, INT64, INT8, UINT8 and BOOL are)");
   }
   {
     ModelBuilder b(15);
@@ -225,7 +225,7 @@ TEST(OnnxTensors, TypedFieldsRawDataAndErrors) {
     ADD_FAILURE();
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()),
-              "tensor \"d\" has element type DOUBLE, which ttune does not support (only FLOAT, INT32, INT64 and BOOL are)");
+              "tensor \"d\" has element type DOUBLE, which ttune does not support (only FLOAT, INT32, INT64, INT8, UINT8 and BOOL are)");
   }
 }
 

@@ -10,6 +10,8 @@ int onnxType(te::DType t) {
     case te::DType::Int32: return onnx::TensorProto::INT32;
     case te::DType::Int64: return onnx::TensorProto::INT64;
     case te::DType::Bool: return onnx::TensorProto::BOOL;
+    case te::DType::Int8: return onnx::TensorProto::INT8;
+    case te::DType::UInt8: return onnx::TensorProto::UINT8;
   }
   return onnx::TensorProto::UNDEFINED;
 }

@@ -256,6 +256,29 @@ TEST(Measurer, BatchWithCheckAndInstantiationErrors) {
   EXPECT_GT(res[0].median(), 0);
 }
 
+// 8-bit arguments cross the worker protocol (their dtype codes) and get seeded inputs there: a
+// requantization from uint8 to int8, measured with the check against the reference evaluator.
+TEST(Measurer, EightBitArgumentsAreMeasuredAndChecked) {
+  MeasureOptions opt;
+  opt.check = true;
+  opt.timing.min_repeat_ms = 1;
+  Measurer m(opt);
+  Tensor a = placeholder("A", {32, 48}, DType::UInt8);
+  Tensor q = compute("Q", {32, 48}, [&](const std::vector<Var>& v) {
+    Expr x = (cast(DType::Float32, a(v)) - 128.0) * 0.7;
+    return cast(DType::Int8, te::min(te::max(te::round(x), -128.0), 127.0));
+  });
+  auto dag = std::make_shared<const ComputeDAG>(std::vector<Tensor>{a}, std::vector<Tensor>{q});
+  using namespace schedule;
+  std::vector<MeasureInput> batch = {
+      {dag, {}},
+      {dag, {SplitStep{"Q", "j", 48, {16}, true}, AnnotationStep{"Q", "j.1", IterAnnotation::Vectorize}}},
+  };
+  auto res = m.measure(batch);
+  ASSERT_EQ(res.size(), 2u);
+  for (const auto& r : res) EXPECT_TRUE(r.ok()) << r.error_msg;
+}
+
 // Rounds interleave the inputs, each built once; a failed input fails every round; side by side,
 // a matmul that reads B down its columns one scalar at a time is slower than the default schedule.
 TEST(Measurer, RoundsAndSideBySideTimes) {

@@ -24,6 +24,8 @@ Buffer Buffer::zeros(const Shape& shape, DType dtype) {
       b.i64.assign(n, 0);
       break;
     case DType::Bool:
+    case DType::Int8:
+    case DType::UInt8:
       b.b.assign(n, 0);
       break;
   }
@@ -39,6 +41,8 @@ void* Buffer::data() {
     case DType::Int64:
       return i64.data();
     case DType::Bool:
+    case DType::Int8:
+    case DType::UInt8:
       return b.data();
   }
   return nullptr;
@@ -53,7 +57,10 @@ double Buffer::get(int64_t i) const {
     case DType::Int64:
       return static_cast<double>(i64[i]);
     case DType::Bool:
+    case DType::UInt8:
       return b[i];
+    case DType::Int8:
+      return static_cast<int8_t>(b[i]);
   }
   return 0;
 }
@@ -71,6 +78,10 @@ void Buffer::set(int64_t i, double v) {
       break;
     case DType::Bool:
       b[i] = v != 0;
+      break;
+    case DType::Int8:
+    case DType::UInt8:
+      b[i] = static_cast<uint8_t>(te::wrapInt(dtype, static_cast<int64_t>(v)));
       break;
   }
 }

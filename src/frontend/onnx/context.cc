@@ -93,7 +93,11 @@ std::vector<int64_t> Ctx::ints(int i, std::string_view role) const {
       for (size_t k = 0; k < out.size(); ++k) out[k] = a.as<int32_t>()[k];
       break;
     case te::DType::Bool:
+    case te::DType::UInt8:
       for (size_t k = 0; k < out.size(); ++k) out[k] = a.as<uint8_t>()[k];
+      break;
+    case te::DType::Int8:
+      for (size_t k = 0; k < out.size(); ++k) out[k] = a.as<int8_t>()[k];
       break;
     case te::DType::Float32: fail(inputLabel(i, role), " must be an integer tensor, not float32");
   }
@@ -109,6 +113,8 @@ double Ctx::scalar(int i, std::string_view role) const {
     case te::DType::Int32: return a.as<int32_t>()[0];
     case te::DType::Int64: return static_cast<double>(a.as<int64_t>()[0]);
     case te::DType::Bool: return a.as<uint8_t>()[0];
+    case te::DType::Int8: return a.as<int8_t>()[0];
+    case te::DType::UInt8: return a.as<uint8_t>()[0];
   }
   return 0;
 }

@@ -28,6 +28,7 @@ const OpTable& opTable() {
     addEinsumOps(t);
     addRecurrentOps(t);
     addLossOps(t);
+    addQuantOps(t);
     addShapeOps(t);
     addTensorOps(t);
     addReduceOps(t);

@@ -21,6 +21,7 @@ void addConvOps(OpTable& t);
 void addEinsumOps(OpTable& t);
 void addRecurrentOps(OpTable& t);
 void addLossOps(OpTable& t);
+void addQuantOps(OpTable& t);
 void addShapeOps(OpTable& t);
 void addTensorOps(OpTable& t);
 void addReduceOps(OpTable& t);

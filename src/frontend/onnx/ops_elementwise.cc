@@ -251,7 +251,7 @@ void importGelu(Ctx& c) {  // com.microsoft Gelu: x * 0.5 * (1 + erf(x / sqrt 2)
 
 // ---- binary -----------------------------------------------------------------------------------
 
-// Integer division of constants on the host (graph's div is float-only): truncation toward zero.
+// Integer division of constants on the host, truncating toward zero.
 runtime::NDArray hostIntDiv(const Ctx& c, const runtime::NDArray& a, const runtime::NDArray& b) {
   te::Shape out;
   {
@@ -301,8 +301,10 @@ void simpleBinary(Ctx& c) {
   bool logic = K == BinaryKind::And || K == BinaryKind::Or;
   if (logic != (c.dtype(0) == DType::Bool))
     c.fail("the operands have dtype ", te::dtypeName(c.dtype(0)), ", which ", c.opType(), " does not take");
-  if (K == BinaryKind::Div && te::isInt(c.dtype(0))) {
-    if (!c.isConst(0) || !c.isConst(1)) c.fail("integer division is only supported on constants");
+  // Constant int32/int64 division on the host, which names a zero divisor; the graph's integer
+  // division (truncating, ops::div) does the rest.
+  if (K == BinaryKind::Div && (c.dtype(0) == DType::Int32 || c.dtype(0) == DType::Int64) && c.isConst(0) &&
+      c.isConst(1)) {
     c.setOutput(0, c.addConstant(hostIntDiv(c, c.constant(0, "dividend"), c.constant(1, "divisor")), {}));
     return;
   }

@@ -128,7 +128,10 @@ void importPool(Ctx& c, graph::PoolKind kind) {
   if (c.outputUsed(1)) c.fail("the Indices output is not supported");
   if (c.rank(0) == 5) return importPool3d(c, kind);
   checkSpatialRank(c, "pooling");
-  requireFloat(c, 0);
+  // Max pooling of 8-bit values runs on their float32 images (exact) and casts back.
+  te::DType dt = c.dtype(0);
+  bool quantized = is_max && (dt == te::DType::Int8 || dt == te::DType::UInt8);
+  if (!quantized) requireFloat(c, 0);
   bool one_d = c.rank(0) == 3;
   std::vector<int64_t> kernel = c.attrInts("kernel_shape");
   if (kernel.size() != c.rank(0) - 2) c.fail("kernel_shape ", listStr(kernel), " does not match the input rank");
@@ -142,8 +145,11 @@ void importPool(Ctx& c, graph::PoolKind kind) {
   a.dilation = w.dilation;
   a.ceil_mode = c.attrInt("ceil_mode", 0) != 0;
   a.count_include_pad = c.attrInt("count_include_pad", 0) != 0;
-  int x = c.reshape(c.in(0), to4d(xs), "input_2d");
-  c.setOutput(0, back3d(c, c.emit(a, {x}, one_d ? "pool_2d" : ""), one_d));
+  int x0 = quantized ? c.cast(c.in(0), te::DType::Float32, "input_float") : c.in(0);
+  int x = c.reshape(x0, to4d(xs), "input_2d");
+  int y = c.emit(a, {x}, one_d || quantized ? "pool_2d" : "");
+  if (quantized) y = c.cast(y, dt, one_d ? "pool_2d_cast" : "");
+  c.setOutput(0, back3d(c, y, one_d));
 }
 
 // 3-D pooling as two 2-D poolings: the (H, W) window on [N, C*D, H, W], then the depth window

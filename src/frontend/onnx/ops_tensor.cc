@@ -64,6 +64,8 @@ void importConstantOfShape(Ctx& c) {
       case DType::Int32: fill = v.as<int32_t>()[0]; break;
       case DType::Int64: fill = static_cast<double>(v.as<int64_t>()[0]); break;
       case DType::Bool: fill = v.as<uint8_t>()[0]; break;
+      case DType::Int8: fill = v.as<int8_t>()[0]; break;
+      case DType::UInt8: fill = v.as<uint8_t>()[0]; break;
     }
     if (dt == DType::Int64 && std::fabs(fill) > 9007199254740992.0) c.fail("the fill value is too large");
   }

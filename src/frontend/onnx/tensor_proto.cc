@@ -37,10 +37,12 @@ te::DType dtypeFromOnnx(int t, const std::string& what) {
     case onnx::TensorProto::INT32: return te::DType::Int32;
     case onnx::TensorProto::INT64: return te::DType::Int64;
     case onnx::TensorProto::BOOL: return te::DType::Bool;
+    case onnx::TensorProto::INT8: return te::DType::Int8;
+    case onnx::TensorProto::UINT8: return te::DType::UInt8;
     default: break;
   }
   fail(what, " has element type ", onnxTypeName(t),
-       ", which ttune does not support (only FLOAT, INT32, INT64 and BOOL are)");
+       ", which ttune does not support (only FLOAT, INT32, INT64, INT8, UINT8 and BOOL are)");
 }
 
 namespace {
@@ -125,6 +127,13 @@ runtime::NDArray tensorFromProto(const onnx::TensorProto& t, const std::string& 
       break;
     case te::DType::Bool:
       for (int64_t i = 0; i < n; ++i) a.as<uint8_t>()[i] = t.int32_data(static_cast<int>(i)) != 0;
+      break;
+    // 8-bit values are stored one per int32_data entry (the ONNX format).
+    case te::DType::Int8:
+      for (int64_t i = 0; i < n; ++i) a.as<int8_t>()[i] = static_cast<int8_t>(t.int32_data(static_cast<int>(i)));
+      break;
+    case te::DType::UInt8:
+      for (int64_t i = 0; i < n; ++i) a.as<uint8_t>()[i] = static_cast<uint8_t>(t.int32_data(static_cast<int>(i)));
       break;
     case te::DType::Int64:
       for (int64_t i = 0; i < n; ++i) a.as<int64_t>()[i] = t.int64_data(static_cast<int>(i));
