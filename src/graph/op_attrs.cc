@@ -187,6 +187,9 @@ std::string opName(const OpAttrs& attrs) {
                         [](const TopKAttrs&) -> std::string { return "topk"; },
                         [](const ReverseSequenceAttrs&) -> std::string { return "reverse_sequence"; },
                         [](const MaxUnpoolAttrs&) -> std::string { return "max_unpool"; },
+                        [](const GridSampleAttrs&) -> std::string { return "grid_sample"; },
+                        [](const RoiAlignAttrs&) -> std::string { return "roi_align"; },
+                        [](const MaxPoolIndicesAttrs&) -> std::string { return "max_pool2d_indices"; },
                     },
                     attrs);
 }
@@ -236,6 +239,9 @@ FusionRole fusionRole(const OpAttrs& attrs) {
                         [](const TopKAttrs&) { return FusionRole::Reduction; },
                         [](const ReverseSequenceAttrs&) { return FusionRole::Injective; },
                         [](const MaxUnpoolAttrs&) { return FusionRole::Reduction; },
+                        [](const GridSampleAttrs&) { return FusionRole::Reduction; },
+                        [](const RoiAlignAttrs&) { return FusionRole::Reduction; },
+                        [](const MaxPoolIndicesAttrs&) { return FusionRole::Reduction; },
                     },
                     attrs);
 }
@@ -260,6 +266,8 @@ int numInputs(const OpAttrs& attrs) {
                         [](const OneHotAttrs&) { return 2; },
                         [](const ReverseSequenceAttrs&) { return 2; },
                         [](const MaxUnpoolAttrs&) { return 2; },
+                        [](const GridSampleAttrs&) { return 2; },
+                        [](const RoiAlignAttrs&) { return 3; },
                         [](const auto&) { return 1; },
                     },
                     attrs);
@@ -337,6 +345,22 @@ std::string attrsToString(const OpAttrs& attrs) {
             return "batch_axis=" + std::to_string(a.batch_axis) + " time_axis=" + std::to_string(a.time_axis);
           },
           [](const MaxUnpoolAttrs& a) { return "output_shape=" + ints(a.output_shape); },
+          [](const GridSampleAttrs& a) {
+            return "mode=" + std::to_string(static_cast<int>(a.mode)) + " padding=" +
+                   std::to_string(static_cast<int>(a.padding)) + " align_corners=" + (a.align_corners ? "1" : "0");
+          },
+          [](const RoiAlignAttrs& a) {
+            const ops::RoiAlignParams& p = a.params;
+            return "out=" + std::to_string(p.out_h) + "," + std::to_string(p.out_w) + " sampling=" +
+                   std::to_string(p.sampling_h) + "," + std::to_string(p.sampling_w) +
+                   " spatial_scale=" + formatDouble(p.spatial_scale) + " half_pixel=" + (p.half_pixel ? "1" : "0") +
+                   " max=" + (p.max_mode ? "1" : "0");
+          },
+          [](const MaxPoolIndicesAttrs& a) {
+            return "kernel=" + ints(a.pool.kernel) + " strides=" + ints(a.pool.strides) + " pads=" + ints(a.pool.pads) +
+                   " dilation=" + ints(a.pool.dilation) + " ceil_mode=" + (a.pool.ceil_mode ? "1" : "0") +
+                   " column_major=" + (a.column_major ? "1" : "0");
+          },
           [](const auto&) { return std::string(); },
       },
       attrs);
@@ -519,6 +543,17 @@ te::Tensor buildOp(const OpAttrs& attrs, const std::vector<te::Tensor>& x) {
                                          a.time_axis);
           },
           [&](const MaxUnpoolAttrs& a) { return ops::max_unpool(in(x, 0, "max_unpool"), in(x, 1, "max_unpool"), a.output_shape); },
+          [&](const GridSampleAttrs& a) {
+            return ops::grid_sample(in(x, 0, "grid_sample"), in(x, 1, "grid_sample"), a.mode, a.padding, a.align_corners);
+          },
+          [&](const RoiAlignAttrs& a) {
+            return ops::roi_align(in(x, 0, "roi_align"), in(x, 1, "roi_align"), in(x, 2, "roi_align"), a.params);
+          },
+          [&](const MaxPoolIndicesAttrs& a) {
+            TT_CHECK_ARG(a.pool.layout == Layout::NCHW, "max_pool2d_indices: only the NCHW layout is supported");
+            return ops::max_pool2d_indices(in(x, 0, "max_pool2d_indices"), a.pool.kernel, a.pool.strides, a.pool.pads,
+                                           a.pool.dilation, a.pool.ceil_mode, a.column_major);
+          },
       },
       attrs);
 }

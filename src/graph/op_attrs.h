@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ops/indexing.h"
+#include "ops/sample.h"
 #include "ops/transform.h"
 #include "te/tensor.h"
 
@@ -199,6 +200,22 @@ struct ReverseSequenceAttrs {
 struct MaxUnpoolAttrs {
   te::Shape output_shape;
 };
+// ---- Sampling at data-dependent positions (ops/sample.h) --------------------------------------
+// Inputs: x, grid.
+struct GridSampleAttrs {
+  ops::GridSampleMode mode = ops::GridSampleMode::Bilinear;
+  ops::GridPadding padding = ops::GridPadding::Zeros;
+  bool align_corners = false;
+};
+// Inputs: x, rois, batch_indices.
+struct RoiAlignAttrs {
+  ops::RoiAlignParams params;
+};
+// MaxPool's second output (NCHW): the flat input position of each window's first maximum.
+struct MaxPoolIndicesAttrs {
+  Pool2dAttrs pool;
+  bool column_major = false;  // ONNX storage_order 1: positions count along H first
+};
 
 using OpAttrs = std::variant<Conv2dAttrs, DenseAttrs, MatMulAttrs, Pool2dAttrs, GlobalPool2dAttrs,
                              UnaryAttrs, BinaryAttrs, WhereAttrs, SoftmaxAttrs, LayerNormAttrs,
@@ -207,7 +224,8 @@ using OpAttrs = std::variant<Conv2dAttrs, DenseAttrs, MatMulAttrs, Pool2dAttrs, 
                              WinogradInputAttrs, WinogradOutputAttrs,
                              ArgReduceAttrs, CumSumAttrs, HardmaxAttrs, LrnAttrs, GatherElementsAttrs,
                              GatherNdAttrs, ScatterElementsAttrs, ScatterNdAttrs, TriluAttrs, OneHotAttrs,
-                             TopKAttrs, ReverseSequenceAttrs, MaxUnpoolAttrs, RecurrentCellAttrs>;
+                             TopKAttrs, ReverseSequenceAttrs, MaxUnpoolAttrs, RecurrentCellAttrs,
+                             GridSampleAttrs, RoiAlignAttrs, MaxPoolIndicesAttrs>;
 
 // How an operator takes part in fusion.
 enum class FusionRole : uint8_t {

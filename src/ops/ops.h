@@ -10,4 +10,5 @@
 #include "ops/pool.h"
 #include "ops/recurrent.h"
 #include "ops/reduce.h"
+#include "ops/sample.h"
 #include "ops/transform.h"

@@ -603,6 +603,43 @@ std::vector<OpEntry> registeredOps() {
                    return {{x}, {lrn(x, p.integer("size"), p.real("alpha"), p.real("beta"), p.real("bias"))}};
                  },
                  {"shape=1x7x3x20", "size=3"}});
+  ops.push_back({"grid_sample",
+                 "ONNX GridSample (mode 0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros, 1 border, 2 reflection)",
+                 {S("shape", "1x32x64x64", "input shape NxCxHxW"), S("out", "64x64", "output height x width"),
+                  I("mode", 0, "0 bilinear, 1 nearest, 2 bicubic"), I("padding", 0, "0 zeros, 1 border, 2 reflection"),
+                  I("align_corners", 0, "map -1 and 1 to the corner pixels' centers")},
+                 [](const Params& p) -> OpInstance {
+                   Shape s = p.shape("shape"), o = p.shape("out");
+                   TT_CHECK_ARG(s.size() == 4 && o.size() == 2, p.opName(), ": shape must be NxCxHxW and out HxW");
+                   int64_t mode = p.integer("mode"), pad = p.integer("padding");
+                   TT_CHECK_ARG(mode >= 0 && mode <= 2 && pad >= 0 && pad <= 2, p.opName(),
+                                ": mode and padding must be 0, 1 or 2");
+                   te::Tensor x = activation(p, "x", s);
+                   te::Tensor g = activation(p, "grid", {s[0], o[0], o[1], 2});
+                   return {{x, g},
+                           {grid_sample(x, g, static_cast<GridSampleMode>(mode), static_cast<GridPadding>(pad),
+                                        p.integer("align_corners") != 0)}};
+                 },
+                 {"shape=1x3x9x7", "out=5x6", "mode=2", "padding=2"}});
+  ops.push_back({"roi_align",
+                 "ONNX RoiAlign (avg or max over sampling x sampling bilinear samples per bin)",
+                 {S("shape", "1x256x50x50", "feature map NxCxHxW"), I("rois", 64, "number of boxes"),
+                  S("out", "7x7", "output height x width"), I("sampling", 2, "samples per bin and axis"),
+                  F("spatial_scale", 1.0, "box to feature-map scale"), I("max", 0, "1: max mode")},
+                 [](const Params& p) -> OpInstance {
+                   Shape s = p.shape("shape"), o = p.shape("out");
+                   TT_CHECK_ARG(s.size() == 4 && o.size() == 2, p.opName(), ": shape must be NxCxHxW and out HxW");
+                   int64_t r = p.integer("rois");
+                   te::Tensor x = activation(p, "x", s);
+                   te::Tensor boxes = activation(p, "rois", {r, 4});
+                   te::Tensor ids = activation(p, "batch_indices", {r}, DType::Int64);
+                   RoiAlignParams rp;
+                   rp.out_h = o[0], rp.out_w = o[1], rp.sampling_h = rp.sampling_w = p.integer("sampling");
+                   rp.spatial_scale = p.real("spatial_scale");
+                   rp.max_mode = p.integer("max") != 0;
+                   return {{x, boxes, ids}, {roi_align(x, boxes, ids, rp)}};
+                 },
+                 {"shape=2x3x10x9", "rois=4", "out=3x2", "spatial_scale=4"}});
   return ops;
 }
 

@@ -5,7 +5,8 @@
 //   rejected when the import fails with a clear one-line error (an unsupported attribute value,
 //            element type or empty tensor) — the test checks the message's form;
 //   passed   when the imported graph, evaluated with the reference evaluator on the case's
-//            inputs, matches every expected output (1e-4 relative + 1e-5 absolute), and so does
+//            inputs, matches every expected output (1e-4 relative + 1e-5 absolute; see
+//            toleranceFor for the two exceptions of the test data), and so does
 //            the graph compiled (optimized, fused, default schedules, this machine's code).
 // Beyond the per-case tests, one test runs every case in one process and holds each supported
 // operator to a floor of passing cases (a regression that turns passes into rejections or skips
@@ -17,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -112,6 +114,33 @@ std::string describe(const runtime::NDArray& a) {
   return std::string(te::dtypeName(a.dtype())) + te::shapeToString(a.shape());
 }
 
+// The comparison is 1e-5 absolute + 1e-4 relative, with two documented exceptions about the
+// expected data, not about ttune:
+//  * outputs whose every value is a multiple of 1e-4 were typed in as 4-decimal literals (ONNX
+//    1.12's GridSample and RoiAlign cases): half a unit of their last digit is allowed;
+//  * ONNX 1.12's window cases computed their expected outputs with pi written as 3.1415 (while
+//    the operators' definitions, and their function-expanded variants, use pi): they are held to
+//    ONNX's own backend-runner tolerance, 1e-3 relative.
+struct Tolerance {
+  double abs = 1e-5, rel = 1e-4;
+};
+
+Tolerance toleranceFor(const std::string& name, const runtime::NDArray& expected) {
+  Tolerance t;
+  static const std::regex rounded_pi(R"(test_(hann|hamming|blackman)window(_symmetric)?(_expanded)?)");
+  if (std::regex_match(name, rounded_pi)) t.rel = 1e-3;
+  if (expected.dtype() == te::DType::Float32 && expected.numElements() > 0) {
+    const float* v = expected.as<float>();
+    bool four_decimals = true;
+    for (int64_t i = 0; i < expected.numElements() && four_decimals; ++i) {
+      double scaled = static_cast<double>(v[i]) * 1e4;
+      four_decimals = std::abs(scaled - std::nearbyint(scaled)) < 1e-6 * std::max(1.0, std::abs(scaled));
+    }
+    if (four_decimals) t.abs = std::max(t.abs, 0.5e-4 + 1e-6);
+  }
+  return t;
+}
+
 CaseResult runCase(const std::string& name) {
   CaseResult r;
   fs::path dir = fs::path(dataDir()) / name;
@@ -177,20 +206,34 @@ CaseResult runCase(const std::string& name) {
   graph::Graph g;
   OnnxOptions options;
   static const std::regex runtime_input(R"re(input "([^"]+)" (is computed at run time|has an empty dimension))re");
+  static const std::regex derived_from(R"re(is computed at run time \(from the model inputs? ([^)]+)\))re");
+  static const std::regex quoted(R"re("([^"]+)")re");
   for (;;) {
     try {
       g = importOnnxModel(model, options);
       break;
     } catch (const Error& e) {
       std::string msg = e.what();
+      // The value itself, or the model inputs the message says it is computed from.
+      std::vector<std::string> names;
       std::smatch m;
-      if (std::regex_search(msg, m, runtime_input) && case_inputs.count(m[1]) && !options.constant_inputs.count(m[1])) {
-        try {
-          options.constant_inputs[m[1]] = tensorFromProto(case_inputs[m[1]]);
-          continue;
-        } catch (const Error&) {  // e.g. an empty axes tensor: keep the original rejection
-        }
+      if (std::regex_search(msg, m, derived_from)) {
+        std::string list = m[1];
+        for (std::sregex_iterator it(list.begin(), list.end(), quoted), end; it != end; ++it) names.push_back((*it)[1]);
+      } else if (std::regex_search(msg, m, runtime_input)) {
+        names.push_back(m[1]);
       }
+      bool bound_more = false;
+      try {
+        for (const std::string& n : names)
+          if (case_inputs.count(n) && !options.constant_inputs.count(n)) {
+            options.constant_inputs[n] = tensorFromProto(case_inputs[n]);
+            bound_more = true;
+          }
+      } catch (const Error&) {  // e.g. an empty axes tensor: keep the original rejection
+        bound_more = false;
+      }
+      if (bound_more) continue;
       r.reason = msg;
       r.outcome = isClearError(msg) ? Outcome::Rejected : Outcome::Fail;
       if (r.outcome == Outcome::Fail) r.reason = "unclear error message: " + msg;
@@ -231,7 +274,8 @@ CaseResult runCase(const std::string& name) {
       r.reason = "output " + std::to_string(i) + " is " + describe(outs[i]) + ", expected " + describe(expected);
       return r;
     }
-    runtime::Comparison cmp = runtime::compare(outs[i], expected, 1e-5, 1e-4);
+    Tolerance tol = toleranceFor(name, expected);
+    runtime::Comparison cmp = runtime::compare(outs[i], expected, tol.abs, tol.rel);
     if (!cmp.ok()) {
       std::ostringstream os;
       os << "output " << i << ": " << cmp.mismatches << " mismatches, " << cmp.non_finite
@@ -366,7 +410,7 @@ TEST(OnnxConformance, EverySupportedOperatorKeepsItsPassingCases) {
       {"Floor", 2}, {"Gather", 4}, {"Gemm", 11}, {"GlobalAveragePool", 2}, {"GlobalMaxPool", 2}, {"Greater", 4}, {"GRU", 4},
       {"GreaterOrEqual", 2}, {"HardSigmoid", 3}, {"HardSwish", 2}, {"Identity", 1}, {"IsNaN", 1},
       {"LayerNormalization", 38}, {"LSTM", 4}, {"LeakyRelu", 3}, {"Less", 4}, {"LessOrEqual", 2}, {"Log", 2}, {"LogSoftmax", 14},
-      {"MatMul", 3}, {"Max", 8}, {"MaxPool", 13}, {"Mean", 3}, {"MeanVarianceNormalization", 1}, {"Min", 8},
+      {"MatMul", 3}, {"Max", 8}, {"MaxPool", 15}, {"Mean", 3}, {"MeanVarianceNormalization", 1}, {"Min", 8},
       {"Mul", 4}, {"Neg", 2}, {"NegativeLogLikelihoodLoss", 36}, {"Not", 3}, {"Or", 8}, {"PRelu", 2}, {"Pad", 3}, {"Pow", 7}, {"Range", 2},
       {"Reciprocal", 2}, {"ReduceL1", 8}, {"ReduceL2", 8}, {"ReduceLogSum", 4}, {"ReduceMax", 8}, {"ReduceMean", 8},
       {"ReduceMin", 8}, {"ReduceSum", 10}, {"ReduceSumSquare", 8}, {"Relu", 1}, {"Reshape", 9}, {"RNN", 4}, {"Resize", 23},
@@ -382,7 +426,10 @@ TEST(OnnxConformance, EverySupportedOperatorKeepsItsPassingCases) {
       {"Shrink", 2}, {"Sin", 2}, {"Sinh", 2}, {"Tan", 2}, {"TopK", 3}, {"Trilu", 16},
       // Quantization (frontend/onnx/ops_quant.cc); int8 / uint8 cases of the operators above.
       {"ConvInteger", 3}, {"DequantizeLinear", 2}, {"DynamicQuantizeLinear", 6}, {"MatMulInteger", 1},
-      {"QLinearConv", 1}, {"QLinearMatMul", 2}, {"QuantizeLinear", 2}};
+      {"QLinearConv", 1}, {"QLinearMatMul", 2}, {"QuantizeLinear", 2},
+      // sampling and signal processing
+      {"BlackmanWindow", 4}, {"DFT", 3}, {"GridSample", 8}, {"HammingWindow", 4}, {"HannWindow", 4},
+      {"MelWeightMatrix", 1}, {"RoiAlign", 2}, {"STFT", 2}};
   std::map<std::string, int> passed;
   std::map<std::string, std::string> why;
   for (const std::string& name : listCases()) {

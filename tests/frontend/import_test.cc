@@ -126,6 +126,18 @@ TEST(OnnxErrors, RuntimeShapeInputNamesNodeAndInput) {
   EXPECT_EQ(g.value(g.outputs()[0]).shape, (te::Shape{3, 4}));
 }
 
+TEST(OnnxErrors, ShapeComputedFromModelInputsNamesThem) {
+  ModelBuilder b(13);
+  b.input("x", {I(2), I(6)});
+  b.input("s", {I(2)}, te::DType::Int64);
+  b.input("t", {I(2)}, te::DType::Int64);
+  b.node("Add", {"s", "t"}, {"st"}, "add1");
+  b.node("Reshape", {"x", "st"}, {"y"}, "reshape1");
+  b.output("y");
+  EXPECT_EQ(importError(b.model()), "node \"reshape1\" (Reshape): the shape input \"st\" is computed at run time (from "
+                                    "the model inputs \"s\", \"t\"), but ttune needs it as a constant at import");
+}
+
 TEST(OnnxErrors, UnsupportedAttributeValues) {
   {
     ModelBuilder b(13);
@@ -137,11 +149,11 @@ TEST(OnnxErrors, UnsupportedAttributeValues) {
   }
   {
     ModelBuilder b(13);
-    b.input("x", {I(1), I(1), I(4), I(4)});
-    setAttr(b.node("MaxPool", {"x"}, {"y", "idx"}), "kernel_shape", std::vector<int64_t>{2, 2});
+    b.input("x", {I(1), I(1), I(4), I(4), I(4)});
+    setAttr(b.node("MaxPool", {"x"}, {"y", "idx"}), "kernel_shape", std::vector<int64_t>{2, 2, 2});
     b.output("y");
     b.output("idx");
-    EXPECT_EQ(importError(b.model()), "node #0 (MaxPool): the Indices output is not supported");
+    EXPECT_EQ(importError(b.model()), "node #0 (MaxPool): the Indices output of a 3-D max pooling is not supported");
   }
   {
     ModelBuilder b(13);

@@ -79,8 +79,29 @@ bool Ctx::present(int i) const { return has(i) && !isEmpty(i); }
 
 runtime::NDArray Ctx::constant(int i, std::string_view role) const {
   const graph::Value& v = value(i);
-  if (!v.isConstant())
-    fail(inputLabel(i, role), " is computed at run time, but ttune needs it as a constant at import");
+  if (!v.isConstant()) {
+    // Name the model inputs it is computed from: those are what a user binds to fix the shape.
+    std::set<int> seen, sources;
+    std::vector<int> stack{in(i)};
+    while (!stack.empty()) {
+      int id = stack.back();
+      stack.pop_back();
+      if (!seen.insert(id).second) continue;
+      const graph::Value& x = graph_.value(id);
+      if (x.isConstant()) continue;
+      if (x.producer < 0) sources.insert(id);
+      else
+        for (int u : graph_.nodes()[x.producer].inputs)
+          if (u >= 0) stack.push_back(u);
+    }
+    bool derived = !(sources.size() == 1 && *sources.begin() == in(i));
+    std::string from;
+    for (int id : sources) from += cat(from.empty() ? "" : ", ", "\"", graph_.value(id).name, "\"");
+    if (!derived || sources.empty())
+      fail(inputLabel(i, role), " is computed at run time, but ttune needs it as a constant at import");
+    fail(inputLabel(i, role), " is computed at run time (from the model input", sources.size() > 1 ? "s " : " ", from,
+         "), but ttune needs it as a constant at import");
+  }
   return *v.constant;
 }
 

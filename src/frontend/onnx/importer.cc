@@ -34,6 +34,8 @@ const OpTable& opTable() {
     addReduceOps(t);
     addResizeOps(t);
     addIndexingOps(t);
+    addSampleOps(t);
+    addSignalOps(t);
     return t;
   }();
   return table;

@@ -27,6 +27,8 @@ void addTensorOps(OpTable& t);
 void addReduceOps(OpTable& t);
 void addResizeOps(OpTable& t);
 void addIndexingOps(OpTable& t);
+void addSampleOps(OpTable& t);
+void addSignalOps(OpTable& t);
 
 const OpTable& opTable();
 // Key of an op in the table ("" and "ai.onnx" are the default domain).

@@ -125,8 +125,11 @@ void importPool(Ctx& c, graph::PoolKind kind) {
   bool is_max = kind == graph::PoolKind::Max;
   if (is_max) c.checkAttrs({"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"});
   else c.checkAttrs({"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
-  if (c.outputUsed(1)) c.fail("the Indices output is not supported");
-  if (c.rank(0) == 5) return importPool3d(c, kind);
+  bool indices = is_max && c.outputUsed(1);
+  if (c.rank(0) == 5) {
+    if (indices) c.fail("the Indices output of a 3-D max pooling is not supported");
+    return importPool3d(c, kind);
+  }
   checkSpatialRank(c, "pooling");
   // Max pooling of 8-bit values runs on their float32 images (exact) and casts back.
   te::DType dt = c.dtype(0);
@@ -150,6 +153,11 @@ void importPool(Ctx& c, graph::PoolKind kind) {
   int y = c.emit(a, {x}, one_d || quantized ? "pool_2d" : "");
   if (quantized) y = c.cast(y, dt, one_d ? "pool_2d_cast" : "");
   c.setOutput(0, back3d(c, y, one_d));
+  if (indices) {
+    graph::MaxPoolIndicesAttrs ia{a};
+    ia.column_major = c.attrInt("storage_order", 0) != 0;
+    c.setOutput(1, back3d(c, c.emit(ia, {x}, "indices"), one_d));
+  }
 }
 
 // 3-D pooling as two 2-D poolings: the (H, W) window on [N, C*D, H, W], then the depth window
