@@ -39,16 +39,28 @@ TEST(OnnxErrors, UnsupportedOperatorNamesNodeAndOp) {
   ModelBuilder b(13);
   b.input("x", {I(4)});
   b.node("Relu", {"x"}, {"r"});
-  b.node("NonZero", {"r"}, {"y"}, "my_nonzero");
+  b.node("Bernoulli", {"r"}, {"y"}, "my_coin");
   b.output("y");
-  EXPECT_EQ(importError(b.model()), "node \"my_nonzero\" (NonZero): operator NonZero is not supported");
+  EXPECT_EQ(importError(b.model()), "node \"my_coin\" (Bernoulli): operator Bernoulli is not supported");
+}
 
+// Output shapes that depend on values: evaluated at import from constants, otherwise one sentence
+// naming the model input the values come from (which OnnxOptions::constant_inputs can bind).
+TEST(OnnxErrors, DataDependentShapesNameTheModelInput) {
   ModelBuilder u(13);
   u.input("x", {I(4)});
   u.node("Relu", {"x"}, {"r"});
   u.node("Unique", {"r"}, {"y"});
   u.output("y");
-  EXPECT_EQ(importError(u.model()), "node #1 (Unique): operator Unique is not supported");
+  EXPECT_EQ(importError(u.model()), "node #1 (Unique): the X input \"r\" is computed at run time (from the model input "
+                                    "\"x\"), but ttune needs it as a constant at import");
+  OnnxOptions opt;
+  runtime::NDArray x({4}, te::DType::Float32);
+  float v[4] = {2, -1, 2, 3};
+  std::copy(v, v + 4, x.as<float>());
+  opt.constant_inputs["x"] = x;
+  graph::Graph g = importOnnxModel(u.model(), opt);
+  EXPECT_EQ(g.value(g.outputs()[0]).shape, (te::Shape{3}));  // relu: 2, 0, 2, 3 -> 0, 2, 3
 }
 
 TEST(OnnxErrors, MalformedBytesAndFiles) {

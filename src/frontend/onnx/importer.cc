@@ -36,6 +36,7 @@ const OpTable& opTable() {
     addIndexingOps(t);
     addSampleOps(t);
     addSignalOps(t);
+    addDynamicOps(t);
     return t;
   }();
   return table;

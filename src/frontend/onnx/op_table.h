@@ -29,6 +29,7 @@ void addResizeOps(OpTable& t);
 void addIndexingOps(OpTable& t);
 void addSampleOps(OpTable& t);
 void addSignalOps(OpTable& t);
+void addDynamicOps(OpTable& t);
 
 const OpTable& opTable();
 // Key of an op in the table ("" and "ai.onnx" are the default domain).
