@@ -12,6 +12,7 @@
 #include "cli/target_option.h"
 #include "codegen/target.h"
 #include "executor/executor.h"
+#include "executor/staged_model.h"
 #include "measure/timing.h"
 #include "models/zoo.h"
 #include "runtime/npy.h"
@@ -176,9 +177,75 @@ struct RunArgs {
   uint64_t seed = 1;
 };
 
+std::vector<runtime::NDArray> readInputs(const std::vector<std::string>& paths, size_t expected) {
+  if (paths.size() != expected)
+    fail("the model takes ", expected, " inputs but ", paths.size(), " --inputs files were given");
+  std::vector<runtime::NDArray> inputs;
+  for (const std::string& p : paths) {
+    auto arr = runtime::readNpy(p);
+    if (!arr.ok()) fail(arr.error());
+    inputs.push_back(*arr);
+  }
+  return inputs;
+}
+
+// A model whose later shapes depend on run-time values: compiled and run stage by stage
+// (executor/staged_model.h); --bench times runs whose stages are all compiled already.
+void runStaged(const RunArgs& a, const std::string& why) {
+  if (a.check || a.profile || a.use_db || !a.records.empty())
+    fail("--check, --profile, --records and --db do not apply to ", modelName(a.src.spec),
+         ", whose later shapes depend on run-time values (", why, ")");
+  executor::ModelOptions opt;
+  opt.target = resolveTargetOption(a.target, TargetUse::RunHere);
+  opt.baseline = baselineOf(a.src);
+  executor::StagedModel m(a.src.spec, onnxOptions(a.src), graphOptions(a.src), opt);
+  std::vector<runtime::NDArray> inputs =
+      a.inputs.empty() ? m.sampleInputs(a.seed) : readInputs(a.inputs, m.inputNames().size());
+  std::vector<runtime::NDArray> outs = m.run(inputs);
+  for (size_t i = 0; i < a.outputs.size() && i < outs.size(); ++i) {
+    Status st = runtime::writeNpy(a.outputs[i], outs[i]);
+    if (!st.ok()) fail(st.error());
+  }
+  executor::StagedStats first = m.stats();
+  Json shapes = Json::array();
+  for (const auto& o : outs) shapes.push_back(o.shape());
+  Json j{{"model", modelName(a.src.spec)}, {"staged", true}, {"stages", first.stages_run},
+         {"stages_compiled", first.stages_compiled}, {"host_nodes", first.host_nodes}, {"compile_s", first.compile_s},
+         {"output_shapes", shapes}, {"threads", runtime::ThreadPool::global().numThreads()},
+         {"target", codegen::describe(opt.target)}, {"isa", schedule::isaName(opt.target.isa)}};
+  measure::Timing t;
+  if (a.bench) {
+    measure::TimingOptions topt;
+    topt.repeat = a.repeat;
+    topt.number = 1;
+    topt.min_repeat_ms = 0;
+    t = measure::timeFunction([&] { m.run(inputs); }, topt);
+    j["median_ms"] = t.median_s * 1e3;
+    j["min_ms"] = t.min_s * 1e3;
+    j["max_ms"] = t.max_s * 1e3;
+    j["repeats"] = t.costs_s.size();
+  }
+  if (a.json) return printJson(j);
+  std::cout << modelName(a.src.spec) << ": run in " << first.stages_run << " stages (shapes depend on run-time values), "
+            << first.stages_compiled << " compiled in " << formatSeconds(first.compile_s) << ", " << first.host_nodes
+            << " nodes evaluated on the host\n";
+  std::cout << "  target   " << codegen::describe(opt.target) << "\n";
+  for (size_t i = 0; i < outs.size(); ++i)
+    std::cout << "  output " << i << " " << te::dtypeName(outs[i].dtype()) << te::shapeToString(outs[i].shape()) << "\n";
+  if (a.bench)
+    std::cout << "  latency  median " << formatSeconds(t.median_s) << ", min " << formatSeconds(t.min_s) << " over "
+              << t.costs_s.size() << " runs (stages compiled before)\n";
+}
+
 void runModel(const RunArgs& a) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
-  graph::Graph g = loadModel(a.src);
+  graph::Graph g;
+  try {
+    g = loadModel(a.src);
+  } catch (const frontend::RuntimeValueError& e) {
+    if (!isOnnxSource(a.src)) throw;
+    return runStaged(a, e.what());
+  }
   executor::ModelOptions opt;
   opt.target = resolveTargetOption(a.target, TargetUse::RunHere);
   opt.baseline = baselineOf(a.src);
@@ -187,18 +254,8 @@ void runModel(const RunArgs& a) {
                                  opt.target, BankUse{a.src.spec, a.validate, a.json, &validation, opt.baseline});
   executor::CompiledModel m = executor::CompiledModel::compile(g, opt);
 
-  std::vector<runtime::NDArray> inputs;
-  if (!a.inputs.empty()) {
-    if (a.inputs.size() != g.inputs().size())
-      fail("the model takes ", g.inputs().size(), " inputs but ", a.inputs.size(), " --inputs files were given");
-    for (const std::string& p : a.inputs) {
-      auto arr = runtime::readNpy(p);
-      if (!arr.ok()) fail(arr.error());
-      inputs.push_back(*arr);
-    }
-  } else {
-    inputs = sampleInputs(a.src, g, a.seed);
-  }
+  std::vector<runtime::NDArray> inputs =
+      a.inputs.empty() ? sampleInputs(a.src, g, a.seed) : readInputs(a.inputs, g.inputs().size());
   executor::CheckReport rep;
   std::vector<runtime::NDArray> outs = a.check ? m.runChecked(inputs, &rep) : m.run(inputs);
   for (size_t i = 0; i < a.outputs.size() && i < outs.size(); ++i) {

@@ -37,35 +37,47 @@ std::string modelName(const std::string& spec) {
   return n;
 }
 
+bool isOnnxSource(const ModelSource& src) {
+  return endsWith(src.spec, ".onnx") || src.spec.find('/') != std::string::npos;
+}
+
+frontend::OnnxOptions onnxOptions(const ModelSource& src) {
+  frontend::OnnxOptions opt;
+  for (const std::string& s : src.input_shapes) {
+    size_t eq = s.find('=');
+    if (eq == std::string::npos) fail("--input-shape takes name=shape, e.g. input=1x3x224x224, got '", s, "'");
+    te::Shape shape;
+    for (const std::string& d : split(s.substr(eq + 1), 'x')) {
+      auto v = parseInt(d);
+      if (!v || *v <= 0) fail("--input-shape ", s, " has a bad dimension '", d, "'");
+      shape.push_back(*v);
+    }
+    opt.input_shapes[s.substr(0, eq)] = shape;
+  }
+  for (const std::string& s : src.dims) {
+    size_t eq = s.find('=');
+    auto v = eq == std::string::npos ? std::nullopt : parseInt(s.substr(eq + 1));
+    if (!v) fail("--dim takes name=value, e.g. batch=1, got '", s, "'");
+    opt.dim_values[s.substr(0, eq)] = *v;
+  }
+  return opt;
+}
+
+graph::GraphOptions graphOptions(const ModelSource& src) {
+  return {.channels_last = src.layout == "nhwc",
+          .winograd = src.conv == "winograd" && baselineOf(src) == schedule::Baseline::Strong};
+}
+
 graph::Graph loadModel(const ModelSource& src) {
   graph::Graph g;
-  if (endsWith(src.spec, ".onnx") || src.spec.find('/') != std::string::npos) {
-    frontend::OnnxOptions opt;
-    for (const std::string& s : src.input_shapes) {
-      size_t eq = s.find('=');
-      if (eq == std::string::npos) fail("--input-shape takes name=shape, e.g. input=1x3x224x224, got '", s, "'");
-      te::Shape shape;
-      for (const std::string& d : split(s.substr(eq + 1), 'x')) {
-        auto v = parseInt(d);
-        if (!v || *v <= 0) fail("--input-shape ", s, " has a bad dimension '", d, "'");
-        shape.push_back(*v);
-      }
-      opt.input_shapes[s.substr(0, eq)] = shape;
-    }
-    for (const std::string& s : src.dims) {
-      size_t eq = s.find('=');
-      auto v = eq == std::string::npos ? std::nullopt : parseInt(s.substr(eq + 1));
-      if (!v) fail("--dim takes name=value, e.g. batch=1, got '", s, "'");
-      opt.dim_values[s.substr(0, eq)] = *v;
-    }
-    g = frontend::importOnnx(src.spec, opt);
+  if (isOnnxSource(src)) {
+    g = frontend::importOnnx(src.spec, onnxOptions(src));
   } else {
     if (!src.input_shapes.empty() || !src.dims.empty())
       fail("--input-shape and --dim apply to ONNX files; zoo model ", src.spec, " has fixed shapes");
     g = models::buildModel(src.spec);
   }
-  graph::optimizeGraph(g, {.channels_last = src.layout == "nhwc",
-                           .winograd = src.conv == "winograd" && baselineOf(src) == schedule::Baseline::Strong});
+  graph::optimizeGraph(g, graphOptions(src));
   return g;
 }
 

@@ -6,7 +6,9 @@
 #include <string>
 #include <vector>
 
+#include "frontend/onnx/onnx_importer.h"
 #include "graph/graph.h"
+#include "graph/passes.h"
 #include "schedule/baseline.h"
 
 namespace CLI {
@@ -32,8 +34,14 @@ schedule::Baseline baselineOf(const ModelSource& source);
 // The MODEL positional and the ONNX shape options every model command takes.
 void addSourceOptions(CLI::App* cmd, ModelSource& src);
 
-// Throws Error naming the model, file or option at fault.
+// Throws Error naming the model, file or option at fault; frontend::RuntimeValueError when the
+// ONNX model's later shapes depend on run-time values (run it with executor::StagedModel).
 graph::Graph loadModel(const ModelSource& source);
+bool isOnnxSource(const ModelSource& source);
+// The import options (--input-shape, --dim) and graph passes (--layout, --conv, --defaults) the
+// source asks for.
+frontend::OnnxOptions onnxOptions(const ModelSource& source);
+graph::GraphOptions graphOptions(const ModelSource& source);
 // The display name of a model spec (zoo name, or file name without directory and extension).
 std::string modelName(const std::string& spec);
 

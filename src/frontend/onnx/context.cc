@@ -97,10 +97,13 @@ runtime::NDArray Ctx::constant(int i, std::string_view role) const {
     bool derived = !(sources.size() == 1 && *sources.begin() == in(i));
     std::string from;
     for (int id : sources) from += cat(from.empty() ? "" : ", ", "\"", graph_.value(id).name, "\"");
-    if (!derived || sources.empty())
-      fail(inputLabel(i, role), " is computed at run time, but ttune needs it as a constant at import");
-    fail(inputLabel(i, role), " is computed at run time (from the model input", sources.size() > 1 ? "s " : " ", from,
-         "), but ttune needs it as a constant at import");
+    if (derived && !sources.empty())
+      from = cat(" (from the model input", sources.size() > 1 ? "s " : " ", from, ")");
+    else
+      from.clear();
+    throw RuntimeValueError(
+        cat(prefix(), inputLabel(i, role), " is computed at run time", from, ", but ttune needs it as a constant at import"),
+        node_->input(i));
   }
   return *v.constant;
 }

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "frontend/onnx/onnx_importer.h"
 #include "graph/graph.h"
 #include "onnx/onnx_pb.h"
 #include "support/error.h"
@@ -58,7 +59,8 @@ class Ctx {
   // optional inputs, e.g. Resize's roi and scales).
   bool present(int i) const;
   bool isEmpty(int i) const { return isConst(i) && value(i).constant->numElements() == 0; }
-  // Input i as a constant: fails naming the input when it is not one after folding.
+  // Input i as a constant: throws RuntimeValueError naming the input (and the model inputs it is
+  // computed from) when it is not one after folding.
   runtime::NDArray constant(int i, std::string_view role) const;
   // Integer (or bool) constant input as int64 values.
   std::vector<int64_t> ints(int i, std::string_view role) const;

@@ -6,6 +6,7 @@
 #include "frontend/onnx/context.h"
 #include "frontend/onnx/onnx_importer.h"
 #include "frontend/onnx/op_table.h"
+#include "frontend/onnx/staged_import.h"
 #include "support/strings.h"
 
 namespace ttune::frontend {
@@ -196,13 +197,29 @@ graph::Graph compact(const graph::Graph& g) {
   return out;
 }
 
-graph::Graph importModel(const onnx::ModelProto& m, const OnnxOptions& opt, const std::string& base_dir,
-                         const std::string& what) {
-  if (!m.has_graph() || (m.graph().node_size() == 0 && m.graph().output_size() == 0))
-    fail(what, " is not a valid ONNX model (it has no graph)");
+int defaultOpset(const onnx::ModelProto& m) {
   int opset = -1;
   for (const onnx::OperatorSetIdProto& o : m.opset_import())
     if (o.domain().empty() || o.domain() == "ai.onnx") opset = static_cast<int>(o.version());
+  return opset;
+}
+
+// Names read by node `from` and later, and the model's outputs.
+std::set<std::string> readFrom(const onnx::GraphProto& gp, int from) {
+  std::set<std::string> r;
+  for (int i = from; i < gp.node_size(); ++i)
+    for (const std::string& n : gp.node(i).input())
+      if (!n.empty()) r.insert(n);
+  for (const onnx::ValueInfoProto& o : gp.output()) r.insert(o.name());
+  return r;
+}
+
+// The whole model (req == nullptr), or one stage of it (see staged_import.h) into *stage.
+graph::Graph importModel(const onnx::ModelProto& m, const OnnxOptions& opt, const std::string& base_dir,
+                         const std::string& what, const StageRequest* req = nullptr, ImportStage* stage = nullptr) {
+  if (!m.has_graph() || (m.graph().node_size() == 0 && m.graph().output_size() == 0))
+    fail(what, " is not a valid ONNX model (it has no graph)");
+  int opset = defaultOpset(m);
   if (opset < 0) fail(what, " does not import the default ONNX operator set (opset_import is missing)");
   if (opset < kMinOnnxOpset || opset > kMaxOnnxOpset)
     fail(what, " uses opset ", opset, " of the default ONNX domain, but ttune supports opsets ", kMinOnnxOpset, " to ",
@@ -224,17 +241,30 @@ graph::Graph importModel(const onnx::ModelProto& m, const OnnxOptions& opt, cons
   for (const auto& [n, a] : opt.constant_inputs)
     if (!input_names.count(n))
       fail("OnnxOptions::constant_inputs names \"", n, "\", which is not an input of the model");
-  for (const onnx::ValueInfoProto& vi : gp.input()) {
-    if (names.count(vi.name())) continue;  // an initializer listed as an input (IR < 4): a constant
-    if (!vi.type().has_tensor_type())
-      fail("input \"", vi.name(), "\" is not a tensor (sequence, map and optional inputs are not supported)");
-    auto bound = opt.constant_inputs.find(vi.name());
-    if (bound != opt.constant_inputs.end()) {
-      names[vi.name()] = g.addConstant(vi.name(), checkBound(vi, bound->second));
-      continue;
+  int start = req ? req->start_node : 0;
+  if (req)
+    for (const auto& [n, a] : req->constants) names[n] = g.addConstant(n, a);
+  if (start == 0) {
+    for (const onnx::ValueInfoProto& vi : gp.input()) {
+      if (names.count(vi.name())) continue;  // an initializer listed as an input (IR < 4): a constant
+      if (!vi.type().has_tensor_type())
+        fail("input \"", vi.name(), "\" is not a tensor (sequence, map and optional inputs are not supported)");
+      auto bound = opt.constant_inputs.find(vi.name());
+      if (bound != opt.constant_inputs.end()) {
+        names[vi.name()] = g.addConstant(vi.name(), checkBound(vi, bound->second));
+        continue;
+      }
+      te::DType dt = dtypeFromOnnx(vi.type().tensor_type().elem_type(), "input \"" + vi.name() + "\"");
+      names[vi.name()] = g.addInput(vi.name(), inputShape(vi, opt), dt);
+      if (stage) stage->input_names.push_back(vi.name());
     }
-    te::DType dt = dtypeFromOnnx(vi.type().tensor_type().elem_type(), "input \"" + vi.name() + "\"");
-    names[vi.name()] = g.addInput(vi.name(), inputShape(vi, opt), dt);
+  } else {  // a later stage: the earlier stages' run-time values it reads are its inputs
+    std::set<std::string> later = readFrom(gp, start);
+    for (const auto& [n, a] : req->runtime_values)
+      if (later.count(n) && !req->constants.count(n)) {
+        names[n] = g.addInput(n, a.shape(), a.dtype());
+        stage->input_names.push_back(n);
+      }
   }
 
   std::set<std::string> used;
@@ -244,7 +274,7 @@ graph::Graph importModel(const onnx::ModelProto& m, const OnnxOptions& opt, cons
 
   Ctx ctx(g, names, used, opset);
   const detail::OpTable& table = detail::opTable();
-  for (int i = 0; i < gp.node_size(); ++i) {
+  for (int i = start; i < gp.node_size(); ++i) {
     const onnx::NodeProto& n = gp.node(i);
     ctx.beginNode(n, i);
     auto it = table.find(detail::opKey(n.domain(), n.op_type()));
@@ -252,11 +282,39 @@ graph::Graph importModel(const onnx::ModelProto& m, const OnnxOptions& opt, cons
       bool dflt = n.domain().empty() || n.domain() == "ai.onnx";
       ctx.fail("operator ", dflt ? "" : n.domain() + ".", n.op_type(), " is not supported");
     }
-    it->second(ctx);
+    if (stage) {
+      std::map<std::string, int> before = names;
+      try {
+        it->second(ctx);
+      } catch (const RuntimeValueError& e) {
+        // Stop here: what this node began to emit is dead; what later nodes read is output.
+        names = before;
+        stage->stop_node = i;
+        stage->stop_op = n.op_type();
+        stage->needed = e.value;
+        std::set<std::string> inputs(stage->input_names.begin(), stage->input_names.end());
+        for (const std::string& name : readFrom(gp, i)) {
+          auto v = names.find(name);
+          if (v == names.end()) continue;
+          const graph::Value& x = g.value(v->second);
+          if (x.isConstant()) {
+            if (!req->constants.count(name)) stage->constants[name] = *x.constant;
+          } else if (!inputs.count(name)) {
+            bindOutput(g, name, v->second);
+            stage->output_names.push_back(name);
+          }
+        }
+        return compact(g);
+      }
+    } else {
+      it->second(ctx);
+    }
     for (int k = 0; k < n.output_size(); ++k)
       if (ctx.outputUsed(k) && !names.count(n.output(k)))
         ctx.fail("output ", k, " (\"", n.output(k), "\") is not supported");
   }
+  if (stage)
+    for (const onnx::ValueInfoProto& o : gp.output()) stage->output_names.push_back(o.name());
   for (const onnx::ValueInfoProto& o : gp.output()) {
     auto it = names.find(o.name());
     if (it == names.end()) fail("output \"", o.name(), "\" of ", what, " is not produced by any node");
@@ -266,15 +324,20 @@ graph::Graph importModel(const onnx::ModelProto& m, const OnnxOptions& opt, cons
 }
 
 // Errors are one line: control characters of (possibly corrupt) names in messages become '?'.
+std::string oneLine(std::string msg) {
+  for (char& ch : msg)
+    if (static_cast<unsigned char>(ch) < 0x20) ch = '?';
+  return msg;
+}
+
 graph::Graph importChecked(const onnx::ModelProto& m, const OnnxOptions& opt, const std::string& base_dir,
                            const std::string& what) {
   try {
     return importModel(m, opt, base_dir, what);
+  } catch (const RuntimeValueError& e) {
+    throw RuntimeValueError(oneLine(e.what()), e.value);
   } catch (const Error& e) {
-    std::string msg = e.what();
-    for (char& ch : msg)
-      if (static_cast<unsigned char>(ch) < 0x20) ch = '?';
-    throw Error(msg);
+    throw Error(oneLine(e.what()));
   }
 }
 
@@ -284,6 +347,45 @@ std::string dirName(const std::string& path) {
 }
 
 }  // namespace
+
+ImportStage importStage(const onnx::ModelProto& model, const OnnxOptions& options, const StageRequest& request,
+                        const std::string& base_dir) {
+  ImportStage stage;
+  try {
+    stage.graph = importModel(model, options, base_dir, "the model", &request, &stage);
+  } catch (const Error& e) {
+    throw Error(oneLine(e.what()));
+  }
+  return stage;
+}
+
+std::map<std::string, runtime::NDArray> evaluateNodeOnHost(const onnx::ModelProto& model, int index,
+                                                           const std::map<std::string, runtime::NDArray>& values) {
+  const onnx::NodeProto& n = model.graph().node(index);
+  graph::Graph g;
+  std::map<std::string, int> names;
+  for (const std::string& i : n.input()) {
+    if (i.empty() || names.count(i)) continue;
+    auto v = values.find(i);
+    if (v == values.end()) fail("node #", index, " (", n.op_type(), "): input \"", i, "\" has no value");
+    names[i] = g.addConstant(i, v->second);
+  }
+  std::set<std::string> used(n.output().begin(), n.output().end());
+  Ctx ctx(g, names, used, defaultOpset(model));
+  ctx.beginNode(n, index);
+  auto it = detail::opTable().find(detail::opKey(n.domain(), n.op_type()));
+  if (it == detail::opTable().end()) ctx.fail("operator ", n.op_type(), " is not supported");
+  it->second(ctx);
+  std::map<std::string, runtime::NDArray> out;
+  for (const std::string& o : n.output()) {
+    if (o.empty()) continue;
+    auto v = names.find(o);
+    if (v == names.end() || !g.value(v->second).isConstant())
+      ctx.fail("output \"", o, "\" could not be evaluated on the host");
+    out[o] = *g.value(v->second).constant;
+  }
+  return out;
+}
 
 graph::Graph importOnnxModel(const onnx::ModelProto& model, const OnnxOptions& options) {
   return importChecked(model, options, "", "the model");

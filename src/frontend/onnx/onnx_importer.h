@@ -20,6 +20,7 @@
 
 #include "graph/graph.h"
 #include "runtime/ndarray.h"
+#include "support/error.h"
 
 namespace onnx {
 class ModelProto;
@@ -27,6 +28,17 @@ class TensorProto;
 }  // namespace onnx
 
 namespace ttune::frontend {
+
+// Thrown by the importer when a node needs, as a constant, a value the model computes at run time
+// (a shape, a count, the input of NonZero / Unique / NonMaxSuppression). The message names the
+// node, the value and the model inputs it is computed from; executor::StagedModel runs such
+// models stage by stage instead.
+class RuntimeValueError : public Error {
+ public:
+  RuntimeValueError(const std::string& message, std::string value_name)
+      : Error(message), value(std::move(value_name)) {}
+  std::string value;  // the ONNX name of the value needed
+};
 
 struct OnnxOptions {
   // Full shapes for graph inputs; they override the shapes declared in the file.

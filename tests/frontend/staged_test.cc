@@ -1,0 +1,132 @@
+// Models whose later shapes depend on run-time values, run stage by stage (executor::StagedModel):
+// results against plain C++ computations, what is compiled when, and the caching of stages.
+#include "executor/staged_model.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "frontend/onnx/staged_import.h"
+#include "onnx_builder.h"
+#include "support/temp_dir.h"
+
+namespace ttune::frontend {
+namespace {
+
+using testing::ModelBuilder;
+using testing::setAttr;
+
+runtime::NDArray floats(const te::Shape& s, const std::vector<float>& v) {
+  runtime::NDArray a(s, te::DType::Float32);
+  std::copy(v.begin(), v.end(), a.as<float>());
+  return a;
+}
+
+runtime::NDArray scalarInt(int64_t v) {
+  runtime::NDArray a(te::Shape{}, te::DType::Int64);
+  a.as<int64_t>()[0] = v;
+  return a;
+}
+
+std::string save(const TempDir& dir, ModelBuilder& b, const std::string& name) {
+  std::string path = dir.path + "/" + name + ".onnx";
+  std::ofstream(path, std::ios::binary) << b.bytes();
+  return path;
+}
+
+executor::StagedModel staged(const std::string& path) {
+  return executor::StagedModel(path, {}, {}, {});
+}
+
+// y = relu(x); out = 2 * y[nonzero(y)]; total = sum(out): the count of positives is the shape.
+ModelBuilder nonZeroModel() {
+  ModelBuilder b(13);
+  b.input("x", {int64_t{1}, int64_t{12}});
+  b.initializer("one", scalarInt(1));
+  b.floats("two", {}, {2.0f});
+  b.node("Relu", {"x"}, {"y"});
+  b.node("NonZero", {"y"}, {"nz"});
+  setAttr(b.node("Gather", {"nz", "one"}, {"idx"}), "axis", int64_t{0});
+  setAttr(b.node("Gather", {"y", "idx"}, {"g"}), "axis", int64_t{1});
+  b.node("Mul", {"g", "two"}, {"out"});
+  setAttr(b.node("ReduceSum", {"out"}, {"total"}), "keepdims", int64_t{0});
+  b.output("out");
+  b.output("total");
+  return b;
+}
+
+TEST(StagedModel, NonZeroCompilesTheRestPerCountAndCachesStages) {
+  TempDir dir("ttune-staged");
+  ModelBuilder b = nonZeroModel();
+  // The whole-model import names the node and the model input.
+  try {
+    importOnnxModel(b.model());
+    ADD_FAILURE() << "the import succeeded";
+  } catch (const RuntimeValueError& e) {
+    EXPECT_EQ(e.value, "y");
+    EXPECT_NE(std::string(e.what()).find("(from the model input \"x\")"), std::string::npos) << e.what();
+  }
+  executor::StagedModel m = staged(save(dir, b, "nonzero"));
+  auto check = [&](const std::vector<float>& x) {
+    std::vector<float> want;
+    float total = 0;
+    for (float v : x)
+      if (v > 0) want.push_back(2 * v), total += 2 * v;
+    std::vector<runtime::NDArray> outs = m.run({floats({1, 12}, x)});
+    ASSERT_EQ(outs.size(), 2u);
+    ASSERT_EQ(outs[0].shape(), (te::Shape{1, static_cast<int64_t>(want.size())}));
+    for (size_t i = 0; i < want.size(); ++i) EXPECT_FLOAT_EQ(outs[0].as<float>()[i], want[i]);
+    EXPECT_NEAR(outs[1].as<float>()[0], total, 1e-4);
+  };
+  std::vector<float> a{1, -2, 3, 0, 5, -6, 7, 8, -9, 10, 0, 12}, b2{-1, 2, -3, 4, -5, 6, -7, 8, -9, 10, -11, 12};
+  check(a);  // 7 positives
+  EXPECT_EQ(m.stats().stages_compiled, 2);
+  EXPECT_EQ(m.stats().host_nodes, 1);
+  check(b2);  // 6 positives: the second stage again, for the new shape
+  EXPECT_EQ(m.stats().stages_compiled, 3);
+  std::vector<float> c{9, 8, 7, 6, 5, 4, -1, -1, -1, -1, -1, 0};
+  check(c);  // 6 positives again: nothing compiled
+  EXPECT_EQ(m.stats().stages_compiled, 3);
+  EXPECT_EQ(m.stats().stages_run, 6);
+}
+
+// A shape input computed from a model input: bound as a constant for the next stage.
+TEST(StagedModel, ComputedShapeArgumentsAreBoundForTheNextStage) {
+  TempDir dir("ttune-staged");
+  ModelBuilder b(13);
+  b.input("x", {int64_t{2}, int64_t{6}});
+  b.input("s", {int64_t{2}}, te::DType::Int64);
+  b.ints("neg", {-1, -1});
+  b.node("Mul", {"s", "neg"}, {"shape"});  // the model passes the negated shape
+  b.node("Neg", {"shape"}, {"shape2"});
+  b.node("Reshape", {"x", "shape2"}, {"r"});
+  b.node("Relu", {"r"}, {"out"});
+  b.output("out");
+  executor::StagedModel m = staged(save(dir, b, "reshape"));
+  std::vector<float> xv(12);
+  for (int i = 0; i < 12; ++i) xv[i] = static_cast<float>(i % 5) - 2.0f;
+  for (auto [r, c] : {std::pair<int64_t, int64_t>{3, 4}, {4, 3}, {3, 4}}) {
+    runtime::NDArray s({2}, te::DType::Int64);
+    s.as<int64_t>()[0] = r, s.as<int64_t>()[1] = c;
+    std::vector<runtime::NDArray> outs = m.run({floats({2, 6}, xv), s});
+    ASSERT_EQ(outs[0].shape(), (te::Shape{r, c}));
+    for (int i = 0; i < 12; ++i) EXPECT_EQ(outs[0].as<float>()[i], std::max(0.0f, xv[i]));
+  }
+  EXPECT_EQ(m.stats().stages_compiled, 3);  // the first stage once, the rest once per bound shape
+}
+
+TEST(StagedModel, AStaticModelIsOneStage) {
+  TempDir dir("ttune-staged");
+  ModelBuilder b(13);
+  b.input("x", {int64_t{2}, int64_t{3}});
+  b.node("Relu", {"x"}, {"y"});
+  b.output("y");
+  executor::StagedModel m = staged(save(dir, b, "static"));
+  std::vector<runtime::NDArray> outs = m.run({floats({2, 3}, {-1, 2, -3, 4, -5, 6})});
+  EXPECT_EQ(outs[0].as<float>()[1], 2.0f);
+  EXPECT_EQ(m.stats().stages_compiled, 1);
+  EXPECT_EQ(m.stats().host_nodes, 0);
+}
+
+}  // namespace
+}  // namespace ttune::frontend
