@@ -115,6 +115,57 @@ TEST(StagedModel, ComputedShapeArgumentsAreBoundForTheNextStage) {
   EXPECT_EQ(m.stats().stages_compiled, 3);  // the first stage once, the rest once per bound shape
 }
 
+// A Loop whose trip count is a model input: unrolled per count once it is known; loop-carried
+// values and stacked scan outputs.
+TEST(StagedModel, LoopWithARunTimeTripCountIsUnrolledPerCount) {
+  TempDir dir("ttune-staged");
+  ModelBuilder b(13);
+  b.input("x", {int64_t{3}});
+  b.input("n", {}, te::DType::Int64);
+  onnx::NodeProto& loop = b.node("Loop", {"n", "", "x"}, {"final", "steps"});
+  onnx::AttributeProto* a = loop.add_attribute();
+  a->set_name("body");
+  a->set_type(onnx::AttributeProto::GRAPH);
+  onnx::GraphProto* body = a->mutable_g();
+  body->set_name("double");
+  auto value = [](onnx::ValueInfoProto* v, const std::string& name, int type) {
+    v->set_name(name);
+    v->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+  };
+  value(body->add_input(), "i", onnx::TensorProto::INT64);
+  value(body->add_input(), "c_in", onnx::TensorProto::BOOL);
+  value(body->add_input(), "x_in", onnx::TensorProto::FLOAT);
+  for (const char* o : {"c_out", "x_out", "scan"}) value(body->add_output(), o, onnx::TensorProto::FLOAT);
+  auto add = [&](const std::string& op, std::vector<std::string> ins, const std::string& out) {
+    onnx::NodeProto* n = body->add_node();
+    n->set_op_type(op);
+    for (const auto& i : ins) n->add_input(i);
+    n->add_output(out);
+  };
+  add("Identity", {"c_in"}, "c_out");
+  add("Cast", {"i"}, "i_float");
+  setAttr(*body->mutable_node(1), "to", int64_t{onnx::TensorProto::FLOAT});
+  add("Add", {"x_in", "x_in"}, "doubled");
+  add("Add", {"doubled", "i_float"}, "x_out");  // x <- 2 x + i
+  add("Identity", {"x_out"}, "scan");
+  b.output("final");
+  b.output("steps");
+  executor::StagedModel m = staged(save(dir, b, "loop"));
+  std::vector<float> x{1, -2, 0.5f};
+  for (int64_t n : {3, 1, 3}) {
+    std::vector<runtime::NDArray> outs = m.run({floats({3}, x), scalarInt(n)});
+    ASSERT_EQ(outs[1].shape(), (te::Shape{n, 3}));
+    std::vector<float> v = x;
+    for (int64_t i = 0; i < n; ++i)
+      for (int k = 0; k < 3; ++k) {
+        v[k] = 2 * v[k] + static_cast<float>(i);
+        EXPECT_FLOAT_EQ(outs[1].as<float>()[i * 3 + k], v[k]);
+      }
+    for (int k = 0; k < 3; ++k) EXPECT_FLOAT_EQ(outs[0].as<float>()[k], v[k]);
+  }
+  EXPECT_EQ(m.stats().stages_compiled, 3);  // the (empty) first stage, then one unrolled loop per count
+}
+
 TEST(StagedModel, AStaticModelIsOneStage) {
   TempDir dir("ttune-staged");
   ModelBuilder b(13);

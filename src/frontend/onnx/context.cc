@@ -1,5 +1,7 @@
 #include "frontend/onnx/context.h"
 
+#include "frontend/onnx/op_table.h"
+
 #include <cstring>
 
 #include "support/strings.h"
@@ -43,6 +45,50 @@ void Ctx::beginNode(const onnx::NodeProto& node, int index) {
   index_ = index;
   name_ = node.name().empty() ? node.op_type() + "_" + std::to_string(index) : node.name();
   first_value_ = static_cast<int>(graph_.values().size());
+}
+
+const onnx::GraphProto& Ctx::attrGraph(std::string_view name) const {
+  const onnx::AttributeProto* a = attr(name);
+  if (!a || a->type() != onnx::AttributeProto::GRAPH) fail("the graph attribute ", name, " is missing");
+  return a->g();
+}
+
+int Ctx::named(const std::string& name) const {
+  auto it = names_.find(name);
+  if (it == names_.end()) fail("the value \"", name, "\" is not defined");
+  return it->second;
+}
+
+namespace {
+// Every name a graph's nodes (and nested graphs) read, and its outputs.
+void namesRead(const onnx::GraphProto& g, std::set<std::string>& out) {
+  for (const onnx::NodeProto& n : g.node()) {
+    for (const std::string& i : n.input()) out.insert(i);
+    for (const onnx::AttributeProto& a : n.attribute())
+      if (a.type() == onnx::AttributeProto::GRAPH) namesRead(a.g(), out);
+  }
+  for (const onnx::ValueInfoProto& o : g.output()) out.insert(o.name());
+}
+}  // namespace
+
+void Ctx::importSubgraph(const onnx::GraphProto& g) {
+  const onnx::NodeProto* outer = node_;
+  int outer_index = index_;
+  namesRead(g, used_);
+  for (const onnx::TensorProto& t : g.initializer()) names_[t.name()] = graph_.addConstant(t.name(), tensorFromProto(t));
+  const OpTable& table = opTable();
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    beginNode(n, i);
+    auto it = table.find(opKey(n.domain(), n.op_type()));
+    if (it == table.end()) fail("operator ", n.op_type(), " is not supported");
+    it->second(*this);
+    for (int k = 0; k < n.output_size(); ++k)
+      if (outputUsed(k) && !names_.count(n.output(k))) fail("output ", k, " (\"", n.output(k), "\") is not supported");
+  }
+  node_ = outer;
+  index_ = outer_index;
+  name_ = outer->name().empty() ? outer->op_type() + "_" + std::to_string(outer_index) : outer->name();
 }
 
 std::string Ctx::prefix() const {

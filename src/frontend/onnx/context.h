@@ -24,7 +24,7 @@ namespace ttune::frontend::detail {
 
 class Ctx {
  public:
-  Ctx(graph::Graph& graph, std::map<std::string, int>& names, const std::set<std::string>& used, int opset)
+  Ctx(graph::Graph& graph, std::map<std::string, int>& names, std::set<std::string>& used, int opset)
       : graph_(graph), names_(names), used_(used), opset_(opset) {}
 
   // Selects the node to import next (index = position in the ONNX graph).
@@ -81,6 +81,17 @@ class Ctx {
   // Fails unless every attribute of the node is in `known` (catches unsupported attributes).
   void checkAttrs(std::initializer_list<std::string_view> known) const;
 
+  // ---- subgraphs (If branches, Loop bodies) ----------------------------------------------------
+  // A graph attribute (fails naming it when absent).
+  const onnx::GraphProto& attrGraph(std::string_view name) const;
+  // Binds an ONNX name (a subgraph's input) to a graph value.
+  void bindName(const std::string& name, int value) { names_[name] = value; }
+  // The value an ONNX name is bound to (fails naming it when unbound).
+  int named(const std::string& name) const;
+  // Imports the nodes of `g` in the current scope (they read outer values and the bound inputs by
+  // name; their outputs are bound by name), then makes the current node current again.
+  void importSubgraph(const onnx::GraphProto& g);
+
   // ---- outputs -------------------------------------------------------------------------------
   int numOutputs() const { return node_->output_size(); }
   // Output i exists and a later node or the graph output reads it.
@@ -113,7 +124,7 @@ class Ctx {
 
   graph::Graph& graph_;
   std::map<std::string, int>& names_;
-  const std::set<std::string>& used_;
+  std::set<std::string>& used_;
   int opset_;
   const onnx::NodeProto* node_ = nullptr;
   int index_ = 0;

@@ -38,6 +38,7 @@ const OpTable& opTable() {
     addSampleOps(t);
     addSignalOps(t);
     addDynamicOps(t);
+    addControlOps(t);
     return t;
   }();
   return table;

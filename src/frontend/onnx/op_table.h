@@ -30,6 +30,7 @@ void addIndexingOps(OpTable& t);
 void addSampleOps(OpTable& t);
 void addSignalOps(OpTable& t);
 void addDynamicOps(OpTable& t);
+void addControlOps(OpTable& t);
 
 const OpTable& opTable();
 // Key of an op in the table ("" and "ai.onnx" are the default domain).
