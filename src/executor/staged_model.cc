@@ -73,14 +73,29 @@ struct StagedModel::Impl {
   }
 };
 
-StagedModel::StagedModel(const std::string& path, frontend::OnnxOptions options, graph::GraphOptions passes,
-                         ModelOptions model)
-    : impl_(std::make_unique<Impl>()) {
+namespace {
+onnx::ModelProto readModel(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) fail("cannot open the ONNX file \"", path, "\"");
-  if (!impl_->proto.ParseFromIstream(&f)) fail("the ONNX file \"", path, "\" is not a valid ONNX model (protobuf parsing failed)");
+  onnx::ModelProto m;
+  if (!m.ParseFromIstream(&f)) fail("the ONNX file \"", path, "\" is not a valid ONNX model (protobuf parsing failed)");
+  return m;
+}
+std::string dirOf(const std::string& path) {
   size_t slash = path.find_last_of('/');
-  impl_->base_dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+  return slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+}
+}  // namespace
+
+StagedModel::StagedModel(const std::string& path, frontend::OnnxOptions options, graph::GraphOptions passes,
+                         ModelOptions model)
+    : StagedModel(readModel(path), dirOf(path), std::move(options), passes, std::move(model)) {}
+
+StagedModel::StagedModel(const onnx::ModelProto& proto, const std::string& base_dir, frontend::OnnxOptions options,
+                         graph::GraphOptions passes, ModelOptions model)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->proto = proto;
+  impl_->base_dir = base_dir;
   impl_->options = std::move(options);
   impl_->passes = passes;
   impl_->model = std::move(model);
@@ -109,8 +124,10 @@ std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArra
   for (size_t i = 0; i < inputs.size(); ++i) values[m.input_names[i]] = inputs[i];
   frontend::StageRequest req;
   req.runtime_values = values;
-  const int nodes = m.proto.graph().node_size();
-  for (int guard = 0; guard <= 2 * nodes + 1; ++guard) {
+  // Each stage either moves past a node or binds one more value as a constant.
+  int limit = m.proto.graph().node_size() + m.proto.graph().input_size() + 1;
+  for (const auto& n : m.proto.graph().node()) limit += n.output_size();
+  for (int stage = 0; stage < limit; ++stage) {
     Stage& s = m.stage(req);
     ++m.stats.stages_run;
     if (s.model) {
@@ -148,7 +165,7 @@ std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArra
     for (const auto& [n, a] : values)
       if (!req.constants.count(n)) req.runtime_values[n] = a;
   }
-  fail("the model did not finish in ", 2 * nodes + 1, " stages");
+  fail("the model did not finish in ", limit, " stages");
 }
 
 }  // namespace ttune::executor

@@ -42,6 +42,9 @@ class StagedModel {
   // `path` is an .onnx file; `options` its import options (shapes, dims); graph passes and model
   // options as for a static model.
   StagedModel(const std::string& path, frontend::OnnxOptions options, graph::GraphOptions passes, ModelOptions model);
+  // A model already parsed; external data is resolved relative to base_dir.
+  StagedModel(const onnx::ModelProto& proto, const std::string& base_dir, frontend::OnnxOptions options,
+              graph::GraphOptions passes, ModelOptions model);
   ~StagedModel();
 
   // The model's inputs in the model's input order (their shapes may differ between runs);
