@@ -1,6 +1,7 @@
 // `ttune models`, `ttune inspect` and `ttune run`: whole models.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstring>
 #include <iostream>
 #include <map>
 
@@ -194,6 +195,12 @@ void runModel(const RunArgs& a) {
     for (const std::string& p : a.inputs) {
       auto arr = runtime::readNpy(p);
       if (!arr.ok()) fail(arr.error());
+      // numpy has no bfloat16: a bfloat16 input comes as its uint16 bits (npy.h).
+      if (arr->dtype() == te::DType::UInt16 && g.value(g.inputs()[inputs.size()]).dtype == te::DType::BFloat16) {
+        runtime::NDArray bits = runtime::NDArray::empty(arr->shape(), te::DType::BFloat16);
+        std::memcpy(bits.data(), arr->data(), static_cast<size_t>(arr->bytes()));
+        *arr = bits;
+      }
       inputs.push_back(*arr);
     }
   } else {
