@@ -18,7 +18,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -31,6 +30,7 @@
 #include "executor/executor.h"
 #include "graph/passes.h"
 #include "graph/reference.h"
+#include "frontend/node_test_data.h"
 #include "frontend/onnx/onnx_importer.h"
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
@@ -107,14 +107,6 @@ bool isClearError(const std::string& msg) {
   static const std::regex form(
       R"(^(node (#[0-9]+|"[^"]*") \([A-Za-z0-9_.]+\): |input "|tensor "|the model |output "|OnnxOptions).+)");
   return !msg.empty() && msg.find('\n') == std::string::npos && msg.size() < 400 && std::regex_search(msg, form);
-}
-
-// ONNX's test data stores bfloat16 tensors as their uint16 bits (numpy has no bfloat16).
-runtime::NDArray asBf16If(const runtime::NDArray& a, te::DType want) {
-  if (a.dtype() != te::DType::UInt16 || want != te::DType::BFloat16) return a;
-  runtime::NDArray b = runtime::NDArray::empty(a.shape(), te::DType::BFloat16);
-  if (a.bytes() > 0) std::memcpy(b.data(), a.data(), static_cast<size_t>(a.bytes()));
-  return b;
 }
 
 std::string describe(const runtime::NDArray& a) {
@@ -215,16 +207,7 @@ CaseResult runCase(const std::string& name) {
       r.reason = "no data for input " + n;
       return r;
     }
-    inputs.push_back(asBf16If(tensorFromProto(case_inputs[n]), g.value(id).dtype));
-    // An input no node reads (CastLike's `like` contributes only its type) may come with data
-    // that contradicts its declared shape (the castlike cases: [1] for a declared [3, 4]); its
-    // values do not matter, so it gets an array of the declared shape.
-    bool read = false;
-    for (const graph::Node& node : g.nodes())
-      for (int v : node.inputs) read = read || v == id;
-    for (int o : g.outputs()) read = read || o == id;
-    if (!read && inputs.back().dtype() == g.value(id).dtype && inputs.back().shape() != g.value(id).shape)
-      inputs.back() = runtime::NDArray(g.value(id).shape, g.value(id).dtype);
+    inputs.push_back(testing::caseInput(g, id, tensorFromProto(case_inputs[n])));
     if (inputs.back().shape() != g.value(id).shape || inputs.back().dtype() != g.value(id).dtype) {
       r.reason = "the data of input " + n + " is " + describe(inputs.back()) + " but the graph takes " +
                  te::dtypeName(g.value(id).dtype) + te::shapeToString(g.value(id).shape);
@@ -244,7 +227,7 @@ CaseResult runCase(const std::string& name) {
       r.reason = "cannot read output_" + std::to_string(i) + ".pb";
       return r;
     }
-    runtime::NDArray expected = asBf16If(tensorFromProto(t), outs[i].dtype());
+    runtime::NDArray expected = testing::asBf16If(tensorFromProto(t), outs[i].dtype());
     if (expected.shape() != outs[i].shape() || expected.dtype() != outs[i].dtype()) {
       r.reason = "output " + std::to_string(i) + " is " + describe(outs[i]) + ", expected " + describe(expected);
       return r;
