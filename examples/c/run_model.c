@@ -23,6 +23,13 @@ static const char* npy_descr(int dtype) {
     case TTUNE_BOOL: return "|b1";
     case TTUNE_INT8: return "|i1";
     case TTUNE_UINT8: return "|u1";
+    case TTUNE_INT16: return "<i2";
+    case TTUNE_UINT16: return "<u2";
+    case TTUNE_UINT32: return "<u4";
+    case TTUNE_UINT64: return "<u8";
+    case TTUNE_FLOAT64: return "<f8";
+    case TTUNE_FLOAT16: return "<f2";
+    case TTUNE_BFLOAT16: return "<u2"; /* numpy has no bfloat16: its bits */
   }
   return "?";
 }

@@ -53,7 +53,14 @@ typedef enum ttune_dtype {
   TTUNE_INT64 = 2,
   TTUNE_BOOL = 3,
   TTUNE_INT8 = 4,
-  TTUNE_UINT8 = 5
+  TTUNE_UINT8 = 5,
+  TTUNE_INT16 = 6,
+  TTUNE_UINT16 = 7,
+  TTUNE_UINT32 = 8,
+  TTUNE_UINT64 = 9,
+  TTUNE_FLOAT64 = 10,
+  TTUNE_FLOAT16 = 11, /* IEEE binary16, as uint16_t bits */
+  TTUNE_BFLOAT16 = 12 /* the upper half of a float32, as uint16_t bits */
 } ttune_dtype;
 
 typedef struct ttune_tensor_info {

@@ -1,6 +1,8 @@
 """ttune.compile and Model: numpy round trips against `ttune run`, the reference evaluator and
 outputs PyTorch exported with its ONNX models."""
 import numpy as np
+import onnx
+import onnx.helper as oh
 import pytest
 
 import ttune
@@ -81,3 +83,39 @@ def test_runs_from_several_python_threads_agree(mobilenet, image):
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(lambda _: mobilenet.run(image)[0], range(12)))
     assert all(np.array_equal(r, want) for r in results)
+
+
+def test_every_element_type_passes_through_numpy(tmp_path):
+    """float16, float64, uint64 and int16 tensors in and out, as numpy computes them (bfloat16,
+    which numpy lacks, as uint16 bits)."""
+    T = onnx.TensorProto
+    graph = oh.make_graph(
+        [oh.make_node("Mul", ["h", "h"], ["h2"]), oh.make_node("Exp", ["d"], ["de"]),
+         oh.make_node("Add", ["u", "u"], ["u2"]), oh.make_node("Neg", ["s"], ["sn"]),
+         oh.make_node("Cast", ["h"], ["hb"], to=T.BFLOAT16)],
+        "dtypes",
+        [oh.make_tensor_value_info("h", T.FLOAT16, [2, 5]), oh.make_tensor_value_info("d", T.DOUBLE, [2, 5]),
+         oh.make_tensor_value_info("u", T.UINT64, [2, 5]), oh.make_tensor_value_info("s", T.INT16, [2, 5])],
+        [oh.make_tensor_value_info(n, t, [2, 5]) for n, t in
+         [("h2", T.FLOAT16), ("de", T.DOUBLE), ("u2", T.UINT64), ("sn", T.INT16), ("hb", T.BFLOAT16)]])
+    path = tmp_path / "dtypes.onnx"
+    onnx.save(oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)]), str(path))
+    m = ttune.compile(str(path))
+    assert [i.dtype for i in m.inputs] == [np.float16, np.float64, np.uint64, np.int16]
+    assert [o.dtype for o in m.outputs] == [np.float16, np.float64, np.uint64, np.int16, np.uint16]
+    rng = np.random.default_rng(5)
+    h = rng.uniform(-4, 4, (2, 5)).astype(np.float16)
+    d = rng.uniform(-4, 4, (2, 5))
+    u = np.array([[0, 1, 2**63, 2**64 - 1, 7]] * 2, np.uint64)
+    s = np.array([[-32768, -1, 0, 1, 32767]] * 2, np.int16)
+    h2, de, u2, sn, hb = m.run(h, d, u, s)
+    np.testing.assert_array_equal(h2, h * h)  # float16 products rounded once from float32
+    np.testing.assert_allclose(de, np.exp(d), rtol=1e-15)
+    np.testing.assert_array_equal(u2, u + u)  # wraps
+    np.testing.assert_array_equal(sn, -s)  # -(-32768) wraps to itself
+    np.testing.assert_array_equal(hb, (h.astype(np.float32).view(np.uint32) >> 16).astype(np.uint16))
+    m.export(tmp_path / "out", name="dtypes")
+    e = ttune.load(tmp_path / "out")
+    assert [o.dtype for o in e.outputs] == [o.dtype for o in m.outputs]
+    for g, w in zip(e.run(h, d, u, s), (h2, de, u2, sn, hb)):
+        np.testing.assert_array_equal(g, w)

@@ -29,9 +29,16 @@ ABI_VERSION = _ttune.ABI_VERSION
 TensorInfo = collections.namedtuple("TensorInfo", ["name", "shape", "dtype"])
 TensorInfo.__doc__ = "An input or output of a model: its name, shape (a tuple) and numpy dtype."
 
+# numpy has no bfloat16: a bfloat16 tensor is passed and returned as its uint16 bits (the upper
+# halves of float32 values: (a.view(np.uint32) >> 16).astype(np.uint16) truncates a float32 array).
 _DTYPES = {"float32": np.dtype(np.float32), "int32": np.dtype(np.int32), "int64": np.dtype(np.int64),
-           "bool": np.dtype(np.bool_), "int8": np.dtype(np.int8), "uint8": np.dtype(np.uint8)}
-_C_DTYPES = ["float32", "int32", "int64", "bool", "int8", "uint8"]  # ttune_dtype numbering (ttune_model.h)
+           "bool": np.dtype(np.bool_), "int8": np.dtype(np.int8), "uint8": np.dtype(np.uint8),
+           "int16": np.dtype(np.int16), "uint16": np.dtype(np.uint16), "uint32": np.dtype(np.uint32),
+           "uint64": np.dtype(np.uint64), "float64": np.dtype(np.float64), "float16": np.dtype(np.float16),
+           "bfloat16": np.dtype(np.uint16)}
+# ttune_dtype numbering (ttune_model.h)
+_C_DTYPES = ["float32", "int32", "int64", "bool", "int8", "uint8", "int16", "uint16", "uint32", "uint64", "float64",
+             "float16", "bfloat16"]
 
 
 def _infos(triples):

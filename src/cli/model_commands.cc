@@ -1,6 +1,7 @@
 // `ttune models`, `ttune inspect` and `ttune run`: whole models.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstring>
 #include <iostream>
 #include <map>
 
@@ -177,16 +178,29 @@ struct RunArgs {
   uint64_t seed = 1;
 };
 
-std::vector<runtime::NDArray> readInputs(const std::vector<std::string>& paths, size_t expected) {
-  if (paths.size() != expected)
-    fail("the model takes ", expected, " inputs but ", paths.size(), " --inputs files were given");
+// --inputs files for inputs of the given dtypes (numpy has no bfloat16: a bfloat16 input comes
+// as its uint16 bits, see npy.h).
+std::vector<runtime::NDArray> readInputs(const std::vector<std::string>& paths, const std::vector<te::DType>& dtypes) {
+  if (paths.size() != dtypes.size())
+    fail("the model takes ", dtypes.size(), " inputs but ", paths.size(), " --inputs files were given");
   std::vector<runtime::NDArray> inputs;
-  for (const std::string& p : paths) {
-    auto arr = runtime::readNpy(p);
+  for (size_t i = 0; i < paths.size(); ++i) {
+    auto arr = runtime::readNpy(paths[i]);
     if (!arr.ok()) fail(arr.error());
+    if (arr->dtype() == te::DType::UInt16 && dtypes[i] == te::DType::BFloat16) {
+      runtime::NDArray bits = runtime::NDArray::empty(arr->shape(), te::DType::BFloat16);
+      std::memcpy(bits.data(), arr->data(), static_cast<size_t>(arr->bytes()));
+      *arr = bits;
+    }
     inputs.push_back(*arr);
   }
   return inputs;
+}
+
+std::vector<runtime::NDArray> readInputs(const std::vector<std::string>& paths, const graph::Graph& g) {
+  std::vector<te::DType> dtypes;
+  for (int v : g.inputs()) dtypes.push_back(g.value(v).dtype);
+  return readInputs(paths, dtypes);
 }
 
 // A model whose later shapes depend on run-time values: compiled and run stage by stage
@@ -200,7 +214,9 @@ void runStaged(const RunArgs& a, const std::string& why) {
   opt.baseline = baselineOf(a.src);
   executor::StagedModel m(a.src.spec, onnxOptions(a.src), graphOptions(a.src), opt);
   std::vector<runtime::NDArray> inputs =
-      a.inputs.empty() ? m.sampleInputs(a.seed) : readInputs(a.inputs, m.inputNames().size());
+      // (a staged model takes no bfloat16 bits from npy files: its input dtypes are known per stage)
+      a.inputs.empty() ? m.sampleInputs(a.seed)
+                       : readInputs(a.inputs, std::vector<te::DType>(m.inputNames().size(), te::DType::Float32));
   std::vector<runtime::NDArray> outs = m.run(inputs);
   for (size_t i = 0; i < a.outputs.size() && i < outs.size(); ++i) {
     Status st = runtime::writeNpy(a.outputs[i], outs[i]);
@@ -254,8 +270,7 @@ void runModel(const RunArgs& a) {
                                  opt.target, BankUse{a.src.spec, a.validate, a.json, &validation, opt.baseline});
   executor::CompiledModel m = executor::CompiledModel::compile(g, opt);
 
-  std::vector<runtime::NDArray> inputs =
-      a.inputs.empty() ? sampleInputs(a.src, g, a.seed) : readInputs(a.inputs, g.inputs().size());
+  std::vector<runtime::NDArray> inputs = a.inputs.empty() ? sampleInputs(a.src, g, a.seed) : readInputs(a.inputs, g);
   executor::CheckReport rep;
   std::vector<runtime::NDArray> outs = a.check ? m.runChecked(inputs, &rep) : m.run(inputs);
   for (size_t i = 0; i < a.outputs.size() && i < outs.size(); ++i) {

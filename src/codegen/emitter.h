@@ -1,6 +1,7 @@
 // Private to codegen/: translates one LoweredFunc into an LLVM function (plus outlined parallel
 // bodies) in a module. Split over emitter_stmt.cc (statements, loops, parallel outlining),
-// emitter_expr.cc (expressions, loads/stores, vector lanes) and math.cc (exp/erf/tanh).
+// emitter_expr.cc (expressions, loads/stores, vector lanes), emitter_types.cc (conversions
+// between element types, 16-bit floats, integer pow) and math.cc (exp/erf/tanh).
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>
@@ -42,6 +43,8 @@ class Emitter {
   // ---- expressions (emitter_expr.cc)
   llvm::Value* emitExpr(const te::Expr& e);
   llvm::Value* emitBinary(const te::Binary& n, const te::Expr& e);
+  // The operation on operands of type t (already widened from a 16-bit float to float32).
+  llvm::Value* emitBinaryValues(te::BinOp op, llvm::Value* a, llvm::Value* b, te::DType t, const te::Binary& n);
   llvm::Value* emitSelect(const te::Select& n);
   llvm::Value* emitCast(const te::Cast& n, te::DType to);
   llvm::Value* emitLoad(const te::BufferRef& buf, const te::Expr& index);
@@ -61,6 +64,25 @@ class Emitter {
     bool varying = false, affine = false;
   };
   LaneUse laneUse(const te::Expr& index) const;
+
+  // ---- element types (emitter_types.cc). Float16 / BFloat16 values are carried as their i16
+  // bits; arithmetic widens them to float (te/dtype.h), with the integer operations of
+  // te/float16.h (LLVM 14's half / bfloat lowering would call compiler-rt, which exports lack).
+  llvm::Value* halfToFloat(llvm::Value* bits, te::DType t);
+  llvm::Value* floatToHalf(llvm::Value* f, te::DType t);
+  // float64 -> float32 rounded to odd (te/float16.h), before a narrowing to 16 bits.
+  llvm::Value* doubleToFloatOdd(llvm::Value* d);
+  // A value of `from` as float32 (float64 -> float32 rounded to odd when `odd`), for arithmetic on
+  // or conversion to a 16-bit float.
+  llvm::Value* toFloat32(llvm::Value* v, te::DType from, bool odd);
+  // Float to a 16- to 64-bit integer type beyond 8 bits and Int32 / Int64: through a saturating
+  // int64 conversion (UInt64: unsigned from 2^63), then wrapped by truncation.
+  llvm::Value* floatToWideInt(llvm::Value* f, te::DType to, llvm::Type* tt);
+  // Integer x^n wrapping in its type, square and multiply over n's bits (te::evaluator's intPow).
+  llvm::Value* intPow(llvm::Value* x, llvm::Value* n, bool unsigned_n);
+  // A double function of libm (exp, erf, ...), lane by lane for vectors.
+  llvm::Value* libmCall(const char* name, llvm::Value* x);
+  llvm::Type* intLike(llvm::Value* v, unsigned bits);  // the integer type of v's shape
 
   // ---- math (math.cc)
   llvm::Value* emitUnaryFloat(te::UnOp op, llvm::Value* x);

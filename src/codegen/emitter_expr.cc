@@ -6,6 +6,7 @@
 #include "codegen/emitter.h"
 #include "support/assert.h"
 #include "support/overload.h"
+#include "te/float16.h"
 #include "te/expr_functor.h"
 
 namespace ttune::codegen {
@@ -23,6 +24,13 @@ llvm::Type* Emitter::scalarType(te::DType t) {
     case te::DType::Bool: return b_.getInt1Ty();
     case te::DType::Int8:
     case te::DType::UInt8: return b_.getInt8Ty();
+    case te::DType::Int16:
+    case te::DType::UInt16:
+    case te::DType::Float16:  // carried as bits (emitter_types.cc)
+    case te::DType::BFloat16: return b_.getInt16Ty();
+    case te::DType::UInt32: return b_.getInt32Ty();
+    case te::DType::UInt64: return b_.getInt64Ty();
+    case te::DType::Float64: return b_.getDoubleTy();
   }
   TT_UNREACHABLE("dtype");
 }
@@ -65,7 +73,13 @@ llvm::Value* Emitter::emitExpr(const te::Expr& e) {
   return std::visit(
       Overload{
           [&](const te::IntImm& n) -> llvm::Value* { return llvm::ConstantInt::get(scalarType(e.dtype()), n.value, true); },
-          [&](const te::FloatImm& n) -> llvm::Value* { return llvm::ConstantFP::get(b_.getFloatTy(), n.value); },
+          [&](const te::FloatImm& n) -> llvm::Value* {
+            if (e.dtype() == te::DType::Float16)
+              return b_.getInt16(te::floatToHalf(te::doubleToFloatOdd(n.value)));
+            if (e.dtype() == te::DType::BFloat16)
+              return b_.getInt16(te::floatToBf16(te::doubleToFloatOdd(n.value)));
+            return llvm::ConstantFP::get(scalarType(e.dtype()), n.value);
+          },
           [&](const te::VarRef& n) -> llvm::Value* {
             auto it = vars_.find(n.var.get());
             TT_ASSERT(it != vars_.end(), "codegen: unbound variable " + n.var.name());
@@ -75,6 +89,8 @@ llvm::Value* Emitter::emitExpr(const te::Expr& e) {
           [&](const te::Unary& n) -> llvm::Value* {
             llvm::Value* a = emitExpr(n.a);
             if (n.op == te::UnOp::Not) return b_.CreateNot(a);
+            if (te::isHalfFloat(e.dtype()))
+              return floatToHalf(emitUnaryFloat(n.op, halfToFloat(a, e.dtype())), e.dtype());
             if (te::isFloat(e.dtype())) return emitUnaryFloat(n.op, a);
             if (n.op == te::UnOp::Neg) return b_.CreateNeg(a);
             if (n.op == te::UnOp::Abs && te::isUnsigned(e.dtype())) return a;
@@ -98,46 +114,54 @@ llvm::Value* Emitter::emitBinary(const te::Binary& n, const te::Expr& e) {
     a = toLanes(a);
     b = toLanes(b);
   }
-  bool fl = te::isFloat(n.a.dtype());
-  // UInt8 compares, divides and takes min/max unsigned; everything else is signed.
-  bool uns = te::isUnsigned(n.a.dtype());
-  switch (n.op) {
+  if (te::isHalfFloat(n.a.dtype())) {
+    // 16-bit floats compute in float32 and round back (dtype.h).
+    a = halfToFloat(a, n.a.dtype());
+    b = halfToFloat(b, n.a.dtype());
+    llvm::Value* r = emitBinaryValues(n.op, a, b, te::DType::Float32, n);
+    return e.dtype() == n.a.dtype() ? floatToHalf(r, n.a.dtype()) : r;
+  }
+  return emitBinaryValues(n.op, a, b, n.a.dtype(), n);
+}
+
+llvm::Value* Emitter::emitBinaryValues(te::BinOp op, llvm::Value* a, llvm::Value* b, te::DType t, const te::Binary& n) {
+  using te::BinOp;
+  bool fl = te::isFloat(t);
+  // Unsigned types compare, divide and take min/max unsigned; everything else is signed.
+  bool uns = te::isUnsigned(t);
+  switch (op) {
     case BinOp::Add: return fl ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
     case BinOp::Sub: return fl ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
     case BinOp::Mul: return fl ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
     case BinOp::Div: return b_.CreateFDiv(a, b);
     case BinOp::FloorDiv:
     case BinOp::FloorMod: {
-      if (te::dtypeBytes(n.a.dtype()) == 1 && n.a.dtype() != te::DType::Bool) {
-        // 8-bit division in 32 bits: unsigned values need a zero extension, and int8's
-        // -128 / -1 must wrap rather than overflow.
+      // Unsigned floor division is plain unsigned division.
+      if (uns) return op == BinOp::FloorDiv ? b_.CreateUDiv(a, b) : b_.CreateURem(a, b);
+      if (te::dtypeBytes(t) <= 2 && t != te::DType::Bool) {
+        // 8- and 16-bit division in 32 bits: int8's -128 / -1 must wrap rather than overflow.
         llvm::Type* wide = a->getType()->getWithNewBitWidth(32);
-        llvm::Value* wa = uns ? b_.CreateZExt(a, wide) : b_.CreateSExt(a, wide);
-        llvm::Value* wb = uns ? b_.CreateZExt(b, wide) : b_.CreateSExt(b, wide);
-        llvm::Value* r;
-        if (uns) {
-          r = n.op == BinOp::FloorDiv ? b_.CreateUDiv(wa, wb) : b_.CreateURem(wa, wb);
-        } else {
-          llvm::Value* q = b_.CreateSDiv(wa, wb);
-          llvm::Value* m = b_.CreateSRem(wa, wb);
-          llvm::Value* zero = llvm::Constant::getNullValue(wide);
-          llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(m, zero),
-                                             b_.CreateICmpNE(b_.CreateICmpSLT(m, zero), b_.CreateICmpSLT(wb, zero)));
-          r = n.op == BinOp::FloorDiv ? b_.CreateSub(q, b_.CreateZExt(adjust, wide))
-                                      : b_.CreateSelect(adjust, b_.CreateAdd(m, wb), m);
-        }
+        llvm::Value* wa = b_.CreateSExt(a, wide);
+        llvm::Value* wb = b_.CreateSExt(b, wide);
+        llvm::Value* q = b_.CreateSDiv(wa, wb);
+        llvm::Value* m = b_.CreateSRem(wa, wb);
+        llvm::Value* zero = llvm::Constant::getNullValue(wide);
+        llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(m, zero),
+                                           b_.CreateICmpNE(b_.CreateICmpSLT(m, zero), b_.CreateICmpSLT(wb, zero)));
+        llvm::Value* r = op == BinOp::FloorDiv ? b_.CreateSub(q, b_.CreateZExt(adjust, wide))
+                                               : b_.CreateSelect(adjust, b_.CreateAdd(m, wb), m);
         return b_.CreateTrunc(r, a->getType());
       }
       int64_t c;
       bool pos_const = te::isConstInt(n.b, &c) && c > 0;
       if (pos_const && te::constIntBound(n.a, bounds_).lo >= 0)
-        return n.op == BinOp::FloorDiv ? b_.CreateUDiv(a, b) : b_.CreateURem(a, b);
+        return op == BinOp::FloorDiv ? b_.CreateUDiv(a, b) : b_.CreateURem(a, b);
       llvm::Value* q = b_.CreateSDiv(a, b);
       llvm::Value* r = b_.CreateSRem(a, b);
       llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
       llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero),
                                          b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
-      if (n.op == BinOp::FloorDiv) return b_.CreateSub(q, b_.CreateZExt(adjust, a->getType()));
+      if (op == BinOp::FloorDiv) return b_.CreateSub(q, b_.CreateZExt(adjust, a->getType()));
       return b_.CreateSelect(adjust, b_.CreateAdd(r, b), r);
     }
     case BinOp::Min:
@@ -147,7 +171,7 @@ llvm::Value* Emitter::emitBinary(const te::Binary& n, const te::Expr& e) {
       return fl ? callIntrinsic(llvm::Intrinsic::maxnum, {a, b})
                 : callIntrinsic(uns ? llvm::Intrinsic::umax : llvm::Intrinsic::smax, {a, b});
     case BinOp::Pow:
-      TT_ASSERT(fl, "integer pow is not supported by codegen");
+      if (!fl) return intPow(a, b, uns);
       return callIntrinsic(llvm::Intrinsic::pow, {a, b});
     case BinOp::Eq: return fl ? b_.CreateFCmpOEQ(a, b) : b_.CreateICmpEQ(a, b);
     case BinOp::Ne: return fl ? b_.CreateFCmpUNE(a, b) : b_.CreateICmpNE(a, b);
@@ -158,7 +182,6 @@ llvm::Value* Emitter::emitBinary(const te::Binary& n, const te::Expr& e) {
     case BinOp::And: return b_.CreateAnd(a, b);
     case BinOp::Or: return b_.CreateOr(a, b);
   }
-  (void)e;
   TT_UNREACHABLE("binary op");
 }
 
@@ -229,21 +252,32 @@ llvm::Value* Emitter::emitCast(const te::Cast& n, te::DType to) {
   llvm::Type* tt = scalarType(to);
   if (isVector(a)) tt = llvm::VectorType::get(tt, llvm::ElementCount::getFixed(lanes_));
   if (from == to) return a;
+  // 16-bit floats: through float32 (float64 rounded to odd first, so the value rounds once).
+  if (te::isHalfFloat(to)) return floatToHalf(toFloat32(a, from, true), to);
+  if (te::isHalfFloat(from)) {
+    a = halfToFloat(a, from);
+    from = te::DType::Float32;
+    if (to == from) return a;
+  }
   if (to == te::DType::Bool) {
     if (te::isFloat(from)) return b_.CreateFCmpUNE(a, llvm::Constant::getNullValue(a->getType()));
     return b_.CreateICmpNE(a, llvm::Constant::getNullValue(a->getType()));
   }
   if (te::isFloat(to)) {
+    if (te::isFloat(from)) return to == te::DType::Float64 ? b_.CreateFPExt(a, tt) : b_.CreateFPTrunc(a, tt);
     if (from == te::DType::Bool || te::isUnsigned(from)) return b_.CreateUIToFP(a, tt);
     return b_.CreateSIToFP(a, tt);
   }
   // to integer
   if (te::isFloat(from)) {
-    if (te::dtypeBytes(to) >= 4) return b_.CreateFPToSI(a, tt);
-    // To 8 bits through int32, so values beyond the type wrap (as the evaluator does) instead
-    // of being poison.
-    llvm::Type* i32 = tt->getWithNewBitWidth(32);
-    return b_.CreateTrunc(b_.CreateFPToSI(a, i32), tt);
+    if (to == te::DType::Int32 || to == te::DType::Int64) return b_.CreateFPToSI(a, tt);
+    if (te::dtypeBytes(to) == 1) {
+      // To 8 bits through int32, so values beyond the type wrap (as the evaluator does) instead
+      // of being poison.
+      llvm::Type* i32 = tt->getWithNewBitWidth(32);
+      return b_.CreateTrunc(b_.CreateFPToSI(a, i32), tt);
+    }
+    return floatToWideInt(a, to, tt);
   }
   if (from == te::DType::Bool || te::isUnsigned(from)) return b_.CreateZExtOrTrunc(a, tt);
   return b_.CreateSExtOrTrunc(a, tt);

@@ -5,7 +5,8 @@
 // ~1e5; the three-part Cody-Waite reduction loses digits beyond) and atan, and 2e-7 absolute for
 // erf and tanh, well inside the tolerance against the reference. asin / acos reduce to atan; the
 // hyperbolic functions and their inverses are built from exp and log (log1p-style where
-// cancellation would cost relative accuracy near zero).
+// cancellation would cost relative accuracy near zero). float64 math calls libm's double functions
+// lane by lane: the polynomials above are sized for float32's precision.
 #include <cmath>
 
 #include <llvm/IR/Intrinsics.h>
@@ -180,6 +181,28 @@ llvm::Value* Emitter::emitHyperbolic(te::UnOp op, llvm::Value* x) {
 
 llvm::Value* Emitter::emitUnaryFloat(te::UnOp op, llvm::Value* x) {
   llvm::Type* t = x->getType();
+  if (t->getScalarType()->isDoubleTy()) {
+    switch (op) {
+      case te::UnOp::Exp: return libmCall("exp", x);
+      case te::UnOp::Log: return libmCall("log", x);
+      case te::UnOp::Tanh: return libmCall("tanh", x);
+      case te::UnOp::Erf: return libmCall("erf", x);
+      case te::UnOp::Sigmoid:
+        return b_.CreateFDiv(constF(t, 1.0), b_.CreateFAdd(constF(t, 1.0), libmCall("exp", b_.CreateFNeg(x))));
+      case te::UnOp::Sin: return libmCall("sin", x);
+      case te::UnOp::Cos: return libmCall("cos", x);
+      case te::UnOp::Tan: return libmCall("tan", x);
+      case te::UnOp::Asin: return libmCall("asin", x);
+      case te::UnOp::Acos: return libmCall("acos", x);
+      case te::UnOp::Atan: return libmCall("atan", x);
+      case te::UnOp::Sinh: return libmCall("sinh", x);
+      case te::UnOp::Cosh: return libmCall("cosh", x);
+      case te::UnOp::Asinh: return libmCall("asinh", x);
+      case te::UnOp::Acosh: return libmCall("acosh", x);
+      case te::UnOp::Atanh: return libmCall("atanh", x);
+      default: break;  // exact operations: the generic code below
+    }
+  }
   switch (op) {
     case te::UnOp::Neg: return b_.CreateFNeg(x);
     case te::UnOp::Abs: return callIntrinsic(llvm::Intrinsic::fabs, {x});
@@ -211,6 +234,12 @@ llvm::Value* Emitter::emitUnaryFloat(te::UnOp op, llvm::Value* x) {
     case te::UnOp::Asinh:
     case te::UnOp::Acosh:
     case te::UnOp::Atanh: return emitHyperbolic(op, x);
+    case te::UnOp::TruncBf16: {
+      TT_ASSERT(t->getScalarType()->isFloatTy(), "trunc_bf16 of a non-float32 value");
+      llvm::Type* it = intLike(x, 32);
+      llvm::Value* cut = b_.CreateBitCast(b_.CreateAnd(b_.CreateBitCast(x, it), llvm::ConstantInt::get(it, 0xffff0000u)), t);
+      return b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, cut);
+    }
     case te::UnOp::Not: break;
   }
   TT_UNREACHABLE(std::string("float unary ") + te::unOpName(op));

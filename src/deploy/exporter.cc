@@ -88,6 +88,13 @@ const char* dtypeConstant(runtime::ElemType t) {
     case runtime::ElemType::Bool: return "TTUNE_BOOL";
     case runtime::ElemType::Int8: return "TTUNE_INT8";
     case runtime::ElemType::UInt8: return "TTUNE_UINT8";
+    case runtime::ElemType::Int16: return "TTUNE_INT16";
+    case runtime::ElemType::UInt16: return "TTUNE_UINT16";
+    case runtime::ElemType::UInt32: return "TTUNE_UINT32";
+    case runtime::ElemType::UInt64: return "TTUNE_UINT64";
+    case runtime::ElemType::Float64: return "TTUNE_FLOAT64";
+    case runtime::ElemType::Float16: return "TTUNE_FLOAT16";
+    case runtime::ElemType::BFloat16: return "TTUNE_BFLOAT16";
   }
   return "?";
 }

@@ -19,6 +19,7 @@
 #include "support/log.h"
 #include "support/rng.h"
 #include "support/timer.h"
+#include "te/dtype_io.h"
 #include "te/evaluator.h"
 
 namespace ttune::executor {
@@ -452,16 +453,7 @@ std::vector<runtime::NDArray> CompiledModel::runProfiled(const std::vector<runti
 }
 
 namespace {
-double elementAt(const void* data, te::DType t, int64_t i) {
-  switch (t) {
-    case te::DType::Float32: return static_cast<const float*>(data)[i];
-    case te::DType::Int32: return static_cast<const int32_t*>(data)[i];
-    case te::DType::Int64: return static_cast<double>(static_cast<const int64_t*>(data)[i]);
-    case te::DType::Int8: return static_cast<const int8_t*>(data)[i];
-    case te::DType::UInt8: return static_cast<const uint8_t*>(data)[i];
-    default: return static_cast<const uint8_t*>(data)[i] != 0;
-  }
-}
+double elementAt(const void* data, te::DType t, int64_t i) { return te::loadDouble(data, t, i); }
 }  // namespace
 
 std::vector<runtime::NDArray> CompiledModel::runChecked(const std::vector<runtime::NDArray>& inputs, CheckReport* report,

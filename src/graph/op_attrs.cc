@@ -45,6 +45,7 @@ const char* unaryName(UnaryKind k) {
     case UnaryKind::Asinh: return "asinh";
     case UnaryKind::Acosh: return "acosh";
     case UnaryKind::Atanh: return "atanh";
+    case UnaryKind::TruncBf16: return "trunc_bf16";
   }
   return "?";
 }
@@ -101,6 +102,7 @@ te::UnOp mathOp(UnaryKind k) {
     case UnaryKind::Asinh: return te::UnOp::Asinh;
     case UnaryKind::Acosh: return te::UnOp::Acosh;
     case UnaryKind::Atanh: return te::UnOp::Atanh;
+    case UnaryKind::TruncBf16: return te::UnOp::TruncBf16;
     default: break;
   }
   TT_UNREACHABLE("not a math unary");
@@ -445,7 +447,8 @@ te::Tensor buildOp(const OpAttrs& attrs, const std::vector<te::Tensor>& x) {
               case UnaryKind::Cosh:
               case UnaryKind::Asinh:
               case UnaryKind::Acosh:
-              case UnaryKind::Atanh: {
+              case UnaryKind::Atanh:
+              case UnaryKind::TruncBf16: {
                 te::UnOp op = mathOp(a.kind);
                 return ops::unaryOp(unaryName(a.kind), v, [op](const te::Expr& e) { return te::unary(op, e); });
               }

@@ -57,7 +57,7 @@ struct GlobalPool2dAttrs {
 enum class UnaryKind : uint8_t {
   Relu, LeakyRelu, Clip, Sigmoid, Tanh, Exp, Log, Sqrt, Erf, Gelu, Silu, HardSwish, HardSigmoid,
   Neg, Abs, Identity, Reciprocal, Floor, Ceil, Not,
-  Round, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh
+  Round, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, TruncBf16
 };
 struct UnaryAttrs {
   UnaryKind kind = UnaryKind::Relu;

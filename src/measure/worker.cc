@@ -25,6 +25,7 @@
 #include "runtime/abi.h"
 #include "measure/wire.h"
 #include "runtime/thread_pool.h"
+#include "te/dtype_io.h"
 
 namespace ttune::measure {
 
@@ -129,7 +130,7 @@ Expected<WorkerRequest> parseWorkerRequest(const std::vector<char>& msg) {
     if (!rd.pod(&dt) || !rd.pod(&nd)) return Unexpected("malformed request");
     // Layout-rewritten weights have one axis per tile level (a tiled batch matmul's weight easily
     // has rank 10), so the rank bound only guards against garbage.
-    if (nd > 64 || dt > static_cast<uint8_t>(te::DType::UInt8)) return Unexpected("malformed request: bad argument rank or dtype");
+    if (nd > 64 || dt > static_cast<uint8_t>(te::kLastDType)) return Unexpected("malformed request: bad argument rank or dtype");
     te::Shape shape(nd);
     int64_t elements = 1;
     for (auto& d : shape) {
@@ -217,10 +218,9 @@ std::vector<char> handle(const std::vector<char>& msg) {
   for (size_t i = 0; i < arrays.size(); ++i) {
     if (!is_out[i]) continue;
     const runtime::NDArray& a = arrays[i];
-    if (a.dtype() == te::DType::Float32) {
-      const float* p = a.as<float>();
+    if (te::isFloat(a.dtype())) {
       for (int64_t k = 0; k < a.numElements(); ++k)
-        if (!std::isfinite(p[k]))
+        if (!std::isfinite(te::loadDouble(a.data(), a.dtype(), k)))
           return reply(ErrorKind::NonFinite, "output " + std::to_string(oi) + " has a non-finite value at element " + std::to_string(k), t);
     }
     if (oi < expected.size()) {

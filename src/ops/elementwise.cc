@@ -21,9 +21,9 @@ bool sameShapes(const Shape& out, std::initializer_list<const Tensor*> ts) {
 
 void checkNumeric(const std::string& label, const Tensor& t, std::string_view role, bool int_ok) {
   checkDefined(label, t, role);
-  bool ok = t.dtype() == DType::Float32 || (int_ok && te::isInt(t.dtype()));
+  bool ok = te::isComputeFloat(t.dtype()) || (int_ok && te::isInt(t.dtype()));
   TT_CHECK_ARG(ok, label, ": the ", role, " has dtype ", te::dtypeName(t.dtype()), " but ",
-               int_ok ? "float32 or an integer type" : "float32", " is required");
+               int_ok ? "a float or an integer type" : "float32 or float64", " is required");
 }
 
 Tensor arith(const std::string& label, const Tensor& a, const Tensor& b, bool int_ok,
@@ -146,7 +146,7 @@ Tensor minimum(const Tensor& a, const Tensor& b) {
   return arith("minimum", a, b, true, [](const Expr& x, const Expr& y) { return te::min(x, y); });
 }
 Tensor pow(const Tensor& a, const Tensor& b) {
-  return arith("pow", a, b, false, [](const Expr& x, const Expr& y) { return te::pow(x, y); });
+  return arith("pow", a, b, true, [](const Expr& x, const Expr& y) { return te::pow(x, y); });
 }
 Tensor greater(const Tensor& a, const Tensor& b) {
   return arith("greater", a, b, true, [](const Expr& x, const Expr& y) { return x > y; });

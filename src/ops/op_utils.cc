@@ -39,8 +39,11 @@ void checkMinRank(std::string_view op, const te::Tensor& t, size_t rank, std::st
 
 void checkDType(std::string_view op, const te::Tensor& t, te::DType dtype, std::string_view role) {
   checkDefined(op, t, role);
-  TT_CHECK_ARG(t.dtype() == dtype, op, ": the ", role, " has dtype ", te::dtypeName(t.dtype()), " but ",
-               te::dtypeName(dtype), " is required");
+  // A float32 requirement is one of a float compute type: the expressions promote their float32
+  // constants to float64 operands.
+  bool ok = t.dtype() == dtype || (dtype == te::DType::Float32 && te::isComputeFloat(t.dtype()));
+  TT_CHECK_ARG(ok, op, ": the ", role, " has dtype ", te::dtypeName(t.dtype()), " but ",
+               dtype == te::DType::Float32 ? "float32 or float64" : te::dtypeName(dtype), " is required");
 }
 
 std::optional<Shape> tryBroadcast(const Shape& a, const Shape& b) {

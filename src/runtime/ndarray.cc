@@ -7,6 +7,7 @@
 
 #include "support/assert.h"
 #include "support/rng.h"
+#include "te/dtype_io.h"
 
 namespace ttune::runtime {
 
@@ -55,16 +56,16 @@ void NDArray::fillRandom(uint64_t seed, double lo, double hi) {
     case te::DType::Bool:
       for (int64_t i = 0; i < n; ++i) as<uint8_t>()[i] = rng.bernoulli(0.5);
       break;
-    case te::DType::Int8:
-    case te::DType::UInt8: {
+    case te::DType::Float64:
+    case te::DType::Float16:
+    case te::DType::BFloat16:
+      for (int64_t i = 0; i < n; ++i) te::storeDouble(data(), dtype_, i, rng.uniform(lo, hi));
+      break;
+    default: {
       // The range clamped to the type: [lo, hi) as for the wider integers where it fits.
       int64_t a = std::clamp<int64_t>(static_cast<int64_t>(lo), te::intTypeMin(dtype_), te::intTypeMax(dtype_));
       int64_t b = std::clamp<int64_t>(static_cast<int64_t>(hi) - 1, a, te::intTypeMax(dtype_));
-      for (int64_t i = 0; i < n; ++i) {
-        int64_t v = rng.uniformInt(a, b);
-        if (dtype_ == te::DType::Int8) as<int8_t>()[i] = static_cast<int8_t>(v);
-        else as<uint8_t>()[i] = static_cast<uint8_t>(v);
-      }
+      for (int64_t i = 0; i < n; ++i) te::storeInt(data(), dtype_, i, rng.uniformInt(a, b));
       break;
     }
   }
@@ -72,16 +73,7 @@ void NDArray::fillRandom(uint64_t seed, double lo, double hi) {
 
 void NDArray::fill(double value) {
   int64_t n = numElements();
-  for (int64_t i = 0; i < n; ++i) {
-    switch (dtype_) {
-      case te::DType::Float32: as<float>()[i] = static_cast<float>(value); break;
-      case te::DType::Int32: as<int32_t>()[i] = static_cast<int32_t>(value); break;
-      case te::DType::Int64: as<int64_t>()[i] = static_cast<int64_t>(value); break;
-      case te::DType::Bool: as<uint8_t>()[i] = value != 0; break;
-      case te::DType::Int8: as<int8_t>()[i] = static_cast<int8_t>(te::wrapInt(dtype_, static_cast<int64_t>(value))); break;
-      case te::DType::UInt8: as<uint8_t>()[i] = static_cast<uint8_t>(te::wrapInt(dtype_, static_cast<int64_t>(value))); break;
-    }
-  }
+  for (int64_t i = 0; i < n; ++i) te::storeDouble(data(), dtype_, i, value);
 }
 
 Comparison compare(const NDArray& actual, const NDArray& expected, double atol, double rtol) {
@@ -89,14 +81,10 @@ Comparison compare(const NDArray& actual, const NDArray& expected, double atol, 
   Comparison c;
   int64_t n = actual.numElements();
   for (int64_t i = 0; i < n; ++i) {
-    double a, e;
-    switch (actual.dtype()) {
-      case te::DType::Float32: a = actual.as<float>()[i]; e = expected.as<float>()[i]; break;
-      case te::DType::Int32: a = actual.as<int32_t>()[i]; e = expected.as<int32_t>()[i]; break;
-      case te::DType::Int64: a = static_cast<double>(actual.as<int64_t>()[i]); e = static_cast<double>(expected.as<int64_t>()[i]); break;
-      case te::DType::Int8: a = actual.as<int8_t>()[i]; e = expected.as<int8_t>()[i]; break;
-      default: a = actual.as<uint8_t>()[i]; e = expected.as<uint8_t>()[i]; break;
-    }
+    if (te::isInt(actual.dtype()) &&
+        te::loadInt(actual.data(), actual.dtype(), i) == te::loadInt(expected.data(), expected.dtype(), i))
+      continue;  // exact: 64-bit integers need not survive the trip through double
+    double a = te::loadDouble(actual.data(), actual.dtype(), i), e = te::loadDouble(expected.data(), expected.dtype(), i);
     if (std::isfinite(e) && !std::isfinite(a)) {
       ++c.non_finite;
       continue;

@@ -18,6 +18,15 @@ const char* descr(te::DType t) {
     case te::DType::Bool: return "|b1";
     case te::DType::Int8: return "|i1";
     case te::DType::UInt8: return "|u1";
+    case te::DType::Int16: return "<i2";
+    case te::DType::UInt16: return "<u2";
+    case te::DType::UInt32: return "<u4";
+    case te::DType::UInt64: return "<u8";
+    case te::DType::Float64: return "<f8";
+    case te::DType::Float16: return "<f2";
+    // numpy has no bfloat16: such tensors are written as their bits (and read back only when
+    // the caller asks for bfloat16, readNpy's `as`).
+    case te::DType::BFloat16: return "<u2";
   }
   return "?";
 }
@@ -60,10 +69,11 @@ Expected<NDArray> parseNpy(std::string_view b, const std::string& path) {
   };
   std::string d = field("descr");
   std::optional<te::DType> dtype;
-  for (te::DType t : {te::DType::Float32, te::DType::Int32, te::DType::Int64, te::DType::Bool, te::DType::Int8,
-                      te::DType::UInt8})
-    if (startsWith(d, std::string("'") + descr(t) + "'")) dtype = t;
-  if (!dtype) return Unexpected(path + " holds dtype " + d.substr(0, d.find(',')) + "; ttune reads float32, int32, int64, int8, uint8 and bool");
+  for (int i = 0; i < static_cast<int>(te::kLastDType); ++i)  // not BFloat16: its descr is uint16's
+    if (startsWith(d, std::string("'") + descr(static_cast<te::DType>(i)) + "'")) dtype = static_cast<te::DType>(i);
+  if (!dtype)
+    return Unexpected(path + " holds dtype " + d.substr(0, d.find(',')) +
+                      "; ttune reads float32, float64, float16, bool and the 8- to 64-bit integer types");
   if (startsWith(field("fortran_order"), "True")) return Unexpected(path + " is in Fortran order; save it C-contiguous");
   std::string sh = field("shape");
   size_t open = sh.find('('), close = sh.find(')');

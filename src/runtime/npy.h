@@ -1,5 +1,7 @@
 // NumPy .npy files (format 1.0/2.0, little-endian, C order) for model inputs and outputs, so
-// results can be compared with other frameworks. Supported dtypes: float32, int32, int64, int8, uint8, bool.
+// results can be compared with other frameworks. Supported dtypes: float32, float64, float16, bool,
+// int8 / 16 / 32 / 64 and uint8 / 16 / 32 / 64; bfloat16 (which numpy lacks) is written as its
+// uint16 bits and reads back as uint16 (asElemType reinterprets it).
 #pragma once
 
 #include <string>

@@ -15,6 +15,13 @@ int elemBytes(ElemType t) {
     case ElemType::Bool: return 1;
     case ElemType::Int8: return 1;
     case ElemType::UInt8: return 1;
+    case ElemType::Int16:
+    case ElemType::UInt16:
+    case ElemType::Float16:
+    case ElemType::BFloat16: return 2;
+    case ElemType::UInt32: return 4;
+    case ElemType::UInt64:
+    case ElemType::Float64: return 8;
   }
   return 0;
 }
@@ -27,6 +34,13 @@ const char* elemName(ElemType t) {
     case ElemType::Bool: return "bool";
     case ElemType::Int8: return "int8";
     case ElemType::UInt8: return "uint8";
+    case ElemType::Int16: return "int16";
+    case ElemType::UInt16: return "uint16";
+    case ElemType::UInt32: return "uint32";
+    case ElemType::UInt64: return "uint64";
+    case ElemType::Float64: return "float64";
+    case ElemType::Float16: return "float16";
+    case ElemType::BFloat16: return "bfloat16";
   }
   return "?";
 }

@@ -106,8 +106,11 @@ IntBound constIntBound(const Expr& e, const VarBounds& bounds) {
           [&](const Reduce&) { return I{}; },
       },
       e.node().kind);
-  // 8-bit values wrap (dtype.h): a bound that leaves the type's range is the whole range.
-  if (e.dtype() == DType::Int8 || e.dtype() == DType::UInt8) {
+  // UInt64 carriers are bit patterns (dtype.h) that int64 bounds do not order.
+  if (isUnsigned64(e.dtype())) return I{};
+  // Values of wrapping types (dtype.h) stay in their type: a bound that leaves the type's range
+  // is the whole range.
+  if (wrapsInAnalysis(e.dtype())) {
     IntBound full{intTypeMin(e.dtype()), intTypeMax(e.dtype())};
     if (r.lo < full.lo || r.hi > full.hi) return full;
   }
@@ -213,7 +216,8 @@ std::optional<int64_t> linearCoefficient(const Expr& e, const VarNode* var) {
 
 namespace {
 
-bool isNarrow(DType t) { return t == DType::Int8 || t == DType::UInt8; }
+// Types whose arithmetic wraps below int64 (or, UInt64, whose carrier does not order its values).
+bool isNarrow(DType t) { return wrapsInAnalysis(t); }
 
 class Simplifier {
  public:
@@ -344,8 +348,10 @@ class Simplifier {
     return s;
   }
 
-  // Bound of a - b. 8-bit differences wrap in their type, so they are taken in Int64.
+  // Bound of a - b. Differences of wrapping types wrap in their type, so they are taken in Int64
+  // (UInt64 values may not fit it: unknown).
   IntBound differenceBound(const Expr& a, const Expr& b) {
+    if (isUnsigned64(a.dtype())) return IntBound{};
     if (isNarrow(a.dtype()))
       return constIntBound(run(cast(DType::Int64, a) - cast(DType::Int64, b)), bounds_);
     return constIntBound(run(a - b), bounds_);
@@ -428,12 +434,14 @@ class Simplifier {
   Expr foldFloat(const Expr& s, const Binary& n) {
     double a, b;
     bool ca = isConstFloat(n.a, &a), cb = isConstFloat(n.b, &b);
-    if (ca && cb) {
+    // float32 folds round to float32; float64 ones stay exact; 16-bit floats are left alone.
+    if (ca && cb && (s.dtype() == DType::Float32 || s.dtype() == DType::Float64)) {
+      auto round = [&](double v) { return s.dtype() == DType::Float32 ? static_cast<double>(static_cast<float>(v)) : v; };
       switch (n.op) {
-        case BinOp::Add: return floatImm(static_cast<float>(a + b), s.dtype());
-        case BinOp::Sub: return floatImm(static_cast<float>(a - b), s.dtype());
-        case BinOp::Mul: return floatImm(static_cast<float>(a * b), s.dtype());
-        case BinOp::Div: if (b != 0) return floatImm(static_cast<float>(a / b), s.dtype()); break;
+        case BinOp::Add: return floatImm(round(a + b), s.dtype());
+        case BinOp::Sub: return floatImm(round(a - b), s.dtype());
+        case BinOp::Mul: return floatImm(round(a * b), s.dtype());
+        case BinOp::Div: if (b != 0) return floatImm(round(a / b), s.dtype()); break;
         case BinOp::Min: return floatImm(std::min(a, b), s.dtype());
         case BinOp::Max: return floatImm(std::max(a, b), s.dtype());
         default: break;

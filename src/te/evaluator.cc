@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "support/assert.h"
+#include "te/dtype_io.h"
 #include "support/overload.h"
 #include "te/expr_functor.h"
 #include "te/printer.h"
@@ -18,7 +19,9 @@ namespace {
 struct Env {
   std::vector<int64_t> vars;
 };
-using FFn = std::function<float(Env&)>;
+// Float values are carried as double: float64 computes in double, float32 and the 16-bit floats
+// in float (16-bit results rounded to their type), so each type rounds as the generated code does.
+using FFn = std::function<double(Env&)>;
 using IFn = std::function<int64_t(Env&)>;
 
 struct TensorData {
@@ -33,17 +36,28 @@ int64_t floorDiv(int64_t a, int64_t b) {
   return q;
 }
 
-float applyUnary(UnOp op, float x) {
+// The value of type `t` nearest to v (round to nearest even; see float16.h for the 16-bit ones).
+double roundTo(DType t, double v) {
+  switch (t) {
+    case DType::Float32: return static_cast<float>(v);
+    case DType::Float16: return halfToFloat(floatToHalf(doubleToFloatOdd(v)));
+    case DType::BFloat16: return bf16ToFloat(floatToBf16(doubleToFloatOdd(v)));
+    default: return v;
+  }
+}
+
+template <class T>
+T applyUnary(UnOp op, T x) {
   switch (op) {
     case UnOp::Neg: return -x;
     case UnOp::Abs: return std::fabs(x);
     case UnOp::Exp: return std::exp(x);
     case UnOp::Log: return std::log(x);
     case UnOp::Sqrt: return std::sqrt(x);
-    case UnOp::Rsqrt: return 1.0f / std::sqrt(x);
+    case UnOp::Rsqrt: return T(1) / std::sqrt(x);
     case UnOp::Tanh: return std::tanh(x);
     case UnOp::Erf: return std::erf(x);
-    case UnOp::Sigmoid: return 1.0f / (1.0f + std::exp(-x));
+    case UnOp::Sigmoid: return T(1) / (T(1) + std::exp(-x));
     case UnOp::Floor: return std::floor(x);
     case UnOp::Ceil: return std::ceil(x);
     case UnOp::Round: return std::nearbyint(x);  // round half to even, as ONNX Round
@@ -58,12 +72,18 @@ float applyUnary(UnOp op, float x) {
     case UnOp::Asinh: return std::asinh(x);
     case UnOp::Acosh: return std::acosh(x);
     case UnOp::Atanh: return std::atanh(x);
+    case UnOp::TruncBf16: {
+      // NaN is tested on the bits: GCC 12.2 at -O3 drops the masking after an `f != f` test.
+      uint32_t u = floatBits(static_cast<float>(x));
+      if ((u & 0x7fffffffu) > 0x7f800000u) return x;
+      return static_cast<T>(bitsFloat(u & 0xffff0000u));
+    }
     case UnOp::Not: break;
   }
   TT_UNREACHABLE(std::string("float unary ") + unOpName(op));
 }
 
-float combineFloat(ReduceKind k, float acc, float x) {
+double combineFloat(ReduceKind k, double acc, double x) {
   switch (k) {
     case ReduceKind::Sum: return acc + x;
     case ReduceKind::Max: return std::fmax(acc, x);
@@ -73,17 +93,21 @@ float combineFloat(ReduceKind k, float acc, float x) {
   TT_UNREACHABLE("reduce kind");
 }
 
-int64_t combineInt(ReduceKind k, int64_t acc, int64_t x) {
+// Integer arithmetic on int64 carriers (dtype.h): sums and products wrap (in uint64, where
+// int64 would overflow); UInt64 carriers order unsigned.
+int64_t combineInt(ReduceKind k, int64_t acc, int64_t x, bool u64) {
+  uint64_t ua = static_cast<uint64_t>(acc), ux = static_cast<uint64_t>(x);
   switch (k) {
-    case ReduceKind::Sum: return acc + x;
-    case ReduceKind::Max: return std::max(acc, x);
-    case ReduceKind::Min: return std::min(acc, x);
-    case ReduceKind::Prod: return acc * x;
+    case ReduceKind::Sum: return static_cast<int64_t>(ua + ux);
+    case ReduceKind::Max: return u64 ? static_cast<int64_t>(std::max(ua, ux)) : std::max(acc, x);
+    case ReduceKind::Min: return u64 ? static_cast<int64_t>(std::min(ua, ux)) : std::min(acc, x);
+    case ReduceKind::Prod: return static_cast<int64_t>(ua * ux);
   }
   TT_UNREACHABLE("reduce kind");
 }
 
-float applyBinary(BinOp op, float a, float b) {
+template <class T>
+T applyBinary(BinOp op, T a, T b) {
   switch (op) {
     case BinOp::Add: return a + b;
     case BinOp::Sub: return a - b;
@@ -97,20 +121,42 @@ float applyBinary(BinOp op, float a, float b) {
   TT_UNREACHABLE(std::string("float binary ") + binOpName(op));
 }
 
-int64_t applyIntBinary(BinOp op, int64_t a, int64_t b) {
+// Integer x^n wrapping in 64 bits (square and multiply); a negative n gives the truncated
+// 1 / x^-n: 1 for x = 1, +-1 for x = -1, else 0 (division by zero for x = 0 is 0 too).
+int64_t intPow(int64_t x, int64_t n, bool unsigned_n) {
+  if (!unsigned_n && n < 0) return x == 1 ? 1 : x == -1 ? ((n & 1) ? -1 : 1) : 0;
+  uint64_t r = 1, b = static_cast<uint64_t>(x);
+  for (uint64_t e = static_cast<uint64_t>(n); e; e >>= 1, b *= b)
+    if (e & 1) r *= b;
+  return static_cast<int64_t>(r);
+}
+
+int64_t applyIntBinary(BinOp op, int64_t a, int64_t b, bool u64) {
+  uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
   switch (op) {
-    case BinOp::Add: return a + b;
-    case BinOp::Sub: return a - b;
-    case BinOp::Mul: return a * b;
-    case BinOp::FloorDiv: TT_ASSERT(b != 0, "integer division by zero"); return floorDiv(a, b);
-    case BinOp::FloorMod: TT_ASSERT(b != 0, "integer modulo by zero"); return a - floorDiv(a, b) * b;
-    case BinOp::Min: return std::min(a, b);
-    case BinOp::Max: return std::max(a, b);
-    case BinOp::Pow: {
-      int64_t r = 1;
-      for (int64_t i = 0; i < b; ++i) r *= a;
-      return r;
-    }
+    case BinOp::Add: return static_cast<int64_t>(ua + ub);
+    case BinOp::Sub: return static_cast<int64_t>(ua - ub);
+    case BinOp::Mul: return static_cast<int64_t>(ua * ub);
+    case BinOp::FloorDiv:
+      TT_ASSERT(b != 0, "integer division by zero");
+      if (u64) return static_cast<int64_t>(ua / ub);
+      if (a == INT64_MIN && b == -1) return a;  // wraps, as the generated code's division
+      return floorDiv(a, b);
+    case BinOp::FloorMod:
+      TT_ASSERT(b != 0, "integer modulo by zero");
+      if (u64) return static_cast<int64_t>(ua % ub);
+      if (b == -1) return 0;
+      return a - floorDiv(a, b) * b;
+    case BinOp::Min: return u64 ? static_cast<int64_t>(std::min(ua, ub)) : std::min(a, b);
+    case BinOp::Max: return u64 ? static_cast<int64_t>(std::max(ua, ub)) : std::max(a, b);
+    case BinOp::Pow: return intPow(a, b, u64);
+    case BinOp::Lt: if (u64) return ua < ub; break;
+    case BinOp::Le: if (u64) return ua <= ub; break;
+    case BinOp::Gt: if (u64) return ua > ub; break;
+    case BinOp::Ge: if (u64) return ua >= ub; break;
+    default: break;
+  }
+  switch (op) {
     case BinOp::Eq: return a == b;
     case BinOp::Ne: return a != b;
     case BinOp::Lt: return a < b;
@@ -152,7 +198,7 @@ class Compiler {
                 FFn a = compileFloat(n.a), b = compileFloat(n.b);
                 BinOp op = n.op;
                 return [a, b, op](Env& env) -> int64_t {
-                  float x = a(env), y = b(env);
+                  double x = a(env), y = b(env);
                   switch (op) {
                     case BinOp::Eq: return x == y;
                     case BinOp::Ne: return x != y;
@@ -169,15 +215,21 @@ class Compiler {
               if (op == BinOp::And) return [a, b](Env& env) -> int64_t { return a(env) && b(env); };
               if (op == BinOp::Or) return [a, b](Env& env) -> int64_t { return a(env) || b(env); };
               DType t = e.dtype();
-              return [a, b, op, t](Env& env) { return wrapInt(t, applyIntBinary(op, a(env), b(env))); };
+              bool u64 = isUnsigned64(n.a.dtype());
+              return [a, b, op, t, u64](Env& env) { return wrapInt(t, applyIntBinary(op, a(env), b(env), u64)); };
             },
             [&](const Unary& n) -> IFn {
               IFn a = compileInt(n.a);
               switch (n.op) {
                 case UnOp::Not: return [a](Env& env) -> int64_t { return !a(env); };
-                case UnOp::Neg: return [a, t = e.dtype()](Env& env) { return wrapInt(t, -a(env)); };
+                case UnOp::Neg:
+                  return [a, t = e.dtype()](Env& env) { return wrapInt(t, static_cast<int64_t>(0 - static_cast<uint64_t>(a(env)))); };
                 case UnOp::Abs:
-                  return [a, t = e.dtype()](Env& env) { int64_t v = a(env); return wrapInt(t, v < 0 ? -v : v); };
+                  if (isUnsigned(e.dtype())) return a;
+                  return [a, t = e.dtype()](Env& env) {
+                    int64_t v = a(env);
+                    return wrapInt(t, v < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(v)) : v);
+                  };
                 default: TT_UNREACHABLE(std::string("integer ") + unOpName(n.op));
               }
             },
@@ -189,11 +241,17 @@ class Compiler {
               DType to = e.dtype();
               if (isFloat(n.a.dtype())) {
                 FFn a = compileFloat(n.a);
-                if (to == DType::Bool) return [a](Env& env) -> int64_t { return a(env) != 0.0f; };
-                // To an 8-bit type through int32, as codegen converts (dtype.h: the cast wraps).
+                if (to == DType::Bool) return [a](Env& env) -> int64_t { return a(env) != 0.0; };
+                // Int32 / Int64 convert directly and 8-bit types through int32, as codegen does;
+                // the other types through a saturating int64 conversion (UInt64 unsigned above
+                // 2^63), so every float has a defined result and the cast wraps (dtype.h).
+                if (to == DType::Int64) return [a](Env& env) -> int64_t { return static_cast<int64_t>(a(env)); };
+                if (to == DType::Int32 || to == DType::Int8 || to == DType::UInt8)
+                  return [a, to](Env& env) -> int64_t { return wrapInt(to, static_cast<int32_t>(a(env))); };
                 return [a, to](Env& env) -> int64_t {
-                  float v = a(env);
-                  return to == DType::Int64 ? static_cast<int64_t>(v) : wrapInt(to, static_cast<int32_t>(v));
+                  uint64_t bits;
+                  storeDouble(&bits, to == DType::UInt64 ? DType::UInt64 : DType::Int64, 0, a(env));
+                  return wrapInt(to, static_cast<int64_t>(bits));
                 };
               }
               IFn a = compileInt(n.a);
@@ -210,17 +268,7 @@ class Compiler {
               }
               auto addr = compileAddress(n);
               DType t = e.dtype();
-              return [addr, t](Env& env) -> int64_t {
-                void* p = addr(env);
-                switch (t) {
-                  case DType::Int32: return *static_cast<int32_t*>(p);
-                  case DType::Int64: return *static_cast<int64_t*>(p);
-                  case DType::Bool: return *static_cast<uint8_t*>(p) != 0;
-                  case DType::Int8: return *static_cast<int8_t*>(p);
-                  case DType::UInt8: return *static_cast<uint8_t*>(p);
-                  default: TT_UNREACHABLE("int read of a float tensor");
-                }
-              };
+              return [addr, t](Env& env) -> int64_t { return loadInt(addr(env), t, 0); };
             },
             [&](const BufferLoad&) -> IFn { TT_UNREACHABLE("the evaluator runs on unlowered DAGs"); },
             [&](const Reduce&) -> IFn { TT_UNREACHABLE("nested reduction"); },
@@ -231,22 +279,28 @@ class Compiler {
   FFn compileFloat(const Expr& e) {
     if (!isFloat(e.dtype())) {
       IFn f = compileInt(e);
-      return [f](Env& env) { return static_cast<float>(f(env)); };
+      if (isUnsigned64(e.dtype())) return [f](Env& env) { return static_cast<double>(static_cast<uint64_t>(f(env))); };
+      return [f](Env& env) { return static_cast<double>(f(env)); };
     }
+    DType t = e.dtype();
     return std::visit(
         Overload{
             [&](const IntImm&) -> FFn { TT_UNREACHABLE("int constant of float dtype"); },
-            [&](const FloatImm& n) -> FFn { float v = static_cast<float>(n.value); return [v](Env&) { return v; }; },
+            [&](const FloatImm& n) -> FFn { double v = roundTo(t, n.value); return [v](Env&) { return v; }; },
             [&](const VarRef& n) -> FFn { TT_UNREACHABLE("float variable " + n.var.name()); },
             [&](const Binary& n) -> FFn {
               FFn a = compileFloat(n.a), b = compileFloat(n.b);
               BinOp op = n.op;
-              return [a, b, op](Env& env) { return applyBinary(op, a(env), b(env)); };
+              if (t == DType::Float64) return [a, b, op](Env& env) { return applyBinary<double>(op, a(env), b(env)); };
+              return [a, b, op, t](Env& env) {
+                return roundTo(t, applyBinary<float>(op, static_cast<float>(a(env)), static_cast<float>(b(env))));
+              };
             },
             [&](const Unary& n) -> FFn {
               FFn a = compileFloat(n.a);
               UnOp op = n.op;
-              return [a, op](Env& env) { return applyUnary(op, a(env)); };
+              if (t == DType::Float64) return [a, op](Env& env) { return applyUnary<double>(op, a(env)); };
+              return [a, op, t](Env& env) { return roundTo(t, applyUnary<float>(op, static_cast<float>(a(env)))); };
             },
             [&](const Select& n) -> FFn {
               IFn c = compileInt(n.cond);
@@ -254,18 +308,34 @@ class Compiler {
               return [c, t, f](Env& env) { return c(env) ? t(env) : f(env); };
             },
             [&](const Cast& n) -> FFn {
+              DType from = n.a.dtype();
+              if (isFloat(from)) {
+                FFn a = compileFloat(n.a);
+                return [a, t](Env& env) { return roundTo(t, a(env)); };
+              }
               IFn a = compileInt(n.a);
-              return [a](Env& env) { return static_cast<float>(a(env)); };
+              // One rounding from the integer to float32 (16-bit floats then round from float32,
+              // as the generated code converts); float64 from the exact value.
+              bool u64 = isUnsigned64(from);
+              if (t == DType::Float64) {
+                if (u64) return [a](Env& env) { return static_cast<double>(static_cast<uint64_t>(a(env))); };
+                return [a](Env& env) { return static_cast<double>(a(env)); };
+              }
+              return [a, t, u64](Env& env) {
+                int64_t v = a(env);
+                float f = u64 ? static_cast<float>(static_cast<uint64_t>(v)) : static_cast<float>(v);
+                return roundTo(t, f);
+              };
             },
             [&](const TensorRead& n) -> FFn {
               if (isLazy(n)) {
                 auto idx = compileIndices(n);
                 const Operation* op = n.tensor.get();
                 LazyRead lz = lazy_;
-                return [idx, op, lz](Env& env) { return static_cast<float>(lz(op, idx(env))); };
+                return [idx, op, lz](Env& env) { return lz(op, idx(env)); };
               }
               auto addr = compileAddress(n);
-              return [addr](Env& env) { return *static_cast<float*>(addr(env)); };
+              return [addr, t](Env& env) { return loadDouble(addr(env), t, 0); };
             },
             [&](const BufferLoad&) -> FFn { TT_UNREACHABLE("the evaluator runs on unlowered DAGs"); },
             [&](const Reduce&) -> FFn { TT_UNREACHABLE("nested reduction"); },
@@ -341,15 +411,9 @@ void forEachPoint(Env& env, const std::vector<int>& slots, const std::vector<int
   }
 }
 
-void storeValue(void* base, int64_t off, DType t, float fv, int64_t iv) {
-  switch (t) {
-    case DType::Float32: static_cast<float*>(base)[off] = fv; break;
-    case DType::Int32: static_cast<int32_t*>(base)[off] = static_cast<int32_t>(iv); break;
-    case DType::Int64: static_cast<int64_t*>(base)[off] = iv; break;
-    case DType::Bool: static_cast<uint8_t*>(base)[off] = iv != 0; break;
-    case DType::Int8: static_cast<int8_t*>(base)[off] = static_cast<int8_t>(wrapInt(t, iv)); break;
-    case DType::UInt8: static_cast<uint8_t*>(base)[off] = static_cast<uint8_t>(wrapInt(t, iv)); break;
-  }
+void storeValue(void* base, int64_t off, DType t, double fv, int64_t iv) {
+  if (isFloat(t)) storeDouble(base, t, off, fv);
+  else storeInt(base, t, off, iv);
 }
 
 }  // namespace
@@ -401,41 +465,29 @@ void evaluate(const ComputeDAG& dag, const std::vector<void*>& args) {
     FFn fval = fl ? comp.compileFloat(value_expr) : FFn();
     IFn ival = fl ? IFn() : comp.compileInt(value_expr);
     IFn cond = (r && r->cond.defined()) ? comp.compileInt(r->cond) : IFn();
-    float fid = 0;
+    double fid = 0;
     int64_t iid = 0;
+    bool u64 = isUnsigned64(dt);
     if (r) {
       Expr id = reduceIdentity(r->kind, dt);
-      if (fl) fid = static_cast<float>(id.as<FloatImm>()->value);
+      if (fl) fid = id.as<FloatImm>()->value;
       else iid = id.as<IntImm>()->value;
     }
     forEachPoint(env, axis_slots, axis_ext, [&] {
       int64_t off = 0;
       for (size_t d = 0; d < axis_slots.size(); ++d) off += env.vars[axis_slots[d]] * out.strides[d];
       if (!r) {
-        storeValue(out.data, off, dt, fl ? fval(env) : 0.0f, fl ? 0 : ival(env));
+        storeValue(out.data, off, dt, fl ? fval(env) : 0.0, fl ? 0 : ival(env));
         return;
       }
-      float facc = fid;
+      // Each step rounds to the accumulator's type, as the generated code's accumulator does
+      // (float32: exactly float arithmetic, double rounding being innocuous for + and *).
+      double facc = fid;
       int64_t iacc = iid;
       forEachPoint(env, red_slots, red_ext, [&] {
         if (cond && !cond(env)) return;
-        if (fl) {
-          float v = fval(env);
-          switch (r->kind) {
-            case ReduceKind::Sum: facc += v; break;
-            case ReduceKind::Max: facc = std::fmax(facc, v); break;
-            case ReduceKind::Min: facc = std::fmin(facc, v); break;
-            case ReduceKind::Prod: facc *= v; break;
-          }
-        } else {
-          int64_t v = ival(env);
-          switch (r->kind) {
-            case ReduceKind::Sum: iacc += v; break;
-            case ReduceKind::Max: iacc = std::max(iacc, v); break;
-            case ReduceKind::Min: iacc = std::min(iacc, v); break;
-            case ReduceKind::Prod: iacc *= v; break;
-          }
-        }
+        if (fl) facc = roundTo(dt, combineFloat(r->kind, facc, fval(env)));
+        else iacc = combineInt(r->kind, iacc, ival(env), u64);
       });
       storeValue(out.data, off, dt, facc, iacc);
     });
@@ -487,22 +539,18 @@ class LazyEvaluator {
     bool fl = isFloat(op->dtype());
     double v;
     if (!p.red) {
-      v = fl ? static_cast<double>(p.fval(env)) : static_cast<double>(p.ival(env));
+      v = fl ? p.fval(env) : static_cast<double>(p.ival(env));
     } else {
-      Expr id = reduceIdentity(p.red->kind, op->dtype());
-      float facc = fl ? static_cast<float>(id.as<FloatImm>()->value) : 0.0f;
+      DType dt = op->dtype();
+      Expr id = reduceIdentity(p.red->kind, dt);
+      double facc = fl ? id.as<FloatImm>()->value : 0.0;
       int64_t iacc = fl ? 0 : id.as<IntImm>()->value;
       forEachPoint(env, p.red_slots, p.red_ext, [&] {
         if (p.cond && !p.cond(env)) return;
-        if (fl) {
-          float x = p.fval(env);
-          facc = combineFloat(p.red->kind, facc, x);
-        } else {
-          int64_t x = p.ival(env);
-          iacc = combineInt(p.red->kind, iacc, x);
-        }
+        if (fl) facc = roundTo(dt, combineFloat(p.red->kind, facc, p.fval(env)));
+        else iacc = combineInt(p.red->kind, iacc, p.ival(env), isUnsigned64(dt));
       });
-      v = fl ? static_cast<double>(facc) : static_cast<double>(wrapInt(op->dtype(), iacc));
+      v = fl ? facc : static_cast<double>(wrapInt(dt, iacc));
     }
     p.memo.emplace(flat, v);
     return v;

@@ -93,6 +93,7 @@ const char* unOpName(UnOp op) {
     case UnOp::Asinh: return "asinh";
     case UnOp::Acosh: return "acosh";
     case UnOp::Atanh: return "atanh";
+    case UnOp::TruncBf16: return "trunc_bf16";
   }
   return "?";
 }
@@ -115,8 +116,9 @@ bool isLogical(BinOp op) { return op == BinOp::And || op == BinOp::Or; }
 
 Expr intImm(int64_t v, DType dtype) {
   TT_ASSERT(isInt(dtype) || dtype == DType::Bool, "intImm of a non-integer dtype");
-  // 8-bit constants are kept in their type's range, as every value of the type is (dtype.h).
-  if (dtype == DType::Int8 || dtype == DType::UInt8) v = wrapInt(dtype, v);
+  // Constants of wrapping types are kept in their type's range, as every value of the type is
+  // (dtype.h).
+  if (wrapsInAnalysis(dtype)) v = wrapInt(dtype, v);
   return make(dtype, IntImm{v});
 }
 Expr floatImm(double v, DType dtype) {
@@ -137,7 +139,8 @@ Expr reduceIdentity(ReduceKind kind, DType dtype) {
   switch (kind) {
     case ReduceKind::Sum: return intImm(0, dtype);
     case ReduceKind::Max: return intImm(intTypeMin(dtype), dtype);
-    case ReduceKind::Min: return intImm(intTypeMax(dtype), dtype);
+    // UInt64's largest value is all ones, -1 in its int64 carrier.
+    case ReduceKind::Min: return intImm(isUnsigned64(dtype) ? -1 : intTypeMax(dtype), dtype);
     case ReduceKind::Prod: return intImm(1, dtype);
   }
   TT_UNREACHABLE("reduce kind");
@@ -172,6 +175,15 @@ void promote(Expr& a, Expr& b) {
     if (isConstInt(x, &v)) x = floatImm(static_cast<double>(v), ft);
     else x = cast(ft, x);
   };
+  if (isFloat(a.dtype()) && isFloat(b.dtype())) {
+    // Two float types: the wider one; float16 with bfloat16 meets in float32.
+    auto rank = [](DType t) { return t == DType::Float64 ? 2 : t == DType::Float32 ? 1 : 0; };
+    DType ft = rank(a.dtype()) == 2 || rank(b.dtype()) == 2 ? DType::Float64 : DType::Float32;
+    if (rank(a.dtype()) == 0 && rank(b.dtype()) == 0 && a.dtype() == b.dtype()) return;
+    if (a.dtype() != ft) a = cast(ft, a);
+    if (b.dtype() != ft) b = cast(ft, b);
+    return;
+  }
   if (isFloat(a.dtype()) && !isFloat(b.dtype())) return toFloat(b, a.dtype());
   if (isFloat(b.dtype()) && !isFloat(a.dtype())) return toFloat(a, b.dtype());
   // Both integer or bool: widen to Int64 unless one side is a constant that fits the other.
@@ -208,11 +220,33 @@ Expr binary(BinOp op, Expr a, Expr b) {
 
   // Fold integer constants right away: index expressions are built from many of them.
   int64_t x, y;
-  if (isConstInt(a, &x) && isConstInt(b, &y) && t != DType::Bool) {
+  if (isConstInt(a, &x) && isConstInt(b, &y) && isUnsigned64(t)) {
+    // UInt64 carriers hold bit patterns: order, division and min/max are unsigned.
+    uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
+    auto u = [t](uint64_t v) { return intImm(static_cast<int64_t>(v), t); };
     switch (op) {
-      case BinOp::Add: return intImm(wrapInt(t, x + y), t);
-      case BinOp::Sub: return intImm(wrapInt(t, x - y), t);
-      case BinOp::Mul: return intImm(wrapInt(t, x * y), t);
+      case BinOp::Add: return u(ux + uy);
+      case BinOp::Sub: return u(ux - uy);
+      case BinOp::Mul: return u(ux * uy);
+      case BinOp::FloorDiv: if (uy != 0) return u(ux / uy); break;
+      case BinOp::FloorMod: if (uy != 0) return u(ux % uy); break;
+      case BinOp::Min: return u(std::min(ux, uy));
+      case BinOp::Max: return u(std::max(ux, uy));
+      case BinOp::Eq: return boolImm(ux == uy);
+      case BinOp::Ne: return boolImm(ux != uy);
+      case BinOp::Lt: return boolImm(ux < uy);
+      case BinOp::Le: return boolImm(ux <= uy);
+      case BinOp::Gt: return boolImm(ux > uy);
+      case BinOp::Ge: return boolImm(ux >= uy);
+      default: break;
+    }
+  } else if (isConstInt(a, &x) && isConstInt(b, &y) && t != DType::Bool) {
+    // Sums and products in uint64, which wraps where int64 would overflow.
+    auto wrap = [t](uint64_t v) { return intImm(wrapInt(t, static_cast<int64_t>(v)), t); };
+    switch (op) {
+      case BinOp::Add: return wrap(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
+      case BinOp::Sub: return wrap(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
+      case BinOp::Mul: return wrap(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
       case BinOp::FloorDiv: if (y != 0) return intImm(floorDiv(x, y), t); break;
       case BinOp::FloorMod: if (y != 0) return intImm(floorMod(x, y), t); break;
       case BinOp::Min: return intImm(std::min(x, y), t);
@@ -251,7 +285,7 @@ Expr unary(UnOp op, Expr a) {
       if (int64_t v; isConstInt(a, &v)) return boolImm(v == 0);
       return make(DType::Bool, Unary{op, std::move(a)});
     case UnOp::Neg:
-      if (int64_t v; isConstInt(a, &v)) return intImm(wrapInt(a.dtype(), -v), a.dtype());
+      if (int64_t v; isConstInt(a, &v)) return intImm(wrapInt(a.dtype(), static_cast<int64_t>(0 - static_cast<uint64_t>(v))), a.dtype());
       if (double v; isConstFloat(a, &v)) return floatImm(-v, a.dtype());
       break;
     case UnOp::Abs:
@@ -275,7 +309,14 @@ Expr select(Expr cond, Expr t, Expr f) {
 
 Expr cast(DType dtype, Expr a) {
   if (a.dtype() == dtype) return a;
+  // float32 constants meet float64 operands as their exact value (promote()).
+  if (double v; isConstFloat(a, &v) && a.dtype() == DType::Float32 && dtype == DType::Float64) return floatImm(v, dtype);
   if (int64_t v; isConstInt(a, &v)) {
+    // UInt64 to float32 rounds once, from the integer (as the generated code converts).
+    if (isUnsigned64(a.dtype()) && dtype == DType::Float32)
+      return floatImm(static_cast<float>(static_cast<uint64_t>(v)), dtype);
+    if (isUnsigned64(a.dtype())) return floatImm(static_cast<double>(static_cast<uint64_t>(v)), dtype);
+    if (dtype == DType::Float32) return floatImm(static_cast<float>(v), dtype);
     if (isFloat(dtype)) return floatImm(static_cast<double>(v), dtype);
     if (dtype == DType::Bool) return boolImm(v != 0);
     return intImm(wrapInt(dtype, v), dtype);

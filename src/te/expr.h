@@ -101,7 +101,10 @@ enum class BinOp : uint8_t {
 };
 enum class UnOp : uint8_t {
   Neg, Not, Abs, Exp, Log, Sqrt, Rsqrt, Tanh, Erf, Sigmoid, Floor, Ceil, Round,
-  Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh
+  Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh,
+  // float32 truncated toward zero to bfloat16's precision (the low 16 bits cleared; NaN stays a
+  // NaN): ONNX's Cast to BFLOAT16 as its reference implementation does it (onnx 1.12).
+  TruncBf16
 };
 enum class ReduceKind : uint8_t { Sum, Max, Min, Prod };
 

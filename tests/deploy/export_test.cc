@@ -244,6 +244,86 @@ TEST(Export, QuantizedModelHasEightBitTensorsAndMatchesTheExecutor) {
   lib.destroy(em);
 }
 
+// Every element type the C API names: a model whose inputs and outputs are float16, bfloat16,
+// float64, int16, uint16, uint32 and uint64, exported, matches the executor bit for bit and the
+// reference evaluator; the header's codes are the C API's.
+TEST(Export, ModelWithEveryNewElementTypeMatchesTheExecutor) {
+  TempDir dir;
+  ModelBuilder b(13);
+  b.input("h", {int64_t{2}, int64_t{19}}, te::DType::Float16);
+  b.input("bf", {int64_t{2}, int64_t{19}}, te::DType::BFloat16);
+  b.input("d", {int64_t{2}, int64_t{19}}, te::DType::Float64);
+  b.input("s", {int64_t{2}, int64_t{19}}, te::DType::Int16);
+  b.input("u", {int64_t{2}, int64_t{19}}, te::DType::UInt64);
+  b.node("Mul", {"h", "h"}, {"h2"});                 // float16 computed in float32
+  setAttr(b.node("Cast", {"bf"}, {"bf32"}), "to", int64_t{onnx::TensorProto::FLOAT});
+  b.node("Exp", {"d"}, {"de"});                      // float64 math
+  setAttr(b.node("Cast", {"s"}, {"s16"}), "to", int64_t{onnx::TensorProto::UINT16});
+  setAttr(b.node("Cast", {"u"}, {"u32"}), "to", int64_t{onnx::TensorProto::UINT32});
+  b.node("Max", {"u", "u"}, {"umax"});
+  for (const char* o : {"h2", "bf32", "de", "s16", "u32", "umax"}) b.output(o);
+  std::string path = (dir.path / "dtypes.onnx").string();
+  std::ofstream(path, std::ios::binary) << b.bytes();
+  graph::Graph original = frontend::importOnnx(path);
+  graph::Graph g = original;
+  graph::optimizeGraph(g);
+  executor::CompiledModel m = executor::CompiledModel::compile(g);
+  ExportResult r = exportModel(m.artifacts(), options(dir.path, "dtypes"));
+  Library lib(r.library);
+  ASSERT_NE(lib.handle, nullptr);
+  ttune_model* em = lib.create(dir.path.c_str(), 1);
+  ASSERT_NE(em, nullptr) << lib.last_error();
+  const int want_in[] = {TTUNE_FLOAT16, TTUNE_BFLOAT16, TTUNE_FLOAT64, TTUNE_INT16, TTUNE_UINT64};
+  const int want_out[] = {TTUNE_FLOAT16, TTUNE_FLOAT32, TTUNE_FLOAT64, TTUNE_UINT16, TTUNE_UINT32, TTUNE_UINT64};
+  ttune_tensor_info info;
+  for (int i = 0; i < 5; ++i) {
+    ASSERT_EQ(lib.input_info(em, i, &info), TTUNE_OK);
+    EXPECT_EQ(info.dtype, want_in[i]) << "input " << i;
+  }
+  for (int i = 0; i < 6; ++i) {
+    ASSERT_EQ(lib.output_info(em, i, &info), TTUNE_OK);
+    EXPECT_EQ(info.dtype, want_out[i]) << "output " << i;
+  }
+  EXPECT_EQ(TTUNE_INT16, 6);
+  EXPECT_EQ(TTUNE_BFLOAT16, 12);
+  std::ifstream header(dir.path / "dtypes.h");
+  std::string text((std::istreambuf_iterator<char>(header)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("TTUNE_FLOAT16"), std::string::npos);
+  for (uint64_t seed : {1, 2}) {
+    std::vector<runtime::NDArray> inputs = executor::randomInputs(g, seed, 1000);
+    std::vector<runtime::NDArray> want = m.run(inputs);
+    expectBitIdentical(runExported(lib, em, inputs), want);
+    std::vector<runtime::NDArray> ref = graph::evaluateGraph(original, inputs);
+    for (size_t i = 0; i < ref.size(); ++i) EXPECT_TRUE(runtime::compare(want[i], ref[i], 0, 0).ok()) << "output " << i;
+  }
+  lib.destroy(em);
+}
+
+TEST(Npy, EveryElementTypeRoundTrips) {
+  TempDir dir;
+  for (te::DType t : {te::DType::Int16, te::DType::UInt16, te::DType::UInt32, te::DType::UInt64, te::DType::Float64,
+                      te::DType::Float16}) {
+    SCOPED_TRACE(te::dtypeName(t));
+    runtime::NDArray a({3, 5}, t);
+    a.fillRandom(3, -100, 100);
+    std::string p = (dir.path / (std::string(te::dtypeName(t)) + ".npy")).string();
+    ASSERT_TRUE(runtime::writeNpy(p, a).ok());
+    auto back = runtime::readNpy(p);
+    ASSERT_TRUE(back.ok()) << back.error();
+    EXPECT_EQ(back->dtype(), t);
+    EXPECT_EQ(std::memcmp(back->data(), a.data(), static_cast<size_t>(a.bytes())), 0);
+  }
+  // bfloat16 goes out as its uint16 bits (numpy has no bfloat16) and comes back as uint16.
+  runtime::NDArray bf({4}, te::DType::BFloat16);
+  bf.fill(1.5);
+  std::string p = (dir.path / "bf.npy").string();
+  ASSERT_TRUE(runtime::writeNpy(p, bf).ok());
+  auto back = runtime::readNpy(p);
+  ASSERT_TRUE(back.ok()) << back.error();
+  EXPECT_EQ(back->dtype(), te::DType::UInt16);
+  EXPECT_EQ(back->as<uint16_t>()[0], 0x3fc0);
+}
+
 class ExportedSmallModel : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {

@@ -28,6 +28,7 @@
 #include "common/random_schedule.h"
 #include "deploy/exporter.h"
 #include "executor/executor.h"
+#include "frontend/node_test_data.h"
 #include "frontend/onnx/onnx_importer.h"
 #include "graph/passes.h"
 #include "graph/reference.h"
@@ -259,7 +260,7 @@ class QemuExports {
     for (size_t i = 0; i < g.outputs().size(); ++i) {
       auto a = runtime::readNpy(case_dir + "/out" + std::to_string(i) + ".npy");
       if (!a.ok()) return Unexpected(a.error());
-      outs.push_back(*a);
+      outs.push_back(frontend::testing::asBf16If(*a, g.value(g.outputs()[i]).dtype));  // .npy has no bfloat16
     }
     std::error_code ec;
     fs::remove_all(case_dir + "/export/model.weights", ec);  // the large part; keep the library for run_model
@@ -380,11 +381,13 @@ TEST(Edge, OnnxNodeTestsThatPassHerePassAsAArch64CodeUnderQemu) {
     if (!imported) continue;
     std::vector<runtime::NDArray> inputs, expected;
     try {
-      for (int id : g.inputs()) inputs.push_back(frontend::tensorFromProto(case_inputs.at(g.value(id).name)));
+      for (int id : g.inputs())
+        inputs.push_back(frontend::testing::caseInput(g, id, frontend::tensorFromProto(case_inputs.at(g.value(id).name))));
       for (int i = 0; readable && i < static_cast<int>(g.outputs().size()); ++i) {
         onnx::TensorProto t;
         readable = readProto(dir / "test_data_set_0" / ("output_" + std::to_string(i) + ".pb"), t);
-        if (readable) expected.push_back(frontend::tensorFromProto(t));
+        if (readable)
+          expected.push_back(frontend::testing::asBf16If(frontend::tensorFromProto(t), g.value(g.outputs()[i]).dtype));
       }
       if (!readable) continue;
       std::vector<runtime::NDArray> ref = graph::evaluateGraph(g, inputs);

@@ -170,10 +170,10 @@ TEST(OnnxErrors, UnsupportedAttributeValues) {
   {
     ModelBuilder b(13);
     b.input("x", {I(3)});
-    setAttr(b.node("Cast", {"x"}, {"y"}), "to", I(onnx::TensorProto::DOUBLE));
+    setAttr(b.node("Cast", {"x"}, {"y"}), "to", I(onnx::TensorProto::COMPLEX64));
     b.output("y");
-    EXPECT_EQ(importError(b.model()), "node #0 (Cast): the target type has element type DOUBLE, which ttune does not "
-                                      "support (only FLOAT, INT32, INT64, INT8, UINT8 and BOOL are)");
+    EXPECT_EQ(importError(b.model()), "node #0 (Cast): the target type has element type COMPLEX64, which ttune does not "
+                                      "support (only the real number types and BOOL are: no STRING or COMPLEX)");
   }
   {
     ModelBuilder b(15);
@@ -243,14 +243,41 @@ TEST(OnnxTensors, TypedFieldsRawDataAndErrors) {
   }
   onnx::TensorProto d;
   d.set_name("d");
-  d.set_data_type(onnx::TensorProto::DOUBLE);
+  d.set_data_type(onnx::TensorProto::COMPLEX128);
   try {
     tensorFromProto(d);
     ADD_FAILURE();
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()),
-              "tensor \"d\" has element type DOUBLE, which ttune does not support (only FLOAT, INT32, INT64, INT8, UINT8 and BOOL are)");
+              "tensor \"d\" has element type COMPLEX128, which ttune does not support (only the real number types and BOOL "
+              "are: no STRING or COMPLEX)");
   }
+  // The typed fields of the other element types: doubles in double_data, uint32 / uint64 in
+  // uint64_data, 16-bit integers and the 16-bit floats' bits in int32_data.
+  onnx::TensorProto f64;
+  f64.set_data_type(onnx::TensorProto::DOUBLE);
+  f64.add_dims(2);
+  f64.add_double_data(0.1);
+  f64.add_double_data(-1e300);
+  runtime::NDArray fa = tensorFromProto(f64);
+  EXPECT_EQ(fa.dtype(), te::DType::Float64);
+  EXPECT_EQ(fa.as<double>()[0], 0.1);
+  EXPECT_EQ(fa.as<double>()[1], -1e300);
+  onnx::TensorProto u64;
+  u64.set_data_type(onnx::TensorProto::UINT64);
+  u64.add_dims(1);
+  u64.add_uint64_data(UINT64_MAX);
+  EXPECT_EQ(tensorFromProto(u64).as<uint64_t>()[0], UINT64_MAX);
+  onnx::TensorProto h;
+  h.set_data_type(onnx::TensorProto::FLOAT16);
+  h.add_dims(1);
+  h.add_int32_data(0x3c00);
+  EXPECT_EQ(tensorFromProto(h).as<uint16_t>()[0], 0x3c00);
+  onnx::TensorProto s16;
+  s16.set_data_type(onnx::TensorProto::INT16);
+  s16.add_dims(1);
+  s16.add_int32_data(-300);
+  EXPECT_EQ(tensorFromProto(s16).as<int16_t>()[0], -300);
 }
 
 TEST(OnnxTensors, ExternalData) {

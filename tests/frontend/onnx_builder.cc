@@ -12,6 +12,13 @@ int onnxType(te::DType t) {
     case te::DType::Bool: return onnx::TensorProto::BOOL;
     case te::DType::Int8: return onnx::TensorProto::INT8;
     case te::DType::UInt8: return onnx::TensorProto::UINT8;
+    case te::DType::Int16: return onnx::TensorProto::INT16;
+    case te::DType::UInt16: return onnx::TensorProto::UINT16;
+    case te::DType::UInt32: return onnx::TensorProto::UINT32;
+    case te::DType::UInt64: return onnx::TensorProto::UINT64;
+    case te::DType::Float64: return onnx::TensorProto::DOUBLE;
+    case te::DType::Float16: return onnx::TensorProto::FLOAT16;
+    case te::DType::BFloat16: return onnx::TensorProto::BFLOAT16;
   }
   return onnx::TensorProto::UNDEFINED;
 }

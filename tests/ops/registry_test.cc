@@ -196,7 +196,7 @@ TEST(Params, RejectsBadInput) {
                   "add: shapes [2, 3] and [4] do not broadcast");
   EXPECT_OP_ERROR(buildOp("pad", {"pads=1,1"}), "pad", "needs 8 integers");
   EXPECT_OP_ERROR(buildOp("pad", {"mode=wrap"}), "pad", "mode", "wrap");
-  EXPECT_OP_ERROR(buildOp("cast", {"dtype=float16"}), "cast", "float16");
+  EXPECT_OP_ERROR(buildOp("cast", {"dtype=float8"}), "cast", "float8");
   EXPECT_OP_ERROR(buildOp("gather", {"index_dtype=float32"}), "gather", "int32 or int64");
   EXPECT_OP_ERROR(buildOp("layer_norm", {"axis=5"}), "layer_norm", "axis 5 is out of range");
 }

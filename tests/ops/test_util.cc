@@ -4,6 +4,7 @@
 
 #include "support/error.h"
 #include "te/compute_dag.h"
+#include "te/dtype_io.h"
 #include "te/evaluator.h"
 
 namespace ttune::ops::testing {
@@ -23,10 +24,8 @@ Buffer Buffer::zeros(const Shape& shape, DType dtype) {
     case DType::Int64:
       b.i64.assign(n, 0);
       break;
-    case DType::Bool:
-    case DType::Int8:
-    case DType::UInt8:
-      b.b.assign(n, 0);
+    default:  // bool, the 8-bit types and the others: bytes
+      b.b.assign(n * static_cast<size_t>(te::dtypeBytes(dtype)), 0);
       break;
   }
   return b;
@@ -40,12 +39,9 @@ void* Buffer::data() {
       return i32.data();
     case DType::Int64:
       return i64.data();
-    case DType::Bool:
-    case DType::Int8:
-    case DType::UInt8:
+    default:
       return b.data();
   }
-  return nullptr;
 }
 
 double Buffer::get(int64_t i) const {
@@ -56,13 +52,9 @@ double Buffer::get(int64_t i) const {
       return i32[i];
     case DType::Int64:
       return static_cast<double>(i64[i]);
-    case DType::Bool:
-    case DType::UInt8:
-      return b[i];
-    case DType::Int8:
-      return static_cast<int8_t>(b[i]);
+    default:
+      return te::loadDouble(b.data(), dtype, i);
   }
-  return 0;
 }
 
 void Buffer::set(int64_t i, double v) {
@@ -76,12 +68,8 @@ void Buffer::set(int64_t i, double v) {
     case DType::Int64:
       i64[i] = static_cast<int64_t>(v);
       break;
-    case DType::Bool:
-      b[i] = v != 0;
-      break;
-    case DType::Int8:
-    case DType::UInt8:
-      b[i] = static_cast<uint8_t>(te::wrapInt(dtype, static_cast<int64_t>(v)));
+    default:
+      te::storeDouble(b.data(), dtype, i, v);
       break;
   }
 }

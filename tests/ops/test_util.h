@@ -27,7 +27,7 @@ struct Buffer {
   std::vector<float> f;
   std::vector<int32_t> i32;
   std::vector<int64_t> i64;
-  std::vector<uint8_t> b;  // bool, int8 and uint8
+  std::vector<uint8_t> b;  // the bytes of every other type
 
   static Buffer zeros(const Shape& shape, DType dtype = DType::Float32);
   int64_t size() const { return te::shapeElements(shape); }

@@ -6,6 +6,7 @@
 
 #include "support/strings.h"
 #include "te/compute_dag.h"
+#include "te/dtype_io.h"
 
 namespace ttune::frontend::detail {
 
@@ -156,21 +157,12 @@ runtime::NDArray Ctx::constant(int i, std::string_view role) const {
 
 std::vector<int64_t> Ctx::ints(int i, std::string_view role) const {
   runtime::NDArray a = constant(i, role);
+  if (te::isFloat(a.dtype())) fail(inputLabel(i, role), " must be an integer tensor, not ", te::dtypeName(a.dtype()));
   std::vector<int64_t> out(static_cast<size_t>(a.numElements()));
-  switch (a.dtype()) {
-    case te::DType::Int64: copyBytes(out.data(), a.data(), out.size() * 8); break;
-    case te::DType::Int32:
-      for (size_t k = 0; k < out.size(); ++k) out[k] = a.as<int32_t>()[k];
-      break;
-    case te::DType::Bool:
-    case te::DType::UInt8:
-      for (size_t k = 0; k < out.size(); ++k) out[k] = a.as<uint8_t>()[k];
-      break;
-    case te::DType::Int8:
-      for (size_t k = 0; k < out.size(); ++k) out[k] = a.as<int8_t>()[k];
-      break;
-    case te::DType::Float32: fail(inputLabel(i, role), " must be an integer tensor, not float32");
-  }
+  for (size_t k = 0; k < out.size(); ++k) out[k] = te::loadInt(a.data(), a.dtype(), static_cast<int64_t>(k));
+  if (te::isUnsigned64(a.dtype()))
+    for (int64_t v : out)
+      if (v < 0) fail(inputLabel(i, role), " holds a uint64 value beyond int64's range");
   return out;
 }
 
@@ -178,15 +170,7 @@ double Ctx::scalar(int i, std::string_view role) const {
   runtime::NDArray a = constant(i, role);
   if (a.numElements() != 1)
     fail(inputLabel(i, role), " must hold one element, but has shape ", te::shapeToString(a.shape()));
-  switch (a.dtype()) {
-    case te::DType::Float32: return a.as<float>()[0];
-    case te::DType::Int32: return a.as<int32_t>()[0];
-    case te::DType::Int64: return static_cast<double>(a.as<int64_t>()[0]);
-    case te::DType::Bool: return a.as<uint8_t>()[0];
-    case te::DType::Int8: return a.as<int8_t>()[0];
-    case te::DType::UInt8: return a.as<uint8_t>()[0];
-  }
-  return 0;
+  return te::loadDouble(a.data(), a.dtype(), 0);
 }
 
 const onnx::AttributeProto* Ctx::attr(std::string_view name) const {

@@ -148,6 +148,42 @@ void bindOutput(graph::Graph& g, const std::string& name, int v) {
   g.markOutput(c);
 }
 
+// Operators that see float16 / bfloat16 values as they are: conversions and pure data movement.
+// Every other operator reads them widened to float32 and its float32 results are rounded back
+// (te/dtype.h: the 16-bit floats are storage types), so no operator lowering needs to know them.
+bool movesHalfFloats(const std::string& op) {
+  static const std::set<std::string> ops = {"Cast", "CastLike", "Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze",
+                                            "Transpose", "Concat", "Split", "Slice", "Gather", "Expand", "Tile",
+                                            "Shape", "Size"};
+  return ops.count(op) > 0;
+}
+
+// Imports one node; with 16-bit float inputs, the node's ops see them widened to float32 (see
+// movesHalfFloats).
+void importNode(Ctx& ctx, const onnx::NodeProto& n, detail::OpImporter fn, std::map<std::string, int>& names) {
+  std::map<std::string, int> saved;
+  te::DType half = te::DType::Float32;
+  if ((n.domain().empty() || n.domain() == "ai.onnx") && !movesHalfFloats(n.op_type())) {
+    for (int k = 0; k < n.input_size(); ++k) {
+      auto it = names.find(n.input(k));
+      if (n.input(k).empty() || it == names.end() || saved.count(n.input(k))) continue;
+      te::DType t = ctx.val(it->second).dtype;
+      if (!te::isHalfFloat(t)) continue;
+      half = t;
+      saved[n.input(k)] = it->second;
+      it->second = ctx.cast(it->second, te::DType::Float32, "widen" + std::to_string(k));
+    }
+  }
+  fn(ctx);
+  if (saved.empty()) return;
+  for (const auto& [name, v] : saved) names[name] = v;
+  for (int k = 0; k < n.output_size(); ++k) {
+    auto it = names.find(n.output(k));
+    if (it != names.end() && ctx.val(it->second).dtype == te::DType::Float32)
+      it->second = ctx.cast(it->second, half, "narrow" + std::to_string(k));
+  }
+}
+
 // Rebuilds the graph with only the nodes the outputs depend on and the constants they read (all
 // graph inputs are kept: callers feed them by position). Value names are made unique: inputs and
 // outputs keep their ONNX names, a clashing helper value gets a ".1", ".2", ... suffix.
@@ -286,7 +322,7 @@ graph::Graph importModel(const onnx::ModelProto& m, const OnnxOptions& opt, cons
     if (stage) {
       std::map<std::string, int> before = names;
       try {
-        it->second(ctx);
+        importNode(ctx, n, it->second, names);
       } catch (const RuntimeValueError& e) {
         // Stop here: what this node began to emit is dead; what later nodes read is output.
         names = before;
@@ -308,7 +344,7 @@ graph::Graph importModel(const onnx::ModelProto& m, const OnnxOptions& opt, cons
         return compact(g);
       }
     } else {
-      it->second(ctx);
+      importNode(ctx, n, it->second, names);
     }
     for (int k = 0; k < n.output_size(); ++k)
       if (ctx.outputUsed(k) && !names.count(n.output(k)))

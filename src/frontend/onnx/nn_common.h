@@ -43,6 +43,8 @@ int matmul(Ctx& c, int a, int b, std::string_view tag);
 int logSoftmax(Ctx& c, int x, int64_t axis, std::string_view tag);
 
 // Fails through `c` unless input i is float32.
+// Input i is float32 or float64 / only float32 (operators whose lowering is float32-only).
 void requireFloat(const Ctx& c, int i);
+void requireFloat32(const Ctx& c, int i);
 
 }  // namespace ttune::frontend::detail

@@ -21,6 +21,11 @@
 namespace ttune::frontend::detail {
 
 void requireFloat(const Ctx& c, int i) {
+  if (!te::isComputeFloat(c.dtype(i)))
+    c.fail(c.inputLabel(i), " has dtype ", te::dtypeName(c.dtype(i)), ", but only float32 and float64 are supported here");
+}
+
+void requireFloat32(const Ctx& c, int i) {
   if (c.dtype(i) != te::DType::Float32)
     c.fail(c.inputLabel(i), " has dtype ", te::dtypeName(c.dtype(i)), ", but only float32 is supported here");
 }

@@ -16,8 +16,8 @@ using graph::UnaryKind;
 using te::DType;
 
 void requireFloat(const Ctx& c, int i) {
-  if (c.dtype(i) != DType::Float32)
-    c.fail(c.inputLabel(i), " has dtype ", te::dtypeName(c.dtype(i)), ", but only float32 is supported here");
+  if (!te::isComputeFloat(c.dtype(i)))
+    c.fail(c.inputLabel(i), " has dtype ", te::dtypeName(c.dtype(i)), ", but only float32 and float64 are supported here");
 }
 
 // ---- unary ------------------------------------------------------------------------------------
@@ -93,7 +93,7 @@ void importClip(Ctx& c) {
     c.setOutput(0, x);
     return;
   }
-  if (c.dtype(0) == DType::Float32) {
+  if (te::isComputeFloat(c.dtype(0))) {
     c.setOutput(0, c.unary(UnaryKind::Clip, x, {}, lo, hi));
     return;
   }
@@ -311,10 +311,25 @@ void simpleBinary(Ctx& c) {
   c.setOutput(0, c.binary(K, a, b, {}));
 }
 
+// The result has the base's type. Integer bases: an integer exponent is exact integer pow
+// (wrapping, numpy's semantics; a negative exponent truncates 1 / x^-n), a float exponent computes
+// in float64 and truncates back to the base's type.
 void importPow(Ctx& c) {
   c.checkAttrs({});
+  DType t = c.dtype(0), et = c.dtype(1);
+  if (te::isInt(t) && te::isInt(et)) {
+    c.setOutput(0, c.binary(BinaryKind::Pow, c.in(0), c.cast(c.in(1), t, "exponent"), {}));
+    return;
+  }
+  if (te::isInt(t) && te::isFloat(et)) {
+    int x = c.cast(c.in(0), DType::Float64, "base_f64");
+    int y = c.cast(c.in(1), DType::Float64, "exponent_f64");
+    c.setOutput(0, c.cast(c.binary(BinaryKind::Pow, x, y, "pow"), t, {}));
+    return;
+  }
   requireFloat(c, 0);
-  int e = c.cast(c.in(1), DType::Float32, "exponent");
+  if (et == DType::Bool) c.fail(c.inputLabel(1), " has dtype bool, which Pow does not take");
+  int e = c.cast(c.in(1), t, "exponent");
   c.setOutput(0, c.binary(BinaryKind::Pow, c.in(0), e, {}));
 }
 
@@ -336,8 +351,30 @@ void importMod(Ctx& c) {
   if (c.dtype(0) != c.dtype(1))
     c.fail("the operands have different dtypes (", te::dtypeName(c.dtype(0)), " and ", te::dtypeName(c.dtype(1)), ")");
   if (c.dtype(0) == DType::Bool) c.fail("the operands are bool tensors, which Mod does not take");
-  if (c.dtype(0) == DType::Float32 && !fmod) c.fail("float operands need fmod = 1");
+  if (te::isFloat(c.dtype(0)) && !fmod) c.fail("float operands need fmod = 1");
   c.setOutput(0, c.binary(fmod ? BinaryKind::FMod : BinaryKind::Mod, c.in(0), c.in(1), {}));
+}
+
+// x << y = x * 2^y and x >> y = x / 2^y, 2^y computed by the integer pow, which wraps in the
+// type: a left shift by the type's width or more gives 0, as numpy's; a right shift that far is
+// selected to 0 (its 2^y wrapped to 0 would divide by zero).
+void importBitShift(Ctx& c) {
+  c.checkAttrs({"direction"});
+  std::string dir = c.attrString("direction", "");
+  if (dir != "LEFT" && dir != "RIGHT") c.fail("the direction must be LEFT or RIGHT, not \"", dir, "\"");
+  DType t = c.dtype(0);
+  if (!te::isUnsigned(t) || c.dtype(1) != t)
+    c.fail("the operands have dtypes ", te::dtypeName(t), " and ", te::dtypeName(c.dtype(1)),
+           ", but BitShift takes two tensors of one unsigned integer type");
+  int pow2 = c.binary(BinaryKind::Pow, c.scalarConstant(2, t, "two"), c.in(1), "pow2");
+  if (dir == "LEFT") {
+    c.setOutput(0, c.binary(BinaryKind::Mul, c.in(0), pow2, {}));
+    return;
+  }
+  int q = c.binary(BinaryKind::Div, c.in(0), pow2, "quotient");
+  int width = c.scalarConstant(8.0 * te::dtypeBytes(t), t, "width");
+  int in_range = c.binary(BinaryKind::Less, c.in(1), width, "in_range");
+  c.setOutput(0, c.emit(graph::WhereAttrs{}, {in_range, q, c.scalarConstant(0, t, "zero")}));
 }
 
 template <BinaryKind K>
@@ -434,6 +471,7 @@ void addElementwiseOps(OpTable& t) {
   t["Div"] = simpleBinary<BinaryKind::Div>;
   t["Pow"] = importPow;
   t["Mod"] = importMod;
+  t["BitShift"] = importBitShift;
   t["And"] = simpleBinary<BinaryKind::And>;
   t["Or"] = simpleBinary<BinaryKind::Or>;
   t["Xor"] = importXor;

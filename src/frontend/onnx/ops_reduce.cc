@@ -23,8 +23,8 @@ ReduceArgs readReduce(const Ctx& c) {
   bool axes_input = c.opType() == "ReduceSum" && c.opset() >= 13;
   if (axes_input) c.checkAttrs({"keepdims", "noop_with_empty_axes"});
   else c.checkAttrs({"axes", "keepdims"});
-  if (c.dtype(0) != te::DType::Float32)
-    c.fail("the input has dtype ", te::dtypeName(c.dtype(0)), ", but reductions take float32");
+  if (!te::isComputeFloat(c.dtype(0)))
+    c.fail("the input has dtype ", te::dtypeName(c.dtype(0)), ", but reductions take float32 or float64");
   ReduceArgs r;
   std::vector<int64_t> axes = axes_input ? (c.present(1) ? c.ints(1, "axes") : std::vector<int64_t>{}) : c.attrInts("axes");
   r.keepdims = c.attrInt("keepdims", 1) != 0;

@@ -72,7 +72,7 @@ Rnn readAttributes(Ctx& c, Cell cell) {
   r.clip = c.hasAttr("clip") ? c.attrFloat("clip", 0) : 0;
   if (c.hasAttr("clip") && r.clip <= 0) c.fail("clip ", r.clip, " must be positive");
 
-  for (int i = 0; i < 3; ++i) requireFloat(c, i);
+  for (int i = 0; i < 3; ++i) requireFloat32(c, i);
   te::Shape xs = c.shape(0), ws = c.shape(1), rs = c.shape(2);
   if (xs.size() != 3) c.fail("the input X has rank ", xs.size(), ", not 3");
   r.seq = r.batch_first ? xs[1] : xs[0];

@@ -6,6 +6,7 @@
 
 #include "frontend/onnx/onnx_importer.h"
 #include "frontend/onnx/op_table.h"
+#include "te/dtype_io.h"
 
 namespace ttune::frontend::detail {
 
@@ -50,6 +51,7 @@ void importConstantOfShape(Ctx& c) {
     if (d <= 0) c.fail("the shape ", listStr(shape), " has a non-positive entry, and empty tensors are not supported");
   DType dt = DType::Float32;
   double fill = 0;
+  int64_t ifill = 0;
   if (const onnx::TensorProto* t = c.attrTensor("value")) {
     runtime::NDArray v;
     try {
@@ -59,19 +61,15 @@ void importConstantOfShape(Ctx& c) {
     }
     if (v.numElements() != 1) c.fail("the value must have one element");
     dt = v.dtype();
-    switch (dt) {
-      case DType::Float32: fill = v.as<float>()[0]; break;
-      case DType::Int32: fill = v.as<int32_t>()[0]; break;
-      case DType::Int64: fill = static_cast<double>(v.as<int64_t>()[0]); break;
-      case DType::Bool: fill = v.as<uint8_t>()[0]; break;
-      case DType::Int8: fill = v.as<int8_t>()[0]; break;
-      case DType::UInt8: fill = v.as<uint8_t>()[0]; break;
-    }
-    if (dt == DType::Int64 && std::fabs(fill) > 9007199254740992.0) c.fail("the fill value is too large");
+    fill = te::loadDouble(v.data(), dt, 0);
+    if (te::isInt(dt)) ifill = te::loadInt(v.data(), dt, 0);
   }
   c.checkSize(shape);
   runtime::NDArray out = runtime::NDArray::empty(shape, dt);
-  out.fill(fill);
+  // Integers exactly (64-bit values need not survive a double), floats as they round.
+  for (int64_t i = 0; i < out.numElements(); ++i)
+    if (te::isInt(dt)) te::storeInt(out.data(), dt, i, ifill);
+    else te::storeDouble(out.data(), dt, i, fill);
   c.setOutput(0, c.addConstant(std::move(out), {}));
 }
 
@@ -130,6 +128,17 @@ void importSize(Ctx& c) {
   c.setOutput(0, c.addConstant(std::move(a), {}));
 }
 
+// ONNX's reference implementation (onnx 1.12, whose node tests ttune runs) casts to BFLOAT16 by
+// keeping the upper half of the float32 bits: truncation toward zero, where te's cast rounds to
+// nearest even. The value is truncated in float32 first, which the cast then represents exactly.
+int castTo(Ctx& c, int v, DType to) {
+  if (to == DType::BFloat16 && c.val(v).dtype != DType::BFloat16) {
+    if (c.val(v).dtype != DType::Float32) v = c.cast(v, DType::Float32, "float32");
+    v = c.unary(graph::UnaryKind::TruncBf16, v, "truncate");
+  }
+  return c.cast(v, to, {});
+}
+
 void importCast(Ctx& c) {
   c.checkAttrs({"to", "saturate"});
   if (!c.hasAttr("to")) c.fail("the attribute to is required");
@@ -139,12 +148,12 @@ void importCast(Ctx& c) {
   } catch (const Error& e) {
     c.fail(e.what());
   }
-  c.setOutput(0, c.cast(c.in(0), to, {}));
+  c.setOutput(0, castTo(c, c.in(0), to));
 }
 
 void importCastLike(Ctx& c) {
   c.checkAttrs({"saturate"});
-  c.setOutput(0, c.cast(c.in(0), c.dtype(1), {}));
+  c.setOutput(0, castTo(c, c.in(0), c.dtype(1)));
 }
 
 void importIdentity(Ctx& c) {

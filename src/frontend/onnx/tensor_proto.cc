@@ -5,6 +5,7 @@
 #include "frontend/onnx/onnx_importer.h"
 #include "onnx/onnx_pb.h"
 #include "support/error.h"
+#include "te/dtype_io.h"
 
 namespace ttune::frontend {
 
@@ -39,10 +40,17 @@ te::DType dtypeFromOnnx(int t, const std::string& what) {
     case onnx::TensorProto::BOOL: return te::DType::Bool;
     case onnx::TensorProto::INT8: return te::DType::Int8;
     case onnx::TensorProto::UINT8: return te::DType::UInt8;
+    case onnx::TensorProto::INT16: return te::DType::Int16;
+    case onnx::TensorProto::UINT16: return te::DType::UInt16;
+    case onnx::TensorProto::UINT32: return te::DType::UInt32;
+    case onnx::TensorProto::UINT64: return te::DType::UInt64;
+    case onnx::TensorProto::DOUBLE: return te::DType::Float64;
+    case onnx::TensorProto::FLOAT16: return te::DType::Float16;
+    case onnx::TensorProto::BFLOAT16: return te::DType::BFloat16;
     default: break;
   }
   fail(what, " has element type ", onnxTypeName(t),
-       ", which ttune does not support (only FLOAT, INT32, INT64, INT8, UINT8 and BOOL are)");
+       ", which ttune does not support (only the real number types and BOOL are: no STRING or COMPLEX)");
 }
 
 namespace {
@@ -112,31 +120,43 @@ runtime::NDArray tensorFromProto(const onnx::TensorProto& t, const std::string& 
       for (int64_t i = 0; i < n; ++i) a.as<uint8_t>()[i] = a.as<uint8_t>()[i] != 0;
     return a;
   }
-  const int64_t count = dtype == te::DType::Float32 ? t.float_data_size()
-                        : dtype == te::DType::Int64 ? t.int64_data_size()
-                                                    : t.int32_data_size();
-  const char* field = dtype == te::DType::Float32 ? "float_data" : dtype == te::DType::Int64 ? "int64_data" : "int32_data";
-  if (count != n) fail(what, " has ", count, " values in ", field, " but its shape needs ", n);
+  // The typed field each element type is stored in (onnx.proto): 8- and 16-bit integers, bool
+  // and the 16-bit floats' bits one per int32_data entry; uint32 / uint64 in uint64_data.
   runtime::NDArray a = runtime::NDArray::empty(shape, dtype);
+  auto check = [&](int64_t count, const char* field) {
+    if (count != n) fail(what, " has ", count, " values in ", field, " but its shape needs ", n);
+  };
   switch (dtype) {
     case te::DType::Float32:
+      check(t.float_data_size(), "float_data");
       for (int64_t i = 0; i < n; ++i) a.as<float>()[i] = t.float_data(static_cast<int>(i));
       break;
-    case te::DType::Int32:
-      for (int64_t i = 0; i < n; ++i) a.as<int32_t>()[i] = t.int32_data(static_cast<int>(i));
-      break;
-    case te::DType::Bool:
-      for (int64_t i = 0; i < n; ++i) a.as<uint8_t>()[i] = t.int32_data(static_cast<int>(i)) != 0;
-      break;
-    // 8-bit values are stored one per int32_data entry (the ONNX format).
-    case te::DType::Int8:
-      for (int64_t i = 0; i < n; ++i) a.as<int8_t>()[i] = static_cast<int8_t>(t.int32_data(static_cast<int>(i)));
-      break;
-    case te::DType::UInt8:
-      for (int64_t i = 0; i < n; ++i) a.as<uint8_t>()[i] = static_cast<uint8_t>(t.int32_data(static_cast<int>(i)));
+    case te::DType::Float64:
+      check(t.double_data_size(), "double_data");
+      for (int64_t i = 0; i < n; ++i) a.as<double>()[i] = t.double_data(static_cast<int>(i));
       break;
     case te::DType::Int64:
+      check(t.int64_data_size(), "int64_data");
       for (int64_t i = 0; i < n; ++i) a.as<int64_t>()[i] = t.int64_data(static_cast<int>(i));
+      break;
+    case te::DType::UInt32:
+    case te::DType::UInt64:
+      check(t.uint64_data_size(), "uint64_data");
+      for (int64_t i = 0; i < n; ++i) te::storeInt(a.data(), dtype, i, static_cast<int64_t>(t.uint64_data(static_cast<int>(i))));
+      break;
+    case te::DType::Float16:
+    case te::DType::BFloat16:
+      check(t.int32_data_size(), "int32_data");
+      for (int64_t i = 0; i < n; ++i) a.as<uint16_t>()[i] = static_cast<uint16_t>(t.int32_data(static_cast<int>(i)));
+      break;
+    case te::DType::Int32:
+    case te::DType::Bool:
+    case te::DType::Int8:
+    case te::DType::UInt8:
+    case te::DType::Int16:
+    case te::DType::UInt16:
+      check(t.int32_data_size(), "int32_data");
+      for (int64_t i = 0; i < n; ++i) te::storeInt(a.data(), dtype, i, t.int32_data(static_cast<int>(i)));
       break;
   }
   return a;
