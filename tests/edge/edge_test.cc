@@ -415,9 +415,9 @@ TEST(Edge, OnnxNodeTestsThatPassHerePassAsAArch64CodeUnderQemu) {
   }
   std::cout << "[ edge ] " << ran << " node-test cases (" << ops.size() << " operators) run as AArch64 code under QEMU, "
             << failures.size() << " failed\n";
-  // The x86 conformance test passes 690 cases; the others here are the ones it passes only
-  // because its importer's rejections are counted apart (none should be missing).
-  EXPECT_GE(ran, 715) << "fewer cases than the x86 conformance run passes";
+  // 837 of the x86 run's 852 passes ran here on 2026-12-03 (the floor keeps a small margin for
+  // cases whose selection changes with the test data's conventions).
+  EXPECT_GE(ran, 830) << "fewer cases than the x86 conformance run passes";
   for (const std::string& f : failures) ADD_FAILURE() << f;
 }
 
