@@ -203,6 +203,20 @@ std::vector<runtime::NDArray> readInputs(const std::vector<std::string>& paths, 
   return readInputs(paths, dtypes);
 }
 
+// --bench: `repeat` timed runs, one call each; the figures go into j.
+measure::Timing benchRuns(const std::function<void()>& run, int repeat, Json& j) {
+  measure::TimingOptions topt;
+  topt.repeat = repeat;
+  topt.number = 1;
+  topt.min_repeat_ms = 0;
+  measure::Timing t = measure::timeFunction(run, topt);
+  j["median_ms"] = t.median_s * 1e3;
+  j["min_ms"] = t.min_s * 1e3;
+  j["max_ms"] = t.max_s * 1e3;
+  j["repeats"] = t.costs_s.size();
+  return t;
+}
+
 // A model whose later shapes depend on run-time values: compiled and run stage by stage
 // (executor/staged_model.h); --bench times runs whose stages are all compiled already.
 void runStaged(const RunArgs& a, const std::string& why) {
@@ -230,17 +244,7 @@ void runStaged(const RunArgs& a, const std::string& why) {
          {"output_shapes", shapes}, {"threads", runtime::ThreadPool::global().numThreads()},
          {"target", codegen::describe(opt.target)}, {"isa", schedule::isaName(opt.target.isa)}};
   measure::Timing t;
-  if (a.bench) {
-    measure::TimingOptions topt;
-    topt.repeat = a.repeat;
-    topt.number = 1;
-    topt.min_repeat_ms = 0;
-    t = measure::timeFunction([&] { m.run(inputs); }, topt);
-    j["median_ms"] = t.median_s * 1e3;
-    j["min_ms"] = t.min_s * 1e3;
-    j["max_ms"] = t.max_s * 1e3;
-    j["repeats"] = t.costs_s.size();
-  }
+  if (a.bench) t = benchRuns([&] { m.run(inputs); }, a.repeat, j);
   if (a.json) return printJson(j);
   std::cout << modelName(a.src.spec) << ": run in " << first.stages_run << " stages (shapes depend on run-time values), "
             << first.stages_compiled << " compiled in " << formatSeconds(first.compile_s) << ", " << first.host_nodes
@@ -294,17 +298,7 @@ void runModel(const RunArgs& a) {
     j["mismatches"] = rep.mismatches;
   }
   measure::Timing t;
-  if (a.bench) {
-    measure::TimingOptions topt;
-    topt.repeat = a.repeat;
-    topt.number = 1;
-    topt.min_repeat_ms = 0;
-    t = measure::timeFunction([&] { m.run(inputs); }, topt);
-    j["median_ms"] = t.median_s * 1e3;
-    j["min_ms"] = t.min_s * 1e3;
-    j["max_ms"] = t.max_s * 1e3;
-    j["repeats"] = t.costs_s.size();
-  }
+  if (a.bench) t = benchRuns([&] { m.run(inputs); }, a.repeat, j);
   if (a.profile) {
     Json p = profileModel(m, inputs, a.repeat);
     j["profile"] = p["kernels"];
