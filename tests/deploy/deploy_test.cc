@@ -118,7 +118,7 @@ TEST(Plan, InvalidIndicesAreRefused) {
   p = samplePlan();
   p.copies[0].source = {BufferKind::Weight, 1, 0};
   EXPECT_EQ(runtime::validatePlan(p), "");  // a weight may be copied to an output...
-  p.outputs[1].dtype = static_cast<runtime::ElemType>(9);
+  p.outputs[1].dtype = static_cast<runtime::ElemType>(200);  // no such element type
   refused(p, "dtype");  // ...but element types are checked
 }
 
