@@ -1,7 +1,8 @@
 // bench_model_worker: ttune's side of the whole-model peer benchmark (bench/models/bench_models.py).
 // It loads an .onnx file exactly as `ttune run model.onnx` does (cli::loadModel: ONNX import and
 // the graph passes, channels-last; default schedules, or the bank's best records with --db),
-// compiles it once, reads the shared input, then answers line commands on stdin so that the
+// compiles it once (a model whose later shapes depend on run-time values runs staged, as `ttune
+// run` runs it: executor/staged_model.h), reads the shared input, then answers line commands on stdin so that the
 // driver can time it interleaved with ONNX Runtime and PyTorch, each kept alive in its own process:
 //
 //   run N        runs the model N times; replies {"ms": [latency of each run]}
@@ -13,6 +14,7 @@
 //
 //   bench_model_worker MODEL.onnx --input X.npy [--threads T] [--db PATH]
 #include <CLI/CLI.hpp>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <sstream>
@@ -23,6 +25,8 @@
 #include "cli/target_option.h"
 #include "codegen/target.h"
 #include "executor/executor.h"
+#include "executor/staged_model.h"
+#include "frontend/onnx/onnx_importer.h"
 #include "runtime/npy.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
@@ -44,11 +48,13 @@ int failAt(const std::string& step, const std::string& model, const std::string&
   return 1;
 }
 
-std::vector<double> timeRuns(executor::CompiledModel& m, const std::vector<runtime::NDArray>& inputs, int n) {
+using RunFn = std::function<std::vector<runtime::NDArray>(const std::vector<runtime::NDArray>&)>;
+
+std::vector<double> timeRuns(const RunFn& run, const std::vector<runtime::NDArray>& inputs, int n) {
   std::vector<double> ms;
   for (int i = 0; i < n; ++i) {
     Timer t;
-    m.run(inputs);
+    run(inputs);
     ms.push_back(t.millis());
   }
   return ms;
@@ -75,51 +81,76 @@ int main(int argc, char** argv) {
 
   Timer load_timer;
   graph::Graph g;
+  std::string staged_why;
   try {
     g = cli::loadModel(src);
+  } catch (const frontend::RuntimeValueError& e) {
+    if (!cli::isOnnxSource(src)) return failAt("import", src.spec, e.what());
+    staged_why = e.what();
   } catch (const Error& e) {
     return failAt("import", src.spec, e.what());
   }
+  const bool staged = !staged_why.empty();
+  if (staged && use_db) return failAt("import", src.spec, "--db does not apply to a model run in stages (" + staged_why + ")");
 
   std::optional<executor::CompiledModel> model;
+  std::optional<executor::StagedModel> staged_model;
+  RunFn run;
   executor::ModelOptions opt;
   try {
     opt.target = cli::resolveTargetOption(target, cli::TargetUse::RunHere);
     std::optional<store::Bank> bank;  // the provider reads it while compiling
-    if (use_db) {
-      bank.emplace(cli::openBank(db));
-      opt.schedules = cli::bankProvider(*bank, name, g, opt.target, cli::BankUse{src.spec, true, true});
+    if (staged) {
+      staged_model.emplace(src.spec, cli::onnxOptions(src), cli::graphOptions(src), opt);
+      run = [&](const std::vector<runtime::NDArray>& in) { return staged_model->run(in); };
+    } else {
+      if (use_db) {
+        bank.emplace(cli::openBank(db));
+        opt.schedules = cli::bankProvider(*bank, name, g, opt.target, cli::BankUse{src.spec, true, true});
+      }
+      model = executor::CompiledModel::compile(g, opt);
+      run = [&](const std::vector<runtime::NDArray>& in) { return model->run(in); };
     }
-    model = executor::CompiledModel::compile(g, opt);
   } catch (const Error& e) {
     return failAt("compile", src.spec, e.what());
   }
 
   std::vector<runtime::NDArray> inputs;
   try {
-    if (input_paths.size() != g.inputs().size())
-      fail("the model takes ", g.inputs().size(), " inputs but ", input_paths.size(), " --input files were given");
+    size_t expected = staged ? staged_model->inputNames().size() : g.inputs().size();
+    if (input_paths.size() != expected)
+      fail("the model takes ", expected, " inputs but ", input_paths.size(), " --input files were given");
     for (size_t i = 0; i < input_paths.size(); ++i) {
       auto arr = runtime::readNpy(input_paths[i]);
       if (!arr.ok()) fail(arr.error());
-      const graph::Value& v = g.value(g.inputs()[i]);
-      if (arr->shape() != v.shape || arr->dtype() != v.dtype)
-        fail(input_paths[i], " holds a ", te::dtypeName(arr->dtype()), " ", te::shapeToString(arr->shape()),
-             " array but input '", v.name, "' is ", te::dtypeName(v.dtype), " ", te::shapeToString(v.shape));
+      if (!staged) {
+        const graph::Value& v = g.value(g.inputs()[i]);
+        if (arr->shape() != v.shape || arr->dtype() != v.dtype)
+          fail(input_paths[i], " holds a ", te::dtypeName(arr->dtype()), " ", te::shapeToString(arr->shape()),
+               " array but input '", v.name, "' is ", te::dtypeName(v.dtype), " ", te::shapeToString(v.shape));
+      }
       inputs.push_back(*arr);
     }
-    model->run(inputs);  // fails here rather than in the first timed block
+    run(inputs);  // fails here rather than in the first timed block (and compiles every stage)
   } catch (const Error& e) {
     return failAt("run", src.spec, e.what());
   }
 
-  int provided = 0;
-  for (const auto& k : model->kernels()) provided += k.schedule_source == "provided";
-  reply({{"ready", true}, {"runtime", "ttune"}, {"model", name}, {"kernels", model->kernels().size()},
-         {"kernel_instances", model->instances().size()}, {"scheduled_kernels", provided},
-         {"compile_s", model->compileSeconds()}, {"load_s", load_timer.seconds()},
-         {"threads", runtime::ThreadPool::global().numThreads()}, {"target", codegen::describe(opt.target)},
-         {"isa", schedule::isaName(opt.target.isa)}});
+  Json ready{{"ready", true}, {"runtime", "ttune"}, {"model", name}, {"load_s", load_timer.seconds()},
+             {"threads", runtime::ThreadPool::global().numThreads()}, {"target", codegen::describe(opt.target)},
+             {"isa", schedule::isaName(opt.target.isa)}, {"staged", staged}};
+  if (staged) {
+    ready["stages"] = staged_model->stats().stages_run;
+    ready["compile_s"] = staged_model->stats().compile_s;
+  } else {
+    int provided = 0;
+    for (const auto& k : model->kernels()) provided += k.schedule_source == "provided";
+    ready["kernels"] = model->kernels().size();
+    ready["kernel_instances"] = model->instances().size();
+    ready["scheduled_kernels"] = provided;
+    ready["compile_s"] = model->compileSeconds();
+  }
+  reply(ready);
 
   std::string line;
   while (std::getline(std::cin, line)) {
@@ -130,11 +161,11 @@ int main(int argc, char** argv) {
       if (verb == "run") {
         int n = 0;
         if (!(cmd >> n) || n < 1) fail("run takes a positive count, got '", line, "'");
-        reply({{"ms", timeRuns(*model, inputs, n)}});
+        reply({{"ms", timeRuns(run, inputs, n)}});
       } else if (verb == "output") {
         std::string path;
         if (!(cmd >> path)) fail("output takes a path, got '", line, "'");
-        std::vector<runtime::NDArray> outs = model->run(inputs);
+        std::vector<runtime::NDArray> outs = run(inputs);
         Status st = runtime::writeNpy(path, outs.at(0));
         if (!st.ok()) fail(st.error());
         reply({{"ok", true}});

@@ -58,6 +58,34 @@ def segmentation(builder, size=224, **kw):
     return make
 
 
+class Detections(nn.Module):
+    """torchvision's detection models take a list of images and return a list of dicts; the
+    benchmark's models have one input and one output: one image in, its detections out as one
+    [N, 6] tensor (box x1 y1 x2 y2, score, label). N depends on the image (score threshold,
+    non-maximum suppression), so these graphs have shapes known only at run time."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        d = self.model([x[0]])[0]
+        return torch.cat([d["boxes"], d["scores"].unsqueeze(1), d["labels"].unsqueeze(1).to(torch.float32)], 1)
+
+
+def detection(builder, size, **kw):
+    def make():
+        model = builder(weights=None, weights_backbone=None, **kw)
+        # Random weights score every box and class alike (all scores within 1e-3 of 1/91), so
+        # the top-k and NMS decisions would turn on rounding and no two runtimes would agree on
+        # the boxes kept. Sharper classifiers separate the scores as trained ones do.
+        for name, m in model.named_modules():
+            if ("cls" in name or "classification" in name) and isinstance(m, (nn.Conv2d, nn.Linear)):
+                m.weight.data *= 6
+        return Detections(model), [1, 3, size, size]
+    return make
+
+
 class UNet(nn.Module):
     """The U-Net of Ronneberger et al. (2015) at a quarter of its width, with padded convolutions and
     batch norm: four 2x2 max-pool downsamplings, four 2x2 stride-2 up-convolutions
@@ -199,6 +227,10 @@ MODELS = {
     "swin_t": vision(tvm.swin_t),
     "fcn_resnet50": segmentation(tvm.segmentation.fcn_resnet50, aux_loss=False),
     "lraspp_mobilenet_v3_large": segmentation(tvm.segmentation.lraspp_mobilenet_v3_large),
+    # Random weights score every box near 1/91: thresholds low enough that detections remain.
+    "ssdlite320_mobilenet_v3_large": detection(tvm.detection.ssdlite320_mobilenet_v3_large, 320),
+    "fasterrcnn_mobilenet_v3_large_320_fpn": detection(tvm.detection.fasterrcnn_mobilenet_v3_large_320_fpn, 320,
+                                                       box_score_thresh=0.005),
     "unet": lambda: (UNet(), [1, 3, 256, 256]),
     "dcgan_generator": lambda: (DcganGenerator(), [1, 100, 1, 1]),
     "style_transfer": lambda: (StyleTransfer(), [1, 3, 256, 256]),

@@ -34,6 +34,7 @@ def main():
     try:
         import numpy as np
         import torch
+        import torchvision  # noqa: F401  (registers torchvision::nms and roi_align for the detection models)
         torch.set_num_threads(threads)
         model = torch.jit.load(model_path).eval()
     except Exception as e:

@@ -10,15 +10,17 @@
 #include "onnx/onnx_pb.h"
 #include "support/assert.h"
 #include "support/error.h"
+#include "te/dtype_io.h"
 
 namespace ttune::executor {
 
 namespace {
 
-// Operators whose output shape depends on their input values: evaluated on the host so that the
-// stage after them is compiled per output shape, not per value.
-bool shapeFromValues(const std::string& op) {
-  static const std::set<std::string> ops{"NonZero", "Unique", "NonMaxSuppression"};
+// Operators whose output shape depends on their input values, and TopK (a sort, O(n log n) on the
+// host where a kernel compares every pair): evaluated on the host, so that the stage after them is
+// compiled per output shape, not per value.
+bool onHost(const std::string& op) {
+  static const std::set<std::string> ops{"NonZero", "Unique", "NonMaxSuppression", "TopK"};
   return ops.count(op) > 0;
 }
 
@@ -41,15 +43,30 @@ struct StagedModel::Impl {
   ModelOptions model;
   std::vector<std::string> input_names;
   std::map<std::string, std::unique_ptr<Stage>> cache;
+  // If branches that stopped inside, run as models of their own: by node, branch and the bound
+  // constants they read.
+  std::map<std::string, std::unique_ptr<StagedModel>> branches;
   StagedStats stats;
+
+  StagedModel& branch(const frontend::BranchModel& b, int node, bool cond) {
+    std::string k = std::to_string(node) + (cond ? "|then" : "|else");
+    for (const auto& [n, a] : b.options.constant_inputs) k += "|" + constantKey(n, a);
+    auto it = branches.find(k);
+    if (it != branches.end()) return *it->second;
+    auto sub = std::make_unique<StagedModel>(*b.model, base_dir, b.options, passes, model);
+    return *branches.emplace(k, std::move(sub)).first->second;
+  }
+
+  static std::string constantKey(const std::string& n, const runtime::NDArray& a) {
+    return "=" + n + ":" + te::dtypeName(a.dtype()) + te::shapeToString(a.shape()) + ":" +
+           std::to_string(std::hash<std::string_view>{}(
+               std::string_view(static_cast<const char*>(a.data()), bytesOf(a))));
+  }
 
   std::string key(const frontend::StageRequest& r) const {
     std::string k = std::to_string(r.start_node);
     for (const auto& [n, a] : r.runtime_values) k += "|" + n + ":" + te::dtypeName(a.dtype()) + te::shapeToString(a.shape());
-    for (const auto& [n, a] : r.constants)
-      k += "|=" + n + ":" + te::dtypeName(a.dtype()) + te::shapeToString(a.shape()) + ":" +
-           std::to_string(std::hash<std::string_view>{}(
-               std::string_view(static_cast<const char*>(a.data()), bytesOf(a))));
+    for (const auto& [n, a] : r.constants) k += "|" + constantKey(n, a);
     return k;
   }
 
@@ -143,11 +160,38 @@ std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArra
     for (const auto& [n, a] : s.import.constants) req.constants[n] = a;
     if (s.import.stop_node < 0) {
       std::vector<runtime::NDArray> result;
-      for (const std::string& n : s.import.output_names) result.push_back(values.at(n));
+      for (const auto& o : m.proto.graph().output()) {
+        auto v = values.find(o.name());
+        auto c = req.constants.find(o.name());
+        TT_ASSERT(v != values.end() || c != req.constants.end(), "a model output has no value");
+        result.push_back(v != values.end() ? v->second : c->second);
+      }
       return result;
     }
     const std::string& needed = s.import.needed;
-    if (shapeFromValues(s.import.stop_op)) {
+    const onnx::NodeProto& stop = m.proto.graph().node(s.import.stop_node);
+    if (s.import.stop_op == "If" && needed != stop.input(0)) {
+      // A node inside the selected branch needs a run-time value: run the branch staged.
+      const std::string& cn = stop.input(0);
+      const runtime::NDArray* c = nullptr;
+      if (auto k = req.constants.find(cn); k != req.constants.end()) c = &k->second;
+      else if (auto v = values.find(cn); v != values.end()) c = &v->second;
+      TT_ASSERT(c && c->numElements() == 1, "an If stopped inside before its condition was known");
+      bool cond = te::loadDouble(c->data(), c->dtype(), 0) != 0;
+      frontend::BranchModel b = frontend::ifBranchModel(m.proto, s.import.stop_node, cond, values, req.constants);
+      StagedModel& sub = m.branch(b, s.import.stop_node, cond);
+      StagedStats before = sub.stats();
+      std::vector<runtime::NDArray> ins;
+      for (const std::string& n : b.inputs) ins.push_back(values.at(n));
+      std::vector<runtime::NDArray> outs = sub.run(ins);
+      for (int k = 0; k < stop.output_size() && k < static_cast<int>(outs.size()); ++k)
+        if (!stop.output(k).empty()) values[stop.output(k)] = outs[k];
+      m.stats.stages_run += sub.stats().stages_run - before.stages_run;
+      m.stats.stages_compiled += sub.stats().stages_compiled - before.stages_compiled;
+      m.stats.host_nodes += sub.stats().host_nodes - before.host_nodes;
+      m.stats.compile_s += sub.stats().compile_s - before.compile_s;
+      req.start_node = s.import.stop_node + 1;
+    } else if (onHost(s.import.stop_op) && (s.import.stop_op != "TopK" || needed == stop.input(0))) {
       std::map<std::string, runtime::NDArray> known = req.constants;
       for (const auto& [n, a] : values) known.emplace(n, a);
       for (auto& [n, a] : frontend::evaluateNodeOnHost(m.proto, s.import.stop_node, known)) values[n] = a;

@@ -13,8 +13,11 @@ using te::Var;
 namespace {
 
 // reduced[d] is true when axis d is reduced; empty `axes` reduces every axis.
-std::vector<bool> reducedAxes(std::string_view op, const Tensor& x, const std::vector<int64_t>& axes) {
-  checkDType(op, x, DType::Float32, "input");
+// Sum, max, min and product also take integers (exact in the integer type, wrapping as ONNX
+// Runtime's do); the mean and the float-only kernels do not.
+std::vector<bool> reducedAxes(std::string_view op, const Tensor& x, const std::vector<int64_t>& axes,
+                              bool integers = false) {
+  if (!(integers && te::isInt(x.dtype()))) checkDType(op, x, DType::Float32, "input");
   TT_CHECK_ARG(x.ndim() > 0, op, ": cannot reduce a rank-0 tensor");
   std::vector<bool> reduced(x.ndim(), axes.empty());
   for (int64_t a : axes) {
@@ -82,19 +85,19 @@ void checkParam(std::string_view op, const Tensor& p, std::string_view role, con
 }  // namespace
 
 Tensor reduce_sum(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {
-  return reduceImpl("reduce_sum", ReduceKind::Sum, x, reducedAxes("reduce_sum", x, axes), keepdims);
+  return reduceImpl("reduce_sum", ReduceKind::Sum, x, reducedAxes("reduce_sum", x, axes, true), keepdims);
 }
 
 Tensor reduce_max(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {
-  return reduceImpl("reduce_max", ReduceKind::Max, x, reducedAxes("reduce_max", x, axes), keepdims);
+  return reduceImpl("reduce_max", ReduceKind::Max, x, reducedAxes("reduce_max", x, axes, true), keepdims);
 }
 
 Tensor reduce_min(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {
-  return reduceImpl("reduce_min", ReduceKind::Min, x, reducedAxes("reduce_min", x, axes), keepdims);
+  return reduceImpl("reduce_min", ReduceKind::Min, x, reducedAxes("reduce_min", x, axes, true), keepdims);
 }
 
 Tensor reduce_prod(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {
-  return reduceImpl("reduce_prod", ReduceKind::Prod, x, reducedAxes("reduce_prod", x, axes), keepdims);
+  return reduceImpl("reduce_prod", ReduceKind::Prod, x, reducedAxes("reduce_prod", x, axes, true), keepdims);
 }
 
 Tensor reduce_mean(const Tensor& x, const std::vector<int64_t>& axes, bool keepdims) {

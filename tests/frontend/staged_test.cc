@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
+#include <limits>
+#include <numeric>
 
 #include "frontend/onnx/staged_import.h"
 #include "onnx_builder.h"
@@ -164,6 +167,98 @@ TEST(StagedModel, LoopWithARunTimeTripCountIsUnrolledPerCount) {
     for (int k = 0; k < 3; ++k) EXPECT_FLOAT_EQ(outs[0].as<float>()[k], v[k]);
   }
   EXPECT_EQ(m.stats().stages_compiled, 3);  // the (empty) first stage, then one unrolled loop per count
+}
+
+// No positive element: NonZero selects nothing, and everything after it is empty (or, for the
+// reduction, its identity) without a kernel; the model still runs with positives afterwards.
+TEST(StagedModel, EmptySelectionsRunAsEmptyValues) {
+  TempDir dir("ttune-staged");
+  ModelBuilder b = nonZeroModel();
+  executor::StagedModel m = staged(save(dir, b, "nonzero_empty"));
+  std::vector<float> none(12, -1.0f);
+  std::vector<runtime::NDArray> outs = m.run({floats({1, 12}, none)});
+  ASSERT_EQ(outs.size(), 2u);
+  EXPECT_EQ(outs[0].shape(), (te::Shape{1, 0}));
+  ASSERT_EQ(outs[1].numElements(), 1);
+  EXPECT_EQ(outs[1].as<float>()[0], 0.0f);  // the sum of nothing
+  std::vector<float> some(12, -1.0f);
+  some[4] = 3;
+  outs = m.run({floats({1, 12}, some)});
+  ASSERT_EQ(outs[0].shape(), (te::Shape{1, 1}));
+  EXPECT_EQ(outs[0].as<float>()[0], 6.0f);
+}
+
+// An If whose condition is known from shapes but whose branch needs a run-time value (the
+// detection heads' NMS inside torchvision's "no boxes?" test): the branch runs as a staged model
+// of its own, reading a value of the enclosing graph; an integer reduction is compiled inside it;
+// TopK on run-time data is sorted on the host (ties: lower index first).
+TEST(StagedModel, IfBranchThatNeedsARunTimeValueRunsStaged) {
+  TempDir dir("ttune-staged");
+  ModelBuilder b(13);
+  b.input("x", {int64_t{1}, int64_t{12}});
+  b.initializer("one", scalarInt(1));
+  b.initializer("twelve", scalarInt(12));
+  b.ints("k", {3});
+  b.node("Relu", {"x"}, {"y"});
+  b.node("Shape", {"x"}, {"shape"});
+  setAttr(b.node("Gather", {"shape", "one"}, {"width"}), "axis", int64_t{0});
+  b.node("Equal", {"width", "twelve"}, {"cond"});
+  onnx::NodeProto& node = b.node("If", {"cond"}, {"m"});
+  auto branch = [&](const char* name, auto fill) {
+    onnx::AttributeProto* a = node.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto* g = a->mutable_g();
+    g->set_name(name);
+    fill(*g);
+    onnx::ValueInfoProto* o = g->add_output();
+    o->set_name(std::string(name) + "_out");
+    o->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::INT64);
+  };
+  branch("then_branch", [](onnx::GraphProto& g) {
+    onnx::NodeProto* nz = g.add_node();
+    nz->set_op_type("NonZero");
+    nz->add_input("y");  // captured from the enclosing graph
+    nz->add_output("nz");
+    onnx::NodeProto* r = g.add_node();
+    r->set_op_type("ReduceMax");
+    r->add_input("nz");
+    r->add_output("then_branch_out");
+    setAttr(*r, "keepdims", int64_t{0});
+  });
+  branch("else_branch", [](onnx::GraphProto& g) {
+    onnx::NodeProto* c = g.add_node();
+    c->set_op_type("Constant");
+    c->add_output("else_branch_out");
+    setAttr(*c, "value", scalarInt(-1));
+  });
+  onnx::NodeProto& topk = b.node("TopK", {"y", "k"}, {"top", "top_idx"});
+  setAttr(topk, "axis", int64_t{1});
+  b.output("m");
+  b.output("top");
+  b.output("top_idx");
+  executor::StagedModel m = staged(save(dir, b, "if_branch"));
+  auto check = [&](const std::vector<float>& x) {
+    std::vector<runtime::NDArray> outs = m.run({floats({1, 12}, x)});
+    ASSERT_EQ(outs.size(), 3u);
+    int64_t want = std::numeric_limits<int64_t>::min();  // ReduceMax of nothing: the lowest int64
+    for (int64_t i = 0; i < 12; ++i)
+      if (x[i] > 0) want = std::max(want, i);
+    EXPECT_EQ(outs[0].as<int64_t>()[0], want);
+    std::vector<int64_t> order(12);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](int64_t a, int64_t c) { return std::max(0.0f, x[a]) > std::max(0.0f, x[c]); });
+    ASSERT_EQ(outs[1].shape(), (te::Shape{1, 3}));
+    for (int j = 0; j < 3; ++j) {
+      EXPECT_EQ(outs[2].as<int64_t>()[j], order[j]);
+      EXPECT_EQ(outs[1].as<float>()[j], std::max(0.0f, x[order[j]]));
+    }
+  };
+  check({-1, 2, -3, 4, 4, -6, 7, -8, 9, 2, -1, 0});
+  check({-1, -2, -3, -4, -4, -6, -7, -8, -9, -2, -1, 0});  // nothing selected; TopK of ties
+  check({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  EXPECT_GT(m.stats().host_nodes, 0);
 }
 
 TEST(StagedModel, AStaticModelIsOneStage) {

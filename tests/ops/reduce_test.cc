@@ -201,7 +201,9 @@ TEST(Reductions, RejectBadArguments) {
   EXPECT_OP_ERROR(reduce_sum(x, {1, -2}), "reduce_sum", "axis 1 is listed twice");
   EXPECT_OP_ERROR(reduce_mean(x, {5}), "reduce_mean", "axis 5 is out of range");
   EXPECT_OP_ERROR(reduce_max(placeholder("s", {}), {}), "reduce_max", "rank-0");
-  EXPECT_OP_ERROR(reduce_min(placeholder("i", {3}, te::DType::Int32), {0}), "reduce_min", "int32");
+  // Sum, max, min and product take integers (exactly, in their type); the mean does not.
+  EXPECT_OP_ERROR(reduce_mean(placeholder("i", {3}, te::DType::Int32), {0}), "reduce_mean", "int32");
+  EXPECT_EQ(reduce_min(placeholder("i", {3}, te::DType::Int32), {0}).dtype(), te::DType::Int32);
   te::Tensor g = placeholder("gamma", {3, 4});
   EXPECT_OP_ERROR(layer_norm(x, g, te::Tensor(), -1), "layer_norm", "gamma has shape [3, 4]",
                   "normalized dimensions are [4]");

@@ -2,7 +2,9 @@
 
 #include "frontend/onnx/op_table.h"
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "support/strings.h"
 #include "te/compute_dag.h"
@@ -263,9 +265,7 @@ int Ctx::emit(graph::OpAttrs attrs, std::vector<int> inputs, std::string_view ta
       continue;
     }
     const graph::Value& x = val(v);
-    if (te::shapeElements(x.shape) == 0)
-      fail("the operand \"", x.name, "\" is empty (shape ", te::shapeToString(x.shape),
-           "), and empty tensors are not supported as operands");
+    if (te::shapeElements(x.shape) == 0) return emitEmpty(attrs, inputs, x, tag);
     all_const = all_const && x.isConstant();
     in_elems += te::shapeElements(x.shape);
     ph.push_back(te::placeholder("in" + std::to_string(k), x.shape, x.dtype, x.isConstant()));
@@ -289,6 +289,66 @@ int Ctx::emit(graph::OpAttrs attrs, std::vector<int> inputs, std::string_view ta
   } catch (const Error& e) {
     fail(stripGraphPrefix(e.what(), nm, attrs));
   }
+}
+
+// An operand without elements (an empty selection at run time: no box left at some level, no
+// non-zero): the result has no elements either and is an empty constant, whatever the operator.
+// Its shape is found by building the operator with the empty extents set to 1 and to 2: the
+// result's extents that follow them are the empty ones. An operator whose result does not shrink
+// with its empty operand (a reduction over the empty axis) is refused.
+int Ctx::emitEmpty(const graph::OpAttrs& attrs, const std::vector<int>& inputs, const graph::Value& empty,
+                   std::string_view tag) {
+  auto probe = [&](int64_t k) {
+    std::vector<te::Tensor> ph;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i] < 0) {
+        ph.emplace_back();
+        continue;
+      }
+      const graph::Value& x = val(inputs[i]);
+      te::Shape s = x.shape;
+      for (int64_t& d : s)
+        if (d == 0) d = k;
+      ph.push_back(te::placeholder("in" + std::to_string(i), s, x.dtype, x.isConstant()));
+    }
+    return graph::buildOp(attrs, ph);
+  };
+  te::Shape out;
+  te::DType dtype = te::DType::Float32;
+  try {
+    te::Tensor one = probe(1), two = probe(2);
+    bool shrinks = one.shape().size() == two.shape().size();
+    out = one.shape();
+    for (size_t d = 0; shrinks && d < out.size(); ++d)
+      if (two.shape()[d] != out[d]) out[d] = 0;
+    dtype = one.dtype();
+    const auto* reduce = std::get_if<graph::ReduceAttrs>(&attrs);
+    if (te::shapeElements(out) != 0 && reduce && shrinks) {
+      // A reduction over the empty axes: its identity (ONNX: sum 0, product 1, max the lowest
+      // value, min the highest; a mean of nothing is NaN).
+      double fill = 0;
+      switch (reduce->kind) {
+        case graph::ReduceKind::Sum: fill = 0; break;
+        case graph::ReduceKind::Prod: fill = 1; break;
+        case graph::ReduceKind::Max: fill = -std::numeric_limits<double>::infinity(); break;
+        case graph::ReduceKind::Min: fill = std::numeric_limits<double>::infinity(); break;
+        case graph::ReduceKind::Mean: fill = std::numeric_limits<double>::quiet_NaN(); break;
+      }
+      runtime::NDArray a = runtime::NDArray::empty(out, dtype);
+      for (int64_t i = 0; i < a.numElements(); ++i) {
+        if (!te::isInt(dtype)) te::storeDouble(a.data(), dtype, i, fill);
+        else if (std::isinf(fill)) te::storeInt(a.data(), dtype, i, fill > 0 ? te::intTypeMax(dtype) : te::intTypeMin(dtype));
+        else te::storeInt(a.data(), dtype, i, static_cast<int64_t>(fill));
+      }
+      return addConstant(std::move(a), tag);
+    }
+    shrinks = shrinks && te::shapeElements(out) == 0;
+    if (!shrinks) fail("");
+  } catch (const Error&) {
+    fail("the operand \"", empty.name, "\" is empty (shape ", te::shapeToString(empty.shape),
+         "), and this operation of an empty tensor is not supported");
+  }
+  return addConstant(runtime::NDArray::empty(out, dtype), tag);
 }
 
 int Ctx::addConstant(runtime::NDArray data, std::string_view tag) {
@@ -317,8 +377,9 @@ int Ctx::scalarConstant(double v, te::DType dtype, std::string_view tag) {
 int Ctx::reshape(int v, const te::Shape& shape, std::string_view tag) {
   const graph::Value& x = val(v);
   if (x.shape == shape) return v;
-  for (int64_t d : shape)
-    if (d <= 0) fail("the target shape ", te::shapeToString(shape), " has an empty or negative dimension, which is not supported");
+  for (int64_t d : shape)  // an empty value may take another empty shape
+    if (d < 0 || (d == 0 && te::shapeElements(x.shape) != 0))
+      fail("the target shape ", te::shapeToString(shape), " has an empty or negative dimension, which is not supported");
   if (te::shapeElements(shape) != te::shapeElements(x.shape))
     fail("cannot reshape ", te::shapeToString(x.shape), " to ", te::shapeToString(shape),
          " (the element counts differ)");

@@ -96,11 +96,16 @@ class Ctx {
   int numOutputs() const { return node_->output_size(); }
   // Output i exists and a later node or the graph output reads it.
   bool outputUsed(int i) const;
+  // A stage of a staged run (staged_import.h): operators that are cheaper on the host than as
+  // kernels for run-time data (TopK, a sort) ask for their input as a constant and so end the stage.
+  bool staged() const { return staged_; }
+  void setStaged(bool s) { staged_ = s; }
   void setOutput(int i, int value);
 
   // ---- emitting ------------------------------------------------------------------------------
-  // Adds a graph node (or, when every input is a constant, its folded value). An empty `tag`
-  // names the node like the ONNX node; otherwise "<name>/<tag>".
+  // Adds a graph node (or, when every input is a constant, its folded value; when an input has no
+  // elements, the empty result as a constant). An empty `tag` names the node like the ONNX node;
+  // otherwise "<name>/<tag>".
   int emit(graph::OpAttrs attrs, std::vector<int> inputs, std::string_view tag = {});
   int addConstant(runtime::NDArray data, std::string_view tag);
   // Fails when a tensor of `shape` would be unreasonably large to create at import (> 2^32
@@ -120,6 +125,9 @@ class Ctx {
   const graph::Value& val(int id) const { return graph_.value(id); }
 
  private:
+  bool staged_ = false;
+  int emitEmpty(const graph::OpAttrs& attrs, const std::vector<int>& inputs, const graph::Value& empty,
+                std::string_view tag);
   std::string nodeName(std::string_view tag) const;
 
   graph::Graph& graph_;

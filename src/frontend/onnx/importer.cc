@@ -244,9 +244,16 @@ int defaultOpset(const onnx::ModelProto& m) {
 // Names read by node `from` and later, and the model's outputs.
 std::set<std::string> readFrom(const onnx::GraphProto& gp, int from) {
   std::set<std::string> r;
-  for (int i = from; i < gp.node_size(); ++i)
+  for (int i = from; i < gp.node_size(); ++i) {
     for (const std::string& n : gp.node(i).input())
       if (!n.empty()) r.insert(n);
+    for (const onnx::AttributeProto& a : gp.node(i).attribute()) {  // values an If or Loop body captures
+      if (a.has_g())
+        for (const std::string& n : capturedNames(a.g())) r.insert(n);
+      for (const onnx::GraphProto& sg : a.graphs())
+        for (const std::string& n : capturedNames(sg)) r.insert(n);
+    }
+  }
   for (const onnx::ValueInfoProto& o : gp.output()) r.insert(o.name());
   return r;
 }
@@ -298,7 +305,9 @@ graph::Graph importModel(const onnx::ModelProto& m, const OnnxOptions& opt, cons
   } else {  // a later stage: the earlier stages' run-time values it reads are its inputs
     std::set<std::string> later = readFrom(gp, start);
     for (const auto& [n, a] : req->runtime_values)
-      if (later.count(n) && !req->constants.count(n)) {
+      if (later.count(n) && !req->constants.count(n) && a.numElements() == 0) {
+        names[n] = g.addConstant(n, a);  // nothing to compute with: an empty constant
+      } else if (later.count(n) && !req->constants.count(n)) {
         names[n] = g.addInput(n, a.shape(), a.dtype());
         stage->input_names.push_back(n);
       }
@@ -310,6 +319,7 @@ graph::Graph importModel(const onnx::ModelProto& m, const OnnxOptions& opt, cons
   for (const onnx::ValueInfoProto& o : gp.output()) used.insert(o.name());
 
   Ctx ctx(g, names, used, opset);
+  ctx.setStaged(stage != nullptr);
   const detail::OpTable& table = detail::opTable();
   for (int i = start; i < gp.node_size(); ++i) {
     const onnx::NodeProto& n = gp.node(i);
@@ -350,11 +360,15 @@ graph::Graph importModel(const onnx::ModelProto& m, const OnnxOptions& opt, cons
       if (ctx.outputUsed(k) && !names.count(n.output(k)))
         ctx.fail("output ", k, " (\"", n.output(k), "\") is not supported");
   }
-  if (stage)
-    for (const onnx::ValueInfoProto& o : gp.output()) stage->output_names.push_back(o.name());
   for (const onnx::ValueInfoProto& o : gp.output()) {
     auto it = names.find(o.name());
     if (it == names.end()) fail("output \"", o.name(), "\" of ", what, " is not produced by any node");
+    const graph::Value& x = g.value(it->second);
+    if (stage && x.isConstant() && x.constant->numElements() == 0) {  // e.g. no detection: returned as is
+      stage->constants[o.name()] = *x.constant;
+      continue;
+    }
+    if (stage) stage->output_names.push_back(o.name());
     bindOutput(g, o.name(), it->second);
   }
   return compact(g);

@@ -67,6 +67,8 @@ runtime::NDArray tensorFromProto(const onnx::TensorProto& tensor, const std::str
 
 // ONNX element type (TensorProto::DataType) -> ttune dtype, or throws Error naming `what`.
 te::DType dtypeFromOnnx(int onnx_type, const std::string& what);
+// ttune dtype -> ONNX element type (every ttune dtype has one).
+int dtypeToOnnx(te::DType dtype);
 // "FLOAT", "INT64", ... for messages.
 std::string onnxTypeName(int onnx_type);
 

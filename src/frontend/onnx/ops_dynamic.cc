@@ -45,7 +45,6 @@ void importNonZero(Ctx& c) {
   std::vector<int64_t> positions;  // flat positions of the non-zeros, in row-major order
   for (int64_t i = 0, n = x.numElements(); i < n; ++i)
     if (element(x, i) != 0) positions.push_back(i);
-  if (positions.empty()) c.fail("X has no non-zero element, and the empty result is not supported");
   int64_t rank = std::max<int64_t>(1, static_cast<int64_t>(s.size())), count = static_cast<int64_t>(positions.size());
   std::vector<int64_t> out(static_cast<size_t>(rank * count));
   for (int64_t k = 0; k < count; ++k) {
@@ -75,7 +74,6 @@ void importCompress(Ctx& c) {
   std::vector<int64_t> keep;
   for (int64_t i = 0; i < std::min(cond.numElements(), s[axis]); ++i)
     if (element(cond, i) != 0) keep.push_back(i);
-  if (keep.empty()) c.fail("the condition selects nothing, and the empty result is not supported");
   int ids = c.addConstant(int64Tensor(keep), "selected");
   c.setOutput(0, c.emit(graph::GatherAttrs{axis}, {x, ids}));
 }
@@ -136,7 +134,13 @@ void importNonMaxSuppression(Ctx& c) {
   if (bs.size() != 3 || bs[2] != 4) c.fail("boxes must be [batches, boxes, 4], got ", te::shapeToString(bs));
   if (ss.size() != 3 || ss[0] != bs[0] || ss[2] != bs[1])
     c.fail("scores must be [", bs[0], ", classes, ", bs[1], "], got ", te::shapeToString(ss));
-  int64_t max_out = c.present(2) ? static_cast<int64_t>(c.scalar(2, "max_output_boxes_per_class")) : 0;
+  // Read exactly: exporters pass INT64_MAX for "no limit", which no double holds.
+  int64_t max_out = 0;
+  if (c.present(2)) {
+    std::vector<int64_t> m = c.ints(2, "max_output_boxes_per_class");
+    if (m.size() != 1) c.fail("max_output_boxes_per_class must have one element");
+    max_out = m[0];
+  }
   double iou_threshold = c.present(3) ? c.scalar(3, "iou_threshold") : 0.0;
   bool has_score_threshold = c.present(4);
   double score_threshold = has_score_threshold ? c.scalar(4, "score_threshold") : 0.0;
@@ -157,7 +161,9 @@ void importNonMaxSuppression(Ctx& c) {
     return inter / (area_a + area_b - inter) > iou_threshold;
   };
   std::vector<int64_t> selected;  // rows of (batch, class, box)
-  for (int64_t b = 0; b < ss[0]; ++b)
+  for (int64_t b = 0; b < ss[0]; ++b) {
+    std::vector<std::array<double, 4>> box(static_cast<size_t>(nb));
+    for (int64_t i = 0; i < nb; ++i) box[i] = corners(b, i);
     for (int64_t k = 0; k < ss[1]; ++k) {
       std::vector<std::pair<double, int64_t>> cand;
       for (int64_t i = 0; i < nb; ++i) {
@@ -165,16 +171,26 @@ void importNonMaxSuppression(Ctx& c) {
         if (!has_score_threshold || sc > score_threshold) cand.emplace_back(sc, i);
       }
       std::stable_sort(cand.begin(), cand.end(), [](const auto& l, const auto& r) { return l.first > r.first; });
-      std::vector<std::array<double, 4>> kept;
+      // Kept boxes by top edge: only those whose top lies within (top - tallest kept, bottom) can
+      // overlap a candidate, so detection heads' thousands of boxes (torchvision offsets each
+      // class's boxes apart) are not compared all against all.
+      std::multimap<double, int64_t> kept;
+      double tallest = 0;
+      int64_t count = 0;
       for (const auto& [sc, i] : cand) {
-        if (static_cast<int64_t>(kept.size()) >= max_out) break;
-        std::array<double, 4> box = corners(b, i);
-        if (std::any_of(kept.begin(), kept.end(), [&](const auto& q) { return suppresses(q, box); })) continue;
-        kept.push_back(box);
+        if (count >= max_out) break;
+        const std::array<double, 4>& q = box[i];
+        bool drop = false;
+        for (auto it = kept.lower_bound(q[0] - tallest); !drop && it != kept.end() && it->first <= q[2]; ++it)
+          drop = suppresses(box[it->second], q);
+        if (drop) continue;
+        kept.emplace(q[0], i);
+        tallest = std::max(tallest, q[2] - q[0]);
+        ++count;
         selected.insert(selected.end(), {b, k, i});
       }
     }
-  if (selected.empty()) c.fail("no box is selected, and the empty result is not supported");
+  }
   int64_t rows = static_cast<int64_t>(selected.size() / 3);
   c.setOutput(0, c.addConstant(int64Array(selected, {rows, 3}), {}));
 }

@@ -5,10 +5,13 @@
 // they are used: graph ops have one output), ReverseSequence and MaxUnpool. Everything that shapes
 // the result (K, depth, the cumsum axis, output shapes) must be a constant.
 #include <cmath>
+#include <cstring>
+#include <numeric>
 
 #include "frontend/onnx/nn_common.h"
 #include "frontend/onnx/onnx_importer.h"
 #include "frontend/onnx/op_table.h"
+#include "te/dtype_io.h"
 
 namespace ttune::frontend::detail {
 
@@ -132,17 +135,26 @@ void importGatherND(Ctx& c) {
   c.setOutput(0, c.emit(graph::GatherNdAttrs{c.attrInt("batch_dims", 0)}, {c.in(0), c.in(1)}));
 }
 
+// No index (an empty selection at run time): the data unchanged.
+bool nothingToScatter(Ctx& c) {
+  if (te::shapeElements(c.shape(1)) != 0) return false;
+  c.setOutput(0, c.in(0));
+  return true;
+}
+
 void importScatterElements(Ctx& c) {
   c.checkAttrs({"axis", "reduction"});
   requireIndices(c, 1);
   requireRank(c, 0, 1);
   int64_t axis = normAxis(c, c.attrInt("axis", 0), c.rank(0));
+  if (nothingToScatter(c)) return;
   c.setOutput(0, c.emit(graph::ScatterElementsAttrs{axis, readReduction(c)}, {c.in(0), c.in(1), c.in(2, "updates")}));
 }
 
 void importScatterND(Ctx& c) {
   c.checkAttrs({"reduction"});
   requireIndices(c, 1);
+  if (nothingToScatter(c)) return;
   c.setOutput(0, c.emit(graph::ScatterNdAttrs{readReduction(c)}, {c.in(0), c.in(1), c.in(2, "updates")}));
 }
 
@@ -192,6 +204,38 @@ void importOneHot(Ctx& c) {
   c.setOutput(0, c.emit(graph::OneHotAttrs{axis, depth}, {c.in(0), c.in(2, "values")}));
 }
 
+// TopK of a constant: per line along the axis, a stable sort (ties: the lower index first, as ONNX
+// specifies), values as stored (exactly, in the input's dtype) and int64 indices.
+void topKOnHost(Ctx& c, const runtime::NDArray& x, int64_t axis, int64_t k, bool largest) {
+  te::Shape s = x.shape(), out_shape = s;
+  out_shape[axis] = k;
+  int64_t n = s[axis], outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= s[d];
+  for (size_t d = static_cast<size_t>(axis) + 1; d < s.size(); ++d) inner *= s[d];
+  runtime::NDArray values = runtime::NDArray::empty(out_shape, x.dtype());
+  runtime::NDArray indices = runtime::NDArray::empty(out_shape, DType::Int64);
+  size_t bytes = static_cast<size_t>(te::dtypeBytes(x.dtype()));
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::vector<double> key(static_cast<size_t>(n));
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      auto at = [&](int64_t j) { return (o * n + j) * inner + i; };
+      for (int64_t j = 0; j < n; ++j) key[j] = te::loadDouble(x.data(), x.dtype(), at(j));
+      std::iota(order.begin(), order.end(), 0);
+      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+        return largest ? key[a] > key[b] : key[a] < key[b];
+      });
+      for (int64_t j = 0; j < k; ++j) {
+        int64_t dst = (o * k + j) * inner + i;
+        std::memcpy(static_cast<char*>(values.data()) + dst * bytes,
+                    static_cast<const char*>(x.data()) + at(order[j]) * bytes, bytes);
+        indices.as<int64_t>()[dst] = order[j];
+      }
+    }
+  c.setOutput(0, c.addConstant(std::move(values), "values"));
+  if (c.numOutputs() > 1) c.setOutput(1, c.addConstant(std::move(indices), "indices"));
+}
+
 void importTopK(Ctx& c) {
   c.checkAttrs({"axis", "largest", "sorted"});
   requireRank(c, 0, 1);
@@ -200,9 +244,14 @@ void importTopK(Ctx& c) {
   int64_t axis = normAxis(c, c.attrInt("axis", -1), c.rank(0));
   int64_t n = c.shape(0)[axis];
   if (k < 1 || k > n) c.fail("K = ", k, " is outside [1, ", n, "] for axis ", axis);
+  bool largest = c.attrInt("largest", 1) != 0;
+  // A staged run sorts run-time data on the host (a TopK kernel compares every pair); constants
+  // (and so that host step) are sorted here in O(n log n).
+  if (c.staged() && !c.isConst(0)) c.constant(0, "X");
+  if (c.isConst(0)) return topKOnHost(c, c.constant(0, "X"), axis, k, largest);
   // sorted = 0 allows any order; the sorted one is as good.
   bool values = c.outputUsed(0) || !c.outputUsed(1);
-  int idx = c.emit(graph::TopKAttrs{axis, k, c.attrInt("largest", 1) != 0}, {c.in(0)}, values ? "indices" : "");
+  int idx = c.emit(graph::TopKAttrs{axis, k, largest}, {c.in(0)}, values ? "indices" : "");
   if (c.numOutputs() > 1) c.setOutput(1, idx);
   if (values) c.setOutput(0, c.emit(graph::GatherElementsAttrs{axis}, {c.in(0), idx}));
 }

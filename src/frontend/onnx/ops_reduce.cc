@@ -23,8 +23,11 @@ ReduceArgs readReduce(const Ctx& c) {
   bool axes_input = c.opType() == "ReduceSum" && c.opset() >= 13;
   if (axes_input) c.checkAttrs({"keepdims", "noop_with_empty_axes"});
   else c.checkAttrs({"axes", "keepdims"});
-  if (!te::isComputeFloat(c.dtype(0)))
-    c.fail("the input has dtype ", te::dtypeName(c.dtype(0)), ", but reductions take float32 or float64");
+  // Integers: ReduceSum/Max/Min/Prod (exact; shape arithmetic after NonZero or TopK needs them).
+  static const std::set<std::string> integer_ops{"ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd"};
+  if (!te::isComputeFloat(c.dtype(0)) && !(te::isInt(c.dtype(0)) && integer_ops.count(c.opType())))
+    c.fail("the input has dtype ", te::dtypeName(c.dtype(0)),
+           ", but this reduction takes float32 or float64 (ReduceSum/Max/Min/Prod also integers)");
   ReduceArgs r;
   std::vector<int64_t> axes = axes_input ? (c.present(1) ? c.ints(1, "axes") : std::vector<int64_t>{}) : c.attrInts("axes");
   r.keepdims = c.attrInt("keepdims", 1) != 0;

@@ -28,12 +28,15 @@ void importReshape(Ctx& c) {
       infer = static_cast<int>(d);
       continue;
     }
-    if (s <= 0) c.fail("the shape ", listStr(spec), " has the entry ", s, ", and empty tensors are not supported");
+    // 0 stays 0 for an input without elements (copied from it, or allowzero): an empty result.
+    if (s < 0 || (s == 0 && te::shapeElements(in) != 0))
+      c.fail("the shape ", listStr(spec), " has the entry ", s, ", and empty tensors are not supported");
     out[d] = s;
     if (__builtin_mul_overflow(known, s, &known)) c.fail("the shape ", listStr(spec), " has too many elements");
   }
   int64_t total = te::shapeElements(in);
   if (infer >= 0) {
+    if (known == 0) c.fail("the shape ", listStr(spec), " has a -1 next to a 0, which leaves the -1 undetermined");
     if (total % known != 0)
       c.fail("cannot reshape ", te::shapeToString(in), " to ", listStr(spec), " (the element counts do not divide)");
     out[infer] = total / known;
@@ -193,7 +196,18 @@ void importExpand(Ctx& c) {
   c.checkAttrs({});
   std::vector<int64_t> shape = c.ints(1, "shape");
   for (int64_t d : shape)
-    if (d <= 0) c.fail("the shape ", listStr(shape), " has a non-positive entry, and empty tensors are not supported");
+    if (d < 0) c.fail("the shape ", listStr(shape), " has a negative entry");
+  if (std::count(shape.begin(), shape.end(), 0) > 0) {  // an empty result (e.g. no box at some level)
+    te::Shape in = c.shape(0), out(std::max(in.size(), shape.size()));
+    for (size_t d = 0; d < out.size(); ++d) {
+      size_t r = out.size() - d;
+      int64_t a = r <= in.size() ? in[in.size() - r] : 1, b = r <= shape.size() ? shape[shape.size() - r] : 1;
+      if (a != b && a != 1 && b != 1) c.fail("cannot expand ", te::shapeToString(in), " to ", listStr(shape));
+      out[d] = a == 1 ? b : a;
+    }
+    c.setOutput(0, c.addConstant(runtime::NDArray::empty(out, c.dtype(0)), {}));
+    return;
+  }
   int y = c.emit(graph::ExpandAttrs{shape}, {c.in(0)});
   if (c.val(y).shape == c.shape(0) && !c.isConst(0)) y = c.in(0);  // expanding to the same shape is a no-op
   c.setOutput(0, y);

@@ -48,7 +48,7 @@ void importConstantOfShape(Ctx& c) {
   c.checkAttrs({"value"});
   std::vector<int64_t> shape = c.ints(0, "shape");
   for (int64_t d : shape)
-    if (d <= 0) c.fail("the shape ", listStr(shape), " has a non-positive entry, and empty tensors are not supported");
+    if (d < 0) c.fail("the shape ", listStr(shape), " has a negative entry");
   DType dt = DType::Float32;
   double fill = 0;
   int64_t ifill = 0;
@@ -84,7 +84,6 @@ void importRange(Ctx& c) {
     float delta = static_cast<float>(c.scalar(2, "delta"));
     if (delta == 0) c.fail("delta is zero");
     n = std::max<int64_t>(static_cast<int64_t>(std::ceil((limit - start) / delta)), 0);
-    if (n == 0) c.fail("the range is empty, and empty tensors are not supported");
     c.checkSize({n});
     out = runtime::NDArray::empty({n}, dt);
     for (int64_t i = 0; i < n; ++i) out.as<float>()[i] = start + static_cast<float>(i) * delta;
@@ -94,7 +93,7 @@ void importRange(Ctx& c) {
     if (d[0] == 0) c.fail("delta is zero");
     int64_t span = l[0] - s[0];
     n = span / d[0] + (span % d[0] != 0 && (span > 0) == (d[0] > 0) ? 1 : 0);
-    if (n <= 0) c.fail("the range is empty, and empty tensors are not supported");
+    n = std::max<int64_t>(n, 0);
     c.checkSize({n});
     out = runtime::NDArray::empty({n}, dt);
     for (int64_t i = 0; i < n; ++i) {
@@ -117,7 +116,7 @@ void importShape(Ctx& c) {
   if (end < 0) end += r;
   start = std::clamp<int64_t>(start, 0, r);
   end = std::clamp<int64_t>(end, 0, r);
-  if (end <= start) c.fail("the result is empty, and empty tensors are not supported");
+  end = std::max(end, start);  // an empty shape: an empty constant, as ConstantOfShape and Range give
   c.setOutput(0, c.addConstant(int64Tensor(std::vector<int64_t>(s.begin() + start, s.begin() + end)), {}));
 }
 

@@ -15,10 +15,15 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "frontend/onnx/onnx_importer.h"
+
+namespace onnx {
+class GraphProto;
+}  // namespace onnx
 
 namespace ttune::frontend {
 
@@ -48,5 +53,24 @@ ImportStage importStage(const onnx::ModelProto& model, const OnnxOptions& option
 // ONNX name (throws the importer's errors, e.g. for an empty result).
 std::map<std::string, runtime::NDArray> evaluateNodeOnHost(const onnx::ModelProto& model, int index,
                                                            const std::map<std::string, runtime::NDArray>& values);
+
+// Names a subgraph reads from its enclosing scopes (at any depth), in first-use order.
+std::vector<std::string> capturedNames(const onnx::GraphProto& graph);
+
+// A stage that stops inside an If (a node of the selected branch needs a run-time value) cannot
+// resume in the middle of the enclosing graph's node: the branch is run as a model of its own,
+// staged in turn, and its outputs become the If's outputs.
+struct BranchModel {
+  std::shared_ptr<onnx::ModelProto> model;  // the branch; the enclosing model's opsets
+  std::vector<std::string> inputs;          // the run-time values of the enclosing graph it reads, in order
+  OnnxOptions options;                      // shapes of those inputs; bound constants it reads
+};
+
+// The branch of If node `index` that `cond` selects. `runtime_values` and `constants` are the
+// values of the enclosing graph known so far; the enclosing graph's initializers that the branch
+// reads are copied into it.
+BranchModel ifBranchModel(const onnx::ModelProto& model, int index, bool cond,
+                          const std::map<std::string, runtime::NDArray>& runtime_values,
+                          const std::map<std::string, runtime::NDArray>& constants);
 
 }  // namespace ttune::frontend

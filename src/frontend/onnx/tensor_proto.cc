@@ -53,6 +53,15 @@ te::DType dtypeFromOnnx(int t, const std::string& what) {
        ", which ttune does not support (only the real number types and BOOL are: no STRING or COMPLEX)");
 }
 
+int dtypeToOnnx(te::DType dtype) {
+  for (int t = onnx::TensorProto::FLOAT; t <= onnx::TensorProto::BFLOAT16; ++t) {
+    if (t == onnx::TensorProto::STRING || t == onnx::TensorProto::COMPLEX64 || t == onnx::TensorProto::COMPLEX128)
+      continue;
+    if (dtypeFromOnnx(t, "") == dtype) return t;
+  }
+  fail("the element type ", te::dtypeName(dtype), " has no ONNX element type");
+}
+
 namespace {
 
 constexpr int64_t kMaxTensorElements = int64_t(1) << 40;
