@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "store/bank.h"
-#include "store/sqlite.h"
+#include "store/sql_db.h"
 #include "support/expected.h"
 #include "support/log.h"
 
