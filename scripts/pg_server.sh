@@ -33,7 +33,13 @@ fi
 case "$cmd" in
   start)
     mkdir -p "$dir"
-    if [ "$(id -u)" -eq 0 ]; then chown postgres: "$dir"; fi
+    if [ "$(id -u)" -eq 0 ]; then
+      chown postgres: "$dir"
+      if ! runuser -u postgres -- test -w "$dir"; then
+        echo "the postgres user cannot reach $dir (a folder above it is private to root); use a folder it can enter" >&2
+        exit 1
+      fi
+    fi
     chmod 700 "$dir"
     port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
     if ! "${as_owner[@]}" "$bindir/initdb" -D "$dir/data" -U ttune -A trust -E UTF8 --locale=C >"$dir/initdb.log" 2>&1; then
