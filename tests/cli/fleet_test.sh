@@ -48,7 +48,6 @@ LEASE=3
 for i in 0 1 2; do
   "$TTUNE" worker --db "$DB" --target fleet-test --latency-ms 100 --lease $LEASE --progress >"$DIR/worker$i.log" 2>&1 &
   WORKERS[$i]=$!
-  disown "${WORKERS[$i]}"  # no "Killed" line from the shell when one is killed on purpose
 done
 for _ in $(seq 1 100); do
   [ "$(sql "SELECT count(*) FROM measure_workers WHERE target = 'fleet-test' AND state = 'idle'" 2>/dev/null || echo 0)" -eq 3 ] && break
