@@ -10,13 +10,14 @@
 set -euo pipefail
 TTUNE=$1
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
+source "$SRC/tests/cli/pg_test_bank.sh"
 DIR=$(mktemp -d /tmp/ttune-fleet-test-XXXXXX)
 chmod 755 "$DIR"  # the PostgreSQL server runs as the postgres user
 declare -a WORKERS=()
 cleanup() {
   for p in "${WORKERS[@]}"; do kill -CONT "$p" 2>/dev/null || true; kill -KILL "$p" 2>/dev/null || true; done
   kill $(jobs -p) 2>/dev/null || true
-  if [ -f "$DIR/own-server" ]; then "$SRC/scripts/pg_server.sh" stop "$DIR/pg" || true; fi
+  pg_test_bank_stop
   rm -rf "$DIR"
 }
 trap cleanup EXIT
@@ -26,20 +27,7 @@ fail() {
   exit 1
 }
 
-if [ -n "${TTUNE_TEST_PG_DIR:-}" ] && [ -f "$TTUNE_TEST_PG_DIR/url" ]; then
-  server=$(cat "$TTUNE_TEST_PG_DIR/url")
-else
-  set +e
-  server=$("$SRC/scripts/pg_server.sh" start "$DIR/pg" 2>"$DIR/pg.err")
-  status=$?
-  set -e
-  [ $status -ne 77 ] || { echo "fleet test skipped: $(cat "$DIR/pg.err")"; exit 77; }
-  [ $status -eq 0 ] || fail "the test PostgreSQL server did not start: $(cat "$DIR/pg.err")"
-  touch "$DIR/own-server"
-fi
-name="fleet_$$"
-psql "$server" -qtAc "CREATE DATABASE $name" >/dev/null
-DB="${server%/*}/$name"
+pg_test_bank "fleet_$$"
 sql() { psql "$DB" -qtAc "$1"; }
 "$TTUNE" db stats --db "$DB" >/dev/null 2>&1 || "$TTUNE" db import /dev/null --db "$DB" >/dev/null  # creates the bank
 

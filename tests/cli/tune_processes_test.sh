@@ -13,28 +13,16 @@ BACKEND=${3:-sqlite}
 DIR=$(mktemp -d /tmp/ttune-tune-processes-XXXXXX)
 chmod 755 "$DIR"  # a PostgreSQL server started here runs as the postgres user
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
+source "$SRC/tests/cli/pg_test_bank.sh"
 cleanup() {
   kill $(jobs -p) 2>/dev/null || true
-  if [ -f "$DIR/own-server" ]; then "$SRC/scripts/pg_server.sh" stop "$DIR/pg" || true; fi
+  pg_test_bank_stop
   rm -rf "$DIR"
 }
 trap cleanup EXIT
 fail() { echo "tune processes test: $1"; exit 1; }
 if [ "$BACKEND" = postgres ]; then
-  if [ -n "${TTUNE_TEST_PG_DIR:-}" ] && [ -f "$TTUNE_TEST_PG_DIR/url" ]; then
-    server=$(cat "$TTUNE_TEST_PG_DIR/url")
-  else
-    set +e
-    server=$("$SRC/scripts/pg_server.sh" start "$DIR/pg" 2>"$DIR/pg.err")
-    status=$?
-    set -e
-    [ $status -ne 77 ] || { echo "tune processes test skipped: $(cat "$DIR/pg.err")"; exit 77; }
-    [ $status -eq 0 ] || fail "the test PostgreSQL server did not start: $(cat "$DIR/pg.err")"
-    touch "$DIR/own-server"
-  fi
-  name="tune_processes_$$"
-  psql "$server" -qtAc "CREATE DATABASE $name" >/dev/null
-  DB="${server%/*}/$name"
+  pg_test_bank "tune_processes_$$"
   sql() { psql "$DB" -qtAc "$1"; }
   ORDER=seq
 else
@@ -77,6 +65,6 @@ status=$(sql "SELECT status FROM runs WHERE run_id = '$run'")
 [ "$status" = finished ] || fail "run $run is $status, not finished"
 n=$(sql "SELECT count(*) FROM records WHERE run_id = '$run'")
 [ "$n" -eq $TRIALS ] || fail "run $run holds $n records, not $TRIALS"
-dups=$(sql "SELECT count(*) FROM (SELECT workload_key, steps FROM records WHERE run_id = '$run' GROUP BY workload_key, steps HAVING count(*) > 1)")
+dups=$(sql "SELECT count(*) FROM (SELECT workload_key, steps FROM records WHERE run_id = '$run' GROUP BY workload_key, steps HAVING count(*) > 1) AS d")
 [ "$dups" -eq 0 ] || fail "run $run measured $dups schedules more than once"
 echo "tune processes test: ok ($BACKEND, $KILLS kills, $n records)"
