@@ -47,6 +47,7 @@ struct TransferArgs {
   int top_k = 0;
   std::string adapt = "both";
   std::string target = "host";
+  std::string workers;  // measure on the bank's workers of this target (cli/fleet.h)
   std::string label;
   int threads = 0;
   bool json = false, verbose = false;

@@ -12,6 +12,7 @@
 
 #include "cli/interrupt.h"
 #include "cli/output.h"
+#include "cli/target_option.h"
 #include "codegen/target.h"
 #include "runtime/thread_pool.h"
 #include "store/seed.h"
@@ -118,6 +119,20 @@ std::vector<measure::RunResult> QueueRunner::runAll(const std::vector<measure::R
     throw;
   }
   return out;
+}
+
+WorkersMeasurement workersMeasurement(const std::string& db, const std::string& label, const std::string& target_option) {
+  WorkersMeasurement m;
+  m.runner = std::make_shared<QueueRunner>(db, label);
+  m.code = resolveTargetOption(target_option == "host" ? m.runner->worker().cpu : target_option, TargetUse::Compile);
+  m.command.argv = {m.runner->describe()};
+  m.command.shared_objects = true;
+  return m;
+}
+
+void WorkersMeasurement::onDevice(schedule::TargetInfo& t) const {
+  t.cpu = runner->worker().cpu;
+  t.threads = static_cast<int>(runner->worker().threads);
 }
 
 namespace {

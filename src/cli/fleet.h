@@ -9,14 +9,16 @@
 #include <vector>
 
 #include "measure/batch_runner.h"
+#include "measure/worker_command.h"
+#include "schedule/target.h"
 #include "store/job_queue.h"
 
 namespace ttune::cli {
 
 // Measures rounds of candidates on the workers of one target: submits them as jobs, waits for the
 // replies (heartbeating its jobs, expiring dead workers' leases), gives each request its result.
-// Throws Error when no worker of the target has a recent heartbeat for longer than a lease, or on
-// Ctrl-C; its unfinished jobs are deleted then and when it is destroyed.
+// Throws Error when every worker of the target has been silent for 90 s, or on Ctrl-C; its
+// unfinished jobs are deleted then and when it is destroyed.
 class QueueRunner : public measure::BatchRunner {
  public:
   // Fails (Error, one sentence) when the bank is not PostgreSQL or no live worker announces
@@ -33,6 +35,18 @@ class QueueRunner : public measure::BatchRunner {
   std::string target_, client_;
   store::WorkerInfo worker_;
 };
+
+// `--workers LABEL` of tune and transfer: measurement by the bank's workers of that target. The
+// code is compiled for the workers' CPU (or for `target_option` when it names a target), the
+// records are the workers' device's (its CPU name and thread count), and kernels decide alone, as
+// for a device: the whole model cannot run on a worker.
+struct WorkersMeasurement {
+  std::shared_ptr<QueueRunner> runner;
+  schedule::Target code;
+  measure::WorkerCommand command;  // for the Measurer: nothing is started here, code goes as shared objects
+  void onDevice(schedule::TargetInfo& records_target) const;
+};
+WorkersMeasurement workersMeasurement(const std::string& db, const std::string& label, const std::string& target_option);
 
 struct WorkerArgs {
   std::string db;          // the bank (PostgreSQL URL); default $TTUNE_DB

@@ -39,15 +39,6 @@ namespace ttune::cli {
 
 namespace {
 
-// The Measurer's worker command when a queue measures: nothing is started here, and the code
-// goes as shared objects.
-measure::WorkerCommand remoteWorkerCommand(const QueueRunner& q) {
-  measure::WorkerCommand w;
-  w.argv = {q.describe()};
-  w.shared_objects = true;
-  return w;
-}
-
 // The live view of a tuning run: a headline (trials, rate), the estimated latency against
 // untuned with the time shares, and the kernels in order of their share of the estimated latency, with
 // trials, default and best time; ">" marks the kernel being tuned.
@@ -101,12 +92,10 @@ std::vector<std::string> tuneViewLines(const autotune::TunerProgress& p, double 
 Json tuneModel(const TuneArgs& a) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
   if (a.trials <= 0) fail("--trials must be positive");
-  // --workers: the candidates are compiled here for the workers' CPU and measured there
-  // (cli/fleet.h); the whole model cannot run there, so kernels decide alone, as for a device.
-  std::shared_ptr<QueueRunner> remote;
-  if (!a.workers.empty()) remote = std::make_shared<QueueRunner>(a.db, a.workers);
-  schedule::Target code = remote ? resolveTargetOption(a.target == "host" ? remote->worker().cpu : a.target, TargetUse::Compile)
-                                 : resolveTargetOption(a.target, TargetUse::Measure);
+  // --workers: compiled here, measured by the bank's workers of that target (cli/fleet.h).
+  std::optional<WorkersMeasurement> remote;
+  if (!a.workers.empty()) remote = workersMeasurement(a.db, a.workers, a.target);
+  schedule::Target code = remote ? remote->code : resolveTargetOption(a.target, TargetUse::Measure);
   graph::Graph g = loadModel(a.src);
   std::string name = modelName(a.src.spec);
   std::vector<graph::Kernel> kernels = graph::partition(g);
@@ -119,16 +108,13 @@ Json tuneModel(const TuneArgs& a) {
 
   // Code for another machine is measured by a worker for it (measure/worker_command.h); an
   // emulated worker's run goes to a throw-away bank.
-  RunBank rb = remote ? RunBank{remoteWorkerCommand(*remote), true, nullptr, openBank(a.db)} : openRunBank(a.db, code, false, a.json);
+  RunBank rb = remote ? RunBank{remote->command, true, nullptr, openBank(a.db)} : openRunBank(a.db, code, false, a.json);
   const measure::WorkerCommand* worker = &rb.worker;
   const bool foreign = rb.foreign;
   store::Bank& bank = rb.bank;
   registerModel(bank, name, a.src.spec, kernels);
   schedule::TargetInfo target = currentTarget(code);
-  if (remote) {  // the records are the workers' device's
-    target.cpu = remote->worker().cpu;
-    target.threads = static_cast<int>(remote->worker().threads);
-  }
+  if (remote) remote->onDevice(target);
   const std::string isa = schedule::isaName(code.isa);
   const schedule::Baseline baseline = baselineOf(a.src);
   const std::string defaults_name = schedule::baselineName(baseline);
@@ -182,7 +168,7 @@ Json tuneModel(const TuneArgs& a) {
   measure::MeasureOptions mo;
   mo.threads = target.threads;
   mo.target = code;
-  mo.remote = remote;
+  if (remote) mo.remote = remote->runner;
   measure::Measurer measurer(mo, *worker);
   autotune::XGBoostModel model;
   autotune::TunerOptions topt;
