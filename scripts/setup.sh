@@ -9,6 +9,8 @@ PACKAGES=(
   libxgboost-dev
   libonnx-dev libprotobuf-dev protobuf-compiler libonnx-testdata
   libsqlite3-dev sqlite3
+  # the PostgreSQL bank (libpq) and the throw-away test server (scripts/pg_server.sh)
+  postgresql libpq-dev
   nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libdnnl-dev
@@ -34,5 +36,14 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 echo "setup: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
+# ttune runs its own PostgreSQL clusters (scripts/pg_server.sh, docs/fleet.md): the package's
+# service need not start, and in a container without an init system starting it can fail the
+# install. A policy-rc.d that denies service starts (the Debian mechanism) holds during the
+# install, unless the machine already has one.
+if [[ " ${missing[*]} " == *" postgresql "* ]] && [ ! -e /usr/sbin/policy-rc.d ]; then
+  printf '#!/bin/sh\n# ttune scripts/setup.sh: no service starts during its install\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+  $SUDO chmod +x /usr/sbin/policy-rc.d
+  trap '$SUDO rm -f /usr/sbin/policy-rc.d' EXIT
+fi
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"

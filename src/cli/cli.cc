@@ -30,6 +30,7 @@ int run(int argc, char** argv) {
   addCompareCommand(app);
   addExperimentCommand(app);
   addExportCommand(app);
+  addWorkerCommand(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -27,5 +27,8 @@ void addTransferCommands(CLI::App& app);
 void addCompareCommand(CLI::App& app);
 void addExperimentCommand(CLI::App& app);
 void addExportCommand(CLI::App& app);
+// `ttune worker` and `ttune db workers` (worker_commands.cc; the latter added by addDbCommands).
+void addWorkerCommand(CLI::App& app);
+void addDbWorkersCommand(CLI::App* db);
 
 }  // namespace ttune::cli

@@ -27,6 +27,7 @@ struct TuneArgs {
   bool json = false, new_run = false, verbose = false, warm_start = false, refine = false;
   std::string warm_start_run;  // seed the search with one run's records (transfer then tune)
   std::string label;           // free text stored in the run's settings (the experiment's tag)
+  std::string workers;         // measure on the bank's workers of this target (cli/fleet.h)
   int threads = 0;
   int measures_per_round = 64;
   int population = 2048;
@@ -46,6 +47,7 @@ struct TransferArgs {
   int top_k = 0;
   std::string adapt = "both";
   std::string target = "host";
+  std::string workers;  // measure on the bank's workers of this target (cli/fleet.h)
   std::string label;
   int threads = 0;
   bool json = false, verbose = false;

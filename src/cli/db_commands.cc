@@ -114,7 +114,8 @@ void importFiles(const std::vector<std::string>& files, const std::string& db, b
   Json reports = Json::array();
   std::vector<std::string> errors;
   for (const std::string& f : files) {
-    auto rep = bank.importJsonl(f);
+    // `ttune db export - --db A | ttune db import - --db B` copies records between banks.
+    auto rep = bank.importJsonl(f == "-" ? "/dev/stdin" : f);
     if (!rep.ok()) {
       errors.push_back(rep.error());
       reports.push_back({{"file", f}, {"error", rep.error()}});
@@ -190,7 +191,7 @@ void addDbCommands(CLI::App& app) {
   auto files = std::make_shared<std::vector<std::string>>();
   auto im_db = std::make_shared<std::string>();
   auto im_json = std::make_shared<bool>(false);
-  imp->add_option("files", *files, "Records files")->required();
+  imp->add_option("files", *files, "Records files (- for standard input)")->required();
   imp->add_option("--db", *im_db, kBankOptionHelp + std::string(" (created if missing)"));
   imp->add_flag("--json", *im_json, "Print JSON");
   imp->callback([=] { importFiles(*files, *im_db, *im_json); });
@@ -202,7 +203,7 @@ void addDbCommands(CLI::App& app) {
   runs->add_flag("--json", *ru_json, "Print JSON");
   runs->callback([=] { listRuns(*ru_db, *ru_json); });
 
-  auto* check = dbc->add_subcommand("check", "Run SQLite's integrity check on the bank");
+  auto* check = dbc->add_subcommand("check", "Check the bank's integrity (SQLite's integrity check; PostgreSQL: every row of every table read)");
   auto ch_db = std::make_shared<std::string>();
   auto ch_json = std::make_shared<bool>(false);
   check->add_option("--db", *ch_db, kBankOptionHelp);
@@ -210,6 +211,7 @@ void addDbCommands(CLI::App& app) {
   check->callback([=] { checkBank(*ch_db, *ch_json); });
 
   addDbRefreshCommand(dbc);
+  addDbWorkersCommand(dbc);
 }
 
 }  // namespace ttune::cli

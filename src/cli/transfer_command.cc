@@ -18,6 +18,7 @@
 #include "executor/executor.h"
 #include "codegen/target.h"
 #include "measure/peak.h"
+#include "cli/fleet.h"
 #include "measure/worker_command.h"
 #include "store/bank.h"
 #include "runtime/thread_pool.h"
@@ -97,7 +98,10 @@ Json transferModel(const TransferArgs& a) {
   if (a.top_k < 0) fail("--top-k must not be negative");
   if (a.budget < 0) fail("--budget must not be negative");
   if (a.sources != "pool" && a.sources != "auto") fail("--sources must be pool or auto, not '", a.sources, "'");
-  schedule::Target code = resolveTargetOption(a.target, TargetUse::Measure);
+  // --workers: compiled here, measured by the bank's workers of that target (cli/fleet.h).
+  std::optional<WorkersMeasurement> remote;
+  if (!a.workers.empty()) remote = workersMeasurement(a.db, a.workers, a.target);
+  schedule::Target code = remote ? remote->code : resolveTargetOption(a.target, TargetUse::Measure);
   transfer::Adapt adapt = parseAdapt(a.adapt);
   graph::Graph g = loadModel(a.src);
   std::string name = modelName(a.src.spec);
@@ -106,12 +110,13 @@ Json transferModel(const TransferArgs& a) {
 
   // As in `tune`: another machine's code is measured by a worker for it, and an emulated run
   // goes to a throw-away copy of the bank (its records are the candidates).
-  RunBank rb = openRunBank(a.db, code, true, a.json);
+  RunBank rb = remote ? RunBank{remote->command, true, nullptr, openBank(a.db)} : openRunBank(a.db, code, true, a.json);
   const measure::WorkerCommand* worker = &rb.worker;
   const bool foreign = rb.foreign;
   store::Bank& bank = rb.bank;
   registerModel(bank, name, a.src.spec, kernels);
   schedule::TargetInfo target = currentTarget(code);
+  if (remote) remote->onDevice(target);
   std::set<std::string> known = bank.recordModels();
   for (const std::string& m : bank.models()) known.insert(m);
   for (const std::string& m : a.from)
@@ -134,6 +139,7 @@ Json transferModel(const TransferArgs& a) {
                 {"refine", a.refine},  {"adapt", a.adapt},        {"threads", target.threads}, {"nearest_classes", a.nearest_classes},
                 {"isa", schedule::isaName(code.isa)}, {"cpu", target.cpu}, {"label", a.label},
                 {"defaults", schedule::baselineName(baseline)}};
+  if (remote) settings["workers"] = a.workers;
   auto run = bank.beginRun(store::RunKind::Transfer, name, settings);
   if (!run.ok()) fail(run.error());
 
@@ -151,6 +157,7 @@ Json transferModel(const TransferArgs& a) {
   opt.baseline = baseline;
   opt.measure.threads = target.threads;
   opt.measure.target = code;
+  if (remote) opt.measure.remote = remote->runner;
   opt.source_dag = [&dags](const std::string& key) { return dags(key); };
 
   LiveView view(a.verbose);
@@ -354,6 +361,9 @@ void addTransferCommands(CLI::App& app) {
   cmd->add_flag("--json", a->json, "Print a JSON summary");
   cmd->add_flag("--progress", a->verbose, "Print progress lines also when stderr is not a terminal");
   addTargetOption(cmd, a->target);
+  cmd->add_option("--workers", a->workers,
+                  "Measure on the measurement workers of this target that take jobs from the bank (a PostgreSQL bank; "
+                  "docs/fleet.md); code is compiled here for their CPU");
   cmd->callback([a] { transferCmd(*a); });
 
   auto* src = app.add_subcommand("sources", "List the bank's models that can serve as transfer sources for a model");

@@ -11,6 +11,7 @@
 #include "cli/bank_access.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/fleet.h"
 #include "cli/interrupt.h"
 #include "executor/latency.h"
 #include "cli/model_loader.h"
@@ -91,7 +92,10 @@ std::vector<std::string> tuneViewLines(const autotune::TunerProgress& p, double 
 Json tuneModel(const TuneArgs& a) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
   if (a.trials <= 0) fail("--trials must be positive");
-  schedule::Target code = resolveTargetOption(a.target, TargetUse::Measure);
+  // --workers: compiled here, measured by the bank's workers of that target (cli/fleet.h).
+  std::optional<WorkersMeasurement> remote;
+  if (!a.workers.empty()) remote = workersMeasurement(a.db, a.workers, a.target);
+  schedule::Target code = remote ? remote->code : resolveTargetOption(a.target, TargetUse::Measure);
   graph::Graph g = loadModel(a.src);
   std::string name = modelName(a.src.spec);
   std::vector<graph::Kernel> kernels = graph::partition(g);
@@ -104,12 +108,13 @@ Json tuneModel(const TuneArgs& a) {
 
   // Code for another machine is measured by a worker for it (measure/worker_command.h); an
   // emulated worker's run goes to a throw-away bank.
-  RunBank rb = openRunBank(a.db, code, false, a.json);
+  RunBank rb = remote ? RunBank{remote->command, true, nullptr, openBank(a.db)} : openRunBank(a.db, code, false, a.json);
   const measure::WorkerCommand* worker = &rb.worker;
   const bool foreign = rb.foreign;
   store::Bank& bank = rb.bank;
   registerModel(bank, name, a.src.spec, kernels);
   schedule::TargetInfo target = currentTarget(code);
+  if (remote) remote->onDevice(target);
   const std::string isa = schedule::isaName(code.isa);
   const schedule::Baseline baseline = baselineOf(a.src);
   const std::string defaults_name = schedule::baselineName(baseline);
@@ -151,6 +156,7 @@ Json tuneModel(const TuneArgs& a) {
                 {"cpu", target.cpu},
                 {"defaults", defaults_name},
                 {"label", a.label}};
+  if (remote) settings["workers"] = a.workers;
   if (run_id.empty()) {
     auto r = bank.beginRun(store::RunKind::Tune, name, settings);
     if (!r.ok()) fail(r.error());
@@ -162,6 +168,7 @@ Json tuneModel(const TuneArgs& a) {
   measure::MeasureOptions mo;
   mo.threads = target.threads;
   mo.target = code;
+  if (remote) mo.remote = remote->runner;
   measure::Measurer measurer(mo, *worker);
   autotune::XGBoostModel model;
   autotune::TunerOptions topt;
@@ -417,6 +424,9 @@ void addTuneCommand(CLI::App& app) {
   cmd->add_flag("--json", a->json, "Print a JSON summary");
   cmd->add_flag("--progress", a->verbose, "Print progress lines also when stderr is not a terminal");
   addTargetOption(cmd, a->target);
+  cmd->add_option("--workers", a->workers,
+                  "Measure on the measurement workers of this target that take jobs from the bank (a PostgreSQL bank; "
+                  "docs/fleet.md); code is compiled here for their CPU");
   cmd->callback([a] { tune(*a); });
 }
 

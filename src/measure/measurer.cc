@@ -58,13 +58,22 @@ WorkerCommand workerOrFail(const schedule::Target& target) {
   return *w;
 }
 
+// Remote workers may run either kind of code; shared objects are what every worker loads.
+WorkerCommand remoteOrLocal(const MeasureOptions& options) {
+  if (!options.remote) return workerOrFail(options.target);
+  WorkerCommand w;
+  w.argv = {options.remote->describe()};
+  w.shared_objects = true;
+  return w;
+}
+
 }  // namespace
 
-Measurer::Measurer(MeasureOptions options) : Measurer(options, workerOrFail(options.target)) {}
+Measurer::Measurer(MeasureOptions options) : Measurer(options, remoteOrLocal(options)) {}
 
 Measurer::Measurer(MeasureOptions options, WorkerCommand worker)
     : options_(options),
-      builder_(options.build_threads, options.build_timeout_s, options.target, worker.shared_objects),
+      builder_(options.build_threads, options.build_timeout_s, options.target, worker.shared_objects || options.remote != nullptr),
       runner_(std::move(worker)) {}
 
 const Measurer::Reference& Measurer::reference(const std::shared_ptr<const te::ComputeDAG>& dag) {
@@ -95,16 +104,7 @@ std::vector<schedule::RecordResult> Measurer::measure(const std::vector<MeasureI
   return out;
 }
 
-schedule::RecordResult Measurer::timeBuilt(BuildResult& built, const MeasureInput& input, bool last_use) {
-  Timer timer;
-  schedule::RecordResult r;
-  r.timestamp = static_cast<int64_t>(std::time(nullptr));
-  r.build_s = built.build_s;
-  if (!built.ok()) {
-    r.error = built.error;
-    r.error_msg = built.message;
-    return r;
-  }
+RunRequest Measurer::request(BuildResult& built, const MeasureInput& input, bool last_use) {
   RunRequest req;
   // The last use takes the code; earlier ones time a copy.
   req.code = last_use ? std::move(built.code) : built.code;
@@ -123,20 +123,73 @@ schedule::RecordResult Measurer::timeBuilt(BuildResult& built, const MeasureInpu
   if (input.slow_cutoff_s > 0) req.timing.slow_cutoff_s = input.slow_cutoff_s;
   req.threads = options_.threads;
   req.timeout_s = options_.run_timeout_s;
-  RunResult rr = runner_.run(req);
+  return req;
+}
+
+namespace {
+schedule::RecordResult startResult(const BuildResult& built) {
+  schedule::RecordResult r;
+  r.timestamp = static_cast<int64_t>(std::time(nullptr));
+  r.build_s = built.build_s;
+  if (!built.ok()) {
+    r.error = built.error;
+    r.error_msg = built.message;
+  }
+  return r;
+}
+
+void finishResult(schedule::RecordResult& r, const RunResult& rr, double measure_s) {
   r.error = rr.error;
   r.error_msg = rr.message;
   if (rr.ok()) r.costs_s = rr.timing.costs_s;
-  r.measure_s = timer.seconds();
+  r.measure_s = measure_s;
+}
+}  // namespace
+
+schedule::RecordResult Measurer::timeBuilt(BuildResult& built, const MeasureInput& input, bool last_use) {
+  Timer timer;
+  schedule::RecordResult r = startResult(built);
+  if (!built.ok()) return r;
+  finishResult(r, runner_.run(request(built, input, last_use)), timer.seconds());
   return r;
+}
+
+std::vector<schedule::RecordResult> Measurer::timeRound(std::vector<BuildResult>& built, const std::vector<MeasureInput>& inputs,
+                                                        const std::vector<bool>& wanted, bool last_use) {
+  std::vector<schedule::RecordResult> out(inputs.size());
+  if (!options_.remote) {
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (wanted[i]) out[i] = timeBuilt(built[i], inputs[i], last_use);
+    return out;
+  }
+  Timer timer;
+  std::vector<RunRequest> reqs;
+  std::vector<size_t> which;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!wanted[i]) continue;
+    out[i] = startResult(built[i]);
+    if (!built[i].ok()) continue;
+    reqs.push_back(request(built[i], inputs[i], last_use));
+    which.push_back(i);
+  }
+  if (reqs.empty()) return out;
+  std::vector<RunResult> rr = options_.remote->runAll(reqs);
+  TT_ASSERT(rr.size() == reqs.size(), "the remote runner answered a different number of requests");
+  // The candidates were timed in parallel: each is charged its share of the round's wall time.
+  double share = timer.seconds() / static_cast<double>(reqs.size());
+  for (size_t k = 0; k < which.size(); ++k) finishResult(out[which[k]], rr[k], share);
+  return out;
 }
 
 std::vector<std::vector<schedule::RecordResult>> Measurer::measureRounds(const std::vector<MeasureInput>& inputs, int rounds) {
   TT_ASSERT(rounds > 0, "measureRounds: no rounds");
   std::vector<BuildResult> built = builder_.build(inputs);
   std::vector<std::vector<schedule::RecordResult>> out(inputs.size(), std::vector<schedule::RecordResult>(rounds));
-  for (int round = 0; round < rounds; ++round)
-    for (size_t i = 0; i < inputs.size(); ++i) out[i][round] = timeBuilt(built[i], inputs[i], round + 1 == rounds);
+  const std::vector<bool> all(inputs.size(), true);
+  for (int round = 0; round < rounds; ++round) {
+    std::vector<schedule::RecordResult> r = timeRound(built, inputs, all, round + 1 == rounds);
+    for (size_t i = 0; i < inputs.size(); ++i) out[i][round] = std::move(r[i]);
+  }
   return out;
 }
 
@@ -149,10 +202,13 @@ SideBySide Measurer::compareSideBySide(const std::vector<MeasureInput>& inputs, 
   out.results.resize(inputs.size());
   for (int round = 0;; ++round) {
     std::vector<double> t(inputs.size(), inf);
+    // A schedule that failed once is not timed again: it cannot be chosen.
+    std::vector<bool> wanted(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) wanted[i] = round == 0 || out.results[i].ok();
+    std::vector<schedule::RecordResult> timed = timeRound(built, inputs, wanted, false);
     for (size_t i = 0; i < inputs.size(); ++i) {
-      // A schedule that failed once is not timed again: it cannot be chosen.
-      if (round > 0 && !out.results[i].ok()) continue;
-      schedule::RecordResult r = timeBuilt(built[i], inputs[i], false);
+      if (!wanted[i]) continue;
+      schedule::RecordResult& r = timed[i];
       if (r.ok()) t[i] = r.median();
       if (round == 0 || !r.ok()) out.results[i] = r;
       else out.results[i].costs_s.push_back(r.median());

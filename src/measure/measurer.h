@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "measure/batch_runner.h"
 #include "measure/builder.h"
 #include "measure/runner.h"
 #include "measure/speedup.h"
@@ -37,6 +38,9 @@ struct MeasureOptions {
   // Runnable on this machine, or measured by a worker for it (worker_command.h: on the device, or
   // emulated).
   schedule::Target target = codegen::hostTarget();
+  // When set, candidates are timed there, a whole round of them at once (several measurement
+  // workers in parallel), instead of one by one in this process's worker.
+  std::shared_ptr<BatchRunner> remote;
 };
 
 // The outcome of compareSideBySide: per input, its speedup over inputs[0], its median time over
@@ -72,6 +76,10 @@ class Measurer {
     std::vector<runtime::NDArray> inputs, outputs;
   };
   schedule::RecordResult timeBuilt(BuildResult& built, const MeasureInput& input, bool last_use);
+  // Times every built input once, in order: one by one here, or as one batch on the remote runner.
+  std::vector<schedule::RecordResult> timeRound(std::vector<BuildResult>& built, const std::vector<MeasureInput>& inputs,
+                                                const std::vector<bool>& wanted, bool last_use);
+  RunRequest request(BuildResult& built, const MeasureInput& input, bool last_use);
   const Reference& reference(const std::shared_ptr<const te::ComputeDAG>& dag);
 
   MeasureOptions options_;

@@ -102,8 +102,7 @@ void Runner::stopWorker(bool kill) {
   reapWorker();
 }
 
-namespace {
-std::vector<char> encode(const RunRequest& r) {
+std::vector<char> encodeRunRequest(const RunRequest& r) {
   wire::Writer w;
   w.str(r.code.entry);
   w.bytes(r.code.bytes.data(), r.code.bytes.size());
@@ -133,12 +132,37 @@ std::vector<char> encode(const RunRequest& r) {
   w.pod<double>(r.rtol);
   return w.buffer();
 }
-}  // namespace
 
-RunResult Runner::run(const RunRequest& request) {
+bool decodeRunReply(const std::vector<char>& reply, RunResult* out) {
+  RunResult res;
+  wire::Reader rd(reply);
+  uint8_t ek;
+  uint32_t n;
+  int32_t number = 1;
+  bool good = rd.pod(&ek) && ek <= static_cast<uint8_t>(ErrorKind::Unknown) && rd.str(&res.message) && rd.pod(&n) && n <= 1u << 20;
+  for (uint32_t i = 0; good && i < n; ++i) {
+    double c;
+    good = rd.pod(&c) && std::isfinite(c) && c >= 0;
+    if (good) res.timing.costs_s.push_back(c);
+  }
+  good = good && rd.pod(&number) && rd.pod(&res.max_abs_err);
+  if (!good) return false;
+  res.error = static_cast<ErrorKind>(ek);
+  res.timing.number = number;
+  if (!res.timing.costs_s.empty()) {
+    res.timing.median_s = median(res.timing.costs_s);
+    res.timing.min_s = *std::min_element(res.timing.costs_s.begin(), res.timing.costs_s.end());
+    res.timing.max_s = *std::max_element(res.timing.costs_s.begin(), res.timing.costs_s.end());
+  }
+  *out = std::move(res);
+  return true;
+}
+
+RunResult Runner::run(const RunRequest& request) { return runEncoded(encodeRunRequest(request), request.timeout_s); }
+
+RunResult Runner::runEncoded(const std::vector<char>& msg, double request_timeout_s) {
   RunResult res;
   std::string why;
-  std::vector<char> msg = encode(request);
   for (int attempt = 0; attempt < 2; ++attempt) {
     if (!ensureWorker(&why)) {
       res.error = ErrorKind::Unknown;
@@ -154,7 +178,7 @@ RunResult Runner::run(const RunRequest& request) {
     }
   }
   std::vector<char> reply;
-  const double timeout_s = request.timeout_s * command_.timeout_scale;
+  const double timeout_s = request_timeout_s * command_.timeout_scale;
   int r = wire::readMessage(from_worker_, &reply, static_cast<int>(timeout_s * 1000));
   if (r == 0) {
     stopWorker(true);
@@ -167,31 +191,11 @@ RunResult Runner::run(const RunRequest& request) {
     res.message = reapWorker();
     return res;
   }
-  // Every field is checked: a short or corrupt reply must not become a time.
-  wire::Reader rd(reply);
-  uint8_t ek;
-  uint32_t n;
-  int32_t number = 1;
-  bool good = rd.pod(&ek) && ek <= static_cast<uint8_t>(ErrorKind::Unknown) && rd.str(&res.message) && rd.pod(&n) && n <= 1u << 20;
-  for (uint32_t i = 0; good && i < n; ++i) {
-    double c;
-    good = rd.pod(&c) && std::isfinite(c) && c >= 0;
-    if (good) res.timing.costs_s.push_back(c);
-  }
-  good = good && rd.pod(&number) && rd.pod(&res.max_abs_err);
-  if (!good) {
+  if (!decodeRunReply(reply, &res)) {
     stopWorker(true);
     res = RunResult{};
     res.error = ErrorKind::Unknown;
     res.message = "malformed reply from the measurement worker";
-    return res;
-  }
-  res.error = static_cast<ErrorKind>(ek);
-  res.timing.number = number;
-  if (!res.timing.costs_s.empty()) {
-    res.timing.median_s = median(res.timing.costs_s);
-    res.timing.min_s = *std::min_element(res.timing.costs_s.begin(), res.timing.costs_s.end());
-    res.timing.max_s = *std::max_element(res.timing.costs_s.begin(), res.timing.costs_s.end());
   }
   return res;
 }

@@ -51,6 +51,9 @@ class Runner {
   Runner& operator=(const Runner&) = delete;
 
   RunResult run(const RunRequest& request);
+  // The same for a request already encoded (encodeRunRequest), e.g. one taken from a queue of
+  // measurement jobs; `timeout_s` before the command's timeout scale.
+  RunResult runEncoded(const std::vector<char>& request, double timeout_s);
   // Times the worker process was (re)started.
   int starts() const { return starts_; }
 
@@ -64,6 +67,13 @@ class Runner {
   int to_worker_ = -1, from_worker_ = -1;
   int starts_ = 0;
 };
+
+// The protocol's messages (worker_request.h parses requests): a request, and the worker's reply
+// (encoded in worker.cc, decoded here; false for a short or corrupt reply, whose every field is
+// checked so that it cannot become a time).
+std::vector<char> encodeRunRequest(const RunRequest& request);
+std::vector<char> encodeRunReply(const RunResult& result);
+bool decodeRunReply(const std::vector<char>& reply, RunResult* out);
 
 // Path of the worker executable: $TTUNE_WORKER, else next to the running program, else the build
 // tree's copy.

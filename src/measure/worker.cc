@@ -34,14 +34,12 @@ using schedule::ErrorKind;
 namespace {
 
 std::vector<char> reply(ErrorKind e, const std::string& msg, const Timing& t = {}, double max_err = 0) {
-  wire::Writer w;
-  w.pod<uint8_t>(static_cast<uint8_t>(e));
-  w.str(msg);
-  w.pod<uint32_t>(static_cast<uint32_t>(t.costs_s.size()));
-  for (double c : t.costs_s) w.pod<double>(c);
-  w.pod<int32_t>(t.number);
-  w.pod<double>(max_err);
-  return w.buffer();
+  RunResult r;
+  r.error = e;
+  r.message = msg;
+  r.timing = t;
+  r.max_abs_err = max_err;
+  return encodeRunReply(r);
 }
 
 // Arguments of the previous request: candidates of one workload share shapes, and refilling
@@ -240,6 +238,17 @@ std::vector<char> handle(const std::vector<char>& msg) {
 }
 
 }  // namespace
+
+std::vector<char> encodeRunReply(const RunResult& r) {
+  wire::Writer w;
+  w.pod<uint8_t>(static_cast<uint8_t>(r.error));
+  w.str(r.message);
+  w.pod<uint32_t>(static_cast<uint32_t>(r.timing.costs_s.size()));
+  for (double c : r.timing.costs_s) w.pod<double>(c);
+  w.pod<int32_t>(r.timing.number);
+  w.pod<double>(r.max_abs_err);
+  return w.buffer();
+}
 
 int workerMain(bool stdio) {
   // A faulting candidate must kill the worker by its signal, so the runner can say which one;

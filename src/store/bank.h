@@ -1,11 +1,15 @@
-// The schedule bank: an SQLite file holding every record tuning and transfer-tuning produce (and
-// the workloads, models and runs they belong to). Schema: src/store/README.md and bank.cc.
+// The schedule bank: an SQLite file, or a PostgreSQL database that clients on several machines
+// share, holding every record tuning and transfer-tuning produce (and the workloads, models and
+// runs they belong to). Schema: src/store/README.md and bank.cc.
 //
-// Invariants and guarantees:
-//  - Durability (DESIGN decision 6): WAL journal, synchronous=FULL, every write one
-//    BEGIN IMMEDIATE ... COMMIT transaction (rolled back on any error). A process killed at any
-//    moment loses nothing it committed and leaves a bank that opens and passes integrity_check.
-//  - Several processes may read and write one bank at once (WAL; writers wait on a busy timeout).
+// Invariants and guarantees (on both engines):
+//  - Durability (DESIGN decision 6): every write is one transaction, serialized against every
+//    other writer (SQLite: WAL journal, synchronous=FULL, BEGIN IMMEDIATE; PostgreSQL: BEGIN and
+//    the bank's advisory lock) and rolled back on any error. A process killed at any moment loses
+//    nothing it committed, never leaves half a batch, and leaves a bank that opens and passes
+//    integrityCheck.
+//  - Several processes, on several machines for PostgreSQL, may read and write one bank at once
+//    (writers wait up to the busy timeout).
 //  - A Bank object is safe to share between threads (calls are serialized by a mutex); a process
 //    must not use a Bank across fork() — the child opens its own.
 //  - Writes return Status with one sentence naming the bank file. Reads never fail loudly: a row
@@ -43,16 +47,18 @@ struct OpenOptions {
 
 class Bank {
  public:
-  // Opens the bank at `path`, creating folders, file and schema as needed. Fails with one sentence
-  // naming the file when it cannot be created or opened, is not an SQLite database, is an SQLite
-  // database that is not a bank, or was written by a newer ttune (schema version).
+  // Opens the bank at `path`, creating folders, file and schema as needed; a "postgresql://" or
+  // "postgres://" URL opens (creating the schema in) that PostgreSQL database. Fails with one
+  // sentence naming the file or the URL (without its password) when it cannot be created, opened
+  // or reached, is not a database or holds other tables than a bank's, or was written by a newer
+  // ttune (schema version).
   static Expected<Bank> open(const std::string& path, const OpenOptions& opts = {});
 
   Bank(Bank&&) noexcept;
   Bank& operator=(Bank&&) noexcept;
   ~Bank();
 
-  const std::string& path() const;
+  const std::string& path() const;  // the file, or the URL without its password
 
   // ---- writes (each one transaction) ---------------------------------------------------------
   // Inserts or updates a workload; known fields are never overwritten by unknown ones. Records
@@ -133,7 +139,8 @@ class Bank {
   bool isSeeded(const std::string& name, const std::string& content_hash) const;
   Status markSeeded(const std::string& name, const std::string& content_hash, int64_t records);
 
-  // PRAGMA integrity_check: ok, or the problems SQLite lists.
+  // SQLite's PRAGMA integrity_check (ok, or the problems it lists); PostgreSQL: every row of every
+  // table read in one snapshot (the server checks its own pages).
   Status integrityCheck() const;
 
   struct Impl;

@@ -1,7 +1,7 @@
 // Internals of Bank shared by bank.cc (open, schema, writes), bank_read.cc (queries) and
 // bank_io.cc (JSON lines). Not part of the store's interface.
 //
-// Internal functions throw ttune::Error (sql::SqlError for SQLite failures) and expect the caller
+// Internal functions throw ttune::Error (sql::SqlError for database failures) and expect the caller
 // to hold `mu`; the public Bank methods take the lock and convert exceptions with writeGuard
 // (into a Status) or readGuard (into a warning; the read returns what it has).
 #pragma once
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "store/bank.h"
-#include "store/sqlite.h"
+#include "store/sql_db.h"
 #include "support/expected.h"
 #include "support/log.h"
 

@@ -353,7 +353,9 @@ std::optional<RunInfo> decodeRun(const sql::Stmt& st, const std::string& path) {
 std::vector<RunInfo> Bank::runs() const {
   std::vector<RunInfo> out;
   readGuard(*impl_, [&] {
-    sql::Stmt st(*impl_->db, std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY started, rowid");
+    // Runs of one second in the order they began (SQLite's rowid; the PostgreSQL schema numbers them).
+    const char* order = impl_->db->dialect() == sql::Dialect::Postgres ? "seq" : "rowid";
+    sql::Stmt st(*impl_->db, std::string("SELECT ") + kRunColumns + " FROM runs ORDER BY started, " + order);
     while (st.step())
       if (auto r = decodeRun(st, impl_->path)) out.push_back(std::move(*r));
   });
@@ -387,7 +389,9 @@ Stats Bank::stats() const {
     s.models = db.queryInt("SELECT count(*) FROM models").value_or(0);
     s.runs = db.queryInt("SELECT count(*) FROM runs").value_or(0);
     s.seeded_files = db.queryInt("SELECT count(*) FROM seeded_files").value_or(0);
+    if (db.dialect() == sql::Dialect::Postgres) s.file_bytes = db.queryInt("SELECT pg_database_size(current_database())").value_or(0);
   });
+  if (impl_->db->dialect() == sql::Dialect::Postgres) return s;
   std::error_code ec;
   auto size = std::filesystem::file_size(impl_->path, ec);
   s.file_bytes = ec ? 0 : static_cast<int64_t>(size);

@@ -1,5 +1,8 @@
-# The schedule bank (SQLite). See store/README.md.
+# The schedule bank (SQLite, or PostgreSQL through libpq). See store/README.md.
 find_package(SQLite3 REQUIRED)
-ttune_module(store SOURCES store/sqlite.cc store/types.cc store/bank.cc store/bank_read.cc store/bank_io.cc store/seed.cc
-             DEPS ttune_schedule SQLite::SQLite3)
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)
+ttune_module(store SOURCES store/sql_db.cc store/sqlite.cc store/postgres.cc store/types.cc store/bank.cc store/bank_read.cc
+             store/bank_io.cc store/seed.cc store/job_queue.cc
+             DEPS ttune_schedule SQLite::SQLite3 PkgConfig::LIBPQ)
 target_compile_definitions(ttune_store PRIVATE TTUNE_SHIPPED_BANK_DIR="${PROJECT_SOURCE_DIR}/bank")

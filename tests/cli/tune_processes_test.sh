@@ -3,16 +3,35 @@
 # while the first one runs (no trial measured twice); (2) a tuning run killed with SIGKILL at
 # random moments loses no committed record, and each restart resumes it (never measuring a
 # schedule twice) until it finishes with exactly the requested trials.
-# Usage: tune_processes_test.sh TTUNE_BINARY [KILLS]   (CI: 3 kills; the issue's check: 20)
+# Usage: tune_processes_test.sh TTUNE_BINARY [KILLS] [postgres]   (CI: 3 kills; the issue's check: 20)
+# With `postgres` the bank is a database on the suite's PostgreSQL server ($TTUNE_TEST_PG_DIR, or
+# one started here with scripts/pg_server.sh); exits 77 (skipped) when PostgreSQL is not installed.
 set -euo pipefail
 TTUNE=$1
 KILLS=${2:-3}
-DIR=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$DIR"' EXIT
-DB="$DIR/bank.db"
+BACKEND=${3:-sqlite}
+DIR=$(mktemp -d /tmp/ttune-tune-processes-XXXXXX)
+chmod 755 "$DIR"  # a PostgreSQL server started here runs as the postgres user
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+source "$SRC/tests/cli/pg_test_bank.sh"
+cleanup() {
+  kill $(jobs -p) 2>/dev/null || true
+  pg_test_bank_stop
+  rm -rf "$DIR"
+}
+trap cleanup EXIT
 fail() { echo "tune processes test: $1"; exit 1; }
-count() { sqlite3 "$DB" "SELECT count(*) FROM records" 2>/dev/null || echo 0; }
-command -v sqlite3 >/dev/null || fail "sqlite3 is not installed (scripts/setup.sh installs it)"
+if [ "$BACKEND" = postgres ]; then
+  pg_test_bank "tune_processes_$$"
+  sql() { psql "$DB" -qtAc "$1"; }
+  ORDER=seq
+else
+  DB="$DIR/bank.db"
+  command -v sqlite3 >/dev/null || fail "sqlite3 is not installed (scripts/setup.sh installs it)"
+  sql() { sqlite3 "$DB" "$1"; }
+  ORDER=rowid
+fi
+count() { sql "SELECT count(*) FROM records" 2>/dev/null || echo 0; }
 
 # (1) Two tuners, one run.
 "$TTUNE" tune alexnet --trials 400 --db "$DB" --seed 1 >"$DIR/first.out" 2>&1 &
@@ -41,11 +60,11 @@ for k in $(seq 1 "$KILLS"); do
   before=$now
 done
 "$TTUNE" tune alexnet --trials $TRIALS --db "$DB" --seed 1 --json >"$DIR/final.json" 2>"$DIR/final.err" || { cat "$DIR/final.err"; fail "the last resume failed"; }
-run=$(sqlite3 "$DB" "SELECT run_id FROM runs WHERE kind = 'tune' ORDER BY started DESC, rowid DESC LIMIT 1")
-status=$(sqlite3 "$DB" "SELECT status FROM runs WHERE run_id = '$run'")
+run=$(sql "SELECT run_id FROM runs WHERE kind = 'tune' ORDER BY started DESC, $ORDER DESC LIMIT 1")
+status=$(sql "SELECT status FROM runs WHERE run_id = '$run'")
 [ "$status" = finished ] || fail "run $run is $status, not finished"
-n=$(sqlite3 "$DB" "SELECT count(*) FROM records WHERE run_id = '$run'")
+n=$(sql "SELECT count(*) FROM records WHERE run_id = '$run'")
 [ "$n" -eq $TRIALS ] || fail "run $run holds $n records, not $TRIALS"
-dups=$(sqlite3 "$DB" "SELECT count(*) FROM (SELECT workload_key, steps FROM records WHERE run_id = '$run' GROUP BY workload_key, steps HAVING count(*) > 1)")
+dups=$(sql "SELECT count(*) FROM (SELECT workload_key, steps FROM records WHERE run_id = '$run' GROUP BY workload_key, steps HAVING count(*) > 1) AS d")
 [ "$dups" -eq 0 ] || fail "run $run measured $dups schedules more than once"
-echo "tune processes test: ok ($KILLS kills, $n records)"
+echo "tune processes test: ok ($BACKEND, $KILLS kills, $n records)"

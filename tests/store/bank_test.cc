@@ -15,6 +15,8 @@ using schedule::ErrorKind;
 using schedule::Record;
 using testing::TempDir;
 using testing::makeRecord;
+using BankOn = testing::BankTest;
+TTUNE_ON_BOTH_BACKENDS(BankOn);
 
 TEST(Bank, CreatesFoldersAndSchema) {
   TempDir tmp;
@@ -30,9 +32,8 @@ TEST(Bank, CreatesFoldersAndSchema) {
   EXPECT_EQ(again->stats().schema_version, kSchemaVersion);
 }
 
-TEST(Bank, RecordsOfEveryErrorKindRoundTrip) {
-  TempDir tmp;
-  Bank bank = testing::openOrDie(tmp.file("bank.db"));
+TEST_P(BankOn, RecordsOfEveryErrorKindRoundTrip) {
+  Bank bank = testing::openOrDie(location());
   std::vector<Record> in;
   for (int i = 0; i <= static_cast<int>(ErrorKind::Unknown); ++i)
     in.push_back(makeRecord("k1", 0.001 * (i + 1), "resnet50", i, static_cast<ErrorKind>(i)));
@@ -56,9 +57,8 @@ TEST(Bank, RecordsOfEveryErrorKindRoundTrip) {
   EXPECT_EQ(s.workloads, 2);
 }
 
-TEST(Bank, DuplicatesAreStoredOnce) {
-  TempDir tmp;
-  Bank bank = testing::openOrDie(tmp.file("bank.db"));
+TEST_P(BankOn, DuplicatesAreStoredOnce) {
+  Bank bank = testing::openOrDie(location());
   std::vector<Record> in = {makeRecord("k", 0.1, "m", 1), makeRecord("k", 0.2, "m", 2)};
   ASSERT_TRUE(bank.addRecords(in).ok());
   size_t inserted = 7;
@@ -67,9 +67,8 @@ TEST(Bank, DuplicatesAreStoredOnce) {
   EXPECT_EQ(bank.records({}).size(), 2u);
 }
 
-TEST(Bank, InvalidBatchWritesNothing) {
-  TempDir tmp;
-  Bank bank = testing::openOrDie(tmp.file("bank.db"));
+TEST_P(BankOn, InvalidBatchWritesNothing) {
+  Bank bank = testing::openOrDie(location());
   std::vector<Record> in = {makeRecord("k", 0.1, "m", 1), makeRecord("k", 0.2, "m", 2)};
   in[1].result.costs_s[0] = std::numeric_limits<double>::quiet_NaN();
   Status s = bank.addRecords(in);
@@ -80,9 +79,8 @@ TEST(Bank, InvalidBatchWritesNothing) {
   EXPECT_EQ(bank.records({}).size(), 0u);
 }
 
-TEST(Bank, BestRecordIsTheFastestOkOneOnTheTarget) {
-  TempDir tmp;
-  Bank bank = testing::openOrDie(tmp.file("bank.db"));
+TEST_P(BankOn, BestRecordIsTheFastestOkOneOnTheTarget) {
+  Bank bank = testing::openOrDie(location());
   std::vector<Record> in = {makeRecord("k", 0.30, "m", 1), makeRecord("k", 0.10, "m", 2),
                             makeRecord("k", 0.01, "m", 3, ErrorKind::WrongAnswer), makeRecord("k", 0.20, "m", 4),
                             makeRecord("other", 0.05, "m", 5)};
@@ -119,9 +117,8 @@ TEST(Bank, BestRecordIsTheFastestOkOneOnTheTarget) {
   EXPECT_EQ(rs[1].provenance.trial, 4);
 }
 
-TEST(Bank, TransferCandidatesExcludeTheTargetModel) {
-  TempDir tmp;
-  Bank bank = testing::openOrDie(tmp.file("bank.db"));
+TEST_P(BankOn, TransferCandidatesExcludeTheTargetModel) {
+  Bank bank = testing::openOrDie(location());
   // Class C holds workloads a (resnet), b (vgg), shared (a kernel of both) and t (mobilenet);
   // class D holds d (vgg).
   auto wl = [](const std::string& key, const std::string& cls) { return WorkloadInfo{key, cls, "conv", 1e6, Json()}; };
@@ -164,9 +161,8 @@ TEST(Bank, TransferCandidatesExcludeTheTargetModel) {
   EXPECT_EQ(s.models, 3);
 }
 
-TEST(Bank, RecordsStoredBeforeTheirWorkloadGetItsClass) {
-  TempDir tmp;
-  Bank bank = testing::openOrDie(tmp.file("bank.db"));
+TEST_P(BankOn, RecordsStoredBeforeTheirWorkloadGetItsClass) {
+  Bank bank = testing::openOrDie(location());
   ASSERT_TRUE(bank.addRecords({makeRecord("late", 0.1, "m", 1)}).ok());
   auto w = bank.workload("late");
   ASSERT_TRUE(w.has_value());
@@ -184,9 +180,8 @@ TEST(Bank, RecordsStoredBeforeTheirWorkloadGetItsClass) {
   EXPECT_EQ(bank.bestPerWorkloadOfClass("X", "other").size(), 1u);
 }
 
-TEST(Bank, RunsAndResume) {
-  TempDir tmp;
-  Bank bank = testing::openOrDie(tmp.file("bank.db"));
+TEST_P(BankOn, RunsAndResume) {
+  Bank bank = testing::openOrDie(location());
   auto id1 = bank.beginRun(RunKind::Tune, "resnet50", {{"trials", 2000}});
   auto id2 = bank.beginRun(RunKind::Transfer, "mobilenet_v2", Json::object());
   auto id3 = bank.beginRun(RunKind::Tune, "resnet50", Json());
@@ -233,9 +228,8 @@ TEST(Bank, RunsAndResume) {
   EXPECT_EQ(bank.records(of_run).size(), 2u);
 }
 
-TEST(Bank, CorruptRowsAreSkippedWithAWarning) {
-  TempDir tmp;
-  std::string path = tmp.file("bank.db");
+TEST_P(BankOn, CorruptRowsAreSkippedWithAWarning) {
+  std::string path = location();
   {
     Bank bank = testing::openOrDie(path);
     std::vector<Record> in;
@@ -299,9 +293,8 @@ TEST(Bank, RefusesFilesThatAreNotBanks) {
   EXPECT_EQ(b.error(), "there is no schedule bank at " + tmp.file("missing.db"));
 }
 
-TEST(Bank, RefusesANewerSchema) {
-  TempDir tmp;
-  std::string path = tmp.file("bank.db");
+TEST_P(BankOn, RefusesANewerSchema) {
+  std::string path = location();
   { testing::openOrDie(path); }
   testing::rawSql(path, "UPDATE meta SET value = '7' WHERE key = 'schema_version'");
   auto b = Bank::open(path);
@@ -309,11 +302,10 @@ TEST(Bank, RefusesANewerSchema) {
   EXPECT_EQ(b.error(), "the schedule bank " + path + " has schema version 7, written by a newer ttune (this one reads up to version " + std::to_string(kSchemaVersion) + ")");
 }
 
-TEST(Bank, ExportedRecordsImportedIntoTheSameBankAreNotDuplicated) {
+TEST_P(BankOn, ExportedRecordsImportedIntoTheSameBankAreNotDuplicated) {
   // The bank back-fills class ids after a record is stored; a record exported with its class id
   // and imported again is the same record.
-  TempDir tmp;
-  Bank bank = testing::openOrDie(tmp.file("bank.db"));
+  Bank bank = testing::openOrDie(location());
   ASSERT_TRUE(bank.addRecords({testing::makeRecord("w1", 1e-3, "m", 0), testing::makeRecord("w1", 2e-3, "m", 1)}).ok());
   ASSERT_TRUE(bank.addWorkload({"w1", "class-of-w1", "conv2d_nchw+add+relu", std::nullopt, Json()}).ok());
   std::string file = tmp.file("out.jsonl");
@@ -429,9 +421,8 @@ TEST(Bank, MigratesVersion3FilesToRecordsWithABaseline) {
 
 // Regression: two tuners on one model both took over the same run (no owner, no liveness
 // check), spending the budget twice with last-writer-wins counters.
-TEST(Bank, ARunIsResumedOnlyWhenItsOwnerIsGone) {
-  TempDir tmp;
-  std::string path = tmp.file("bank.db");
+TEST_P(BankOn, ARunIsResumedOnlyWhenItsOwnerIsGone) {
+  std::string path = location();
   Bank bank = testing::openOrDie(path);
   auto run = bank.beginRun(RunKind::Tune, "m", Json::object());
   ASSERT_TRUE(run.ok());
@@ -453,7 +444,8 @@ TEST(Bank, ARunIsResumedOnlyWhenItsOwnerIsGone) {
   testing::rawSql(path, "UPDATE runs SET owner = '" + std::string(host) + ":" + std::to_string(child) + ":12345'");
   EXPECT_TRUE(bank.resumeRun(*run).ok());
   // A process on another host with a recent heartbeat counts as alive; with an old one, gone.
-  testing::rawSql(path, "UPDATE runs SET owner = 'elsewhere:42:1', heartbeat = strftime('%s','now'), status = 'running'");
+  testing::rawSql(path, "UPDATE runs SET owner = 'elsewhere:42:1', heartbeat = " + std::to_string(std::time(nullptr)) +
+                            ", status = 'running'");
   EXPECT_FALSE(bank.resumeRun(*run).ok());
   testing::rawSql(path, "UPDATE runs SET heartbeat = 1000");
   EXPECT_TRUE(bank.resumeRun(*run).ok());
@@ -464,9 +456,8 @@ TEST(Bank, ARunIsResumedOnlyWhenItsOwnerIsGone) {
 
 // Regression: best records were compared across thread counts (a 1-thread time against a
 // 2-thread time says nothing about which schedule is better with 2 threads).
-TEST(Bank, BestRecordsForHereCompareOnlyLikeWithLike) {
-  TempDir tmp;
-  Bank bank = testing::openOrDie(tmp.file("bank.db"));
+TEST_P(BankOn, BestRecordsForHereCompareOnlyLikeWithLike) {
+  Bank bank = testing::openOrDie(location());
   auto rec = [](const char* key, double t, const char* cpu, int threads, int trial) {
     schedule::Record r = testing::makeRecord(key, t, "m", trial);
     r.target = schedule::TargetInfo{cpu, 512, threads, schedule::Isa::Avx512};
@@ -485,9 +476,8 @@ TEST(Bank, BestRecordsForHereCompareOnlyLikeWithLike) {
 
 // Regression: bank read errors became a warning with partial data, so a resumed run could
 // start from less than it had done.
-TEST(Bank, ReadsForResumeFailInsteadOfReturningPartialData) {
-  TempDir tmp;
-  std::string path = tmp.file("bank.db");
+TEST_P(BankOn, ReadsForResumeFailInsteadOfReturningPartialData) {
+  std::string path = location();
   {
     Bank bank = testing::openOrDie(path);
     ASSERT_TRUE(bank.addRecords({testing::makeRecord("w", 1e-3, "m", 0), testing::makeRecord("w", 2e-3, "m", 1)}).ok());
@@ -513,6 +503,50 @@ TEST(Bank, UsesWriteAheadLogging) {
   EXPECT_STREQ(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)), "wal");
   sqlite3_finalize(st);
   sqlite3_close(db);
+}
+
+TEST_P(BankOn, CreatesTheSchemaOnceAndReopens) {
+  std::string path = location();
+  {
+    auto bank = Bank::open(path);
+    ASSERT_TRUE(bank.ok()) << bank.error();
+    EXPECT_EQ(bank->stats().records, 0);
+    EXPECT_TRUE(bank->integrityCheck().ok());
+  }
+  auto again = Bank::open(path);
+  ASSERT_TRUE(again.ok()) << again.error();
+  EXPECT_EQ(again->stats().schema_version, kSchemaVersion);
+}
+
+// A PostgreSQL bank is named by its URL without the password, in paths and in every message.
+TEST(PostgresBank, RefusesDatabasesThatAreNotBanksAndHidesPasswords) {
+  TTUNE_REQUIRE_POSTGRES();
+  std::string url = ::ttune::testing::PgServer::get().freshDatabase();
+  testing::rawSql(url, "CREATE TABLE t(x int); INSERT INTO t VALUES(1)");
+  auto b = Bank::open(url);
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.error(), url + " is a PostgreSQL database but not a ttune schedule bank (it has no meta table)");
+
+  std::string empty = ::ttune::testing::PgServer::get().freshDatabase();
+  OpenOptions no_create;
+  no_create.create = false;
+  b = Bank::open(empty, no_create);
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.error(), "there is no schedule bank in " + empty);
+
+  // The server accepts any password (trust): the bank opens, and its path hides it.
+  std::string with_password = empty;
+  with_password.replace(with_password.find("ttune@"), 6, "ttune:s3cret@");
+  b = Bank::open(with_password + "?application_name=x&password=s3cret");
+  ASSERT_TRUE(b.ok()) << b.error();
+  EXPECT_EQ(b->path(), empty + "?application_name=x");
+  EXPECT_EQ(b->path().find("s3cret"), std::string::npos);
+
+  b = Bank::open("postgresql://ttune:s3cret@127.0.0.1:1/nowhere?connect_timeout=2");
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.error().rfind("cannot connect to the schedule bank postgresql://ttune@127.0.0.1:1/nowhere?connect_timeout=2: ", 0), 0u)
+      << b.error();
+  EXPECT_EQ(b.error().find("s3cret"), std::string::npos) << b.error();
 }
 
 }  // namespace

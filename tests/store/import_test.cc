@@ -17,6 +17,8 @@ using schedule::ErrorKind;
 using schedule::Record;
 using testing::TempDir;
 using testing::makeRecord;
+using ImportOn = testing::BankTest;
+TTUNE_ON_BOTH_BACKENDS(ImportOn);
 
 std::string readText(const std::string& path) {
   std::ifstream in(path);
@@ -32,9 +34,8 @@ std::vector<Record> sampleRecords() {
   return rs;
 }
 
-TEST(Import, ExportThenImportRoundTrips) {
-  TempDir tmp;
-  Bank a = testing::openOrDie(tmp.file("a.db"));
+TEST_P(ImportOn, ExportThenImportRoundTrips) {
+  Bank a = testing::openOrDie(location("a.db"));
   std::vector<Record> in = sampleRecords();
   ASSERT_TRUE(a.addRecords(in).ok());
   std::string file = tmp.file("out.jsonl");
@@ -45,7 +46,7 @@ TEST(Import, ExportThenImportRoundTrips) {
   for (const Record& r : in) expected += schedule::recordToLine(r) + "\n";
   EXPECT_EQ(readText(file), expected);  // byte for byte, in insertion order
 
-  Bank b = testing::openOrDie(tmp.file("b.db"));
+  Bank b = testing::openOrDie(location("b.db"));
   auto rep = b.importJsonl(file);
   ASSERT_TRUE(rep.ok()) << rep.error();
   EXPECT_EQ(rep->lines, 6);
@@ -62,9 +63,8 @@ TEST(Import, ExportThenImportRoundTrips) {
   EXPECT_EQ(b.records({}).size(), in.size());
 }
 
-TEST(Import, ExportsAQuery) {
-  TempDir tmp;
-  Bank a = testing::openOrDie(tmp.file("a.db"));
+TEST_P(ImportOn, ExportsAQuery) {
+  Bank a = testing::openOrDie(location("a.db"));
   ASSERT_TRUE(a.addRecords(sampleRecords()).ok());
   RecordQuery q;
   q.model = "vgg";
@@ -85,8 +85,7 @@ TEST(Import, ExportsAQuery) {
   EXPECT_NE(s.error().find("cannot write the records file " + tmp.file("no/such/folder/x.jsonl")), std::string::npos);
 }
 
-TEST(Import, SkipsInvalidLinesAndReportsThem) {
-  TempDir tmp;
+TEST_P(ImportOn, SkipsInvalidLinesAndReportsThem) {
   std::vector<Record> good = sampleRecords();
   Json wrong_version = schedule::recordToJson(good[1]);
   wrong_version["version"] = 2;
@@ -108,7 +107,7 @@ TEST(Import, SkipsInvalidLinesAndReportsThem) {
         << "[1, 2, 3]\n"
         << schedule::recordToLine(good[5]);  // no final newline
   }
-  Bank bank = testing::openOrDie(tmp.file("bank.db"));
+  Bank bank = testing::openOrDie(location());
   ::testing::internal::CaptureStderr();
   auto rep = bank.importJsonl(file);
   std::string err = ::testing::internal::GetCapturedStderr();
@@ -130,11 +129,10 @@ TEST(Import, SkipsInvalidLinesAndReportsThem) {
   testing::expectSameRecord(rs[2], good[5]);
 }
 
-TEST(Import, UnknownWorkloadsAreCreated) {
-  TempDir tmp;
+TEST_P(ImportOn, UnknownWorkloadsAreCreated) {
   std::string file = tmp.file("r.jsonl");
   ASSERT_TRUE(schedule::appendRecordsFile(file, {makeRecord("fresh", 0.1, "m", 1)}).ok());
-  Bank bank = testing::openOrDie(tmp.file("bank.db"));
+  Bank bank = testing::openOrDie(location());
   ASSERT_TRUE(bank.importJsonl(file).ok());
   auto w = bank.workload("fresh");
   ASSERT_TRUE(w.has_value());
@@ -142,9 +140,8 @@ TEST(Import, UnknownWorkloadsAreCreated) {
   EXPECT_FALSE(w->flops.has_value());
 }
 
-TEST(Import, RefusesUnreadableFilesAndBareSchedules) {
-  TempDir tmp;
-  Bank bank = testing::openOrDie(tmp.file("bank.db"));
+TEST_P(ImportOn, RefusesUnreadableFilesAndBareSchedules) {
+  Bank bank = testing::openOrDie(location());
   auto rep = bank.importJsonl(tmp.file("missing.jsonl"));
   ASSERT_FALSE(rep.ok());
   EXPECT_EQ(rep.error().rfind("cannot read the records file " + tmp.file("missing.jsonl"), 0), 0u) << rep.error();
@@ -155,15 +152,14 @@ TEST(Import, RefusesUnreadableFilesAndBareSchedules) {
   EXPECT_NE(rep.error().find("holds a bare list of steps"), std::string::npos);
 }
 
-TEST(Seed, ImportsEachShippedFileOnce) {
-  TempDir tmp;
+TEST_P(ImportOn, SeedsEachShippedFileOnce) {
   std::string dir = tmp.file("shipped");
   std::filesystem::create_directories(dir);
   std::vector<Record> rs = sampleRecords();
   ASSERT_TRUE(schedule::appendRecordsFile(dir + "/resnet.jsonl", {rs[0], rs[2]}).ok());
   ASSERT_TRUE(schedule::appendRecordsFile(dir + "/vgg.jsonl", {rs[1], rs[3]}).ok());
   std::ofstream(dir + "/README.md") << "not a records file\n";
-  Bank bank = testing::openOrDie(tmp.file("bank.db"));
+  Bank bank = testing::openOrDie(location());
   SeedReport rep;
   ASSERT_TRUE(seedFromDirectory(bank, dir, &rep).ok());
   EXPECT_EQ(rep.files_imported, 2);
@@ -216,6 +212,56 @@ TEST(Seed, OpenBankSeedsTheDefaultBankOnly) {
     auto other = openBank(tmp.file("explicit.db"));
     ASSERT_TRUE(other.ok());
     EXPECT_EQ(other->stats().records, 0);
+  }
+  unsetenv("TTUNE_SHIPPED_BANK");
+  unsetenv("TTUNE_DB");
+}
+
+// `db export | db import` between the backends: records move both ways unchanged, in order.
+TEST(Import, RecordsMoveBetweenSqliteAndPostgres) {
+  TTUNE_REQUIRE_POSTGRES();
+  TempDir tmp;
+  std::vector<Record> in = sampleRecords();
+  Bank file_bank = testing::openOrDie(tmp.file("a.db"));
+  ASSERT_TRUE(file_bank.addRecords(in).ok());
+  ASSERT_TRUE(file_bank.addWorkload({"k1", "class-k1", "conv2d_nchw+add+relu", 1e6, Json()}).ok());
+  ASSERT_TRUE(file_bank.exportJsonl(tmp.file("from-sqlite.jsonl"), {}).ok());
+  Bank pg = testing::openOrDie(::ttune::testing::PgServer::get().freshDatabase());
+  auto rep = pg.importJsonl(tmp.file("from-sqlite.jsonl"));
+  ASSERT_TRUE(rep.ok()) << rep.error();
+  EXPECT_EQ(rep->imported, static_cast<int64_t>(in.size()));
+  ASSERT_TRUE(pg.exportJsonl(tmp.file("from-postgres.jsonl"), {}).ok());
+  EXPECT_EQ(readText(tmp.file("from-postgres.jsonl")), readText(tmp.file("from-sqlite.jsonl")));
+  // And back into a new file: the same records, and importing them again adds nothing.
+  Bank back = testing::openOrDie(tmp.file("b.db"));
+  ASSERT_TRUE(back.importJsonl(tmp.file("from-postgres.jsonl")).ok());
+  auto out = back.records({});
+  ASSERT_EQ(out.size(), in.size());
+  for (size_t i = 0; i < in.size(); ++i) EXPECT_EQ(schedule::recordToLine(out[i]), schedule::recordToLine(file_bank.records({})[i]));
+  rep = pg.importJsonl(tmp.file("from-postgres.jsonl"));
+  ASSERT_TRUE(rep.ok());
+  EXPECT_EQ(rep->duplicates, static_cast<int64_t>(in.size()));
+  EXPECT_EQ(pg.stats().records, static_cast<int64_t>(in.size()));
+  auto best = pg.bestRecord("k1");
+  ASSERT_TRUE(best.has_value());
+  EXPECT_EQ(best->class_id, "class-k1");
+}
+
+TEST(Seed, TheDefaultBankMayBeAPostgresUrl) {
+  TTUNE_REQUIRE_POSTGRES();
+  TempDir tmp;
+  std::string dir = tmp.file("shipped");
+  std::filesystem::create_directories(dir);
+  ASSERT_TRUE(schedule::appendRecordsFile(dir + "/a.jsonl", sampleRecords()).ok());
+  std::string url = ::ttune::testing::PgServer::get().freshDatabase();
+  setenv("TTUNE_SHIPPED_BANK", dir.c_str(), 1);
+  setenv("TTUNE_DB", url.c_str(), 1);
+  {
+    auto bank = openBank("");
+    ASSERT_TRUE(bank.ok()) << bank.error();
+    EXPECT_EQ(bank->path(), url);
+    EXPECT_EQ(bank->stats().records, 6);
+    EXPECT_EQ(bank->stats().seeded_files, 1);
   }
   unsetenv("TTUNE_SHIPPED_BANK");
   unsetenv("TTUNE_DB");

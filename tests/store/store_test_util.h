@@ -1,5 +1,6 @@
 // Helpers for the store tests: a temporary folder removed at the end of a test, sample records,
-// and raw SQL on a bank file (to corrupt it on purpose).
+// raw SQL on a bank (to corrupt it on purpose), and BankTest, the fixture of the tests that run
+// on both backends (an SQLite file, a fresh database on the test PostgreSQL server).
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "schedule/record.h"
+#include "common/pg_server.h"
 #include "store/bank.h"
 
 namespace ttune::store::testing {
@@ -87,8 +89,12 @@ inline void expectSameRecord(const schedule::Record& a, const schedule::Record& 
   EXPECT_EQ(schedule::recordToLine(a), schedule::recordToLine(b));
 }
 
-// Runs SQL on a bank file through a separate connection.
+// Runs SQL on a bank (a file or a PostgreSQL URL) through a separate connection.
 inline void rawSql(const std::string& path, const std::string& sql) {
+  if (path.rfind("postgres", 0) == 0) {
+    EXPECT_EQ(::ttune::testing::PgServer::exec(path, sql), "") << sql;
+    return;
+  }
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   char* err = nullptr;
@@ -103,5 +109,30 @@ inline Bank openOrDie(const std::string& path) {
   if (!b.ok()) ADD_FAILURE() << b.error();
   return std::move(b).value();
 }
+
+enum class Backend { Sqlite, Postgres };
+
+inline std::string backendName(const ::testing::TestParamInfo<Backend>& info) {
+  return info.param == Backend::Sqlite ? "Sqlite" : "Postgres";
+}
+
+// A test run once per backend; `location()` is a new bank's path or URL.
+class BankTest : public ::testing::TestWithParam<Backend> {
+ protected:
+  void SetUp() override {
+    if (GetParam() == Backend::Postgres) TTUNE_REQUIRE_POSTGRES();
+  }
+  // SQLite: `file` in the test's folder; PostgreSQL: a new empty database (file is ignored).
+  std::string location(const std::string& file = "bank.db") {
+    if (GetParam() == Backend::Sqlite) return tmp.file(file);
+    return ::ttune::testing::PgServer::get().freshDatabase();
+  }
+  TempDir tmp;
+};
+
+#define TTUNE_ON_BOTH_BACKENDS(suite)                                                                           \
+  INSTANTIATE_TEST_SUITE_P(, suite, ::testing::Values(::ttune::store::testing::Backend::Sqlite,                 \
+                                                      ::ttune::store::testing::Backend::Postgres),              \
+                           ::ttune::store::testing::backendName)
 
 }  // namespace ttune::store::testing

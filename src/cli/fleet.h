@@ -1,0 +1,65 @@
+// Measuring on other hosts through the PostgreSQL bank's job queue (store/job_queue.h,
+// docs/fleet.md): the tuner's side (QueueRunner, `tune --workers TARGET`) and the measurement
+// host's side (`ttune worker`), which speak the measurement worker protocol (measure/runner.h)
+// through rows instead of pipes.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "measure/batch_runner.h"
+#include "measure/worker_command.h"
+#include "schedule/target.h"
+#include "store/job_queue.h"
+
+namespace ttune::cli {
+
+// Measures rounds of candidates on the workers of one target: submits them as jobs, waits for the
+// replies (heartbeating its jobs, expiring dead workers' leases), gives each request its result.
+// Throws Error when every worker of the target has been silent for 90 s, or on Ctrl-C; its
+// unfinished jobs are deleted then and when it is destroyed.
+class QueueRunner : public measure::BatchRunner {
+ public:
+  // Fails (Error, one sentence) when the bank is not PostgreSQL or no live worker announces
+  // `target`.
+  QueueRunner(const std::string& bank, const std::string& target);
+  ~QueueRunner() override;
+  std::vector<measure::RunResult> runAll(const std::vector<measure::RunRequest>& requests) override;
+  std::string describe() const override;
+  // A live worker of the target, as it announced itself (the code is compiled for its CPU).
+  const store::WorkerInfo& worker() const { return worker_; }
+
+ private:
+  store::JobQueue queue_;
+  std::string target_, client_;
+  store::WorkerInfo worker_;
+};
+
+// `--workers LABEL` of tune and transfer: measurement by the bank's workers of that target. The
+// code is compiled for the workers' CPU (or for `target_option` when it names a target), the
+// records are the workers' device's (its CPU name and thread count), and kernels decide alone, as
+// for a device: the whole model cannot run on a worker.
+struct WorkersMeasurement {
+  std::shared_ptr<QueueRunner> runner;
+  schedule::Target code;
+  measure::WorkerCommand command;  // for the Measurer: nothing is started here, code goes as shared objects
+  void onDevice(schedule::TargetInfo& records_target) const;
+};
+WorkersMeasurement workersMeasurement(const std::string& db, const std::string& label, const std::string& target_option);
+
+struct WorkerArgs {
+  std::string db;          // the bank (PostgreSQL URL); default $TTUNE_DB
+  std::string target;      // label to take jobs for; default this host's CPU name
+  int threads = 0;         // announced kernel thread count; default all cores
+  double latency_ms = 0;   // simulated device latency added to every measurement (benchmarks)
+  double lease_s = 30;     // job lease, renewed every lease_s / 3
+  double poll_s = 0.2;     // wait between empty claims
+  bool verbose = false;    // a line per job on stderr
+};
+// The measurement host's loop: announce, take jobs of the target, measure each in the local
+// ttune-worker process, put the reply back; until SIGINT or SIGTERM (the job in hand is finished
+// first). Returns the process exit status.
+int runWorker(const WorkerArgs& a);
+
+}  // namespace ttune::cli
