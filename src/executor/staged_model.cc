@@ -16,12 +16,12 @@ namespace ttune::executor {
 
 namespace {
 
-// Operators whose output shape depends on their input values, and TopK (a sort, O(n log n) on the
-// host where a kernel compares every pair): evaluated on the host, so that the stage after them is
-// compiled per output shape, not per value.
-bool onHost(const std::string& op) {
-  static const std::set<std::string> ops{"NonZero", "Unique", "NonMaxSuppression", "TopK"};
-  return ops.count(op) > 0;
+// Operators whose output shape depends on their input values, and TopK of run-time data (a sort,
+// O(n log n) on the host where a kernel compares every pair; a run-time K is bound instead):
+// evaluated on the host, so that the stage after them is compiled per output shape, not per value.
+bool onHost(const onnx::NodeProto& node, const std::string& needed) {
+  static const std::set<std::string> ops{"NonZero", "Unique", "NonMaxSuppression"};
+  return ops.count(node.op_type()) > 0 || (node.op_type() == "TopK" && needed == node.input(0));
 }
 
 size_t bytesOf(const runtime::NDArray& a) {
@@ -180,18 +180,19 @@ std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArra
       bool cond = te::loadDouble(c->data(), c->dtype(), 0) != 0;
       frontend::BranchModel b = frontend::ifBranchModel(m.proto, s.import.stop_node, cond, values, req.constants);
       StagedModel& sub = m.branch(b, s.import.stop_node, cond);
-      StagedStats before = sub.stats();
+      const StagedStats before = sub.stats();
       std::vector<runtime::NDArray> ins;
       for (const std::string& n : b.inputs) ins.push_back(values.at(n));
       std::vector<runtime::NDArray> outs = sub.run(ins);
       for (int k = 0; k < stop.output_size() && k < static_cast<int>(outs.size()); ++k)
         if (!stop.output(k).empty()) values[stop.output(k)] = outs[k];
-      m.stats.stages_run += sub.stats().stages_run - before.stages_run;
-      m.stats.stages_compiled += sub.stats().stages_compiled - before.stages_compiled;
-      m.stats.host_nodes += sub.stats().host_nodes - before.host_nodes;
-      m.stats.compile_s += sub.stats().compile_s - before.compile_s;
+      const StagedStats& after = sub.stats();  // the branch's share of this run
+      m.stats.stages_run += after.stages_run - before.stages_run;
+      m.stats.stages_compiled += after.stages_compiled - before.stages_compiled;
+      m.stats.host_nodes += after.host_nodes - before.host_nodes;
+      m.stats.compile_s += after.compile_s - before.compile_s;
       req.start_node = s.import.stop_node + 1;
-    } else if (onHost(s.import.stop_op) && (s.import.stop_op != "TopK" || needed == stop.input(0))) {
+    } else if (onHost(stop, needed)) {
       std::map<std::string, runtime::NDArray> known = req.constants;
       for (const auto& [n, a] : values) known.emplace(n, a);
       for (auto& [n, a] : frontend::evaluateNodeOnHost(m.proto, s.import.stop_node, known)) values[n] = a;

@@ -313,42 +313,41 @@ int Ctx::emitEmpty(const graph::OpAttrs& attrs, const std::vector<int>& inputs, 
     }
     return graph::buildOp(attrs, ph);
   };
-  te::Shape out;
-  te::DType dtype = te::DType::Float32;
-  try {
-    te::Tensor one = probe(1), two = probe(2);
-    bool shrinks = one.shape().size() == two.shape().size();
-    out = one.shape();
-    for (size_t d = 0; shrinks && d < out.size(); ++d)
-      if (two.shape()[d] != out[d]) out[d] = 0;
-    dtype = one.dtype();
-    const auto* reduce = std::get_if<graph::ReduceAttrs>(&attrs);
-    if (te::shapeElements(out) != 0 && reduce && shrinks) {
-      // A reduction over the empty axes: its identity (ONNX: sum 0, product 1, max the lowest
-      // value, min the highest; a mean of nothing is NaN).
-      double fill = 0;
-      switch (reduce->kind) {
-        case graph::ReduceKind::Sum: fill = 0; break;
-        case graph::ReduceKind::Prod: fill = 1; break;
-        case graph::ReduceKind::Max: fill = -std::numeric_limits<double>::infinity(); break;
-        case graph::ReduceKind::Min: fill = std::numeric_limits<double>::infinity(); break;
-        case graph::ReduceKind::Mean: fill = std::numeric_limits<double>::quiet_NaN(); break;
-      }
-      runtime::NDArray a = runtime::NDArray::empty(out, dtype);
-      for (int64_t i = 0; i < a.numElements(); ++i) {
-        if (!te::isInt(dtype)) te::storeDouble(a.data(), dtype, i, fill);
-        else if (std::isinf(fill)) te::storeInt(a.data(), dtype, i, fill > 0 ? te::intTypeMax(dtype) : te::intTypeMin(dtype));
-        else te::storeInt(a.data(), dtype, i, static_cast<int64_t>(fill));
-      }
-      return addConstant(std::move(a), tag);
-    }
-    shrinks = shrinks && te::shapeElements(out) == 0;
-    if (!shrinks) fail("");
-  } catch (const Error&) {
+  auto refuse = [&] {
     fail("the operand \"", empty.name, "\" is empty (shape ", te::shapeToString(empty.shape),
          "), and this operation of an empty tensor is not supported");
+  };
+  te::Tensor one, two;
+  try {
+    one = probe(1), two = probe(2);
+  } catch (const Error&) {
+    refuse();
   }
-  return addConstant(runtime::NDArray::empty(out, dtype), tag);
+  if (one.shape().size() != two.shape().size()) refuse();
+  te::Shape out = one.shape();
+  for (size_t d = 0; d < out.size(); ++d)
+    if (two.shape()[d] != out[d]) out[d] = 0;
+  const te::DType dtype = one.dtype();
+  if (te::shapeElements(out) == 0) return addConstant(runtime::NDArray::empty(out, dtype), tag);
+  const auto* reduce = std::get_if<graph::ReduceAttrs>(&attrs);
+  if (!reduce) refuse();
+  // A reduction over the empty axes: its identity (ONNX: sum 0, product 1, max the lowest
+  // value, min the highest; a mean of nothing is NaN).
+  double fill = 0;
+  switch (reduce->kind) {
+    case graph::ReduceKind::Sum: fill = 0; break;
+    case graph::ReduceKind::Prod: fill = 1; break;
+    case graph::ReduceKind::Max: fill = -std::numeric_limits<double>::infinity(); break;
+    case graph::ReduceKind::Min: fill = std::numeric_limits<double>::infinity(); break;
+    case graph::ReduceKind::Mean: fill = std::numeric_limits<double>::quiet_NaN(); break;
+  }
+  runtime::NDArray a = runtime::NDArray::empty(out, dtype);
+  for (int64_t i = 0; i < a.numElements(); ++i) {
+    if (!te::isInt(dtype)) te::storeDouble(a.data(), dtype, i, fill);
+    else if (std::isinf(fill)) te::storeInt(a.data(), dtype, i, fill > 0 ? te::intTypeMax(dtype) : te::intTypeMin(dtype));
+    else te::storeInt(a.data(), dtype, i, static_cast<int64_t>(fill));
+  }
+  return addConstant(std::move(a), tag);
 }
 
 int Ctx::addConstant(runtime::NDArray data, std::string_view tag) {
@@ -434,6 +433,14 @@ runtime::NDArray int64Tensor(const std::vector<int64_t>& v) {
   runtime::NDArray a = runtime::NDArray::empty({static_cast<int64_t>(v.size())}, te::DType::Int64);
   copyBytes(a.data(), v.data(), v.size() * sizeof(int64_t));
   return a;
+}
+
+long double exactValue(const runtime::NDArray& a, int64_t i) {
+  switch (a.dtype()) {
+    case te::DType::Int64: return static_cast<long double>(a.as<int64_t>()[i]);
+    case te::DType::UInt64: return static_cast<long double>(a.as<uint64_t>()[i]);
+    default: return te::loadDouble(a.data(), a.dtype(), i);
+  }
 }
 
 void copyBytes(void* dst, const void* src, size_t n) {

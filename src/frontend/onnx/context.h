@@ -146,6 +146,9 @@ int64_t normAxis(const Ctx& c, int64_t axis, size_t rank, std::string_view what 
 std::string listStr(const std::vector<int64_t>& v);
 // A rank-1 int64 tensor holding `v` (may be empty).
 runtime::NDArray int64Tensor(const std::vector<int64_t>& v);
+// Element i of a constant, exact for every element type (long double holds int64 and uint64
+// exactly: 64 mantissa bits on x86-64, 113 on AArch64).
+long double exactValue(const runtime::NDArray& a, int64_t i);
 // memcpy that accepts n == 0 with null pointers (empty tensors have no storage).
 void copyBytes(void* dst, const void* src, size_t n);
 

@@ -59,10 +59,12 @@ BranchModel ifBranchModel(const onnx::ModelProto& model, int index, bool cond,
   std::map<std::string, const onnx::TensorProto*> initializers;
   for (const auto& t : model.graph().initializer()) initializers[t.name()] = &t;
   for (const std::string& n : capturedNames(*branch)) {
+    const runtime::NDArray* v = nullptr;
     if (auto c = constants.find(n); c != constants.end()) {
-      b.options.constant_inputs[n] = c->second;
+      v = &(b.options.constant_inputs[n] = c->second);
     } else if (auto r = runtime_values.find(n); r != runtime_values.end()) {
-      b.options.input_shapes[n] = r->second.shape();
+      v = &r->second;
+      b.options.input_shapes[n] = v->shape();
       b.inputs.push_back(n);
     } else if (auto t = initializers.find(n); t != initializers.end()) {
       *g.add_initializer() = *t->second;
@@ -71,13 +73,11 @@ BranchModel ifBranchModel(const onnx::ModelProto& model, int index, bool cond,
       fail("node #", index, " (If): the ", cond ? "then" : "else", " branch reads \"", n,
            "\", which has no value when the branch runs");
     }
-    const runtime::NDArray& v = b.options.constant_inputs.count(n) ? b.options.constant_inputs[n]
-                                                                   : runtime_values.at(n);
     onnx::ValueInfoProto& vi = *g.add_input();
     vi.set_name(n);
     auto* tt = vi.mutable_type()->mutable_tensor_type();
-    tt->set_elem_type(dtypeToOnnx(v.dtype()));
-    for (int64_t d : v.shape()) tt->mutable_shape()->add_dim()->set_dim_value(d);
+    tt->set_elem_type(dtypeToOnnx(v->dtype()));
+    for (int64_t d : v->shape()) tt->mutable_shape()->add_dim()->set_dim_value(d);
   }
   return b;
 }

@@ -304,13 +304,15 @@ graph::Graph importModel(const onnx::ModelProto& m, const OnnxOptions& opt, cons
     }
   } else {  // a later stage: the earlier stages' run-time values it reads are its inputs
     std::set<std::string> later = readFrom(gp, start);
-    for (const auto& [n, a] : req->runtime_values)
-      if (later.count(n) && !req->constants.count(n) && a.numElements() == 0) {
+    for (const auto& [n, a] : req->runtime_values) {
+      if (!later.count(n) || req->constants.count(n)) continue;
+      if (a.numElements() == 0) {
         names[n] = g.addConstant(n, a);  // nothing to compute with: an empty constant
-      } else if (later.count(n) && !req->constants.count(n)) {
-        names[n] = g.addInput(n, a.shape(), a.dtype());
-        stage->input_names.push_back(n);
+        continue;
       }
+      names[n] = g.addInput(n, a.shape(), a.dtype());
+      stage->input_names.push_back(n);
+    }
   }
 
   std::set<std::string> used;

@@ -14,23 +14,12 @@
 #include <queue>
 
 #include "frontend/onnx/op_table.h"
-#include "te/dtype_io.h"
 
 namespace ttune::frontend::detail {
 
 namespace {
 
 using te::DType;
-
-// Element i of a constant, exact for every element type (long double holds int64 and uint64
-// exactly: 64 mantissa bits on x86-64, 113 on AArch64).
-long double element(const runtime::NDArray& a, int64_t i) {
-  switch (a.dtype()) {
-    case DType::Int64: return static_cast<long double>(a.as<int64_t>()[i]);
-    case DType::UInt64: return static_cast<long double>(a.as<uint64_t>()[i]);
-    default: return te::loadDouble(a.data(), a.dtype(), i);
-  }
-}
 
 runtime::NDArray int64Array(const std::vector<int64_t>& v, te::Shape shape) {
   runtime::NDArray a(std::move(shape), DType::Int64);
@@ -44,7 +33,7 @@ void importNonZero(Ctx& c) {
   te::Shape s = x.shape();
   std::vector<int64_t> positions;  // flat positions of the non-zeros, in row-major order
   for (int64_t i = 0, n = x.numElements(); i < n; ++i)
-    if (element(x, i) != 0) positions.push_back(i);
+    if (exactValue(x, i) != 0) positions.push_back(i);
   int64_t rank = std::max<int64_t>(1, static_cast<int64_t>(s.size())), count = static_cast<int64_t>(positions.size());
   std::vector<int64_t> out(static_cast<size_t>(rank * count));
   for (int64_t k = 0; k < count; ++k) {
@@ -73,7 +62,7 @@ void importCompress(Ctx& c) {
   }
   std::vector<int64_t> keep;
   for (int64_t i = 0; i < std::min(cond.numElements(), s[axis]); ++i)
-    if (element(cond, i) != 0) keep.push_back(i);
+    if (exactValue(cond, i) != 0) keep.push_back(i);
   int ids = c.addConstant(int64Tensor(keep), "selected");
   c.setOutput(0, c.emit(graph::GatherAttrs{axis}, {x, ids}));
 }
@@ -94,7 +83,7 @@ void importUnique(Ctx& c) {
   std::vector<std::vector<long double>> slice(static_cast<size_t>(n));
   for (int64_t j = 0; j < n; ++j)
     for (int64_t o = 0; o < outer; ++o)
-      for (int64_t i = 0; i < inner; ++i) slice[j].push_back(element(x, (o * n + j) * inner + i));
+      for (int64_t i = 0; i < inner; ++i) slice[j].push_back(exactValue(x, (o * n + j) * inner + i));
   std::vector<int64_t> first;         // first occurrence of each unique slice, in output order
   std::vector<int64_t> inverse(static_cast<size_t>(n));
   std::map<std::vector<long double>, int64_t> seen;  // slice -> position in `first` (before sorting)
@@ -149,7 +138,7 @@ void importNonMaxSuppression(Ctx& c) {
   // Corners (y1, x1, y2, x2), ordered, of box k of batch b.
   auto corners = [&](int64_t b, int64_t k) {
     double v[4];
-    for (int i = 0; i < 4; ++i) v[i] = static_cast<double>(element(boxes, (b * nb + k) * 4 + i));
+    for (int i = 0; i < 4; ++i) v[i] = static_cast<double>(exactValue(boxes, (b * nb + k) * 4 + i));
     if (center) return std::array<double, 4>{v[1] - v[3] / 2, v[0] - v[2] / 2, v[1] + v[3] / 2, v[0] + v[2] / 2};
     return std::array<double, 4>{std::min(v[0], v[2]), std::min(v[1], v[3]), std::max(v[0], v[2]), std::max(v[1], v[3])};
   };
@@ -167,7 +156,7 @@ void importNonMaxSuppression(Ctx& c) {
     for (int64_t k = 0; k < ss[1]; ++k) {
       std::vector<std::pair<double, int64_t>> cand;
       for (int64_t i = 0; i < nb; ++i) {
-        double sc = static_cast<double>(element(scores, (b * ss[1] + k) * nb + i));
+        double sc = static_cast<double>(exactValue(scores, (b * ss[1] + k) * nb + i));
         if (!has_score_threshold || sc > score_threshold) cand.emplace_back(sc, i);
       }
       std::stable_sort(cand.begin(), cand.end(), [](const auto& l, const auto& r) { return l.first > r.first; });

@@ -11,7 +11,6 @@
 #include "frontend/onnx/nn_common.h"
 #include "frontend/onnx/onnx_importer.h"
 #include "frontend/onnx/op_table.h"
-#include "te/dtype_io.h"
 
 namespace ttune::frontend::detail {
 
@@ -216,11 +215,11 @@ void topKOnHost(Ctx& c, const runtime::NDArray& x, int64_t axis, int64_t k, bool
   runtime::NDArray indices = runtime::NDArray::empty(out_shape, DType::Int64);
   size_t bytes = static_cast<size_t>(te::dtypeBytes(x.dtype()));
   std::vector<int64_t> order(static_cast<size_t>(n));
-  std::vector<double> key(static_cast<size_t>(n));
+  std::vector<long double> key(static_cast<size_t>(n));
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; ++i) {
       auto at = [&](int64_t j) { return (o * n + j) * inner + i; };
-      for (int64_t j = 0; j < n; ++j) key[j] = te::loadDouble(x.data(), x.dtype(), at(j));
+      for (int64_t j = 0; j < n; ++j) key[j] = exactValue(x, at(j));
       std::iota(order.begin(), order.end(), 0);
       std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
         return largest ? key[a] > key[b] : key[a] < key[b];

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "frontend/onnx/op_table.h"
+#include "ops/op_utils.h"
 
 namespace ttune::frontend::detail {
 
@@ -198,14 +199,9 @@ void importExpand(Ctx& c) {
   for (int64_t d : shape)
     if (d < 0) c.fail("the shape ", listStr(shape), " has a negative entry");
   if (std::count(shape.begin(), shape.end(), 0) > 0) {  // an empty result (e.g. no box at some level)
-    te::Shape in = c.shape(0), out(std::max(in.size(), shape.size()));
-    for (size_t d = 0; d < out.size(); ++d) {
-      size_t r = out.size() - d;
-      int64_t a = r <= in.size() ? in[in.size() - r] : 1, b = r <= shape.size() ? shape[shape.size() - r] : 1;
-      if (a != b && a != 1 && b != 1) c.fail("cannot expand ", te::shapeToString(in), " to ", listStr(shape));
-      out[d] = a == 1 ? b : a;
-    }
-    c.setOutput(0, c.addConstant(runtime::NDArray::empty(out, c.dtype(0)), {}));
+    std::optional<te::Shape> out = ops::tryBroadcast(c.shape(0), shape);
+    if (!out) c.fail("cannot expand ", te::shapeToString(c.shape(0)), " to ", listStr(shape));
+    c.setOutput(0, c.addConstant(runtime::NDArray::empty(*out, c.dtype(0)), {}));
     return;
   }
   int y = c.emit(graph::ExpandAttrs{shape}, {c.in(0)});
