@@ -70,8 +70,8 @@ int main(int argc, char** argv) {
 
   try {
     runtime::ThreadPool::global().setNumThreads(threads);
-    graph::Graph g = cli::loadModel(src);
     executor::ModelOptions opt;
+    graph::Graph g = cli::loadModel(src, opt.target);
     opt.schedules = cli::scheduleOption(records, use_db ? std::optional<std::string>(db) : std::nullopt, cli::modelName(src.spec), g,
                                         opt.target, cli::BankUse{src.spec});
     executor::CompiledModel m = executor::CompiledModel::compile(g, opt);

@@ -79,11 +79,17 @@ int main(int argc, char** argv) {
   if (threads > 0) runtime::ThreadPool::global().setNumThreads(threads);
   const std::string name = cli::modelName(src.spec);
 
+  executor::ModelOptions opt;
+  try {
+    opt.target = cli::resolveTargetOption(target, cli::TargetUse::RunHere);
+  } catch (const Error& e) {
+    return failAt("compile", src.spec, e.what());
+  }
   Timer load_timer;
   graph::Graph g;
   std::string staged_why;
   try {
-    g = cli::loadModel(src);
+    g = cli::loadModel(src, opt.target);
   } catch (const frontend::RuntimeValueError& e) {
     if (!cli::isOnnxSource(src)) return failAt("import", src.spec, e.what());
     staged_why = e.what();
@@ -96,12 +102,10 @@ int main(int argc, char** argv) {
   std::optional<executor::CompiledModel> model;
   std::optional<executor::StagedModel> staged_model;
   RunFn run;
-  executor::ModelOptions opt;
   try {
-    opt.target = cli::resolveTargetOption(target, cli::TargetUse::RunHere);
     std::optional<store::Bank> bank;  // the provider reads it while compiling
     if (staged) {
-      staged_model.emplace(src.spec, cli::onnxOptions(src), cli::graphOptions(src), opt);
+      staged_model.emplace(src.spec, cli::onnxOptions(src), cli::graphOptions(src, opt.target), opt);
       run = [&](const std::vector<runtime::NDArray>& in) { return staged_model->run(in); };
     } else {
       if (use_db) {

@@ -194,9 +194,9 @@ std::unique_ptr<Model> compileModel(const std::string& model, const std::optiona
   cli::ModelSource src = modelSource(model, input_shapes, dims, layout);
   py::gil_scoped_release release;
   useThreads(threads);
-  graph::Graph g = cli::loadModel(src);
   executor::ModelOptions opt;
   opt.target = cli::resolveTargetOption(target, cli::TargetUse::RunHere);
+  graph::Graph g = cli::loadModel(src, opt.target);
   opt.schedules = cli::scheduleOption(records, db, cli::modelName(src.spec), g, opt.target, cli::BankUse{src.spec, validate});
   return std::make_unique<Model>(executor::CompiledModel::compile(g, opt), src, threads);
 }

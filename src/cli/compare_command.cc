@@ -86,11 +86,11 @@ void compare(const CompareArgs& a) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
   if (a.step_s <= 0) fail("--step must be positive");
   if (a.max_checkpoints < 1) fail("--max-checkpoints must be at least 1");
-  graph::Graph g = loadModel(a.src);
-  std::string name = modelName(a.src.spec);
-  store::Bank bank = openBank(a.db);
   transfer::CompareOptions o;
   o.target = resolveTargetOption(a.target, TargetUse::RunHere);
+  graph::Graph g = loadModel(a.src, o.target);
+  std::string name = modelName(a.src.spec);
+  store::Bank bank = openBank(a.db);
   o.baseline = baselineOf(a.src);
   o.tune_run = a.tune_run;
   o.transfer_run = a.transfer_run;

@@ -301,7 +301,7 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
     Json& mj = res.model(m);
     ModelSource source{spec, {}, {}};
     source.defaults = a.defaults;
-    graph::Graph g = loadModel(source);
+    graph::Graph g = loadModel(source, code);
     int tunable = static_cast<int>(graph::tunableKernels(graph::partition(g)).size());
     for (const std::string& mode : modes) {
       Json& md = mj["modes"][mode];

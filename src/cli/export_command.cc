@@ -33,16 +33,16 @@ std::string tensorText(const Json& t) {
 
 Json exportCommand(const ExportArgs& a) {
   if (a.out.empty()) fail("ttune export needs an output directory (-o DIR)");
+  executor::ModelOptions opt;
+  opt.target = resolveTargetOption(a.target, TargetUse::Compile);  // any target: the code is not run here
   graph::Graph g;
   try {
-    g = loadModel(a.src);
+    g = loadModel(a.src, opt.target);
   } catch (const frontend::RuntimeValueError& e) {
     // An export is one static plan; a model that needs stages has none.
     fail("cannot export ", modelName(a.src.spec), ": its later shapes depend on run-time values, and an exported "
          "library runs one static plan (`ttune run` runs it in stages) — ", e.what());
   }
-  executor::ModelOptions opt;
-  opt.target = resolveTargetOption(a.target, TargetUse::Compile);  // any target: the code is not run here
   opt.baseline = baselineOf(a.src);
   Json validation;
   opt.schedules = scheduleOption(a.records, a.db, modelName(a.src.spec), g, opt.target,

@@ -131,8 +131,8 @@ void listModels(bool json) {
     std::cout << m.name << std::string(m.name.size() < 18 ? 18 - m.name.size() : 1, ' ') << m.summary << "\n";
 }
 
-void inspect(const ModelSource& src, bool json) {
-  graph::Graph g = loadModel(src);
+void inspect(const ModelSource& src, const std::string& target, bool json) {
+  graph::Graph g = loadModel(src, resolveTargetOption(target, TargetUse::Compile));
   std::vector<graph::Kernel> ks = graph::partition(g);
   auto sum = summarize(ks);
   double total = 0;
@@ -226,7 +226,7 @@ void runStaged(const RunArgs& a, const std::string& why) {
   executor::ModelOptions opt;
   opt.target = resolveTargetOption(a.target, TargetUse::RunHere);
   opt.baseline = baselineOf(a.src);
-  executor::StagedModel m(a.src.spec, onnxOptions(a.src), graphOptions(a.src), opt);
+  executor::StagedModel m(a.src.spec, onnxOptions(a.src), graphOptions(a.src, opt.target), opt);
   std::vector<runtime::NDArray> inputs =
       // (a staged model takes no bfloat16 bits from npy files: its input dtypes are known per stage)
       a.inputs.empty() ? m.sampleInputs(a.seed)
@@ -259,15 +259,15 @@ void runStaged(const RunArgs& a, const std::string& why) {
 
 void runModel(const RunArgs& a) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
+  executor::ModelOptions opt;
+  opt.target = resolveTargetOption(a.target, TargetUse::RunHere);
   graph::Graph g;
   try {
-    g = loadModel(a.src);
+    g = loadModel(a.src, opt.target);
   } catch (const frontend::RuntimeValueError& e) {
     if (!isOnnxSource(a.src)) throw;
     return runStaged(a, e.what());
   }
-  executor::ModelOptions opt;
-  opt.target = resolveTargetOption(a.target, TargetUse::RunHere);
   opt.baseline = baselineOf(a.src);
   Json validation;
   opt.schedules = scheduleOption(a.records, a.use_db ? std::optional<std::string>(a.db) : std::nullopt, modelName(a.src.spec), g,
@@ -351,9 +351,11 @@ void addModelCommands(CLI::App& app) {
   auto* insp = app.add_subcommand("inspect", "Show a model's kernels: class, workload key, shapes, FLOPs, occurrences");
   auto isrc = std::make_shared<ModelSource>();
   auto ijson = std::make_shared<bool>(false);
+  auto itarget = std::make_shared<std::string>("host");
   addSourceOptions(insp, *isrc);
+  addTargetOption(insp, *itarget);
   insp->add_flag("--json", *ijson, "Print JSON");
-  insp->callback([=] { inspect(*isrc, *ijson); });
+  insp->callback([=] { inspect(*isrc, *itarget, *ijson); });
 
   auto* run = app.add_subcommand("run", "Compile and run a model with the best schedules known");
   auto ra = std::make_shared<RunArgs>();

@@ -63,12 +63,13 @@ frontend::OnnxOptions onnxOptions(const ModelSource& src) {
   return opt;
 }
 
-graph::GraphOptions graphOptions(const ModelSource& src) {
+graph::GraphOptions graphOptions(const ModelSource& src, const schedule::Target& target) {
   return {.channels_last = src.layout == "nhwc",
-          .winograd = src.conv == "winograd" && baselineOf(src) == schedule::Baseline::Strong};
+          .winograd = src.conv == "winograd" && baselineOf(src) == schedule::Baseline::Strong,
+          .vector_lanes = target.lanes()};
 }
 
-graph::Graph loadModel(const ModelSource& src) {
+graph::Graph loadModel(const ModelSource& src, const schedule::Target& target) {
   graph::Graph g;
   if (isOnnxSource(src)) {
     g = frontend::importOnnx(src.spec, onnxOptions(src));
@@ -77,7 +78,7 @@ graph::Graph loadModel(const ModelSource& src) {
       fail("--input-shape and --dim apply to ONNX files; zoo model ", src.spec, " has fixed shapes");
     g = models::buildModel(src.spec);
   }
-  graph::optimizeGraph(g, graphOptions(src));
+  graph::optimizeGraph(g, graphOptions(src, target));
   return g;
 }
 

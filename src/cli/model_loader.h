@@ -10,6 +10,7 @@
 #include "graph/graph.h"
 #include "graph/passes.h"
 #include "schedule/baseline.h"
+#include "schedule/target.h"
 
 namespace CLI {
 class App;
@@ -35,13 +36,14 @@ schedule::Baseline baselineOf(const ModelSource& source);
 void addSourceOptions(CLI::App* cmd, ModelSource& src);
 
 // Throws Error naming the model, file or option at fault; frontend::RuntimeValueError when the
-// ONNX model's later shapes depend on run-time values (run it with executor::StagedModel).
-graph::Graph loadModel(const ModelSource& source);
+// ONNX model's later shapes depend on run-time values (run it with executor::StagedModel). The
+// graph depends on the target the code is for (its vector width picks some layouts).
+graph::Graph loadModel(const ModelSource& source, const schedule::Target& target);
 bool isOnnxSource(const ModelSource& source);
 // The import options (--input-shape, --dim) and graph passes (--layout, --conv, --defaults) the
-// source asks for.
+// source asks for, for code of `target`.
 frontend::OnnxOptions onnxOptions(const ModelSource& source);
-graph::GraphOptions graphOptions(const ModelSource& source);
+graph::GraphOptions graphOptions(const ModelSource& source, const schedule::Target& target);
 // The display name of a model spec (zoo name, or file name without directory and extension).
 std::string modelName(const std::string& spec);
 

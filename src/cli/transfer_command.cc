@@ -42,7 +42,7 @@ namespace {
 // were registered with (needed only to rank candidates with a cost model).
 class SourceDags {
  public:
-  explicit SourceDags(const store::Bank& bank) : bank_(bank) {}
+  SourceDags(const store::Bank& bank, const schedule::Target& target) : bank_(bank), target_(target) {}
   std::shared_ptr<const te::ComputeDAG> operator()(const std::string& key) {
     if (!loaded_) load();
     auto it = dags_.find(key);
@@ -54,7 +54,7 @@ class SourceDags {
     loaded_ = true;
     for (const store::ModelInfo& m : bank_.modelInfos()) {
       try {
-        graph::Graph g = loadModel({m.spec, {}, {}});
+        graph::Graph g = loadModel({m.spec, {}, {}}, target_);
         for (const graph::Kernel& k : graph::partition(g)) dags_.emplace(k.workload_key, k.dag);
       } catch (const Error& e) {
         logWarning("transfer: cannot load source model ", m.name, " to rank its schedules: ", e.what());
@@ -62,6 +62,7 @@ class SourceDags {
     }
   }
   const store::Bank& bank_;
+  schedule::Target target_;
   bool loaded_ = false;
   std::map<std::string, std::shared_ptr<const te::ComputeDAG>> dags_;
 };
@@ -103,7 +104,7 @@ Json transferModel(const TransferArgs& a) {
   if (!a.workers.empty()) remote = workersMeasurement(a.db, a.workers, a.target);
   schedule::Target code = remote ? remote->code : resolveTargetOption(a.target, TargetUse::Measure);
   transfer::Adapt adapt = parseAdapt(a.adapt);
-  graph::Graph g = loadModel(a.src);
+  graph::Graph g = loadModel(a.src, code);
   std::string name = modelName(a.src.spec);
   std::vector<graph::Kernel> kernels = graph::partition(g);
   if (graph::tunableKernels(kernels).empty()) fail("model ", name, " has no kernel to tune");
@@ -143,7 +144,7 @@ Json transferModel(const TransferArgs& a) {
   auto run = bank.beginRun(store::RunKind::Transfer, name, settings);
   if (!run.ok()) fail(run.error());
 
-  SourceDags dags(bank);
+  SourceDags dags(bank, code);
   transfer::TransferOptions opt;
   opt.sources = a.from;
   opt.source_mode = a.sources == "auto" ? transfer::SourceMode::Auto : transfer::SourceMode::Pool;
@@ -321,8 +322,8 @@ void transferCmd(const TransferArgs& a) {
   printTransfer(j);
 }
 
-void sourcesCmd(const ModelSource& src, const std::string& db, bool json) {
-  graph::Graph g = loadModel(src);
+void sourcesCmd(const ModelSource& src, const std::string& db, const std::string& target, bool json) {
+  graph::Graph g = loadModel(src, resolveTargetOption(target, TargetUse::Compile));
   std::string name = modelName(src.spec);
   std::vector<graph::Kernel> kernels = graph::partition(g);
   store::Bank bank = openBank(db);
@@ -370,8 +371,9 @@ void addTransferCommands(CLI::App& app) {
   auto s = std::make_shared<TransferArgs>();
   addSourceOptions(src, s->src);
   src->add_option("--db", s->db, kBankOptionHelp);
+  addTargetOption(src, s->target);
   src->add_flag("--json", s->json, "Print JSON");
-  src->callback([s] { sourcesCmd(s->src, s->db, s->json); });
+  src->callback([s] { sourcesCmd(s->src, s->db, s->target, s->json); });
 }
 
 }  // namespace ttune::cli

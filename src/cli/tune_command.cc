@@ -96,7 +96,7 @@ Json tuneModel(const TuneArgs& a) {
   std::optional<WorkersMeasurement> remote;
   if (!a.workers.empty()) remote = workersMeasurement(a.db, a.workers, a.target);
   schedule::Target code = remote ? remote->code : resolveTargetOption(a.target, TargetUse::Measure);
-  graph::Graph g = loadModel(a.src);
+  graph::Graph g = loadModel(a.src, code);
   std::string name = modelName(a.src.spec);
   std::vector<graph::Kernel> kernels = graph::partition(g);
 

@@ -55,7 +55,8 @@ int64_t normalizeAxis(int64_t axis, size_t rank) { return axis < 0 ? axis + stat
 
 class Converter {
  public:
-  explicit Converter(Graph& g) : g_(g), original_(g.nodes()), consumers_(g.consumers()) {
+  Converter(Graph& g, int vector_lanes)
+      : g_(g), original_(g.nodes()), consumers_(g.consumers()), vector_lanes_(vector_lanes) {
     grow();
     for (size_t v = 0; v < g_.values().size(); ++v)
       if (g_.value(static_cast<int>(v)).producer < 0) nchw_[v] = static_cast<int>(v);
@@ -153,6 +154,13 @@ class Converter {
     return std::any_of(n.inputs.begin(), n.inputs.end(), [&](int v) { return followsNHWC(v); });
   }
 
+  // Few output channels over a wide image: NCHW vectorizes along the rows (see the header).
+  bool narrowOutput(const Conv2dAttrs& a, int output) const {
+    if (vector_lanes_ <= 0 || a.groups != 1 || !rank4(output)) return false;
+    const te::Shape& s = g_.value(output).shape;  // N, K, H, W
+    return s[1] < std::max(4, vector_lanes_ / 2) && s[3] >= vector_lanes_;
+  }
+
   // Pooling follows its input into NHWC.
   template <typename PoolAttrs>
   void convertPool(const Node& n, PoolAttrs a) {
@@ -166,7 +174,8 @@ class Converter {
         Overload{
             [&](const Conv2dAttrs& a) {
               int data = n.inputs[0], weight = n.inputs.size() > 1 ? n.inputs[1] : -1;
-              if (a.layout != Layout::NCHW || !rank4(data) || weight < 0 || !g_.value(weight).isConstant())
+              if (a.layout != Layout::NCHW || !rank4(data) || weight < 0 || !g_.value(weight).isConstant() ||
+                  narrowOutput(a, n.output))
                 return keep(n);
               Conv2dAttrs c = a;
               c.layout = Layout::NHWC;
@@ -185,6 +194,24 @@ class Converter {
               convertTo(n, c, ins);
             },
             [&](const Pool2dAttrs& a) { convertPool(n, a); },
+            [&](const ReduceAttrs& a) {
+              // A per-channel reduction over the image that keeps its rank (an instance norm's mean
+              // over H and W) reduces the same axes in NHWC: no transposes around the
+              // normalization, and the channels stay the contiguous axis its vectors run along.
+              // Reductions over the channels stay NCHW: their result meets NCHW values more often
+              // (a channel attention map against the softmax of the same features).
+              bool spatial = !a.axes.empty() && std::all_of(a.axes.begin(), a.axes.end(), [](int64_t axis) {
+                return normalizeAxis(axis, 4) >= 2;
+              });
+              if (!a.keepdims || !spatial || !followsNHWC(n.inputs[0]) || !rank4(n.inputs[0])) return keep(n);
+              ReduceAttrs r = a;
+              for (int64_t& axis : r.axes) {
+                int64_t from = normalizeAxis(axis, 4);
+                axis = std::find(kToNHWC.begin(), kToNHWC.end(), from) - kToNHWC.begin();
+              }
+              std::sort(r.axes.begin(), r.axes.end());
+              convertTo(n, r, {toNHWC(n.inputs[0])});
+            },
             [&](const GlobalPool2dAttrs& a) { convertPool(n, a); },
             [&](const PadAttrs& a) {
               if (!followsNHWC(n.inputs[0]) || a.before.size() != 4 || a.after.size() != 4) return keep(n);
@@ -219,10 +246,11 @@ class Converter {
   std::vector<std::vector<int>> consumers_;
   std::vector<Node> nodes_;
   std::vector<int> nchw_, nhwc_;  // per value: the value holding it in that layout, or -1
+  int vector_lanes_;
 };
 
 }  // namespace
 
-void convertToChannelsLast(Graph& g) { Converter(g).run(); }
+void convertToChannelsLast(Graph& g, int vector_lanes) { Converter(g, vector_lanes).run(); }
 
 }  // namespace ttune::graph

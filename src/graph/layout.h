@@ -12,14 +12,22 @@
 // Contract: the converted graph computes exactly what the original computes, with the same inputs
 // and outputs (names, shapes, NCHW layout). Operators that follow a converted value run NHWC when
 // their semantics allow it (element-wise ops and broadcasts against constants, pooling, channel
-// concat, padding); every other reader gets the value back in NCHW through a transpose (or a
-// reshape when H*W or C is 1, where both layouts hold the same order), made at most once per value.
+// concat, padding, per-channel reductions over the image); every other reader gets the value back
+// in NCHW through a transpose (or a reshape when H*W or C is 1, where both layouts hold the same
+// order), made at most once per value.
+//
+// The exception: a convolution with few output channels (an RGB or a 2-class head: fewer than
+// max(4, vector_lanes / 2)) over an image at least a vector wide stays NCHW. Channels-last would
+// vectorize it along a channel axis that fills no vector, or along the image with the input read
+// at a channel stride (a 9x9 conv to 3 channels: 15 GFLOP/s NHWC, 160 NCHW on AVX-512); in NCHW
+// the vector runs along the output row, read contiguously, with broadcast weights.
+// vector_lanes 0 (unknown target) converts every convolution.
 #pragma once
 
 #include "graph/graph.h"
 
 namespace ttune::graph {
 
-void convertToChannelsLast(Graph& g);
+void convertToChannelsLast(Graph& g, int vector_lanes = 0);
 
 }  // namespace ttune::graph

@@ -219,7 +219,7 @@ void optimizeGraph(Graph& g, const GraphOptions& options) {
   foldBatchNorm(g);
   fuseActivations(g);
   transposeRightOperands(g);
-  if (options.channels_last) convertToChannelsLast(g);
+  if (options.channels_last) convertToChannelsLast(g, options.vector_lanes);
   if (options.channels_last && options.winograd) useWinograd(g);
   removeIdentities(g);
   eliminateDeadCode(g);

@@ -37,6 +37,10 @@ struct GraphOptions {
   bool channels_last = true;
   // Stride-1 3x3 convolutions run as Winograd F(4x4, 3x3) or F(2x2, 3x3) (channels-last only).
   bool winograd = true;
+  // float32 lanes of the target's vectors (schedule::Target::lanes()), or 0 when unknown. With
+  // it, a convolution with fewer output channels than max(4, lanes / 2) over an image at least a
+  // vector wide stays NCHW (graph/layout.h).
+  int vector_lanes = 0;
 };
 void optimizeGraph(Graph& g, const GraphOptions& options = {});
 

@@ -16,12 +16,12 @@ using testing::randomArray;
 
 
 // Converts a copy of g and checks that it computes what g computes, with the same outputs.
-Graph convertedAndChecked(const Graph& g, uint64_t seed = 11) {
+Graph convertedAndChecked(const Graph& g, uint64_t seed = 11, int vector_lanes = 0) {
   std::vector<runtime::NDArray> inputs;
   for (int v : g.inputs()) inputs.push_back(randomArray(g.value(v).shape, seed++));
   auto before = evaluateGraph(g, inputs);
   Graph c = g;
-  convertToChannelsLast(c);
+  convertToChannelsLast(c, vector_lanes);
   auto after = evaluateGraph(c, inputs);
   EXPECT_EQ(before.size(), after.size());
   for (size_t i = 0; i < before.size() && i < after.size(); ++i) {
@@ -112,6 +112,41 @@ TEST(ChannelsLast, SharedWeightsAndNonConstantWeights) {
   Graph c = convertedAndChecked(g);
   EXPECT_EQ(count(c, "conv2d_nhwc"), 2);
   EXPECT_EQ(count(c, "conv2d_nchw"), 1);
+}
+
+// An instance norm (mean and variance over H and W, per channel) follows the convolution into
+// NHWC, and a head with fewer output channels than half a vector (an RGB image) stays NCHW, so
+// the only transposes left are the input's and the one into the head.
+TEST(ChannelsLast, InstanceNormFollowsAndANarrowHeadStaysNchw) {
+  auto build = [](int64_t head_channels) {
+    Graph g;
+    int x = g.addInput("x", {1, 3, 20, 36});
+    int y = conv(g, "body", x, 3, 16, 3, 1, 1, 1);
+    ReduceAttrs mean{ReduceKind::Mean, {2, 3}, true};
+    int mu = g.addNode("mean", mean, {y});
+    int d = g.addNode("centered", BinaryAttrs{BinaryKind::Sub}, {y, mu});
+    int var = g.addNode("var", ReduceAttrs{ReduceKind::Mean, {-2, -1}, true},
+                        {g.addNode("square", BinaryAttrs{BinaryKind::Mul}, {d, d})});
+    int sd = g.addNode("std", UnaryAttrs{UnaryKind::Sqrt},
+                       {g.addNode("var_eps", BinaryAttrs{BinaryKind::Add}, {var, g.addConstant("eps", randomArray({1}, 3))})});
+    int nrm = g.addNode("norm", BinaryAttrs{BinaryKind::Div}, {d, sd});
+    int sc = g.addNode("scaled", BinaryAttrs{BinaryKind::Mul}, {nrm, g.addConstant("gamma", randomArray({16, 1, 1}, 4))});
+    int r = g.addNode("relu", UnaryAttrs{UnaryKind::Relu}, {sc});
+    g.markOutput(conv(g, "head", r, 16, head_channels, 3, 1, 1, 5));
+    return g;
+  };
+  Graph rgb = convertedAndChecked(build(3), 11, 16);
+  EXPECT_EQ(count(rgb, "conv2d_nhwc"), 1);
+  EXPECT_EQ(count(rgb, "conv2d_nchw"), 1);
+  EXPECT_EQ(count(rgb, "transpose"), 2);  // the input to NHWC, the head's input back to NCHW
+  // Fewer than 4 channels stay NCHW on a 4-lane target too; an image narrower than a vector
+  // gains nothing from vectors along its rows, and no target means NHWC throughout.
+  EXPECT_EQ(count(convertedAndChecked(build(3), 11, 4), "conv2d_nchw"), 1);
+  EXPECT_EQ(count(convertedAndChecked(build(3), 11, 64), "conv2d_nhwc"), 2);
+  EXPECT_EQ(count(convertedAndChecked(build(3), 11, 0), "conv2d_nhwc"), 2);
+  Graph wide = convertedAndChecked(build(8), 11, 16);
+  EXPECT_EQ(count(wide, "conv2d_nhwc"), 2);
+  EXPECT_EQ(count(wide, "transpose"), 2);  // the input's and the output's
 }
 
 }  // namespace
