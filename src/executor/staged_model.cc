@@ -31,7 +31,21 @@ size_t bytesOf(const runtime::NDArray& a) {
 struct Stage {
   frontend::ImportStage import;
   std::optional<CompiledModel> model;  // empty when the stage computes no run-time value
+  // The cache-key parts of import.constants, hashed once: the later stages' keys include them,
+  // and hashing a detection head's folded constants at every stage of every run cost 8 ms per
+  // stage (Faster R-CNN: half of its run time).
+  std::map<std::string, std::string> constant_keys;
 };
+
+// The cache-key parts of a run's values by name: of StageRequest::runtime_values (name, dtype,
+// shape) and of StageRequest::constants (name, dtype, shape, contents), each made once.
+struct RequestKeys {
+  std::map<std::string, std::string> runtime, constants;
+};
+
+std::string runtimeKey(const std::string& n, const runtime::NDArray& a) {
+  return n + ":" + te::dtypeName(a.dtype()) + te::shapeToString(a.shape());
+}
 
 }  // namespace
 
@@ -63,15 +77,20 @@ struct StagedModel::Impl {
                std::string_view(static_cast<const char*>(a.data()), bytesOf(a))));
   }
 
-  std::string key(const frontend::StageRequest& r) const {
+  static std::string key(const frontend::StageRequest& r, const RequestKeys& keys) {
+    TT_ASSERT(keys.runtime.size() == r.runtime_values.size() && keys.constants.size() == r.constants.size(),
+              "a value of the stage request has no key");
     std::string k = std::to_string(r.start_node);
-    for (const auto& [n, a] : r.runtime_values) k += "|" + n + ":" + te::dtypeName(a.dtype()) + te::shapeToString(a.shape());
-    for (const auto& [n, a] : r.constants) k += "|" + constantKey(n, a);
+    for (const auto& part : {&keys.runtime, &keys.constants})
+      for (const auto& [n, ck] : *part) {
+        k += '|';
+        k += ck;
+      }
     return k;
   }
 
-  Stage& stage(const frontend::StageRequest& r) {
-    std::string k = key(r);
+  Stage& stage(const frontend::StageRequest& r, const RequestKeys& keys) {
+    std::string k = key(r, keys);
     auto it = cache.find(k);
     if (it != cache.end()) return *it->second;
     auto t0 = std::chrono::steady_clock::now();
@@ -84,6 +103,7 @@ struct StagedModel::Impl {
       graph::optimizeGraph(s->import.graph, passes);
       s->model.emplace(CompiledModel::compile(s->import.graph, model));
     }
+    for (const auto& [n, a] : s->import.constants) s->constant_keys[n] = constantKey(n, a);
     stats.compile_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     ++stats.stages_compiled;
     return *cache.emplace(k, std::move(s)).first->second;
@@ -140,12 +160,29 @@ std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArra
   std::map<std::string, runtime::NDArray> values;  // run-time values by ONNX name
   for (size_t i = 0; i < inputs.size(); ++i) values[m.input_names[i]] = inputs[i];
   frontend::StageRequest req;
+  RequestKeys keys;
   req.runtime_values = values;
+  for (const auto& [n, a] : values) keys.runtime[n] = runtimeKey(n, a);
+  // req.runtime_values stays `values` minus req.constants, kept up to date value by value (a
+  // detection model's post-processing runs hundreds of stages over a thousand values).
+  auto setValue = [&](const std::string& n, runtime::NDArray a) {
+    if (!req.constants.count(n)) {
+      req.runtime_values[n] = a;
+      keys.runtime[n] = runtimeKey(n, a);
+    }
+    values[n] = std::move(a);
+  };
+  auto bind = [&](const std::string& n, runtime::NDArray a, std::string key) {
+    req.runtime_values.erase(n);
+    keys.runtime.erase(n);
+    req.constants[n] = std::move(a);
+    keys.constants[n] = std::move(key);
+  };
   // Each stage either moves past a node or binds one more value as a constant.
   int limit = m.proto.graph().node_size() + m.proto.graph().input_size() + 1;
   for (const auto& n : m.proto.graph().node()) limit += n.output_size();
   for (int stage = 0; stage < limit; ++stage) {
-    Stage& s = m.stage(req);
+    Stage& s = m.stage(req, keys);
     ++m.stats.stages_run;
     if (s.model) {
       std::vector<runtime::NDArray> ins;
@@ -155,9 +192,9 @@ std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArra
         ins.push_back(v->second);
       }
       std::vector<runtime::NDArray> outs = s.model->run(ins);
-      for (size_t i = 0; i < outs.size(); ++i) values[s.import.output_names[i]] = outs[i];
+      for (size_t i = 0; i < outs.size(); ++i) setValue(s.import.output_names[i], outs[i]);
     }
-    for (const auto& [n, a] : s.import.constants) req.constants[n] = a;
+    for (const auto& [n, a] : s.import.constants) bind(n, a, s.constant_keys.at(n));
     if (s.import.stop_node < 0) {
       std::vector<runtime::NDArray> result;
       for (const auto& o : m.proto.graph().output()) {
@@ -185,7 +222,7 @@ std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArra
       for (const std::string& n : b.inputs) ins.push_back(values.at(n));
       std::vector<runtime::NDArray> outs = sub.run(ins);
       for (int k = 0; k < stop.output_size() && k < static_cast<int>(outs.size()); ++k)
-        if (!stop.output(k).empty()) values[stop.output(k)] = outs[k];
+        if (!stop.output(k).empty()) setValue(stop.output(k), outs[k]);
       const StagedStats& after = sub.stats();  // the branch's share of this run
       m.stats.stages_run += after.stages_run - before.stages_run;
       m.stats.stages_compiled += after.stages_compiled - before.stages_compiled;
@@ -193,9 +230,12 @@ std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArra
       m.stats.compile_s += after.compile_s - before.compile_s;
       req.start_node = s.import.stop_node + 1;
     } else if (onHost(stop, needed)) {
-      std::map<std::string, runtime::NDArray> known = req.constants;
-      for (const auto& [n, a] : values) known.emplace(n, a);
-      for (auto& [n, a] : frontend::evaluateNodeOnHost(m.proto, s.import.stop_node, known)) values[n] = a;
+      std::map<std::string, runtime::NDArray> known;  // the node's inputs
+      for (const std::string& n : stop.input()) {
+        if (auto c = req.constants.find(n); c != req.constants.end()) known.emplace(n, c->second);
+        else if (auto v = values.find(n); v != values.end()) known.emplace(n, v->second);
+      }
+      for (auto& [n, a] : frontend::evaluateNodeOnHost(m.proto, s.import.stop_node, known)) setValue(n, std::move(a));
       ++m.stats.host_nodes;
       req.start_node = s.import.stop_node + 1;
     } else {
@@ -203,12 +243,9 @@ std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArra
       if (v == values.end() || req.constants.count(needed))
         fail("node #", s.import.stop_node, " (", s.import.stop_op, "): the value \"", needed,
              "\" cannot be resolved at run time");
-      req.constants[needed] = v->second;
+      bind(needed, v->second, Impl::constantKey(needed, v->second));
       req.start_node = s.import.stop_node;
     }
-    req.runtime_values.clear();
-    for (const auto& [n, a] : values)
-      if (!req.constants.count(n)) req.runtime_values[n] = a;
   }
   fail("the model did not finish in ", limit, " stages");
 }
