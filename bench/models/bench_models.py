@@ -185,6 +185,11 @@ def start_workers(model, a, input_path, tmp):
     pt_path = os.path.join(a.models_dir, model + ".pt")
     env = dict(os.environ, OMP_NUM_THREADS=str(a.threads), OPENBLAS_NUM_THREADS=str(a.threads),
                NODE_PATH=os.path.join(a.build_dir, "bench-peers", "node_modules"))
+    if a.peer_isa == "avx2":
+        # PyTorch's own kernels (ATen) and its convolutions (oneDNN) restricted to AVX2, for a
+        # like-for-like peer of ttune's AVX2 code on an AVX-512 host. ONNX Runtime's MLAS picks its
+        # kernels from CPUID alone and cannot be restricted: its column stays AVX-512.
+        env.update(ATEN_CPU_CAPABILITY="avx2", DNNL_MAX_CPU_ISA="AVX2", ONEDNN_MAX_CPU_ISA="AVX2")
     ttune = [os.path.join(a.build_dir, "bin", "bench_model_worker"), onnx_path, "--input", input_path,
              "--threads", str(a.threads), "--target", a.ttune_target]
     if a.db is not None:
@@ -395,6 +400,9 @@ def main():
     ap.add_argument("--threads", type=int, default=2, help="threads of every runtime")
     ap.add_argument("--ttune-target", default="host",
                     help="ttune's code path, e.g. x86-64-v3 for AVX2 on an AVX-512 host (the peers keep theirs)")
+    ap.add_argument("--peer-isa", choices=["native", "avx2"], default="native",
+                    help="avx2: restrict PyTorch (ATen and oneDNN) to AVX2, e.g. with --ttune-target x86-64-v3 on an "
+                         "AVX-512 host (ONNX Runtime cannot be restricted)")
     ap.add_argument("--rounds", type=int, default=10, help="interleaved rounds (one block of each runtime); 0: only compare the outputs")
     ap.add_argument("--db", help="ttune schedule bank to take the best records from (\"\": the default bank); "
                                  "default: ttune's default schedules")
@@ -421,7 +429,8 @@ def main():
         timing = f"{a.rounds} interleaved rounds of ~{a.block_ms:g} ms blocks" if a.rounds else "outputs only"
         print(f"{a.threads} threads per runtime, {timing}, "
               f"ttune {'bank ' + repr(a.db) if a.db is not None else 'default schedules'}"
-              f"{', code for ' + a.ttune_target if a.ttune_target != 'host' else ''}")
+              f"{', code for ' + a.ttune_target if a.ttune_target != 'host' else ''}"
+              f"{'; PyTorch restricted to AVX2 (ONNX Runtime is not)' if a.peer_isa == 'avx2' else ''}")
         print("ratio = ttune latency / peer latency (< 1: ttune faster), median of per-round ratios; "
               "other = share of the CPU that other processes took while timing\n")
         print(f"{'model':<16} {'ttune ms':>10} {'ORT ms':>10} {'PyTorch ms':>10} {'ttune/ORT':>10} "
@@ -452,6 +461,7 @@ def main():
         shutil.rmtree(tmp, ignore_errors=True)
 
     summary = {"summary": True, "host": host, "threads": a.threads, "rounds": a.rounds, "db": a.db,
+               "ttune_target": a.ttune_target, "peer_isa": a.peer_isa,
                "versions": versions,
                "geomean_ratio_ttune_ort": geomean([r.get("ratio_ttune_ort") for r in results]),
                "geomean_ratio_ttune_pytorch": geomean([r.get("ratio_ttune_pytorch") for r in results]),

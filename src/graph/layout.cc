@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <optional>
+#include <set>
 #include <type_traits>
 
 #include "support/assert.h"
@@ -161,6 +162,34 @@ class Converter {
     return s[1] < std::max(4, vector_lanes_ / 2) && s[3] >= vector_lanes_;
   }
 
+  // The node that alone reads value v, if it runs `A`.
+  template <typename A>
+  const Node* soleReader(int v) const {
+    if (consumers_[v].size() != 1) return nullptr;
+    const Node& n = original_[consumers_[v][0]];
+    return std::holds_alternative<A>(n.attrs) ? &n : nullptr;
+  }
+
+  // A channel shuffle (ShuffleNet: reshape [N, C, H, W] -> [N, g, C/g, H, W], swap axes 1 and 2,
+  // reshape back) of an NHWC value is the same shuffle of the channels within each pixel:
+  // [N, H, W, g, C/g], swap the last two, [N, H, W, C]. Returns false unless n starts one.
+  bool convertChannelShuffle(const Node& n, const ReshapeAttrs& a) {
+    if (!followsNHWC(n.inputs[0]) || !rank4(n.inputs[0]) || a.shape.size() != 5) return false;
+    const te::Shape& in = g_.value(n.inputs[0]).shape;  // N, C, H, W
+    const te::Shape& s = a.shape;
+    if (s[0] != in[0] || s[1] * s[2] != in[1] || s[3] != in[2] || s[4] != in[3]) return false;
+    const Node* t = soleReader<TransposeAttrs>(n.output);
+    if (!t || std::get<TransposeAttrs>(t->attrs).perm != std::vector<int64_t>{0, 2, 1, 3, 4}) return false;
+    const Node* back = soleReader<ReshapeAttrs>(t->output);
+    if (!back || g_.value(back->output).shape != in) return false;
+    int r = emit(n.name, ReshapeAttrs{{in[0], in[2], in[3], s[1], s[2]}}, {toNHWC(n.inputs[0])});
+    int swapped = emit(t->name, TransposeAttrs{{0, 1, 2, 4, 3}}, {r});
+    nhwc_[back->output] = emit(back->name, ReshapeAttrs{{in[0], in[2], in[3], in[1]}}, {swapped});
+    absorbed_.insert(t->output);
+    absorbed_.insert(back->output);
+    return true;
+  }
+
   // Pooling follows its input into NHWC.
   template <typename PoolAttrs>
   void convertPool(const Node& n, PoolAttrs a) {
@@ -170,6 +199,7 @@ class Converter {
   }
 
   void convert(const Node& n) {
+    if (absorbed_.count(n.output)) return;  // emitted with the node that starts its pattern
     std::visit(
         Overload{
             [&](const Conv2dAttrs& a) {
@@ -194,6 +224,17 @@ class Converter {
               convertTo(n, c, ins);
             },
             [&](const Pool2dAttrs& a) { convertPool(n, a); },
+            [&](const ReshapeAttrs& a) {
+              if (!convertChannelShuffle(n, a)) keep(n);
+            },
+            [&](const SliceAttrs& a) {
+              // Slices of an NHWC value (a channel split) slice the same axes in NHWC.
+              if (!followsNHWC(n.inputs[0]) || !rank4(n.inputs[0]) || !rank4(n.output)) return keep(n);
+              SliceAttrs s = a;
+              for (int64_t& axis : s.axes)
+                axis = std::find(kToNHWC.begin(), kToNHWC.end(), normalizeAxis(axis, 4)) - kToNHWC.begin();
+              convertTo(n, s, {toNHWC(n.inputs[0])});
+            },
             [&](const ReduceAttrs& a) {
               // A per-channel reduction over the image that keeps its rank (an instance norm's mean
               // over H and W) reduces the same axes in NHWC: no transposes around the
@@ -247,6 +288,7 @@ class Converter {
   std::vector<Node> nodes_;
   std::vector<int> nchw_, nhwc_;  // per value: the value holding it in that layout, or -1
   int vector_lanes_;
+  std::set<int> absorbed_;  // outputs of nodes a pattern emitted ahead of them
 };
 
 }  // namespace

@@ -491,6 +491,47 @@ int transposedAxis(const te::ComputeDAG& dag, int stage, const std::vector<bool>
   return -1;
 }
 
+// A permutation within the innermost axis (ShuffleNet's channel shuffle in NHWC, computed as a
+// reshape, a transpose and a reshape): the reads along the last axis are neither contiguous nor
+// strided, so vectors along it would gather, each lane's index computed with vector divisions.
+// Instead a block of the axis is unrolled into scalar moves, whose indices fold to constants
+// per element. Returns the block width (a divisor of the axis of at least 4 and at most a
+// vector), or 0 when the stage is not such a permutation.
+int64_t permutedLastAxisBlock(const te::ComputeDAG& dag, int stage, const std::vector<bool>& inlined, int64_t lanes) {
+  const te::ComputeOp& c = dag.op(stage).compute();
+  if (!c.reduceAxes().empty() || c.axes.empty()) return 0;
+  const te::IterVar& last = c.axes.back();
+  te::VarBounds bounds;
+  for (const te::IterVar& iv : c.axes) bounds[iv.var.get()] = te::IntBound::range(0, iv.extent);
+  te::Expr body = te::simplify(expandStages(dag, stage, [&](int p) { return static_cast<bool>(inlined[p]); }), bounds);
+  bool permuted = false, arithmetic = false;
+  te::visitAll(body, [&](const te::Expr& e) {
+    if (const te::TensorRead* read = e.as<te::TensorRead>())
+      for (const te::Expr& idx : read->indices) permuted |= !te::linearCoefficient(idx, last.var.get()).has_value();
+    if (e.as<te::Unary>()) arithmetic = true;
+  });
+  if (!permuted || arithmetic) return 0;
+  for (int64_t w = std::min(lanes, last.extent); w >= 4; --w)
+    if (last.extent % w == 0) return w;
+  return 0;
+}
+
+void permutedStage(std::vector<Step>& steps, const te::ComputeOp& c, int64_t block, const std::string& name,
+                   const DefaultScheduleOptions& opt) {
+  const te::IterVar& last = c.axes.back();
+  std::vector<std::pair<std::string, int64_t>> outer;
+  for (size_t d = 0; d + 1 < c.axes.size(); ++d) outer.push_back({c.axes[d].name(), c.axes[d].extent});
+  std::string inner = last.name();
+  if (block < last.extent) {
+    steps.push_back(SplitStep{name, last.name(), last.extent, {block}, true});
+    outer.push_back({last.name() + ".0", last.extent / block});
+    inner = last.name() + ".1";
+  }
+  std::string par = fuseOuter(steps, name, parallelPrefix(outer, opt.min_parallel));
+  if (!par.empty()) steps.push_back(AnnotationStep{name, par, IterAnnotation::Parallel});
+  steps.push_back(AnnotationStep{name, inner, IterAnnotation::Unroll});
+}
+
 // A transpose in square blocks of a vector's length: inside a block, rows of contiguous writes
 // whose reads advance through a few input rows that stay in L1; both block loops unrolled into
 // scalar moves (vector gathers or scatters are slower). mobilenet_v2's NCHW -> NHWC input
@@ -562,6 +603,10 @@ void simpleStage(std::vector<Step>& steps, const te::ComputeDAG& dag, int stage,
   const std::string& name = op.name();
   if (int a = costlyPerElement(op) ? -1 : transposedAxis(dag, stage, inlined); a >= 0) {
     transposeStage(steps, c, a, name, opt);
+    return;
+  }
+  if (int64_t block = permutedLastAxisBlock(dag, stage, inlined, opt.target.lanes()); block > 0) {
+    permutedStage(steps, c, block, name, opt);
     return;
   }
   plainStage(steps, op, opt);

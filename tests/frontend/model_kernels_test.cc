@@ -92,6 +92,39 @@ const std::vector<ModelCase>& models() {
          setAttr(b.node("Softmax", {"m"}, {"y"}), "axis", I(-1));
          b.output("y");
        }},
+      {"channel_shuffle",  // ShuffleNet v2's unit: split, a branch, concat, shuffle, split again
+       [](ModelBuilder& b) {
+         b.input("x", {I(1), I(16), I(5), I(19)});
+         b.ints("split", {8, 8});
+         setAttr(b.node("Split", {"x", "split"}, {"x1", "x2"}), "axis", I(1));
+         b.random("w", {8, 8, 1, 1}, 8);
+         b.node("Relu", {b.node("Conv", {"x2", "w"}, {"c"}).output(0)}, {"r"});
+         setAttr(b.node("Concat", {"x1", "r"}, {"cat"}), "axis", I(1));
+         b.ints("shape5", {1, 2, 8, 5, 19});
+         b.node("Reshape", {"cat", "shape5"}, {"v"});
+         setAttr(b.node("Transpose", {"v"}, {"t"}), "perm", std::vector<int64_t>{0, 2, 1, 3, 4});
+         b.ints("shape4", {1, 16, 5, 19});
+         b.node("Reshape", {"t", "shape4"}, {"s"});
+         setAttr(b.node("Split", {"s", "split"}, {"y1", "y2"}), "axis", I(1));
+         b.random("w2", {8, 8, 3, 3}, 9);
+         setAttr(b.node("Conv", {"y2", "w2"}, {"c2"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+         b.node("Add", {"y1", "c2"}, {"y"});
+         b.output("y");
+       }},
+      {"instance_norm_rgb_head",  // a style-transfer network's last layers: NHWC norm, NCHW head
+       [](ModelBuilder& b) {
+         b.input("x", {I(1), I(4), I(6), I(37)});
+         b.random("w", {8, 4, 3, 3}, 10);
+         setAttr(b.node("Conv", {"x", "w"}, {"c"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+         b.random("scale", {8}, 11);
+         b.random("bias", {8}, 12);
+         b.node("InstanceNormalization", {"c", "scale", "bias"}, {"n"});
+         b.node("Relu", {"n"}, {"r"});
+         b.random("wh", {3, 8, 5, 5}, 13);
+         setAttr(b.node("Conv", {"r", "wh"}, {"h"}), "pads", std::vector<int64_t>{2, 2, 2, 2});
+         b.node("Tanh", {"h"}, {"y"});
+         b.output("y");
+       }},
   };
   return m;
 }
@@ -105,7 +138,7 @@ TEST_P(ModelKernels, DefaultAndRandomSchedulesMatchTheReference) {
   ModelBuilder b(13);
   mc.build(b);
   graph::Graph g = importOnnxModel(b.model());
-  graph::optimizeGraph(g);
+  graph::optimizeGraph(g, {.vector_lanes = codegen::hostTarget().lanes()});
   std::set<std::string> seen;
   int kernels = 0;
   for (const graph::Kernel& k : graph::partition(g)) {

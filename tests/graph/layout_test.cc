@@ -149,5 +149,30 @@ TEST(ChannelsLast, InstanceNormFollowsAndANarrowHeadStaysNchw) {
   EXPECT_EQ(count(wide, "transpose"), 2);  // the input's and the output's
 }
 
+// ShuffleNet v2's unit: the channel shuffle (reshape to [N, 2, C/2, H, W], swap axes 1 and 2,
+// reshape back) and the channel splits around it follow NHWC, as a shuffle within each pixel.
+TEST(ChannelsLast, ChannelShuffleAndSplitsFollow) {
+  Graph g;
+  int x = g.addInput("x", {1, 3, 6, 7});
+  int y = conv(g, "stem", x, 3, 8, 3, 1, 1, 1);
+  auto half = [&](const std::string& name, int v, int64_t from) {
+    return g.addNode(name, SliceAttrs{{from}, {from + 4}, {1}, {1}}, {v});
+  };
+  int branch = g.addNode("relu", UnaryAttrs{UnaryKind::Relu}, {conv(g, "b", half("x2", y, 4), 4, 4, 1, 1, 1, 2)});
+  int cat = g.addNode("cat", ConcatAttrs{1}, {half("x1", y, 0), branch});
+  int v = g.addNode("view", ReshapeAttrs{{1, 2, 4, 6, 7}}, {cat});
+  int t = g.addNode("swap", TransposeAttrs{{0, 2, 1, 3, 4}}, {v});
+  int s = g.addNode("shuffled", ReshapeAttrs{{1, 8, 6, 7}}, {t});
+  int out = g.addNode("out", BinaryAttrs{BinaryKind::Add}, {half("y1", s, 0), conv(g, "c2", half("y2", s, 4), 4, 4, 3, 1, 1, 3)});
+  g.markOutput(out);
+  Graph c = convertedAndChecked(g);
+  // The input to NHWC, the shuffle's own swap (of the last two axes), the output back to NCHW.
+  EXPECT_EQ(count(c, "transpose"), 3);
+  EXPECT_EQ(count(c, "conv2d_nhwc"), 3);
+  for (const Node& n : c.nodes())
+    if (const auto* p = std::get_if<TransposeAttrs>(&n.attrs); p && p->perm.size() == 5)
+      EXPECT_EQ(p->perm, (std::vector<int64_t>{0, 1, 2, 4, 3}));
+}
+
 }  // namespace
 }  // namespace ttune::graph
