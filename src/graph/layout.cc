@@ -54,6 +54,11 @@ runtime::NDArray constantToNHWC(const runtime::NDArray& a) {
 
 int64_t normalizeAxis(int64_t axis, size_t rank) { return axis < 0 ? axis + static_cast<int64_t>(rank) : axis; }
 
+// The position an axis of a rank-4 NCHW value has in its NHWC layout.
+int64_t nhwcAxis(int64_t nchw_axis) {
+  return std::find(kToNHWC.begin(), kToNHWC.end(), normalizeAxis(nchw_axis, 4)) - kToNHWC.begin();
+}
+
 class Converter {
  public:
   Converter(Graph& g, int vector_lanes)
@@ -231,8 +236,9 @@ class Converter {
               // Slices of an NHWC value (a channel split) slice the same axes in NHWC.
               if (!followsNHWC(n.inputs[0]) || !rank4(n.inputs[0]) || !rank4(n.output)) return keep(n);
               SliceAttrs s = a;
-              for (int64_t& axis : s.axes)
-                axis = std::find(kToNHWC.begin(), kToNHWC.end(), normalizeAxis(axis, 4)) - kToNHWC.begin();
+              if (s.axes.empty())  // no axes: the leading ones, in order
+                for (int64_t d = 0; d < static_cast<int64_t>(s.starts.size()); ++d) s.axes.push_back(d);
+              for (int64_t& axis : s.axes) axis = nhwcAxis(axis);
               convertTo(n, s, {toNHWC(n.inputs[0])});
             },
             [&](const ReduceAttrs& a) {
@@ -246,10 +252,7 @@ class Converter {
               });
               if (!a.keepdims || !spatial || !followsNHWC(n.inputs[0]) || !rank4(n.inputs[0])) return keep(n);
               ReduceAttrs r = a;
-              for (int64_t& axis : r.axes) {
-                int64_t from = normalizeAxis(axis, 4);
-                axis = std::find(kToNHWC.begin(), kToNHWC.end(), from) - kToNHWC.begin();
-              }
+              for (int64_t& axis : r.axes) axis = nhwcAxis(axis);
               std::sort(r.axes.begin(), r.axes.end());
               convertTo(n, r, {toNHWC(n.inputs[0])});
             },

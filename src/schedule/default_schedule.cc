@@ -473,18 +473,13 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   }
 }
 
-// A layout change (transpose) whose innermost output axis reads memory with a stride, with the
-// stages inlined into `stage` substituted (a transpose back and forth around an element-wise op
-// reads contiguously): the axis along which it reads contiguously instead, or -1. Vectorizing
+// A layout change (transpose) of stage c whose innermost output axis reads memory with a stride,
+// judged on `body`, c's body with the stages inlined into it substituted (a transpose back and
+// forth around an element-wise op reads contiguously): the axis along which it reads
+// contiguously instead, or -1. Vectorizing
 // the output's last axis would gather (or, across the other axis, scatter).
-int transposedAxis(const te::ComputeDAG& dag, int stage, const std::vector<bool>& inlined) {
-  const te::ComputeOp& c = dag.op(stage).compute();
+int transposedAxis(const te::ComputeOp& c, const te::Expr& body) {
   if (!c.reduceAxes().empty() || c.axes.size() < 2 || c.axes.back().extent < 2) return -1;
-  // Simplified within the axes' bounds: a reshape's floordiv/floormod of a flat index fold away
-  // where the shapes line up (BERT's head split), leaving linear reads.
-  te::VarBounds bounds;
-  for (const te::IterVar& iv : c.axes) bounds[iv.var.get()] = te::IntBound::range(0, iv.extent);
-  te::Expr body = te::simplify(expandStages(dag, stage, [&](int p) { return static_cast<bool>(inlined[p]); }), bounds);
   if (vectorFriendly(body, c.axes.back())) return -1;
   for (int d = static_cast<int>(c.axes.size()) - 2; d >= 0; --d)
     if (c.axes[d].extent >= 2 && vectorFriendly(body, c.axes[d]) && !vectorFriendly(body, c.axes[d], true)) return d;
@@ -495,15 +490,11 @@ int transposedAxis(const te::ComputeDAG& dag, int stage, const std::vector<bool>
 // reshape, a transpose and a reshape): the reads along the last axis are neither contiguous nor
 // strided, so vectors along it would gather, each lane's index computed with vector divisions.
 // Instead a block of the axis is unrolled into scalar moves, whose indices fold to constants
-// per element. Returns the block width (a divisor of the axis of at least 4 and at most a
-// vector), or 0 when the stage is not such a permutation.
-int64_t permutedLastAxisBlock(const te::ComputeDAG& dag, int stage, const std::vector<bool>& inlined, int64_t lanes) {
-  const te::ComputeOp& c = dag.op(stage).compute();
+// per element. Judged on `body` as transposedAxis is; returns the block width (a divisor of the
+// axis of at least 4 and at most a vector), or 0 when the stage is not such a permutation.
+int64_t permutedLastAxisBlock(const te::ComputeOp& c, const te::Expr& body, int64_t lanes) {
   if (!c.reduceAxes().empty() || c.axes.empty()) return 0;
   const te::IterVar& last = c.axes.back();
-  te::VarBounds bounds;
-  for (const te::IterVar& iv : c.axes) bounds[iv.var.get()] = te::IntBound::range(0, iv.extent);
-  te::Expr body = te::simplify(expandStages(dag, stage, [&](int p) { return static_cast<bool>(inlined[p]); }), bounds);
   bool permuted = false, arithmetic = false;
   te::visitAll(body, [&](const te::Expr& e) {
     if (const te::TensorRead* read = e.as<te::TensorRead>())
@@ -601,13 +592,21 @@ void simpleStage(std::vector<Step>& steps, const te::ComputeDAG& dag, int stage,
   const te::Operation& op = dag.op(stage);
   const te::ComputeOp& c = op.compute();
   const std::string& name = op.name();
-  if (int a = costlyPerElement(op) ? -1 : transposedAxis(dag, stage, inlined); a >= 0) {
-    transposeStage(steps, c, a, name, opt);
-    return;
-  }
-  if (int64_t block = permutedLastAxisBlock(dag, stage, inlined, opt.target.lanes()); block > 0) {
-    permutedStage(steps, c, block, name, opt);
-    return;
+  if (c.reduceAxes().empty() && !c.axes.empty()) {
+    // The body with the inlined stages substituted, simplified within the axes' bounds: a
+    // reshape's floordiv/floormod of a flat index fold away where the shapes line up (BERT's head
+    // split), leaving linear reads.
+    te::VarBounds bounds;
+    for (const te::IterVar& iv : c.axes) bounds[iv.var.get()] = te::IntBound::range(0, iv.extent);
+    te::Expr body = te::simplify(expandStages(dag, stage, [&](int p) { return static_cast<bool>(inlined[p]); }), bounds);
+    if (int a = costlyPerElement(op) ? -1 : transposedAxis(c, body); a >= 0) {
+      transposeStage(steps, c, a, name, opt);
+      return;
+    }
+    if (int64_t block = permutedLastAxisBlock(c, body, opt.target.lanes()); block > 0) {
+      permutedStage(steps, c, block, name, opt);
+      return;
+    }
   }
   plainStage(steps, op, opt);
 }

@@ -169,9 +169,21 @@ TEST(ChannelsLast, ChannelShuffleAndSplitsFollow) {
   // The input to NHWC, the shuffle's own swap (of the last two axes), the output back to NCHW.
   EXPECT_EQ(count(c, "transpose"), 3);
   EXPECT_EQ(count(c, "conv2d_nhwc"), 3);
-  for (const Node& n : c.nodes())
-    if (const auto* p = std::get_if<TransposeAttrs>(&n.attrs); p && p->perm.size() == 5)
+  for (const Node& n : c.nodes()) {
+    if (const auto* p = std::get_if<TransposeAttrs>(&n.attrs); p && p->perm.size() == 5) {
       EXPECT_EQ(p->perm, (std::vector<int64_t>{0, 1, 2, 4, 3}));
+    }
+  }
+}
+
+// A slice without axes slices the leading axes of the NCHW value, whatever layout computes it.
+TEST(ChannelsLast, SliceWithoutAxesKeepsItsNchwAxes) {
+  Graph g;
+  int x = g.addInput("x", {1, 3, 6, 7});
+  int y = conv(g, "c", x, 3, 8, 3, 1, 1, 1);
+  int s = g.addNode("s", SliceAttrs{{0, 2, 1}, {1, 6, 5}, {}, {}}, {y});
+  g.markOutput(g.addNode("relu", UnaryAttrs{UnaryKind::Relu}, {s}));
+  convertedAndChecked(g);
 }
 
 }  // namespace
