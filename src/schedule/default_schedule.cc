@@ -261,20 +261,28 @@ void rowReduction(std::vector<Step>& steps, const te::ComputeOp& c, const std::s
 // The width of a register tile's vector blocks along an axis of `extent` elements: `cap` when it
 // divides the extent, else the largest divisor of the extent up to `cap` that uses at least 3/4
 // of the vectors it occupies (112 channels in blocks of 56, not 16), else the divisor that uses
-// them best, so no block is a partial remainder.
+// them best, so no block is a partial remainder -- unless every divisor fills less than half of
+// its vectors and `cap` with one remainder block fills more: an extent with no useful divisor
+// (attention's 197 keys in ViT-B/16, a prime) went to blocks of one element, scalar code at a
+// tenth of the rate of blocks of 32 with a masked remainder.
 int64_t dividingWidth(int64_t extent, int64_t cap, int64_t vector_lanes) {
   if (extent % cap == 0) return cap;
+  auto vectors = [&](int64_t w) { return (w + vector_lanes - 1) / vector_lanes; };
   int64_t best = cap;
   double best_use = 0;
   for (int64_t w = cap; w >= 1; --w) {
     if (extent % w) continue;
-    double use = static_cast<double>(w) / static_cast<double>(((w + vector_lanes - 1) / vector_lanes) * vector_lanes);
+    double use = static_cast<double>(w) / static_cast<double>(vectors(w) * vector_lanes);
     if (use >= 0.75) return w;
     if (use > best_use) {
       best = w;
       best_use = use;
     }
   }
+  const double remainder_use =
+      static_cast<double>(extent) /
+      static_cast<double>(((extent / cap) * vectors(cap) + vectors(extent % cap)) * vector_lanes);
+  if (best_use < 0.5 && remainder_use > best_use) return cap;
   return best;
 }
 
