@@ -64,6 +64,9 @@ class Emitter {
     bool varying = false, affine = false;
   };
   LaneUse laneUse(const te::Expr& index) const;
+  // Each lane's element offset from lane 0 of a vector access whose index depends on the lane
+  // non-linearly but by constants only (vector base known), when they span at most a few vectors.
+  std::optional<std::vector<int64_t>> laneOffsets(const te::Expr& index) const;
 
   // ---- element types (emitter_types.cc). Float16 / BFloat16 values are carried as their i16
   // bits; arithmetic widens them to float (te/dtype.h), with the integer operations of

@@ -1,5 +1,6 @@
 #include <llvm/IR/Intrinsics.h>
 
+#include <algorithm>
 #include <functional>
 #include <optional>
 
@@ -358,11 +359,62 @@ llvm::Value* Emitter::emitLoad(const te::BufferRef& bref, const te::Expr& index)
     tagAccess(ld, buf);
     return finish(b_.CreateShuffleVector(ld, pick));
   }
+  if (lanes.affine && !coef) {
+    if (auto offsets = laneOffsets(index)) {
+      // Lanes reading fixed offsets of one base (the input channels of a group that several
+      // output lanes share, floor(lane / g) * g + c): one masked wide load of the span, touching
+      // only the needed elements, then a shuffle. Lanes sharing an element would need their
+      // masks combined, so a masked access with such lanes stays a gather.
+      auto [lo, hi] = std::minmax_element(offsets->begin(), offsets->end());
+      const int64_t first = *lo;
+      const int span = static_cast<int>(*hi - first + 1);
+      std::vector<int> owner(span, -1);
+      bool shared = false;
+      for (int l = 0; l < lanes_; ++l) {
+        int j = static_cast<int>((*offsets)[l] - first);
+        shared |= owner[j] >= 0;
+        if (owner[j] < 0) owner[j] = l;
+      }
+      if (!(shared && mask)) {
+        te::VarMap<te::Expr> sub{{vvar_, te::Expr(vbase_)}};
+        llvm::Value* p = address(buf, emitExpr(te::simplify(te::substitute(index, sub) + te::Expr(first))));
+        llvm::Value* lane_mask = mask ? mask : allOnesMask();
+        llvm::SmallVector<int, 64> spread(span), pick(lanes_);
+        for (int j = 0; j < span; ++j) spread[j] = owner[j] >= 0 ? owner[j] : lanes_;
+        for (int l = 0; l < lanes_; ++l) pick[l] = static_cast<int>((*offsets)[l] - first);
+        llvm::Value* wide_mask =
+            b_.CreateShuffleVector(lane_mask, llvm::Constant::getNullValue(lane_mask->getType()), spread);
+        llvm::Type* wt = llvm::VectorType::get(st, llvm::ElementCount::getFixed(span));
+        auto* ld = b_.CreateMaskedLoad(wt, p, align, wide_mask, llvm::Constant::getNullValue(wt));
+        tagAccess(ld, buf);
+        return finish(b_.CreateShuffleVector(ld, pick));
+      }
+    }
+  }
   llvm::Value* vidx = toLanes(emitExpr(index));
   llvm::Value* ptrs = address(buf, vidx);
   auto* g = b_.CreateMaskedGather(vt, ptrs, align, mask ? mask : allOnesMask(), llvm::Constant::getNullValue(vt));
   tagAccess(g, buf);
   return finish(g);
+}
+
+std::optional<std::vector<int64_t>> Emitter::laneOffsets(const te::Expr& index) const {
+  auto it = vars_.find(vbase_.get());
+  const auto* base = it == vars_.end() ? nullptr : llvm::dyn_cast<llvm::ConstantInt>(it->second);
+  if (!base) return std::nullopt;
+  auto at = [&](int64_t lane) {
+    te::VarMap<te::Expr> sub{{vvar_, te::Expr(base->getSExtValue() + lane)}};
+    return te::substitute(index, sub);
+  };
+  const te::Expr first = at(0);
+  std::vector<int64_t> offsets(lanes_);
+  for (int l = 0; l < lanes_; ++l) {
+    // The offset must not depend on the other loops' values: a constant after simplification.
+    if (!te::isConstInt(te::simplify(at(l) - first, bounds_), &offsets[l])) return std::nullopt;
+  }
+  auto [lo, hi] = std::minmax_element(offsets.begin(), offsets.end());
+  if (*hi - *lo >= kMaxLoadStride * lanes_) return std::nullopt;
+  return offsets;
 }
 
 void Emitter::emitStore(const lower::Store& s) {
