@@ -254,6 +254,9 @@ TEST(Measurer, BatchWithCheckAndInstantiationErrors) {
   EXPECT_EQ(res[2].error, ErrorKind::Instantiation);
   EXPECT_EQ(res[2].error_msg, "step 0 split(C, nope, [16]): stage C has no iterator nope");
   EXPECT_GT(res[0].median(), 0);
+  // Each repeat runs at least min_repeat_ms: the time charged to measuring covers it.
+  EXPECT_GE(res[0].measure_s, 1e-3);
+  EXPECT_GE(res[1].measure_s, 1e-3);
 }
 
 // 8-bit arguments cross the worker protocol (their dtype codes) and get seeded inputs there: a
