@@ -67,6 +67,10 @@ class Emitter {
   // Each lane's element offset from lane 0 of a vector access whose index depends on the lane
   // non-linearly but by constants only (vector base known), when they span at most a few vectors.
   std::optional<std::vector<int64_t>> laneOffsets(const te::Expr& index) const;
+  // Lanes reading `index` + offsets[lane] as one masked wide load and a shuffle; nullptr when
+  // masked lanes share elements.
+  llvm::Value* loadAtOffsets(const te::Buffer* buf, const te::Expr& index, llvm::Value* mask,
+                             const std::vector<int64_t>& offsets);
 
   // ---- element types (emitter_types.cc). Float16 / BFloat16 values are carried as their i16
   // bits; arithmetic widens them to float (te/dtype.h), with the integer operations of

@@ -341,61 +341,55 @@ llvm::Value* Emitter::emitLoad(const te::BufferRef& bref, const te::Expr& index)
     tagAccess(ld, buf);
     return finish(ld);
   }
+  // A small constant stride (a strided convolution's input), or lanes at constant offsets of one
+  // base that are not linear in the lane (the input channels of a group that several output
+  // lanes share, floor(lane / g) * g + c): one masked wide load of the span, touching only the
+  // needed elements, then a shuffle -- far cheaper than a gather.
+  std::optional<std::vector<int64_t>> offsets;
   if (coef && *coef >= 2 && *coef <= kMaxLoadStride) {
-    // A small constant stride (a strided convolution's input): one masked wide load of the
-    // span, touching only the needed elements, then a shuffle -- far cheaper than a gather.
-    int64_t stride = *coef;
-    int span = static_cast<int>(stride) * lanes_;
-    te::VarMap<te::Expr> sub{{vvar_, te::Expr(vbase_)}};
-    llvm::Value* p = address(buf, emitExpr(te::substitute(index, sub)));
-    llvm::SmallVector<int, 64> spread(span), pick(lanes_);
-    for (int j = 0; j < span; ++j) spread[j] = j % stride == 0 ? static_cast<int>(j / stride) : lanes_;
-    for (int l = 0; l < lanes_; ++l) pick[l] = static_cast<int>(l * stride);
-    llvm::Value* lane_mask = mask ? mask : allOnesMask();
-    llvm::Value* wide_mask =
-        b_.CreateShuffleVector(lane_mask, llvm::Constant::getNullValue(lane_mask->getType()), spread);
-    llvm::Type* wt = llvm::VectorType::get(st, llvm::ElementCount::getFixed(span));
-    auto* ld = b_.CreateMaskedLoad(wt, p, align, wide_mask, llvm::Constant::getNullValue(wt));
-    tagAccess(ld, buf);
-    return finish(b_.CreateShuffleVector(ld, pick));
+    offsets.emplace(lanes_);
+    for (int l = 0; l < lanes_; ++l) (*offsets)[l] = l * *coef;
+  } else if (lanes.affine && !coef) {
+    offsets = laneOffsets(index);
   }
-  if (lanes.affine && !coef) {
-    if (auto offsets = laneOffsets(index)) {
-      // Lanes reading fixed offsets of one base (the input channels of a group that several
-      // output lanes share, floor(lane / g) * g + c): one masked wide load of the span, touching
-      // only the needed elements, then a shuffle. Lanes sharing an element would need their
-      // masks combined, so a masked access with such lanes stays a gather.
-      auto [lo, hi] = std::minmax_element(offsets->begin(), offsets->end());
-      const int64_t first = *lo;
-      const int span = static_cast<int>(*hi - first + 1);
-      std::vector<int> owner(span, -1);
-      bool shared = false;
-      for (int l = 0; l < lanes_; ++l) {
-        int j = static_cast<int>((*offsets)[l] - first);
-        shared |= owner[j] >= 0;
-        if (owner[j] < 0) owner[j] = l;
-      }
-      if (!(shared && mask)) {
-        te::VarMap<te::Expr> sub{{vvar_, te::Expr(vbase_)}};
-        llvm::Value* p = address(buf, emitExpr(te::simplify(te::substitute(index, sub) + te::Expr(first))));
-        llvm::Value* lane_mask = mask ? mask : allOnesMask();
-        llvm::SmallVector<int, 64> spread(span), pick(lanes_);
-        for (int j = 0; j < span; ++j) spread[j] = owner[j] >= 0 ? owner[j] : lanes_;
-        for (int l = 0; l < lanes_; ++l) pick[l] = static_cast<int>((*offsets)[l] - first);
-        llvm::Value* wide_mask =
-            b_.CreateShuffleVector(lane_mask, llvm::Constant::getNullValue(lane_mask->getType()), spread);
-        llvm::Type* wt = llvm::VectorType::get(st, llvm::ElementCount::getFixed(span));
-        auto* ld = b_.CreateMaskedLoad(wt, p, align, wide_mask, llvm::Constant::getNullValue(wt));
-        tagAccess(ld, buf);
-        return finish(b_.CreateShuffleVector(ld, pick));
-      }
-    }
-  }
+  if (offsets)
+    if (llvm::Value* v = loadAtOffsets(buf, index, mask, *offsets)) return finish(v);
   llvm::Value* vidx = toLanes(emitExpr(index));
   llvm::Value* ptrs = address(buf, vidx);
   auto* g = b_.CreateMaskedGather(vt, ptrs, align, mask ? mask : allOnesMask(), llvm::Constant::getNullValue(vt));
   tagAccess(g, buf);
   return finish(g);
+}
+
+llvm::Value* Emitter::loadAtOffsets(const te::Buffer* buf, const te::Expr& index, llvm::Value* mask,
+                                   const std::vector<int64_t>& offsets) {
+  auto [lo, hi] = std::minmax_element(offsets.begin(), offsets.end());
+  const int64_t first = *lo;
+  const int span = static_cast<int>(*hi - first + 1);
+  std::vector<int> owner(span, -1);
+  bool shared = false;
+  for (int l = 0; l < lanes_; ++l) {
+    int j = static_cast<int>(offsets[l] - first);
+    shared |= owner[j] >= 0;
+    if (owner[j] < 0) owner[j] = l;
+  }
+  // Lanes sharing an element would need their masks combined: a masked access stays a gather.
+  if (shared && mask) return nullptr;
+  llvm::Type* st = storageType(buf->dtype);
+  llvm::Align align(te::dtypeBytes(buf->dtype));
+  te::VarMap<te::Expr> sub{{vvar_, te::Expr(vbase_)}};
+  te::Expr start = te::substitute(index, sub);
+  if (first != 0) start = te::simplify(start + te::Expr(first));
+  llvm::Value* p = address(buf, emitExpr(start));
+  llvm::Value* lane_mask = mask ? mask : allOnesMask();
+  llvm::SmallVector<int, 64> spread(span), pick(lanes_);
+  for (int j = 0; j < span; ++j) spread[j] = owner[j] >= 0 ? owner[j] : lanes_;
+  for (int l = 0; l < lanes_; ++l) pick[l] = static_cast<int>(offsets[l] - first);
+  llvm::Value* wide_mask = b_.CreateShuffleVector(lane_mask, llvm::Constant::getNullValue(lane_mask->getType()), spread);
+  llvm::Type* wt = llvm::VectorType::get(st, llvm::ElementCount::getFixed(span));
+  auto* ld = b_.CreateMaskedLoad(wt, p, align, wide_mask, llvm::Constant::getNullValue(wt));
+  tagAccess(ld, buf);
+  return b_.CreateShuffleVector(ld, pick);
 }
 
 std::optional<std::vector<int64_t>> Emitter::laneOffsets(const te::Expr& index) const {
