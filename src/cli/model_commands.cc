@@ -203,6 +203,43 @@ std::vector<runtime::NDArray> readInputs(const std::vector<std::string>& paths, 
   return readInputs(paths, dtypes);
 }
 
+void addCheckJson(Json& j, const executor::CheckReport& rep) {
+  j["check"] = rep.ok() ? "ok" : "failed";
+  j["kernels_checked"] = rep.kernels_checked;
+  j["points_checked"] = rep.points;
+  j["max_abs_err"] = rep.max_abs_err;
+  j["max_rel_err"] = rep.max_rel_err;
+  j["mismatches"] = rep.mismatches;
+}
+
+void printCheck(const executor::CheckReport& rep) {
+  std::cout << "  check    " << (rep.ok() ? "ok" : "FAILED") << ": " << rep.kernels_checked << " kernels, " << rep.points
+            << " sampled outputs, max abs error " << rep.max_abs_err << " (worst: " << rep.worst_kernel << ")\n";
+}
+
+void addProfileJson(Json& j, const Json& p) {
+  j["profile"] = p["kernels"];
+  j["profile_total_ms"] = p["total_ms"];
+  for (const char* k : {"latency_ms", "outside_kernels_ms", "by_category_ms", "parallel_regions_per_run", "fork_join_ms_estimate"})
+    j["profile_" + std::string(k)] = p[k];
+}
+
+void printProfile(const Json& j) {
+  std::cout << strFormat("  %-44s %4s %-9s %10s %6s %8s\n", "kernel (median over runs, all instances)", "occ", "schedule",
+                         "time", "share", "GFLOP/s");
+  for (const Json& p : j["profile"])
+    std::cout << strFormat("  %-44s %4d %-9s %10s %5.1f%% %8.1f\n", ellipsize(p["class"].get<std::string>(), 44).c_str(),
+                           p["occurrences"].get<int>(), p["schedule"].get<std::string>().substr(0, 9).c_str(),
+                           formatSeconds(p["ms"].get<double>() * 1e-3).c_str(), 100 * p["share"].get<double>(),
+                           p["gflops"].get<double>());
+  auto ms = [&](const char* k) { return formatSeconds(j[std::string("profile_") + k].get<double>() * 1e-3); };
+  std::cout << "  run " << ms("latency_ms") << " = kernels " << ms("total_ms") << " + outside kernels "
+            << ms("outside_kernels_ms") << " (binding, output copies)\n  by kind:";
+  for (const auto& [c, v] : j["profile_by_category_ms"].items()) std::cout << " " << c << " " << formatSeconds(v.get<double>() * 1e-3) << ";";
+  std::cout << strFormat("\n  %.0f parallel regions per run; waking and joining the threads costs about %s of the kernels' time\n",
+                         j["profile_parallel_regions_per_run"].get<double>(), ms("fork_join_ms_estimate").c_str());
+}
+
 // --bench: `repeat` timed runs, one call each; the figures go into j.
 measure::Timing benchRuns(const std::function<void()>& run, int repeat, Json& j) {
   measure::TimingOptions topt;
@@ -217,21 +254,83 @@ measure::Timing benchRuns(const std::function<void()>& run, int repeat, Json& j)
   return t;
 }
 
+void addCheck(executor::CheckReport& total, const executor::CheckReport& r) {
+  total.kernels_checked += r.kernels_checked;
+  total.points += r.points;
+  total.kernels_checked_whole += r.kernels_checked_whole;
+  total.mismatches += r.mismatches;
+  total.max_rel_err = std::max(total.max_rel_err, r.max_rel_err);
+  if (r.max_abs_err >= total.max_abs_err && !r.worst_kernel.empty()) total.worst_kernel = r.worst_kernel;
+  total.max_abs_err = std::max(total.max_abs_err, r.max_abs_err);
+}
+
+// One staged run's profile: the stages' profiles (profileModel, each over `repeat` runs of the
+// stage) added up, kernels of the same workload in several stages merged.
+void addProfile(Json& total, const Json& stage) {
+  if (total.is_null()) {
+    total = stage;
+    return;
+  }
+  Json& ks = total["kernels"];
+  for (const Json& k : stage["kernels"]) {
+    auto same = std::find_if(ks.begin(), ks.end(), [&](const Json& t) { return t["workload_key"] == k["workload_key"]; });
+    if (same == ks.end()) {
+      ks.push_back(k);
+      continue;
+    }
+    double flops = (*same)["gflops"].get<double>() * (*same)["ms"].get<double>() * 1e6 +
+                   k["gflops"].get<double>() * k["ms"].get<double>() * 1e6;
+    (*same)["ms"] = (*same)["ms"].get<double>() + k["ms"].get<double>();
+    (*same)["occurrences"] = (*same)["occurrences"].get<int>() + k["occurrences"].get<int>();
+    (*same)["gflops"] = (*same)["ms"].get<double>() > 0 ? flops / ((*same)["ms"].get<double>() * 1e6) : 0.0;
+  }
+  for (const char* f : {"total_ms", "latency_ms", "outside_kernels_ms", "parallel_regions_per_run", "fork_join_ms_estimate"})
+    total[f] = total[f].get<double>() + stage[f].get<double>();
+  for (const auto& [c, v] : stage["by_category_ms"].items())
+    total["by_category_ms"][c] = total["by_category_ms"].value(c, 0.0) + v.get<double>();
+}
+
+void finishProfile(Json& p) {
+  Json& ks = p["kernels"];
+  std::sort(ks.begin(), ks.end(), [](const Json& x, const Json& y) { return x["ms"].get<double>() > y["ms"].get<double>(); });
+  const double total = p["total_ms"].get<double>();
+  for (Json& k : ks) k["share"] = total > 0 ? k["ms"].get<double>() / total : 0.0;
+}
+
 // A model whose later shapes depend on run-time values: compiled and run stage by stage
-// (executor/staged_model.h); --bench times runs whose stages are all compiled already.
+// (executor/staged_model.h); --bench times runs whose stages are all compiled already; --check
+// and --profile check and profile every stage of one run.
 void runStaged(const RunArgs& a, const std::string& why) {
-  if (a.check || a.profile || a.use_db || !a.records.empty())
-    fail("--check, --profile, --records and --db do not apply to ", modelName(a.src.spec),
-         ", whose later shapes depend on run-time values (", why, ")");
+  if (a.use_db)
+    fail("--db does not apply to ", modelName(a.src.spec), ", whose later shapes depend on run-time values (", why,
+         "): its stages' kernels are known only as it runs; give schedules with --records");
   executor::ModelOptions opt;
   opt.target = resolveTargetOption(a.target, TargetUse::RunHere);
   opt.baseline = baselineOf(a.src);
+  if (!a.records.empty()) {
+    auto recs = schedule::readRecordsFile(a.records);
+    if (!recs.ok()) fail(recs.error());
+    opt.schedules = executor::recordsProvider(*recs);
+  }
   executor::StagedModel m(a.src.spec, onnxOptions(a.src), graphOptions(a.src, opt.target), opt);
   std::vector<runtime::NDArray> inputs =
       // (a staged model takes no bfloat16 bits from npy files: its input dtypes are known per stage)
       a.inputs.empty() ? m.sampleInputs(a.seed)
                        : readInputs(a.inputs, std::vector<te::DType>(m.inputNames().size(), te::DType::Float32));
-  std::vector<runtime::NDArray> outs = m.run(inputs);
+  executor::CheckReport rep;
+  Json profile;
+  int provided = 0, kernels = 0;
+  std::vector<runtime::NDArray> outs =
+      m.run(inputs, [&](executor::CompiledModel& stage, const std::vector<runtime::NDArray>& ins) {
+        for (const auto& k : stage.kernels()) provided += k.schedule_source == "provided";
+        kernels += static_cast<int>(stage.kernels().size());
+        if (a.profile) addProfile(profile, profileModel(stage, ins, a.repeat));
+        if (!a.check) return stage.run(ins);
+        executor::CheckReport r;
+        std::vector<runtime::NDArray> o = stage.runChecked(ins, &r);
+        addCheck(rep, r);
+        return o;
+      });
   for (size_t i = 0; i < a.outputs.size() && i < outs.size(); ++i) {
     Status st = runtime::writeNpy(a.outputs[i], outs[i]);
     if (!st.ok()) fail(st.error());
@@ -242,19 +341,35 @@ void runStaged(const RunArgs& a, const std::string& why) {
   Json j{{"model", modelName(a.src.spec)}, {"staged", true}, {"stages", first.stages_run},
          {"stages_compiled", first.stages_compiled}, {"host_nodes", first.host_nodes}, {"compile_s", first.compile_s},
          {"output_shapes", shapes}, {"threads", runtime::ThreadPool::global().numThreads()},
-         {"target", codegen::describe(opt.target)}, {"isa", schedule::isaName(opt.target.isa)}};
+         {"target", codegen::describe(opt.target)}, {"isa", schedule::isaName(opt.target.isa)},
+         {"stage_kernels", kernels}, {"scheduled_kernels", provided}};
+  if (a.check) addCheckJson(j, rep);
+  if (a.profile) {
+    finishProfile(profile);
+    addProfileJson(j, profile);
+  }
   measure::Timing t;
   if (a.bench) t = benchRuns([&] { m.run(inputs); }, a.repeat, j);
-  if (a.json) return printJson(j);
-  std::cout << modelName(a.src.spec) << ": run in " << first.stages_run << " stages (shapes depend on run-time values), "
-            << first.stages_compiled << " compiled in " << formatSeconds(first.compile_s) << ", " << first.host_nodes
-            << " nodes evaluated on the host\n";
-  std::cout << "  target   " << codegen::describe(opt.target) << "\n";
-  for (size_t i = 0; i < outs.size(); ++i)
-    std::cout << "  output " << i << " " << te::dtypeName(outs[i].dtype()) << te::shapeToString(outs[i].shape()) << "\n";
-  if (a.bench)
-    std::cout << "  latency  median " << formatSeconds(t.median_s) << ", min " << formatSeconds(t.min_s) << " over "
-              << t.costs_s.size() << " runs (stages compiled before)\n";
+  if (a.json) {
+    printJson(j);
+  } else {
+    std::cout << modelName(a.src.spec) << ": run in " << first.stages_run << " stages (shapes depend on run-time values), "
+              << first.stages_compiled << " compiled in " << formatSeconds(first.compile_s) << ", " << first.host_nodes
+              << " nodes evaluated on the host\n";
+    std::cout << "  target   " << codegen::describe(opt.target) << "\n";
+    for (size_t i = 0; i < outs.size(); ++i)
+      std::cout << "  output " << i << " " << te::dtypeName(outs[i].dtype()) << te::shapeToString(outs[i].shape()) << "\n";
+    if (!a.records.empty()) std::cout << "  " << provided << " of the stages' " << kernels << " kernels with provided schedules\n";
+    if (a.check) printCheck(rep);
+    if (a.bench)
+      std::cout << "  latency  median " << formatSeconds(t.median_s) << ", min " << formatSeconds(t.min_s) << " over "
+                << t.costs_s.size() << " runs (stages compiled before)\n";
+    if (a.profile) {
+      printProfile(j);
+      std::cout << "  (the stages of one run added up; host nodes and staging are outside the profile)\n";
+    }
+  }
+  if (a.check && !rep.ok()) fail("the compiled model differs from the reference evaluator (kernel ", rep.worst_kernel, ")");
 }
 
 void runModel(const RunArgs& a) {
@@ -289,23 +404,10 @@ void runModel(const RunArgs& a) {
          {"default_kernels", static_cast<int>(m.kernels().size()) - provided}, {"target", codegen::describe(opt.target)},
          {"isa", schedule::isaName(opt.target.isa)}};
   if (!validation.empty()) j["validation"] = validation;
-  if (a.check) {
-    j["check"] = rep.ok() ? "ok" : "failed";
-    j["kernels_checked"] = rep.kernels_checked;
-    j["points_checked"] = rep.points;
-    j["max_abs_err"] = rep.max_abs_err;
-    j["max_rel_err"] = rep.max_rel_err;
-    j["mismatches"] = rep.mismatches;
-  }
+  if (a.check) addCheckJson(j, rep);
   measure::Timing t;
   if (a.bench) t = benchRuns([&] { m.run(inputs); }, a.repeat, j);
-  if (a.profile) {
-    Json p = profileModel(m, inputs, a.repeat);
-    j["profile"] = p["kernels"];
-    j["profile_total_ms"] = p["total_ms"];
-    for (const char* k : {"latency_ms", "outside_kernels_ms", "by_category_ms", "parallel_regions_per_run", "fork_join_ms_estimate"})
-      j["profile_" + std::string(k)] = p[k];
-  }
+  if (a.profile) addProfileJson(j, profileModel(m, inputs, a.repeat));
   if (a.json) {
     printJson(j);
   } else {
@@ -313,28 +415,11 @@ void runModel(const RunArgs& a) {
               << provided << " with provided schedules, compiled in " << formatSeconds(m.compileSeconds()) << " on "
               << j["threads"].get<int>() << " threads\n";
     std::cout << "  target   " << codegen::describe(opt.target) << "\n";
-    if (a.check)
-      std::cout << "  check    " << (rep.ok() ? "ok" : "FAILED") << ": " << rep.kernels_checked << " kernels, " << rep.points
-                << " sampled outputs, max abs error " << rep.max_abs_err << " (worst: " << rep.worst_kernel << ")\n";
+    if (a.check) printCheck(rep);
     if (a.bench)
       std::cout << "  latency  median " << formatSeconds(t.median_s) << ", min " << formatSeconds(t.min_s) << " over "
                 << t.costs_s.size() << " runs\n";
-    if (a.profile) {
-      std::cout << strFormat("  %-44s %4s %-9s %10s %6s %8s\n", "kernel (median over runs, all instances)", "occ",
-                             "schedule", "time", "share", "GFLOP/s");
-      for (const Json& p : j["profile"])
-        std::cout << strFormat("  %-44s %4d %-9s %10s %5.1f%% %8.1f\n", ellipsize(p["class"].get<std::string>(), 44).c_str(),
-                               p["occurrences"].get<int>(), p["schedule"].get<std::string>().substr(0, 9).c_str(),
-                               formatSeconds(p["ms"].get<double>() * 1e-3).c_str(), 100 * p["share"].get<double>(),
-                               p["gflops"].get<double>());
-      auto ms = [&](const char* k) { return formatSeconds(j[std::string("profile_") + k].get<double>() * 1e-3); };
-      std::cout << "  run " << ms("latency_ms") << " = kernels " << ms("total_ms") << " + outside kernels "
-                << ms("outside_kernels_ms") << " (binding, output copies)\n  by kind:";
-      for (const auto& [c, v] : j["profile_by_category_ms"].items())
-        std::cout << " " << c << " " << formatSeconds(v.get<double>() * 1e-3) << ";";
-      std::cout << strFormat("\n  %.0f parallel regions per run; waking and joining the threads costs about %s of the kernels' time\n",
-                             j["profile_parallel_regions_per_run"].get<double>(), ms("fork_join_ms_estimate").c_str());
-    }
+    if (a.profile) printProfile(j);
     if (!a.bench && !a.check && !a.profile) std::cout << "  ran once; --bench times it, --check verifies it\n";
   }
   if (a.check && !rep.ok()) fail("the compiled model differs from the reference evaluator (kernel ", rep.worst_kernel, ")");

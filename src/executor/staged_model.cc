@@ -153,7 +153,9 @@ std::vector<runtime::NDArray> StagedModel::sampleInputs(uint64_t seed) const {
 const std::vector<std::string>& StagedModel::inputNames() const { return impl_->input_names; }
 const StagedStats& StagedModel::stats() const { return impl_->stats; }
 
-std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArray>& inputs) {
+std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArray>& inputs) { return run(inputs, nullptr); }
+
+std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArray>& inputs, const StageRunner& stage_run) {
   Impl& m = *impl_;
   if (inputs.size() != m.input_names.size())
     fail("the model takes ", m.input_names.size(), " inputs, but ", inputs.size(), " were given");
@@ -191,7 +193,7 @@ std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArra
         TT_ASSERT(v != values.end(), "a stage input has no value");
         ins.push_back(v->second);
       }
-      std::vector<runtime::NDArray> outs = s.model->run(ins);
+      std::vector<runtime::NDArray> outs = stage_run ? stage_run(*s.model, ins) : s.model->run(ins);
       for (size_t i = 0; i < outs.size(); ++i) setValue(s.import.output_names[i], outs[i]);
     }
     for (const auto& [n, a] : s.import.constants) bind(n, a, s.constant_keys.at(n));
@@ -220,7 +222,7 @@ std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArra
       const StagedStats before = sub.stats();
       std::vector<runtime::NDArray> ins;
       for (const std::string& n : b.inputs) ins.push_back(values.at(n));
-      std::vector<runtime::NDArray> outs = sub.run(ins);
+      std::vector<runtime::NDArray> outs = sub.run(ins, stage_run);
       for (int k = 0; k < stop.output_size() && k < static_cast<int>(outs.size()); ++k)
         if (!stop.output(k).empty()) setValue(stop.output(k), outs[k]);
       const StagedStats& after = sub.stats();  // the branch's share of this run

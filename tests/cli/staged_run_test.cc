@@ -1,0 +1,87 @@
+// `ttune run` on a model whose later shapes depend on run-time values (run in stages): --check
+// checks every stage's kernels against the reference evaluator, --profile adds the stages'
+// kernel times up, --db is refused in one sentence (a bank's records are validated against a
+// whole model's kernels, which a staged model knows only as it runs).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "cli/cli.h"
+#include "frontend/onnx_builder.h"
+#include "support/json.h"
+
+namespace ttune::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using frontend::testing::ModelBuilder;
+using frontend::testing::setAttr;
+
+// y = relu(x W); out = 2 * y[nonzero(y)]: the count of positives is the second stage's shape.
+void writeNonZeroModel(const fs::path& path) {
+  ModelBuilder b(13);
+  b.input("x", {int64_t{1}, int64_t{24}});
+  b.random("w", {int64_t{24}, int64_t{32}}, 7, -1, 1);
+  b.node("MatMul", {"x", "w"}, {"m"});
+  b.node("Relu", {"m"}, {"y"});
+  b.node("NonZero", {"y"}, {"nz"});
+  runtime::NDArray one(te::Shape{}, te::DType::Int64);
+  one.as<int64_t>()[0] = 1;
+  b.initializer("one", one);
+  b.floats("two", {}, {2.0f});
+  setAttr(b.node("Gather", {"nz", "one"}, {"idx"}), "axis", int64_t{0});
+  setAttr(b.node("Gather", {"y", "idx"}, {"g"}), "axis", int64_t{1});
+  b.node("Mul", {"g", "two"}, {"out"});
+  b.output("out");
+  std::ofstream(path, std::ios::binary) << b.bytes();
+}
+
+int runCli(std::vector<std::string> args, std::string* out = nullptr) {
+  args.insert(args.begin(), "ttune");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  if (out) ::testing::internal::CaptureStdout();
+  int rc = run(static_cast<int>(argv.size()), argv.data());
+  if (out) *out = ::testing::internal::GetCapturedStdout();
+  return rc;
+}
+
+TEST(StagedRun, CheckAndProfileCoverEveryStageAndTheBankIsRefused) {
+  fs::path dir = fs::temp_directory_path() / ("ttune-staged-run-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string model = (dir / "nonzero.onnx").string();
+  writeNonZeroModel(model);
+
+  std::string text;
+  ASSERT_EQ(runCli({"run", model, "--check", "--profile", "--repeat", "2", "--json"}, &text), 0) << text;
+  Json j = Json::parse(text);
+  EXPECT_TRUE(j.at("staged").get<bool>());
+  EXPECT_EQ(j.at("stages").get<int>(), 2);
+  EXPECT_EQ(j.at("host_nodes").get<int>(), 1);
+  EXPECT_EQ(j.at("check").get<std::string>(), "ok");
+  // The first stage's product and the second stage's gather-and-scale, at least.
+  EXPECT_GE(j.at("kernels_checked").get<int>(), 2);
+  EXPECT_GT(j.at("points_checked").get<int64_t>(), 0);
+  EXPECT_EQ(j.at("mismatches").get<int64_t>(), 0);
+  ASSERT_GE(j.at("profile").size(), 2u);
+  double sum = 0, shares = 0;
+  for (const Json& k : j.at("profile")) {
+    EXPECT_GT(k.at("occurrences").get<int>(), 0);
+    sum += k.at("ms").get<double>();
+    shares += k.at("share").get<double>();
+  }
+  EXPECT_NEAR(sum, j.at("profile_total_ms").get<double>(), 1e-6 * std::max(1.0, sum));
+  EXPECT_NEAR(shares, 1.0, 1e-9);
+  // Ordered by time, the largest first.
+  EXPECT_GE(j.at("profile").front().at("ms").get<double>(), j.at("profile").back().at("ms").get<double>());
+
+  EXPECT_NE(runCli({"run", model, "--db", (dir / "bank.db").string()}), 0);
+  EXPECT_FALSE(fs::exists(dir / "bank.db"));
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ttune::cli
