@@ -18,6 +18,7 @@
 #include "models/zoo.h"
 #include "runtime/npy.h"
 #include "runtime/thread_pool.h"
+#include "transfer/compare.h"
 #include "support/error.h"
 #include "support/strings.h"
 
@@ -301,13 +302,22 @@ void finishProfile(Json& p) {
 // (executor/staged_model.h); --bench times runs whose stages are all compiled already; --check
 // and --profile check and profile every stage of one run.
 void runStaged(const RunArgs& a, const std::string& why) {
-  if (a.use_db)
-    fail("--db does not apply to ", modelName(a.src.spec), ", whose later shapes depend on run-time values (", why,
-         "): its stages' kernels are known only as it runs; give schedules with --records");
   executor::ModelOptions opt;
   opt.target = resolveTargetOption(a.target, TargetUse::RunHere);
   opt.baseline = baselineOf(a.src);
-  if (!a.records.empty()) {
+  if (a.use_db) {
+    // Only the choice a run of this model stored for this CPU (tune, transfer): records measured
+    // elsewhere are validated against a whole model's kernels, which a staged model knows only
+    // as it runs.
+    if (!a.records.empty()) fail("--records and --db both give schedules; use one");
+    store::Bank bank = openBank(a.db);
+    std::optional<std::vector<schedule::Record>> own =
+        transfer::inModelChoice(bank, modelName(a.src.spec), currentTarget(opt.target), opt.baseline);
+    if (!own)
+      fail("the bank ", bank.path(), " holds no choice of schedules for ", modelName(a.src.spec),
+           " made on this CPU, and a model that runs in stages (", why, ") takes no other; tune it here first (`ttune tune`)");
+    opt.schedules = executor::recordsProvider(*own);
+  } else if (!a.records.empty()) {
     auto recs = schedule::readRecordsFile(a.records);
     if (!recs.ok()) fail(recs.error());
     opt.schedules = executor::recordsProvider(*recs);
@@ -359,7 +369,8 @@ void runStaged(const RunArgs& a, const std::string& why) {
     std::cout << "  target   " << codegen::describe(opt.target) << "\n";
     for (size_t i = 0; i < outs.size(); ++i)
       std::cout << "  output " << i << " " << te::dtypeName(outs[i].dtype()) << te::shapeToString(outs[i].shape()) << "\n";
-    if (!a.records.empty()) std::cout << "  " << provided << " of the stages' " << kernels << " kernels with provided schedules\n";
+    if (!a.records.empty() || a.use_db)
+      std::cout << "  " << provided << " of the stages' " << kernels << " kernels with provided schedules\n";
     if (a.check) printCheck(rep);
     if (a.bench)
       std::cout << "  latency  median " << formatSeconds(t.median_s) << ", min " << formatSeconds(t.min_s) << " over "

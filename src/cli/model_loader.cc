@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "executor/staged_model.h"
 #include "frontend/onnx/onnx_importer.h"
 #include "graph/passes.h"
 #include "models/zoo.h"
@@ -80,6 +81,22 @@ graph::Graph loadModel(const ModelSource& src, const schedule::Target& target) {
   }
   graph::optimizeGraph(g, graphOptions(src, target));
   return g;
+}
+
+std::vector<graph::Kernel> stagedKernels(const ModelSource& src, const schedule::Target& target, uint64_t seed) {
+  executor::ModelOptions opt;
+  opt.target = target;
+  opt.baseline = baselineOf(src);
+  executor::StagedModel m(src.spec, onnxOptions(src), graphOptions(src, target), opt);
+  std::map<const executor::CompiledModel*, std::vector<graph::Kernel>> of_stage;
+  std::vector<graph::Kernel> kernels;
+  m.run(m.sampleInputs(seed), [&](executor::CompiledModel& stage, const std::vector<runtime::NDArray>& ins) {
+    auto it = of_stage.find(&stage);
+    if (it == of_stage.end()) it = of_stage.emplace(&stage, graph::partition(stage.graph())).first;
+    kernels.insert(kernels.end(), it->second.begin(), it->second.end());
+    return stage.run(ins);
+  });
+  return kernels;
 }
 
 }  // namespace ttune::cli

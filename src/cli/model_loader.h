@@ -8,6 +8,7 @@
 
 #include "frontend/onnx/onnx_importer.h"
 #include "graph/graph.h"
+#include "graph/fusion.h"
 #include "graph/passes.h"
 #include "schedule/baseline.h"
 #include "schedule/target.h"
@@ -40,6 +41,11 @@ void addSourceOptions(CLI::App* cmd, ModelSource& src);
 // graph depends on the target the code is for (its vector width picks some layouts).
 graph::Graph loadModel(const ModelSource& source, const schedule::Target& target);
 bool isOnnxSource(const ModelSource& source);
+// The kernels of an ONNX model whose later shapes depend on run-time values (loadModel threw
+// frontend::RuntimeValueError): those of every stage that one run on seeded sample inputs runs,
+// once per stage run (so a stage run 90 times weighs 90 times), for code of `target`, which must
+// run here. A run on other data may give other shapes and so other kernels.
+std::vector<graph::Kernel> stagedKernels(const ModelSource& source, const schedule::Target& target, uint64_t seed = 1);
 // The import options (--input-shape, --dim) and graph passes (--layout, --conv, --defaults) the
 // source asks for, for code of `target`.
 frontend::OnnxOptions onnxOptions(const ModelSource& source);

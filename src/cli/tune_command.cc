@@ -96,9 +96,23 @@ Json tuneModel(const TuneArgs& a) {
   std::optional<WorkersMeasurement> remote;
   if (!a.workers.empty()) remote = workersMeasurement(a.db, a.workers, a.target);
   schedule::Target code = remote ? remote->code : resolveTargetOption(a.target, TargetUse::Measure);
-  graph::Graph g = loadModel(a.src, code);
   std::string name = modelName(a.src.spec);
-  std::vector<graph::Kernel> kernels = graph::partition(g);
+  // A model whose later shapes depend on run-time values: the kernels of the stages one run on
+  // sample inputs compiles are tuned; the end-of-run check is then the kernels' side-by-side
+  // re-timing (there is no one whole-model graph to time).
+  graph::Graph g;
+  std::vector<graph::Kernel> kernels;
+  bool staged = false;
+  try {
+    g = loadModel(a.src, code);
+    kernels = graph::partition(g);
+  } catch (const frontend::RuntimeValueError& e) {
+    if (!isOnnxSource(a.src)) throw;
+    if (remote || !codegen::runnable(code).ok())
+      fail("model ", name, " runs in stages (", e.what(), "): its kernels are found by running it, so it is tuned for code that runs here");
+    staged = true;
+    kernels = stagedKernels(a.src, code, a.seed);
+  }
 
   // Tasks: distinct kernels with a reduction (element-wise kernels keep the default schedule).
   std::vector<autotune::TuneTaskSpec> tasks;
@@ -257,7 +271,8 @@ Json tuneModel(const TuneArgs& a) {
   for (const schedule::Record& r : defaults) default_of[r.workload_key] = &r;
   std::vector<schedule::Record> choice;
   if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-timing each kernel's pick side by side with its default...\n";
-  double retimed_default = 0, retimed_pick = 0;
+  double retimed_default = 0, retimed_pick = 0, retimed_flops = 0;
+  int retimed_kernels = 0;
   int kernel_gains = 0;
   std::set<std::string> beaten;
   {
@@ -279,6 +294,8 @@ Json tuneModel(const TuneArgs& a) {
         q = keep ? m.median_s[1] : d;
       }
       retimed_default += t.weight * d;
+      retimed_flops += t.weight * t.dag->flops();
+      ++retimed_kernels;
       retimed_pick += t.weight * q;
       auto dr = default_of.find(t.workload_key);
       if (keep) {
@@ -291,7 +308,7 @@ Json tuneModel(const TuneArgs& a) {
     }
   }
   std::optional<transfer::RefineResult> refined;
-  if (a.refine && !foreign) {
+  if (a.refine && !foreign && !staged) {
     if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-ranking each kernel's best schedules inside the model...\n";
     transfer::RefineOptions ro;
     ro.target = code;
@@ -308,8 +325,9 @@ Json tuneModel(const TuneArgs& a) {
   co.baseline = baseline;
   // The whole model runs in this process: for another machine's code the kernels' side-by-side
   // re-timing above decides alone (its picks are kept), and the model's figures are the kernels'.
-  transfer::ModelCheck check = foreign ? transfer::kernelLevelCheck(choice, retimed_default, retimed_pick, kernel_gains)
-                                       : transfer::checkModel(g, choice, defaults, co);
+  transfer::ModelCheck check = foreign || staged
+                                   ? transfer::kernelLevelCheck(choice, retimed_default, retimed_pick, kernel_gains)
+                                   : transfer::checkModel(g, choice, defaults, co);
   Json result = transfer::choiceResult(check.chosen);
   result["check"] = transfer::checkJson(check);
   double wall_s = wall.seconds();
@@ -320,8 +338,14 @@ Json tuneModel(const TuneArgs& a) {
 
   double total = p.search_s + p.build_s + p.run_s;
   double flops = 0;
-  for (const graph::Kernel& k : graph::partition(g)) flops += k.dag->flops();
+  // Without a whole-model time the figures are the re-timed kernels' (a short run may not have
+  // measured every kernel).
+  if (check.whole_model)
+    for (const graph::Kernel& k : kernels) flops += k.dag->flops();
+  else
+    flops = retimed_flops;
   Json j{{"model", name},
+         {"staged", staged},
          {"run_id", run_id},
          {"db", bank.path()},
          {"flops", flops},
@@ -334,6 +358,7 @@ Json tuneModel(const TuneArgs& a) {
          {"kernels_faster_alone", kernel_gains},
          {"trials", p.trials},
          {"tasks", tasks.size()},
+         {"kernels_timed", retimed_kernels},
          {"wall_s", wall_s},
          {"search_share", total > 0 ? p.search_s / total : 0.0},
          {"compile_share", total > 0 ? p.build_s / total : 0.0},
@@ -366,9 +391,12 @@ void printTune(const Json& j) {
             << j["run_id"].get<std::string>() << " in "
             << (j["db"].is_string() ? j["db"].get<std::string>() : std::string("a throw-away bank (emulated timings)")) << "\n";
   if (j.value("emulated", false)) std::cout << "  worker   " << j["worker"].get<std::string>() << ": times below are emulated\n";
-  if (!j["check"].value("whole_model", true))
-    std::cout << "  model    the kernels' side-by-side times (the whole model runs on " << j["target"].get<std::string>()
-              << " only)\n";
+  if (j.value("staged", false))
+    std::cout << "  model    runs in stages (shapes depend on run-time values): the side-by-side times of "
+              << j["kernels_timed"].get<int>() << " of its stages' " << j["tasks"].get<int>() << " tunable kernels\n";
+  else if (!j["check"].value("whole_model", true))
+    std::cout << "  model    the side-by-side times of " << j["kernels_timed"].get<int>() << " of " << j["tasks"].get<int>()
+              << " tunable kernels (the whole model runs on " << j["target"].get<std::string>() << " only)\n";
   std::cout << "  untuned  " << formatSeconds(untuned_s) << "  ("
             << throughputText(j["flops"].get<double>(), untuned_s, j["peak_gflops"].get<double>()) << ")\n  tuned    "
             << formatSeconds(tuned_s) << "  ("

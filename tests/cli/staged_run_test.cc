@@ -1,6 +1,7 @@
 // `ttune run` on a model whose later shapes depend on run-time values (run in stages): --check
 // checks every stage's kernels against the reference evaluator, --profile adds the stages'
-// kernel times up, --db is refused in one sentence (a bank's records are validated against a
+// kernel times up; `tune` tunes the kernels of one run's stages and `run --db` takes only the
+// choice a run made here for the model (a bank's records from elsewhere are validated against a
 // whole model's kernels, which a staged model knows only as it runs).
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -78,8 +79,35 @@ TEST(StagedRun, CheckAndProfileCoverEveryStageAndTheBankIsRefused) {
   // Ordered by time, the largest first.
   EXPECT_GE(j.at("profile").front().at("ms").get<double>(), j.at("profile").back().at("ms").get<double>());
 
-  EXPECT_NE(runCli({"run", model, "--db", (dir / "bank.db").string()}), 0);
-  EXPECT_FALSE(fs::exists(dir / "bank.db"));
+  // A bank without a choice made here for this model: refused in one sentence.
+  const std::string bank = (dir / "bank.db").string();
+  EXPECT_NE(runCli({"run", model, "--db", bank}), 0);
+  fs::remove_all(dir);
+}
+
+// `tune` on a staged model tunes the kernels of one run's stages (the product before NonZero and
+// the gather-and-scale after it); the choice it stores is what `run --db` then takes, here, for
+// every stage whose kernels it names.
+TEST(StagedRun, TuneTakesEveryStagesKernelsAndRunDbUsesTheChoice) {
+  fs::path dir = fs::temp_directory_path() / ("ttune-staged-tune-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string model = (dir / "nonzero.onnx").string();
+  writeNonZeroModel(model);
+  const std::string bank = (dir / "bank.db").string();
+
+  std::string text;
+  ASSERT_EQ(runCli({"tune", model, "--trials", "8", "--db", bank, "--json"}, &text), 0) << text;
+  Json t = Json::parse(text);
+  EXPECT_TRUE(t.at("staged").get<bool>());
+  EXPECT_EQ(t.at("trials").get<int64_t>(), 8);
+  EXPECT_GE(t.at("tasks").get<int>(), 1);
+  EXPECT_FALSE(t.at("check").value("whole_model", true));
+
+  ASSERT_EQ(runCli({"run", model, "--db", bank, "--check", "--json"}, &text), 0) << text;
+  Json r = Json::parse(text);
+  EXPECT_EQ(r.at("check").get<std::string>(), "ok");
+  EXPECT_GE(r.at("scheduled_kernels").get<int>(), 1);
   fs::remove_all(dir);
 }
 
