@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "codegen/target.h"
 #include "executor/staged_model.h"
 #include "frontend/onnx/onnx_importer.h"
 #include "graph/passes.h"
@@ -97,6 +98,19 @@ std::vector<graph::Kernel> stagedKernels(const ModelSource& src, const schedule:
     return stage.run(ins);
   });
   return kernels;
+}
+
+std::vector<graph::Kernel> modelKernels(const ModelSource& src, const schedule::Target& target, graph::Graph* g,
+                                        bool* staged, uint64_t seed) {
+  *staged = false;
+  try {
+    *g = loadModel(src, target);
+    return graph::partition(*g);
+  } catch (const frontend::RuntimeValueError&) {
+    if (!isOnnxSource(src) || !codegen::runnable(target).ok()) throw;
+  }
+  *staged = true;
+  return stagedKernels(src, target, seed);
 }
 
 }  // namespace ttune::cli

@@ -46,6 +46,11 @@ bool isOnnxSource(const ModelSource& source);
 // once per stage run (so a stage run 90 times weighs 90 times), for code of `target`, which must
 // run here. A run on other data may give other shapes and so other kernels.
 std::vector<graph::Kernel> stagedKernels(const ModelSource& source, const schedule::Target& target, uint64_t seed = 1);
+// A model's kernels: its graph's (the graph is stored in *graph), or, for an ONNX model that runs
+// in stages, stagedKernels (*staged set; the graph left empty). A staged model's kernels need code
+// that runs here: for other code its import sentence is thrown.
+std::vector<graph::Kernel> modelKernels(const ModelSource& source, const schedule::Target& target, graph::Graph* graph,
+                                        bool* staged, uint64_t seed = 1);
 // The import options (--input-shape, --dim) and graph passes (--layout, --conv, --defaults) the
 // source asks for, for code of `target`.
 frontend::OnnxOptions onnxOptions(const ModelSource& source);

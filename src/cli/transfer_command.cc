@@ -54,8 +54,9 @@ class SourceDags {
     loaded_ = true;
     for (const store::ModelInfo& m : bank_.modelInfos()) {
       try {
-        graph::Graph g = loadModel({m.spec, {}, {}}, target_);
-        for (const graph::Kernel& k : graph::partition(g)) dags_.emplace(k.workload_key, k.dag);
+        graph::Graph g;
+        bool staged = false;
+        for (const graph::Kernel& k : modelKernels({m.spec, {}, {}}, target_, &g, &staged)) dags_.emplace(k.workload_key, k.dag);
       } catch (const Error& e) {
         logWarning("transfer: cannot load source model ", m.name, " to rank its schedules: ", e.what());
       }
@@ -104,9 +105,12 @@ Json transferModel(const TransferArgs& a) {
   if (!a.workers.empty()) remote = workersMeasurement(a.db, a.workers, a.target);
   schedule::Target code = remote ? remote->code : resolveTargetOption(a.target, TargetUse::Measure);
   transfer::Adapt adapt = parseAdapt(a.adapt);
-  graph::Graph g = loadModel(a.src, code);
   std::string name = modelName(a.src.spec);
-  std::vector<graph::Kernel> kernels = graph::partition(g);
+  // A model that runs in stages: the kernels of one run's stages, checked at the kernel level.
+  graph::Graph g;
+  bool staged = false;
+  std::vector<graph::Kernel> kernels = modelKernels(a.src, code, &g, &staged);
+  if (staged && remote) fail("model ", name, " runs in stages, so its kernels are transfer-tuned with measurements here, not by --workers");
   if (graph::tunableKernels(kernels).empty()) fail("model ", name, " has no kernel to tune");
 
   // As in `tune`: another machine's code is measured by a worker for it, and an emulated run
@@ -193,7 +197,7 @@ Json transferModel(const TransferArgs& a) {
   Timer rt;
   std::vector<schedule::Record> choice = transfer::chosenRecords(res);
   transfer::RefineResult refined;
-  const bool refine = a.refine && !foreign;
+  const bool refine = a.refine && !foreign && !staged;
   if (refine) {
     if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-ranking each kernel's best candidates inside the model...\n";
     transfer::RefineOptions ro;
@@ -214,7 +218,7 @@ Json transferModel(const TransferArgs& a) {
   co.target = code;
   co.baseline = baseline;
   transfer::ModelCheck check;
-  if (foreign) {
+  if (foreign || staged) {
     double def_s = 0, pick_s = 0;
     int changed = 0;
     for (const auto& k : res.kernels) {
@@ -244,9 +248,17 @@ Json transferModel(const TransferArgs& a) {
     e["kept"] = it != kept.end() && it->second->provenance.source != "default" ? "transferred" : "default";
     kj.push_back(e);
   }
+  // Without a whole-model time the figures are the transferred kernels' only.
   double flops = 0;
-  for (const graph::Kernel& k : kernels) flops += k.dag->flops();
+  if (check.whole_model) {
+    for (const graph::Kernel& k : kernels) flops += k.dag->flops();
+  } else {
+    std::map<std::string, double> kernel_flops;
+    for (const graph::Kernel& k : kernels) kernel_flops[k.workload_key] = k.dag->flops();
+    for (const auto& k : res.kernels) flops += k.occurrences * kernel_flops[k.workload_key];
+  }
   Json j{{"model", name},
+         {"staged", staged},
          {"run_id", *run},
          {"db", bank.path()},
          {"flops", flops},
@@ -309,6 +321,8 @@ void printTransfer(const Json& j) {
       std::cout << strFormat("  %-44s %4s   (candidates from the nearest class %s)\n", "", "", k["nearest_class"].get<std::string>().c_str());
   }
   std::cout << refineSummary(j);
+  if (j.value("staged", false))
+    std::cout << "  model runs in stages (shapes depend on run-time values): the kernels of one run's stages, side by side\n";
   const Json& c = j["check"];
   double flops = j["flops"], peak = j["peak_gflops"];
   std::cout << "  untuned      " << formatSeconds(c["untuned_ms"].get<double>() * 1e-3) << "  ("
@@ -323,9 +337,10 @@ void transferCmd(const TransferArgs& a) {
 }
 
 void sourcesCmd(const ModelSource& src, const std::string& db, const std::string& target, bool json) {
-  graph::Graph g = loadModel(src, resolveTargetOption(target, TargetUse::Compile));
+  graph::Graph g;
+  bool staged = false;
+  std::vector<graph::Kernel> kernels = modelKernels(src, resolveTargetOption(target, TargetUse::Compile), &g, &staged);
   std::string name = modelName(src.spec);
-  std::vector<graph::Kernel> kernels = graph::partition(g);
   store::Bank bank = openBank(db);
   std::vector<transfer::SourceCoverage> cover = transfer::rankSources(kernels, bank, name, baselineOf(src));
   if (json) {

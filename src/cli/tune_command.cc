@@ -101,18 +101,9 @@ Json tuneModel(const TuneArgs& a) {
   // sample inputs compiles are tuned; the end-of-run check is then the kernels' side-by-side
   // re-timing (there is no one whole-model graph to time).
   graph::Graph g;
-  std::vector<graph::Kernel> kernels;
   bool staged = false;
-  try {
-    g = loadModel(a.src, code);
-    kernels = graph::partition(g);
-  } catch (const frontend::RuntimeValueError& e) {
-    if (!isOnnxSource(a.src)) throw;
-    if (remote || !codegen::runnable(code).ok())
-      fail("model ", name, " runs in stages (", e.what(), "): its kernels are found by running it, so it is tuned for code that runs here");
-    staged = true;
-    kernels = stagedKernels(a.src, code, a.seed);
-  }
+  std::vector<graph::Kernel> kernels = modelKernels(a.src, code, &g, &staged, a.seed);
+  if (staged && remote) fail("model ", name, " runs in stages, so its kernels are tuned with measurements here, not by --workers");
 
   // Tasks: distinct kernels with a reduction (element-wise kernels keep the default schedule).
   std::vector<autotune::TuneTaskSpec> tasks;

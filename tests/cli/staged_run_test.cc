@@ -21,10 +21,10 @@ using frontend::testing::ModelBuilder;
 using frontend::testing::setAttr;
 
 // y = relu(x W); out = 2 * y[nonzero(y)]: the count of positives is the second stage's shape.
-void writeNonZeroModel(const fs::path& path) {
+void writeNonZeroModel(const fs::path& path, int64_t k = 24, int64_t n = 32) {
   ModelBuilder b(13);
-  b.input("x", {int64_t{1}, int64_t{24}});
-  b.random("w", {int64_t{24}, int64_t{32}}, 7, -1, 1);
+  b.input("x", {int64_t{1}, k});
+  b.random("w", {k, n}, 7, -1, 1);
   b.node("MatMul", {"x", "w"}, {"m"});
   b.node("Relu", {"m"}, {"y"});
   b.node("NonZero", {"y"}, {"nz"});
@@ -87,8 +87,8 @@ TEST(StagedRun, CheckAndProfileCoverEveryStageAndTheBankIsRefused) {
 
 // `tune` on a staged model tunes the kernels of one run's stages (the product before NonZero and
 // the gather-and-scale after it); the choice it stores is what `run --db` then takes, here, for
-// every stage whose kernels it names.
-TEST(StagedRun, TuneTakesEveryStagesKernelsAndRunDbUsesTheChoice) {
+// every stage whose kernels it names; `sources` and `transfer` see a staged model's kernels too.
+TEST(StagedRun, TuneAndTransferTakeEveryStagesKernelsAndRunDbUsesTheChoice) {
   fs::path dir = fs::temp_directory_path() / ("ttune-staged-tune-" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -108,6 +108,20 @@ TEST(StagedRun, TuneTakesEveryStagesKernelsAndRunDbUsesTheChoice) {
   Json r = Json::parse(text);
   EXPECT_EQ(r.at("check").get<std::string>(), "ok");
   EXPECT_GE(r.at("scheduled_kernels").get<int>(), 1);
+
+  // Another staged model of the same kernel classes is transfer-tuned from the first one's run.
+  const std::string other = (dir / "nonzero_wide.onnx").string();
+  writeNonZeroModel(other, 40, 48);
+  ASSERT_EQ(runCli({"sources", other, "--db", bank, "--json"}, &text), 0) << text;
+  Json src = Json::parse(text);
+  ASSERT_EQ(src.at("sources").size(), 1u);
+  EXPECT_EQ(src.at("sources")[0].at("model").get<std::string>(), "nonzero");
+  ASSERT_EQ(runCli({"transfer", other, "--db", bank, "--json"}, &text), 0) << text;
+  Json tr = Json::parse(text);
+  EXPECT_TRUE(tr.at("staged").get<bool>());
+  EXPECT_GE(tr.at("measured").get<int64_t>(), 1);
+  ASSERT_EQ(runCli({"run", other, "--db", bank, "--check", "--json"}, &text), 0) << text;
+  EXPECT_EQ(Json::parse(text).at("check").get<std::string>(), "ok");
   fs::remove_all(dir);
 }
 
