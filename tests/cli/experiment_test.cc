@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "cli/cli.h"
+#include "cli/run_cli.h"
 #include "frontend/onnx_builder.h"
 #include "support/json.h"
 
@@ -19,6 +20,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using frontend::testing::ModelBuilder;
+using testing::runCli;
 using I = int64_t;
 
 // conv 3x3 + relu, conv 3x3 stride 2 + relu, global pool, dense: a small CNN of the given sizes.
@@ -42,13 +44,6 @@ void writeCnn(const fs::path& path, int64_t hw, int64_t c1, int64_t c2, uint64_t
   frontend::testing::setAttr(b.node("Gemm", {"f", "wf"}, {"y"}), "transB", I(1));
   b.output("y");
   std::ofstream(path, std::ios::binary) << b.bytes();
-}
-
-int runCli(std::vector<std::string> args) {
-  args.insert(args.begin(), "ttune");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  return run(static_cast<int>(argv.size()), argv.data());
 }
 
 TEST(Experiment, BasicBaselineOnASmallSetCompletesResumesAndRefusesTheOtherBaseline) {

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "cli/cli.h"
+#include "cli/run_cli.h"
 #include "frontend/onnx_builder.h"
 #include "support/json.h"
 
@@ -18,6 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using frontend::testing::ModelBuilder;
+using testing::runCli;
 using frontend::testing::setAttr;
 
 // y = relu(x W); out = 2 * y[nonzero(y)]: the count of positives is the second stage's shape.
@@ -37,16 +39,6 @@ void writeNonZeroModel(const fs::path& path, int64_t k = 24, int64_t n = 32) {
   b.node("Mul", {"g", "two"}, {"out"});
   b.output("out");
   std::ofstream(path, std::ios::binary) << b.bytes();
-}
-
-int runCli(std::vector<std::string> args, std::string* out = nullptr) {
-  args.insert(args.begin(), "ttune");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  if (out) ::testing::internal::CaptureStdout();
-  int rc = run(static_cast<int>(argv.size()), argv.data());
-  if (out) *out = ::testing::internal::GetCapturedStdout();
-  return rc;
 }
 
 TEST(StagedRun, CheckAndProfileCoverEveryStageAndTheBankIsRefused) {
