@@ -244,40 +244,83 @@ Tensor scatter_elements(const Tensor& data, const Tensor& indices, const Tensor&
                         ScatterReduction reduction) {
   checkScatterDType("scatter_elements", data, updates, reduction);
   checkIndices("scatter_elements", indices);
-  const Shape &ds = data.shape(), &is = indices.shape();
+  const Shape &ds = data.shape(), &is = indices.shape(), &us = updates.shape();
   TT_CHECK_ARG(ds.size() > 0 && is.size() == ds.size(), "scatter_elements: indices of shape ", te::shapeToString(is),
                " do not have the rank of data of shape ", te::shapeToString(ds));
-  TT_CHECK_ARG(updates.shape() == is, "scatter_elements: updates of shape ", te::shapeToString(updates.shape()),
-               " differ from indices of shape ", te::shapeToString(is));
   size_t ax = static_cast<size_t>(normalizeAxis("scatter_elements", axis, ds.size()));
+  // Indices of extent 1 on an axis other than `axis` broadcast along the updates' extent there.
+  std::vector<bool> bcast(ds.size(), false);
+  bool shapes_ok = us.size() == is.size();
+  for (size_t d = 0; shapes_ok && d < ds.size(); ++d) {
+    bcast[d] = d != ax && is[d] == 1 && us[d] > 1;
+    shapes_ok = is[d] == us[d] || bcast[d];
+  }
+  TT_CHECK_ARG(shapes_ok, "scatter_elements: updates of shape ", te::shapeToString(us), " differ from indices of shape ",
+               te::shapeToString(is));
   for (size_t d = 0; d < ds.size(); ++d)
-    TT_CHECK_ARG(d == ax || is[d] <= ds[d], "scatter_elements: indices of shape ", te::shapeToString(is),
+    TT_CHECK_ARG(d == ax || us[d] <= ds[d], "scatter_elements: indices of shape ", te::shapeToString(us),
                  " exceed data of shape ", te::shapeToString(ds), " on axis ", d);
-  // The sources of out[p] are u = p with u[axis] = r for every r whose index lands on p[axis]
-  // (none when p lies outside the indices' extent on another axis).
-  auto source = [&](const std::vector<Var>& v, const Expr& r) {
+  // Without a reduction, the source row of out[p] depends only on p's coordinates where the
+  // indices vary: the search for it (quadratic in the axis) runs over that smaller shape -- the
+  // row scatter of torchvision's multi-scale RoIAlign, result[idx] = rows, searched 150 x 150
+  // times instead of 150 x 150 x 256 x 49.
+  const bool collapse = reduction == ScatterReduction::None;
+  Shape fs = ds;
+  for (size_t d = 0; d < ds.size(); ++d)
+    if (collapse && bcast[d]) fs[d] = 1;
+  // The indices' and the updates' element of source row r for output position v (positions
+  // outside the updates' extent on another axis have no source).
+  auto indexAt = [&](const std::vector<Expr>& v, const Expr& r) {
     std::vector<Expr> u;
-    for (size_t d = 0; d < ds.size(); ++d) u.push_back(d == ax ? r : is[d] < ds[d] ? clampIndex(v[d], is[d]) : Expr(v[d]));
+    for (size_t d = 0; d < ds.size(); ++d)
+      u.push_back(d == ax ? r : bcast[d] ? Expr(int64_t{0}) : is[d] < ds[d] ? clampIndex(v[d], is[d]) : v[d]);
     return u;
+  };
+  auto updateAt = [&](const std::vector<Expr>& v, const Expr& r) {
+    std::vector<Expr> u;
+    for (size_t d = 0; d < ds.size(); ++d) u.push_back(d == ax ? r : us[d] < ds[d] ? clampIndex(v[d], us[d]) : v[d]);
+    return u;
+  };
+  auto inExtent = [&](const std::vector<Expr>& v, bool searched) {
+    std::vector<Expr> conds;
+    for (size_t d = 0; d < ds.size(); ++d)
+      if (d != ax && us[d] < ds[d] && (searched ? fs[d] != 1 || ds[d] == 1 : fs[d] == 1 && ds[d] > 1))
+        conds.push_back(v[d] < us[d]);
+    return conds;
   };
   IterVar r = te::reduceAxis(is[ax], "r0");
   ReduceKind kind = reduction == ScatterReduction::None  ? ReduceKind::Max
                     : reduction == ScatterReduction::Add ? ReduceKind::Sum
                                                          : ReduceKind::Prod;
   Tensor found = te::compute(
-      "scatter_elements_" + std::string(reduction == ScatterReduction::None ? "writer" : "updates"), ds,
+      "scatter_elements_" + std::string(reduction == ScatterReduction::None ? "writer" : "updates"), fs,
       [&](const std::vector<Var>& v) {
-        std::vector<Expr> u = source(v, r.var);
-        std::vector<Expr> conds;
-        for (size_t d = 0; d < ds.size(); ++d)
-          if (d != ax && is[d] < ds[d]) conds.push_back(Expr(v[d]) < is[d]);
-        conds.push_back(wrapIndex(indices(u), ds[ax]) == Expr(v[ax]));
-        Expr value = reduction == ScatterReduction::None ? Expr(r.var) : updates(u);
+        std::vector<Expr> ve = exprs(v);
+        std::vector<Expr> conds = inExtent(ve, true);
+        conds.push_back(wrapIndex(indices(indexAt(ve, r.var)), ds[ax]) == Expr(v[ax]));
+        Expr value = reduction == ScatterReduction::None ? Expr(r.var) : updates(updateAt(ve, r.var));
         return te::reduce(kind, value, {r}, allOf(conds));
       },
       "reduce");
-  return finishScatter("scatter_elements", data, reduction, found,
-                       [&](const std::vector<Var>& v, const Expr& w) { return updates(source(v, w)); });
+  return te::compute(
+      "scatter_elements", ds,
+      [&](const std::vector<Var>& v) -> Expr {
+        std::vector<Expr> ve = exprs(v), fv = ve;
+        for (size_t d = 0; d < ds.size(); ++d)
+          if (fs[d] == 1 && ds[d] > 1) fv[d] = Expr(int64_t{0});
+        Expr f = found(fv);
+        switch (reduction) {
+          case ScatterReduction::None: {
+            std::vector<Expr> conds = inExtent(ve, false);
+            conds.push_back(f >= int64_t{0});
+            return te::select(allOf(conds), updates(updateAt(ve, te::max(f, Expr(int64_t{0})))), data(v));
+          }
+          case ScatterReduction::Add: return data(v) + f;
+          case ScatterReduction::Mul: return data(v) * f;
+        }
+        TT_UNREACHABLE("scatter reduction");
+      },
+      "injective");
 }
 
 Tensor scatter_nd(const Tensor& data, const Tensor& indices_in, const Tensor& updates_in, ScatterReduction reduction) {

@@ -1,10 +1,13 @@
 // Export patterns of torchvision CNNs, rebuilt as small ONNX models: a MobileNetV2 inverted
 // residual (ReLU6 as Clip with constant min/max), an EfficientNet squeeze-excitation block with
 // SiLU, a ShuffleNet channel shuffle whose shapes come from Shape/Gather/Div/Concat, and
-// GoogLeNet's transform_input (per-channel Gather / Unsqueeze / affine / Concat). Values are
-// checked against ops:: expressions or loops on the reference evaluator.
+// GoogLeNet's transform_input (per-channel Gather / Unsqueeze / affine / Concat), torchvision's
+// multi-scale RoIAlign row scatter. Values are checked against ops:: expressions or loops on the
+// reference evaluator (and the row scatter compiled too).
 #include <gtest/gtest.h>
 
+#include "executor/executor.h"
+#include "graph/passes.h"
 #include "graph/reference.h"
 #include "frontend/onnx/onnx_importer.h"
 #include "onnx_builder.h"
@@ -172,6 +175,45 @@ TEST(OnnxPatterns, GoogLeNetTransformInput) {
   for (int c = 0; c < 3; ++c)
     for (int p = 0; p < 16; ++p) want[c * 16 + p] = x.as<float>()[c * 16 + p] * scale[c] + shift[c];
   expectClose(graph::evaluateGraph(g, {x})[0], floatArray({1, 3, 4, 4}, want));
+}
+
+// torchvision's MultiScaleRoIAlign writes each level's rows into the result with
+// result[idx] = rows, exported as ScatterElements(result, idx.view(-1, 1, 1, 1).expand_as(rows),
+// rows, axis 0): the scatter takes the Expand's input as its indices, so its search for each
+// output row's source runs once per row (not once per element), and the values are unchanged.
+TEST(OnnxPatterns, TorchvisionRowScatterSearchesOncePerRow) {
+  const I N = 7, R = 4, C = 5, H = 3, W = 2;
+  ModelBuilder b(13);
+  b.input("result", {N, C, H, W});
+  b.input("idx", {R}, te::DType::Int64);
+  b.input("rows", {R, C, H, W});
+  b.ints("view", {-1, 1, 1, 1});
+  b.ints("full", {R, C, H, W});
+  b.node("Reshape", {"idx", "view"}, {"idx4"});
+  b.node("Expand", {"idx4", "full"}, {"idx_full"});
+  setAttr(b.node("ScatterElements", {"result", "idx_full", "rows"}, {"y"}), "axis", I(0));
+  b.output("y");
+
+  graph::Graph g = importOnnxModel(b.model());
+  const graph::Node* scatter = nullptr;
+  for (const graph::Node& n : g.nodes())
+    if (graph::opName(n.attrs) == "scatter_elements") scatter = &n;
+  ASSERT_NE(scatter, nullptr);
+  EXPECT_EQ(g.value(scatter->inputs[1]).shape, (te::Shape{R, 1, 1, 1}));
+
+  runtime::NDArray result = randomArray({N, C, H, W}, 2), rows = randomArray({R, C, H, W}, 3);
+  runtime::NDArray idx({R}, te::DType::Int64);
+  const std::vector<int64_t> where = {5, 0, -4, 6};  // -4 is row 3
+  std::copy(where.begin(), where.end(), idx.as<int64_t>());
+  std::vector<float> want(result.as<float>(), result.as<float>() + N * C * H * W);
+  for (I r = 0; r < R; ++r) {
+    I row = where[static_cast<size_t>(r)] < 0 ? where[static_cast<size_t>(r)] + N : where[static_cast<size_t>(r)];
+    std::copy(rows.as<float>() + r * C * H * W, rows.as<float>() + (r + 1) * C * H * W, want.begin() + row * C * H * W);
+  }
+  expectClose(graph::evaluateGraph(g, {result, idx, rows})[0], floatArray({N, C, H, W}, want), 0, 0);
+  graph::optimizeGraph(g, {});
+  executor::CompiledModel m = executor::CompiledModel::compile(g, {});
+  expectClose(m.run({result, idx, rows})[0], floatArray({N, C, H, W}, want), 0, 0);
 }
 
 }  // namespace

@@ -186,6 +186,29 @@ TEST(ScatterElements, MatchesReferenceForEveryReduction) {
     }
 }
 
+// Indices of extent 1 on axes other than the scatter axis broadcast along the updates (the form
+// the importer gives torchvision's expanded row indices): the same result as their expansion.
+TEST(ScatterElements, BroadcastIndicesMatchTheirExpansion) {
+  Rng rng(9);
+  Shape ds = {5, 4, 3}, us = {3, 4, 2}, is = {3, 1, 1};
+  Buffer db = randomBuffer(ds, rng), ub = randomBuffer(us, rng);
+  std::vector<int64_t> idx = {4, -5, 4};  // a duplicate row, and -5 is row 0
+  std::vector<int64_t> full;
+  forEachIndex(us, [&](const std::vector<int64_t>& u) { full.push_back(idx[static_cast<size_t>(u[0])]); });
+  for (ScatterReduction red : {ScatterReduction::None, ScatterReduction::Add, ScatterReduction::Mul}) {
+    SCOPED_TRACE(cat("reduction ", static_cast<int>(red)));
+    te::Tensor d = placeholder("d", ds), up = placeholder("u", us);
+    te::Tensor small = placeholder("i", is, DType::Int64), expanded = placeholder("i", us, DType::Int64);
+    Buffer got = run({d, small, up}, {db, intBuffer(is, idx, DType::Int64), ub}, {scatter_elements(d, small, up, 0, red)})[0];
+    Buffer want =
+        run({d, expanded, up}, {db, intBuffer(us, full, DType::Int64), ub}, {scatter_elements(d, expanded, up, 0, red)})[0];
+    EXPECT_TRUE(allClose(got, ds, values(want)));
+  }
+  // Extent 1 on the scatter axis itself is no broadcast: indices and updates must agree there.
+  te::Tensor d = placeholder("d", ds), up = placeholder("u", us), one = placeholder("i", {1, 4, 2}, DType::Int64);
+  EXPECT_TRUE(throwsError([&] { scatter_elements(d, one, up, 0); }, {"differ from indices"}));
+}
+
 TEST(ScatterNd, MatchesReferenceForEveryReduction) {
   Rng rng(7);
   Shape ds = {4, 3, 2};

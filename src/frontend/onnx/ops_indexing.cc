@@ -141,13 +141,42 @@ bool nothingToScatter(Ctx& c) {
   return true;
 }
 
+// Indices that an Expand broadcast along axes other than `axis` (torchvision's row scatter,
+// result[idx] = rows, exports idx.view(-1, 1, 1, 1).expand_as(rows)): the Expand's input, of the
+// same rank, which ops::scatter_elements broadcasts itself -- its search for each output row's
+// source then runs once per row instead of once per element.
+int compactIndices(Ctx& c, int indices, int64_t axis) {
+  const graph::Graph& g = c.graph();
+  const graph::Value& v = g.value(indices);
+  if (v.producer < 0) return indices;
+  const graph::Node& n = g.node(v.producer);
+  if (!std::holds_alternative<graph::ExpandAttrs>(n.attrs) || n.inputs.empty() || n.inputs[0] < 0) return indices;
+  int src = n.inputs[0];
+  te::Shape ss = g.value(src).shape;
+  const te::Shape& full = v.shape;
+  if (ss.size() > full.size()) return indices;
+  ss.insert(ss.begin(), full.size() - ss.size(), 1);
+  bool smaller = false;
+  for (size_t d = 0; d < full.size(); ++d) {
+    if (static_cast<int64_t>(d) == axis ? ss[d] != full[d] : ss[d] != full[d] && ss[d] != 1) return indices;
+    smaller |= ss[d] != full[d];
+  }
+  if (!smaller) return indices;
+  return ss == g.value(src).shape ? src : c.reshape(src, ss, "indices");
+}
+
 void importScatterElements(Ctx& c) {
   c.checkAttrs({"axis", "reduction"});
   requireIndices(c, 1);
   requireRank(c, 0, 1);
   int64_t axis = normAxis(c, c.attrInt("axis", 0), c.rank(0));
   if (nothingToScatter(c)) return;
-  c.setOutput(0, c.emit(graph::ScatterElementsAttrs{axis, readReduction(c)}, {c.in(0), c.in(1), c.in(2, "updates")}));
+  int updates = c.in(2, "updates");
+  if (c.shape(1) != c.graph().value(updates).shape)
+    c.fail("indices of shape ", te::shapeToString(c.shape(1)), " and updates of shape ",
+           te::shapeToString(c.graph().value(updates).shape), " differ");
+  int indices = compactIndices(c, c.in(1), axis);
+  c.setOutput(0, c.emit(graph::ScatterElementsAttrs{axis, readReduction(c)}, {c.in(0), indices, updates}));
 }
 
 void importScatterND(Ctx& c) {
