@@ -212,12 +212,16 @@ namespace {
 
 // out = data combined with the reduction of the matching updates: `writer` (None) is the last
 // matching source position, `combined` (Add/Mul) the sum / product of the matching updates.
+// `found` has data's shape, or (a writer) extent 1 from axis `whole_from` on: the positions from
+// there on share their source, so found is read at 0 on those axes.
 Tensor finishScatter(const std::string& name, const Tensor& data, ScatterReduction reduction, const Tensor& found,
-                     const std::function<Expr(const std::vector<Var>&, const Expr&)>& update_at) {
+                     size_t whole_from, const std::function<Expr(const std::vector<Var>&, const Expr&)>& update_at) {
   return te::compute(
       name, data.shape(),
       [&](const std::vector<Var>& v) -> Expr {
-        Expr f = found(v);
+        std::vector<Expr> fv = exprs(v);
+        for (size_t d = whole_from; d < fv.size(); ++d) fv[d] = Expr(int64_t{0});
+        Expr f = found(fv);
         switch (reduction) {
           case ScatterReduction::None:
             return te::select(f >= int64_t{0}, update_at(v, te::max(f, Expr(int64_t{0}))), data(v));
@@ -357,8 +361,13 @@ Tensor scatter_nd(const Tensor& data, const Tensor& indices_in, const Tensor& up
   ReduceKind kind = reduction == ScatterReduction::None  ? ReduceKind::Max
                     : reduction == ScatterReduction::Add ? ReduceKind::Sum
                                                          : ReduceKind::Prod;
+  // Without a reduction the source of out[p] depends only on p's first m coordinates (the index
+  // tuple): the search (over every tuple) runs once per slice, not once per element.
+  const size_t whole_from = reduction == ScatterReduction::None ? static_cast<size_t>(m) : ds.size();
+  Shape fs = ds;
+  for (size_t d = whole_from; d < fs.size(); ++d) fs[d] = 1;
   Tensor found = te::compute(
-      "scatter_nd_" + std::string(reduction == ScatterReduction::None ? "writer" : "updates"), ds,
+      "scatter_nd_" + std::string(reduction == ScatterReduction::None ? "writer" : "updates"), fs,
       [&](const std::vector<Var>& v) {
         std::vector<Expr> u;
         for (const IterVar& iv : raxes) u.push_back(iv.var);
@@ -369,7 +378,7 @@ Tensor scatter_nd(const Tensor& data, const Tensor& indices_in, const Tensor& up
         return te::reduce(kind, value, raxes, allOf(conds));
       },
       "reduce");
-  return finishScatter("scatter_nd", data, reduction, found,
+  return finishScatter("scatter_nd", data, reduction, found, whole_from,
                        [&](const std::vector<Var>& v, const Expr& w) { return updateAt(unravel(w, batch), v); });
 }
 
