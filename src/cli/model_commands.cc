@@ -256,12 +256,15 @@ measure::Timing benchRuns(const std::function<void()>& run, int repeat, Json& j)
 }
 
 void addCheck(executor::CheckReport& total, const executor::CheckReport& r) {
+  // The worst kernel named is a failing one when any stage failed.
+  const bool take = r.mismatches > 0 ? total.mismatches == 0 || r.max_abs_err >= total.max_abs_err
+                                     : total.mismatches == 0 && r.max_abs_err >= total.max_abs_err;
+  if (take && !r.worst_kernel.empty()) total.worst_kernel = r.worst_kernel;
   total.kernels_checked += r.kernels_checked;
   total.points += r.points;
   total.kernels_checked_whole += r.kernels_checked_whole;
   total.mismatches += r.mismatches;
   total.max_rel_err = std::max(total.max_rel_err, r.max_rel_err);
-  if (r.max_abs_err >= total.max_abs_err && !r.worst_kernel.empty()) total.worst_kernel = r.worst_kernel;
   total.max_abs_err = std::max(total.max_abs_err, r.max_abs_err);
 }
 
@@ -292,6 +295,9 @@ void addProfile(Json& total, const Json& stage) {
 }
 
 void finishProfile(Json& p) {
+  if (p.is_null())  // no stage compiled anything (every node evaluated on the host)
+    p = Json{{"kernels", Json::array()}, {"total_ms", 0.0}, {"latency_ms", 0.0}, {"outside_kernels_ms", 0.0},
+             {"by_category_ms", Json::object()}, {"parallel_regions_per_run", 0.0}, {"fork_join_ms_estimate", 0.0}};
   Json& ks = p["kernels"];
   std::sort(ks.begin(), ks.end(), [](const Json& x, const Json& y) { return x["ms"].get<double>() > y["ms"].get<double>(); });
   const double total = p["total_ms"].get<double>();

@@ -102,7 +102,9 @@ Json tuneModel(const TuneArgs& a) {
   // re-timing (there is no one whole-model graph to time).
   graph::Graph g;
   bool staged = false;
-  std::vector<graph::Kernel> kernels = modelKernels(a.src, code, &g, &staged, a.seed);
+  // (The staged stages' sample inputs: run's default --seed, not the search's seed, so `run --db`
+  // compiles the stages whose kernels were tuned.)
+  std::vector<graph::Kernel> kernels = modelKernels(a.src, code, &g, &staged);
   if (staged && remote) fail("model ", name, " runs in stages, so its kernels are tuned with measurements here, not by --workers");
 
   // Tasks: distinct kernels with a reduction (element-wise kernels keep the default schedule).

@@ -361,7 +361,8 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   RegisterTile rt = elementwise ? elementwiseTileFor(opt.target, max_rows, max_vectors, unit_rows)
                                 : registerTileFor(opt.target, max_rows, max_vectors, row_stride);
   int64_t lanes = std::min<int64_t>(rt.vectors * vector_lanes, vec_extent);
-  if (group > 1 && (group * 4 > vector_lanes || vector_lanes % group || vec_extent % vector_lanes)) {
+  const bool across_groups = group > 1 && group * 4 <= vector_lanes && vector_lanes % group == 0 && vec_extent % vector_lanes == 0;
+  if (group > 1 && !across_groups) {
     // Within a group: a divisor of the group's width (a partial vector when the group is
     // narrower than one), the rows refitted to the vectors that takes. Groups of at most a
     // quarter vector (resnext's 4 channels per group with 16 lanes) instead take whole vectors
@@ -377,7 +378,10 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   // needs. Not without rows (a classifier's 1000 columns in blocks of 50 misalign the packed
   // weights' rows: 15% slower than 64 and a remainder) nor for depthwise tiles (120 channels in
   // blocks of 24 instead of 32: 1.8x slower).
-  if (int64_t w = !elementwise && r >= 0 && group <= 1 ? dividingWidth(vec_extent, lanes, vector_lanes) : lanes; w != lanes) {
+  // (Across groups, too: any width that is a multiple of the group keeps the vectors' bases on
+  // group boundaries.)
+  if (int64_t w = !elementwise && r >= 0 && (group <= 1 || across_groups) ? dividingWidth(vec_extent, lanes, vector_lanes) : lanes;
+      w != lanes && (!across_groups || w % group == 0)) {
     rt = registerTileFor(opt.target, max_rows, (w + vector_lanes - 1) / vector_lanes, row_stride);
     lanes = w;
   }
