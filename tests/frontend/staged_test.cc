@@ -274,5 +274,36 @@ TEST(StagedModel, AStaticModelIsOneStage) {
   EXPECT_EQ(m.stats().host_nodes, 0);
 }
 
+// A TopK over a long axis (a recommender's top items, a sampler's top tokens) compares every pair
+// of elements as a kernel: beyond 4096 elements the import asks for its data as a constant, so
+// `run` sorts it on the host in a staged run.
+TEST(StagedModel, TopKOverALongAxisIsSortedOnTheHost) {
+  TempDir dir("ttune-staged");
+  const int64_t n = 5000, k = 3;
+  ModelBuilder b(13);
+  b.input("x", {int64_t{1}, n});
+  b.ints("k", {k});
+  b.node("Relu", {"x"}, {"y"});
+  b.node("TopK", {"y", "k"}, {"top", "top_idx"});
+  b.output("top");
+  b.output("top_idx");
+  EXPECT_THROW(importOnnxModel(b.model()), RuntimeValueError);
+  executor::StagedModel m = staged(save(dir, b, "topk_long"));
+  std::vector<float> x(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) x[static_cast<size_t>(i)] = static_cast<float>((i * 7919) % 4999) - 100.0f;
+  std::vector<runtime::NDArray> outs = m.run({floats({1, n}, x)});
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t c) {
+    return std::max(0.0f, x[static_cast<size_t>(a)]) > std::max(0.0f, x[static_cast<size_t>(c)]);
+  });
+  ASSERT_EQ(outs[1].shape(), (te::Shape{1, k}));
+  for (int64_t j = 0; j < k; ++j) {
+    EXPECT_EQ(outs[1].as<int64_t>()[j], order[static_cast<size_t>(j)]);
+    EXPECT_EQ(outs[0].as<float>()[j], std::max(0.0f, x[static_cast<size_t>(order[static_cast<size_t>(j)])]));
+  }
+  EXPECT_EQ(m.stats().host_nodes, 1);
+}
+
 }  // namespace
 }  // namespace ttune::frontend

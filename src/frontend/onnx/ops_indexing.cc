@@ -264,6 +264,10 @@ void topKOnHost(Ctx& c, const runtime::NDArray& x, int64_t axis, int64_t k, bool
   if (c.numOutputs() > 1) c.setOutput(1, c.addConstant(std::move(indices), "indices"));
 }
 
+// Longest TopK axis computed as a kernel (one that compares every pair of elements): beyond it
+// the input is sorted on the host in a staged run.
+constexpr int64_t kMaxTopKKernelAxis = 4096;
+
 void importTopK(Ctx& c) {
   c.checkAttrs({"axis", "largest", "sorted"});
   requireRank(c, 0, 1);
@@ -274,8 +278,10 @@ void importTopK(Ctx& c) {
   if (k < 1 || k > n) c.fail("K = ", k, " is outside [1, ", n, "] for axis ", axis);
   bool largest = c.attrInt("largest", 1) != 0;
   // A staged run sorts run-time data on the host (a TopK kernel compares every pair); constants
-  // (and so that host step) are sorted here in O(n log n).
-  if (c.staged() && !c.isConst(0)) c.constant(0, "X");
+  // (and so that host step) are sorted here in O(n log n). Beyond kMaxTopKKernelAxis elements the
+  // pairs (n^2 per row: 2.5 billion for a 50k vocabulary) cost more than ending a stage, so even
+  // a static import asks for the data as a constant, and `run` runs the model in stages.
+  if ((c.staged() || n > kMaxTopKKernelAxis) && !c.isConst(0)) c.constant(0, "X");
   if (c.isConst(0)) return topKOnHost(c, c.constant(0, "X"), axis, k, largest);
   // sorted = 0 allows any order; the sorted one is as good.
   bool values = c.outputUsed(0) || !c.outputUsed(1);
