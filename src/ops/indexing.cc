@@ -1,6 +1,7 @@
 #include "ops/indexing.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <string>
 
@@ -112,12 +113,54 @@ Tensor argmin(const Tensor& x, int64_t axis, bool keepdims, bool select_last) {
   return argReduce("argmin", false, x, axis, keepdims, select_last);
 }
 
+// Longest axis a cumulative sum adds up directly (every output over its whole prefix).
+constexpr int64_t kDirectCumsumAxis = 1024;
+
 Tensor cumsum(const Tensor& x, int64_t axis, bool exclusive, bool reverse) {
   checkDefined("cumsum", x, "input");
   TT_CHECK_ARG(x.ndim() > 0, "cumsum: the input must have rank at least 1");
   TT_CHECK_ARG(x.dtype() != DType::Bool, "cumsum: bool inputs are not supported");
   size_t ax = static_cast<size_t>(normalizeAxis("cumsum", axis, x.ndim()));
-  IterVar r = te::reduceAxis(x.shape()[ax], "r0");
+  const int64_t n = x.shape()[ax];
+  // Each output sums up to n inputs: n^2 per row. A long axis goes in blocks of about sqrt(n):
+  // each block's sum, each block's sum of the blocks before it (after it, reversed), and each
+  // output's partial sum within its block: about 3 sqrt(n) per output.
+  if (n > kDirectCumsumAxis) {
+    const int64_t bw = static_cast<int64_t>(std::ceil(std::sqrt(static_cast<double>(n))));
+    const int64_t nb = (n + bw - 1) / bw;
+    Shape bs = x.shape();
+    bs[ax] = nb;
+    IterVar t = te::reduceAxis(bw, "t");
+    Tensor block = te::compute(
+        "cumsum_block", bs,
+        [&](const std::vector<Var>& v) {
+          Expr pos = Expr(v[ax]) * bw + t.var;
+          return te::sum(x(replaced(exprs(v), ax, clampIndex(pos, n))), {t}, pos < n);
+        },
+        "reduce");
+    IterVar q = te::reduceAxis(nb, "q");
+    Tensor before = te::compute(
+        "cumsum_blocks", bs,
+        [&](const std::vector<Var>& v) {
+          Expr b = v[ax], o = q.var;
+          return te::sum(block(replaced(exprs(v), ax, o)), {q}, reverse ? o > b : o < b);
+        },
+        "reduce");
+    IterVar w = te::reduceAxis(bw, "w");
+    Tensor within = te::compute(
+        "cumsum_within", x.shape(),
+        [&](const std::vector<Var>& v) {
+          Expr i = v[ax], j = (Expr(v[ax]) / bw) * bw + w.var;
+          Expr cond = reverse ? (exclusive ? j > i : j >= i) : (exclusive ? j < i : j <= i);
+          return te::sum(x(replaced(exprs(v), ax, clampIndex(j, n))), {w}, cond && j < n);
+        },
+        "reduce");
+    return te::compute(
+        "cumsum", x.shape(),
+        [&](const std::vector<Var>& v) { return within(v) + before(replaced(exprs(v), ax, Expr(v[ax]) / bw)); },
+        "injective");
+  }
+  IterVar r = te::reduceAxis(n, "r0");
   return te::compute(
       "cumsum", x.shape(),
       [&](const std::vector<Var>& v) {

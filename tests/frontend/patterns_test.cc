@@ -216,5 +216,24 @@ TEST(OnnxPatterns, TorchvisionRowScatterSearchesOncePerRow) {
   expectClose(m.run({result, idx, rows})[0], floatArray({N, C, H, W}, want), 0, 0);
 }
 
+// Top-p sampling's cumulative sum over a sorted vocabulary: a long axis, summed in blocks (not
+// every output over its whole prefix), compiled and checked against a running sum.
+TEST(OnnxPatterns, CumSumOverAVocabularyCompiles) {
+  const I V = 3000;
+  ModelBuilder b(13);
+  b.input("p", {I(1), V});
+  b.ints("axis", {1});
+  b.node("CumSum", {"p", "axis"}, {"c"});
+  b.output("c");
+  graph::Graph g = importOnnxModel(b.model());
+  graph::optimizeGraph(g, {});
+  executor::CompiledModel m = executor::CompiledModel::compile(g, {});
+  runtime::NDArray p = randomArray({1, V}, 4, 0, 1);
+  std::vector<float> want(static_cast<size_t>(V));
+  double acc = 0;
+  for (I i = 0; i < V; ++i) want[static_cast<size_t>(i)] = static_cast<float>(acc += p.as<float>()[i]);
+  expectClose(m.run({p})[0], floatArray({1, V}, want), 1e-2, 1e-4);
+}
+
 }  // namespace
 }  // namespace ttune::frontend

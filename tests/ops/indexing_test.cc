@@ -89,6 +89,26 @@ TEST(CumSum, MatchesReferenceInEveryMode) {
   EXPECT_TRUE(allClose(run1({xi}, {ib}, yi), {4}, {1, 3, 6, 10}, 0, 0));
 }
 
+// A long axis (beyond 1024) is summed in blocks of about sqrt(n), the last one partial.
+TEST(CumSum, LongAxisInBlocksMatchesInEveryMode) {
+  Rng rng(3);
+  Shape s = {2, 1100};
+  Buffer xb = randomBuffer(s, rng);
+  for (bool excl : {false, true})
+    for (bool rev : {false, true}) {
+      SCOPED_TRACE(cat("exclusive ", excl, " reverse ", rev));
+      te::Tensor x = placeholder("x", s);
+      std::vector<double> want;
+      forEachIndex(s, [&](const std::vector<int64_t>& p) {
+        double acc = 0;
+        for (int64_t j = 0; j < s[1]; ++j)
+          if (rev ? (excl ? j > p[1] : j >= p[1]) : (excl ? j < p[1] : j <= p[1])) acc += xb.at({p[0], j});
+        want.push_back(acc);
+      });
+      EXPECT_TRUE(allClose(run1({x}, {xb}, cumsum(x, 1, excl, rev)), s, want, 1e-3, 1e-3));
+    }
+}
+
 TEST(Hardmax, OneAtTheFirstMaximum) {
   te::Tensor x = placeholder("x", {2, 3});
   Buffer xb = Buffer::zeros({2, 3});
