@@ -101,7 +101,7 @@ std::vector<graph::Kernel> stagedKernels(const ModelSource& src, const schedule:
 }
 
 std::vector<graph::Kernel> modelKernels(const ModelSource& src, const schedule::Target& target, graph::Graph* g,
-                                        bool* staged, uint64_t seed) {
+                                        bool* staged) {
   *staged = false;
   try {
     *g = loadModel(src, target);
@@ -110,7 +110,7 @@ std::vector<graph::Kernel> modelKernels(const ModelSource& src, const schedule::
     if (!isOnnxSource(src) || !codegen::runnable(target).ok()) throw;
   }
   *staged = true;
-  return stagedKernels(src, target, seed);
+  return stagedKernels(src, target);
 }
 
 }  // namespace ttune::cli

@@ -50,7 +50,7 @@ std::vector<graph::Kernel> stagedKernels(const ModelSource& source, const schedu
 // in stages, stagedKernels (*staged set; the graph left empty). A staged model's kernels need code
 // that runs here: for other code its import sentence is thrown.
 std::vector<graph::Kernel> modelKernels(const ModelSource& source, const schedule::Target& target, graph::Graph* graph,
-                                        bool* staged, uint64_t seed = 1);
+                                        bool* staged);
 // The import options (--input-shape, --dim) and graph passes (--layout, --conv, --defaults) the
 // source asks for, for code of `target`.
 frontend::OnnxOptions onnxOptions(const ModelSource& source);
