@@ -141,7 +141,7 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
      << "(each model from the tuning runs of the others). Speedups over the untuned model, timed interleaved in one "
      << "process per model (median of per-round ratios with its 90% interval, docs/measurement.md); "
      << "%max = (S_tt - 1) / (S_max - 1); match = tuning time after which the tuning run's "
-     << "schedules reached the transferred speedup (checkpoints every " << root.value("step_s", 60.0) << " s after the transfer time).\n\n";
+     << "schedules reached the transferred speedup (checkpoints at 1/8, 1/4 and 1/2 of the transfer time, at it, then every " << root.value("step_s", 60.0) << " s).\n\n";
   md << "| model | S_max | tune time | pool S_tt | %max | TT time | tuning @TT | match | ratio |";
   for (const std::string& m : modes)
     if (m == "then-tune") md << " then-tune S | search time | reaches S_max |";

@@ -7,6 +7,7 @@
 #include "autotune/sampler.h"
 #include "support/log.h"
 #include "transfer/adapt.h"
+#include "transfer/nearest.h"
 
 namespace ttune::transfer {
 
@@ -86,14 +87,25 @@ std::vector<std::vector<Record>> collectCandidates(const std::vector<const graph
                                                    schedule::Baseline baseline) {
   std::set<std::string> only(sources.begin(), sources.end());
   std::vector<std::vector<Record>> found(kernels.size());
+  const std::map<std::string, std::string> classes = bank.recordClasses();
   for (int t = 0; t < 2; ++t) {
     size_t n = 0;
     for (size_t i = 0; i < kernels.size(); ++i) {
       found[i].clear();
-      for (Record& r : classCandidates(bank, kernels[i]->class_id, target_model, candidateTier(target, t), target.cpu, baseline)) {
-        if (!only.empty() && !only.count(r.provenance.model)) continue;
-        found[i].push_back(std::move(r));
-        ++n;
+      std::vector<std::string> ids{kernels[i]->class_id};
+      for (std::string& id : paddingVariants(kernels[i]->class_id, kernels[i]->class_name, classes)) ids.push_back(std::move(id));
+      for (const std::string& id : ids) {
+        for (Record& r : classCandidates(bank, id, target_model, candidateTier(target, t), target.cpu, baseline)) {
+          if (!only.empty() && !only.count(r.provenance.model)) continue;
+          if (id != kernels[i]->class_id) {
+            // The same class in the paper's sense: its stages mapped onto this kernel's padding.
+            auto steps = remapStages(r.steps, kernels[i]->dag);
+            if (!steps.ok()) continue;
+            r.steps = std::move(*steps);
+          }
+          found[i].push_back(std::move(r));
+          ++n;
+        }
       }
     }
     if (tier) *tier = t;

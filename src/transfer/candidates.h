@@ -45,7 +45,9 @@ std::vector<schedule::Record> classCandidates(const store::Bank& bank, const std
 store::TargetFilter candidateTier(const schedule::TargetInfo& target, int tier);
 
 // Records per kernel (index into `kernels`) by the tiers above, restricted to `sources` when not
-// empty. `tier` receives what was used: 0 this ISA level, 1 other levels.
+// empty; records of classes that differ from the kernel's only in padding (nearest.h) count as
+// the kernel's class, their steps remapped onto it. `tier` receives what was used: 0 this ISA
+// level, 1 other levels.
 std::vector<std::vector<schedule::Record>> collectCandidates(const std::vector<const graph::Kernel*>& kernels,
                                                              const store::Bank& bank, const std::string& target_model,
                                                              const schedule::TargetInfo& target,

@@ -142,11 +142,16 @@ Expected<Comparison> compareRuns(const graph::Graph& g, const std::string& model
   c.tune_s = tune.wall_s;
   for (const Record& r : tune_recs) c.tune_s = std::max(c.tune_s, r.provenance.elapsed_s);
 
-  // Checkpoints: the transfer run's search time, then every step after it, and the end.
+  // Checkpoints: an eighth, a quarter and half of the transfer run's search time (a tuning run
+  // that matches the transfer sooner reads as a ratio below 1, not as 1), the transfer's time,
+  // then every step after it, and the end.
   c.step_s = o.step_s;
   if (c.tune_s > c.transfer_s && (c.tune_s - c.transfer_s) / c.step_s > o.max_checkpoints)
     c.step_s = (c.tune_s - c.transfer_s) / o.max_checkpoints;
   std::vector<double> times;
+  for (double f : {0.125, 0.25, 0.5})
+    if (c.transfer_s * f < c.tune_s) times.push_back(c.transfer_s * f);
+  const size_t at_transfer = times.size();
   for (double t = c.transfer_s; t < c.tune_s; t += c.step_s) times.push_back(t);
   times.push_back(c.tune_s);
 
@@ -205,7 +210,7 @@ Expected<Comparison> compareRuns(const graph::Graph& g, const std::string& model
   c.s_max = c.checkpoints.back().speedup;
   c.max = c.checkpoints.back().interval;
   c.share = c.s_max > 1 ? (c.s_tt - 1) / (c.s_max - 1) : 0;
-  c.tune_speedup_at_transfer_s = c.checkpoints.front().speedup;
+  c.tune_speedup_at_transfer_s = c.checkpoints[std::min(at_transfer, c.checkpoints.size() - 1)].speedup;
   std::vector<TimedSpeedup> timed;
   for (const Checkpoint& cp : c.checkpoints) timed.push_back({cp.elapsed_s, cp.interval});
   c.readout = readShare(c.tt, timed);

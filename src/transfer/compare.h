@@ -4,10 +4,12 @@
 // Every latency of one comparison is timed the same way, in one interleaved group (executor/
 // latency.h): untuned, transferred (the transfer run's choice per kernel: its fastest transferred
 // schedule when that beat the default measured in the same run), and the tuning run's best
-// schedules found by checkpoints of its elapsed time -- the transfer run's search time, then
-// every `step_s` after it (the paper: TT + 60 s, + 120 s, ...), up to the end of the tuning run.
-// Speedups are medians of per-round paired ratios against untuned. The tuning time to match is
-// the first checkpoint whose speedup reaches the transferred one, so its resolution is step_s.
+// schedules found by checkpoints of its elapsed time -- an eighth, a quarter and half of the
+// transfer run's search time (so a tuning run that matches sooner shows a ratio below 1), the
+// transfer's time, then every `step_s` after it (the paper: TT + 60 s, + 120 s, ...), up to the
+// end of the tuning run. Speedups are medians of per-round paired ratios against untuned. The
+// tuning time to match is the first checkpoint whose speedup reaches the transferred one, so its
+// resolution is step_s after the transfer's time (a factor of 2 before it).
 //
 // Runs are refused, with the reason, when they cannot give an honest comparison: a tuning run
 // warm-started from the bank is no from-scratch baseline, and runs measured on another CPU or

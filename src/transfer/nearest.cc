@@ -13,14 +13,20 @@ using schedule::Step;
 
 namespace {
 
-// The class name's operators split at the anchor: {prefix through the anchor, epilogue}.
-std::pair<std::vector<std::string>, std::vector<std::string>> splitClass(const std::string& name) {
+// A class name's or a stage's operator is padding (stage names may carry the "T_" prefix and the
+// ".1" of renamed repeats that class names drop).
+bool isPadding(const std::string& name) {
+  std::string n = name.substr(0, name.find('.'));
+  if (n.rfind("T_", 0) == 0) n = n.substr(2);
+  return n == "pad";
+}
+
+// The class name's operators without padding, split after the anchor: {anchor, epilogue}.
+std::pair<std::string, std::vector<std::string>> splitClass(const std::string& name) {
   std::vector<std::string> parts = split(name, '+');
-  size_t anchor = 0;
-  while (anchor < parts.size() && parts[anchor] == "pad") ++anchor;
-  size_t cut = std::min(anchor + 1, parts.size());
-  return {std::vector<std::string>(parts.begin(), parts.begin() + static_cast<long>(cut)),
-          std::vector<std::string>(parts.begin() + static_cast<long>(cut), parts.end())};
+  std::erase_if(parts, isPadding);
+  if (parts.empty()) return {};
+  return {parts[0], std::vector<std::string>(parts.begin() + 1, parts.end())};
 }
 
 int editDistance(const std::vector<std::string>& a, const std::vector<std::string>& b) {
@@ -63,8 +69,16 @@ int classDistance(const std::string& a, const std::string& b) {
   if (a == b) return -1;
   auto [pa, ea] = splitClass(a);
   auto [pb, eb] = splitClass(b);
-  if (pa != pb) return -1;
+  if (pa != pb || pa.empty()) return -1;
   return editDistance(ea, eb);
+}
+
+std::vector<std::string> paddingVariants(const std::string& class_id, const std::string& class_name,
+                                         const std::map<std::string, std::string>& known) {
+  std::vector<std::string> out;
+  for (const auto& [id, name] : known)
+    if (id != class_id && splitClass(name) == splitClass(class_name)) out.push_back(id);
+  return out;
 }
 
 std::vector<std::string> nearestClasses(const std::string& class_name, const std::map<std::string, std::string>& known,
@@ -92,7 +106,14 @@ Expected<std::vector<Step>> remapStages(const std::vector<Step>& steps, const st
   // Names the source schedule mentions that this kernel does not have.
   std::set<std::string> created, inlined, missing_inlined, missing_other;
   bool output_used = false;  // by the source, other than inlining it
+  std::set<std::string> dropped;  // padding stages this kernel lacks: every step of theirs goes
   for (const Step& s : steps) {
+    const std::string& own = schedule::stepStage(s);
+    if (isPadding(own) && !target.count(own)) {
+      if (!createdBy(s).empty()) return Unexpected("the schedule caches padding stage " + own + ", which this kernel lacks");
+      dropped.insert(own);
+      continue;
+    }
     bool inl = std::holds_alternative<schedule::ComputeInlineStep>(s);
     forEachStageName(s, [&](const std::string& n) {
       if (n == output && !inl) output_used = true;
@@ -102,6 +123,8 @@ Expected<std::vector<Step>> remapStages(const std::vector<Step>& steps, const st
     for (const std::string& c : createdBy(s)) created.insert(c);
   }
   for (const std::string& n : missing_other) missing_inlined.erase(n);
+  for (const std::string& n : missing_other)
+    if (isPadding(n)) return Unexpected("the schedule places padding stage " + n + ", which this kernel lacks");
   std::map<std::string, std::string> rename;
   if (missing_other.size() > 1) return Unexpected("the schedule uses " + std::to_string(missing_other.size()) + " stages this kernel lacks");
   if (missing_other.size() == 1) {
@@ -118,6 +141,7 @@ Expected<std::vector<Step>> remapStages(const std::vector<Step>& steps, const st
   std::set<std::string> mentioned;
   for (size_t i = 0; i < steps.size(); ++i) {
     Step s = steps[i];
+    if (dropped.count(schedule::stepStage(s))) continue;
     if (auto* in = std::get_if<schedule::ComputeInlineStep>(&s)) {
       if (missing_inlined.count(in->stage) || in->stage == output || rename.count(in->stage)) continue;
     }

@@ -1,13 +1,17 @@
 // Transfer across neighbouring kernel classes, for kernels no same-class source covers (e.g. a
 // convolution with a residual add and relu when the bank only holds convolutions with relu).
 //
-// Two classes are neighbours when they share the anchor -- the class name up to and including
-// its first operator other than padding, e.g. "pad+conv2d_nhwc" -- and differ only in the
-// epilogue after it; their distance is the edit distance of the epilogues' operator lists.
+// Padding is no part of a class here: TVM's convolutions and pools carry their padding, so the
+// paper's kernel classes are ttune's with the padding stages taken out, and "pad+conv2d_nhwc+add"
+// and "conv2d_nhwc+add" are one class for transfer (distance 0; every mode takes them).
+// Two classes are neighbours when they share the anchor -- the class's first operator other than
+// padding, e.g. "conv2d_nhwc" -- and differ only in the epilogue after it; their distance is the
+// edit distance of the epilogues' operator lists.
 // A schedule of a neighbour class is remapped onto the target kernel by stage: inlining steps of
 // stages the target lacks are dropped, the source's output stage (when the target lacks it)
 // becomes the target's output stage, the target's extra element-wise stages are inlined, and
-// step references (follow splits) are renumbered. The result must replay on the target.
+// step references (follow splits) are renumbered; steps of a padding stage the target lacks are
+// dropped. The result must replay on the target.
 #pragma once
 
 #include <map>
@@ -21,9 +25,14 @@
 
 namespace ttune::transfer {
 
-// Edit distance between the epilogues of two neighbour classes (class names), or -1 when they
-// are not neighbours (another anchor) or are the same class.
+// Edit distance between the epilogues of two neighbour classes (class names): 0 when they differ
+// only in padding, -1 when they are not neighbours (another anchor) or are the same class.
 int classDistance(const std::string& a, const std::string& b);
+
+// The ids of `known` (class id -> name) other than `class_id` whose classes differ from
+// `class_name` only in padding, in id order.
+std::vector<std::string> paddingVariants(const std::string& class_id, const std::string& class_name,
+                                         const std::map<std::string, std::string>& known);
 
 // The classes of `known` (class id -> name) nearest to `class_name` within max_distance, nearest
 // first (ties in id order); empty when none.

@@ -475,7 +475,10 @@ TEST(ClassDistance, NeighboursShareTheAnchorAndDifferInTheEpilogue) {
   EXPECT_EQ(classDistance("conv2d_nhwc+add", "conv2d_nhwc+add+relu"), 1);
   EXPECT_EQ(classDistance("conv2d_nhwc", "conv2d_nhwc+add+relu"), 2);
   EXPECT_EQ(classDistance("pad+conv2d_nhwc+add", "pad+conv2d_nhwc+add+relu"), 1);
-  EXPECT_EQ(classDistance("pad+conv2d_nhwc+add", "conv2d_nhwc+add"), -1);  // another anchor
+  EXPECT_EQ(classDistance("pad+conv2d_nhwc+add", "conv2d_nhwc+add"), 0);  // padding is no part of a class
+  EXPECT_EQ(classDistance("pad+conv2d_nhwc+add+add+relu", "conv2d_nhwc+add+relu"), 1);
+  EXPECT_EQ(classDistance("pad+pool_max", "pad+conv2d_nhwc"), -1);  // another anchor
+  EXPECT_EQ(classDistance("pad", "pad"), -1);
   EXPECT_EQ(classDistance("dense+add", "conv2d_nhwc+add"), -1);
   EXPECT_EQ(classDistance("dense+add", "dense+add"), -1);  // the same class is no neighbour
   std::map<std::string, std::string> known{{"a", "conv2d_nhwc+add+relu"}, {"b", "conv2d_nhwc"}, {"c", "dense+add+relu"},
@@ -483,16 +486,22 @@ TEST(ClassDistance, NeighboursShareTheAnchorAndDifferInTheEpilogue) {
   EXPECT_EQ(nearestClasses("conv2d_nhwc+add+add+relu", known), (std::vector<std::string>{"a"}));
   EXPECT_EQ(nearestClasses("conv2d_nhwc+relu", known), (std::vector<std::string>{"a", "b", "d"}));  // all at distance 1
   EXPECT_TRUE(nearestClasses("matmul", known).empty());
+  known["e"] = "pad+conv2d_nhwc+add";
+  EXPECT_EQ(paddingVariants("d", "conv2d_nhwc+add", known), (std::vector<std::string>{"e"}));
+  EXPECT_EQ(paddingVariants("x", "pad+conv2d_nhwc+add", known), (std::vector<std::string>{"d", "e"}));
+  EXPECT_TRUE(paddingVariants("a", "conv2d_nhwc+add+relu", known).empty());
 }
 
 // NHWC convolutions with a bias add and relu (the source class), and with a residual add too or
 // without the relu (targets of neighbour classes).
-std::shared_ptr<const te::ComputeDAG> convEpilogue(int64_t hw, int64_t k, bool residual, bool relu) {
+// `r`: the window's size, padded to keep the image's (a 1x1 window has no padding stage).
+std::shared_ptr<const te::ComputeDAG> convEpilogue(int64_t hw, int64_t k, bool residual, bool relu, int64_t r = 3) {
   te::Tensor x = te::placeholder("x", {1, hw, hw, 16});
-  te::Tensor w = te::placeholder("w", {3, 3, 16, k}, te::DType::Float32, true);
+  te::Tensor w = te::placeholder("w", {r, r, 16, k}, te::DType::Float32, true);
   te::Tensor b = te::placeholder("b", {k}, te::DType::Float32, true);
   std::vector<te::Tensor> in{x, w, b};
-  te::Tensor y = ops::add(ops::conv2d_nhwc(x, w, {1, 1}, {1, 1, 1, 1}), b);
+  const int64_t p = r / 2;
+  te::Tensor y = ops::add(ops::conv2d_nhwc(x, w, {1, 1}, {p, p, p, p}), b);
   if (residual) {
     te::Tensor r = te::placeholder("r", {1, hw, hw, k});
     in.push_back(r);
@@ -554,6 +563,31 @@ TEST_F(TransferTest, NearestClassCandidatesForKernelsWithoutASource) {
   EXPECT_GT(near.kernels[0].measured, near.kernels[0].failed);  // checked against the reference when measured
   ASSERT_TRUE(near.kernels[0].best.has_value());
   EXPECT_EQ(near.sources, std::vector<std::string>{"src"});
+}
+
+// The paper's classes carry no padding (TVM's convolutions hold it): the 3x3 residual
+// convolutions of resnet18 ("pad+conv2d_nhwc+add+add+relu") take the schedules of resnet50's 1x1
+// ones ("conv2d_nhwc+add+add+relu") without nearest classes, and the other way round; every
+// measured candidate computes what the reference evaluator computes.
+TEST_F(TransferTest, ClassesThatDifferOnlyInPaddingAreOneClass) {
+  for (int64_t from : {1, 3}) {
+    const int64_t to = from == 1 ? 3 : 1;
+    graph::Kernel src = kernelOf(convEpilogue(14, 32, true, true, from));
+    graph::Kernel dst = kernelOf(convEpilogue(12, 24, true, true, to));
+    ASSERT_NE(src.class_id, dst.class_id);
+    ASSERT_EQ(classDistance(src.class_name, dst.class_name), 0) << src.class_name << " / " << dst.class_name;
+    const std::string model = "src" + std::to_string(from);
+    ASSERT_TRUE(bank_->addRecords(sourceRecords(src, model, 40 + from, 8)).ok());
+    std::vector<graph::Kernel> ks{dst};
+    TransferOptions o = options();
+    o.adapt = Adapt::Both;
+    o.sources = {model};  // not the first direction's source, whose class is this one
+    TransferResult res = transferTune(ks, *bank_, o, {});
+    ASSERT_EQ(res.kernels.size(), 1u);
+    EXPECT_GT(res.kernels[0].candidates, 0) << "from " << src.class_name << " to " << dst.class_name;
+    EXPECT_GT(res.kernels[0].measured, res.kernels[0].failed);
+    EXPECT_TRUE(res.kernels[0].best.has_value());
+  }
 }
 
 }  // namespace
