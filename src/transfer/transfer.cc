@@ -223,9 +223,13 @@ std::vector<SourceCoverage> rankSources(const std::vector<graph::Kernel>& kernel
   double total = 0;
   for (const graph::TunableKernel& d : todo) total += d.kernel->dag->flops() * d.occurrences;
   std::map<std::string, SourceCoverage> by_model;
+  const std::map<std::string, std::string> classes = bank.recordClasses();
   for (const graph::TunableKernel& d : todo) {
     std::set<std::string> models;
-    for (const Record& r : classCandidates(bank, d.kernel->class_id, target_model, {}, "", baseline)) models.insert(r.provenance.model);
+    std::vector<std::string> ids = paddingVariants(d.kernel->class_id, d.kernel->class_name, classes);
+    ids.push_back(d.kernel->class_id);
+    for (const std::string& id : ids)
+      for (const Record& r : classCandidates(bank, id, target_model, {}, "", baseline)) models.insert(r.provenance.model);
     for (const std::string& m : models) {
       SourceCoverage& c = by_model[m];
       c.model = m;

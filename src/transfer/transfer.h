@@ -96,7 +96,7 @@ std::vector<schedule::Record> chosenRecords(const TransferResult& result);
 struct SourceCoverage {
   std::string model;
   double flops_share = 0;  // of the target's tunable FLOPs (weighted by occurrences)
-  int kernels = 0;         // target kernels with a same-class workload in this model
+  int kernels = 0;         // target kernels with a same-class workload in this model (padding aside)
 };
 std::vector<SourceCoverage> rankSources(const std::vector<graph::Kernel>& kernels, const store::Bank& bank,
                                         const std::string& target_model,

@@ -587,6 +587,8 @@ TEST_F(TransferTest, ClassesThatDifferOnlyInPaddingAreOneClass) {
     EXPECT_GT(res.kernels[0].candidates, 0) << "from " << src.class_name << " to " << dst.class_name;
     EXPECT_GT(res.kernels[0].measured, res.kernels[0].failed);
     EXPECT_TRUE(res.kernels[0].best.has_value());
+    auto cover = rankSources(ks, *bank_, "tgt");
+    EXPECT_TRUE(std::any_of(cover.begin(), cover.end(), [&](const SourceCoverage& c) { return c.model == model && c.kernels == 1; }));
   }
 }
 
