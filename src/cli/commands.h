@@ -45,6 +45,7 @@ struct TransferArgs {
   bool nearest_classes = true;  // kernels without a same-class source try their nearest class
   bool allow_no_source = false;  // run (measuring only defaults) when the bank has no source at all
   int top_k = 0;
+  std::string rank = "model";  // what ranks the top k: model (a cost model) | prior (zero-cost)
   std::string adapt = "both";
   std::string target = "host";
   std::string workers;  // measure on the bank's workers of this target (cli/fleet.h)

@@ -40,7 +40,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kModes[] = {"pool", "auto", "budget", "refine", "beyond", "then-tune"};
+const char* kModes[] = {"pool", "auto", "budget", "ranked", "refine", "beyond", "then-tune"};
 
 struct ExperimentArgs {
   std::vector<std::string> models;
@@ -48,6 +48,7 @@ struct ExperimentArgs {
   std::string out = "experiment", db;
   std::vector<std::string> modes = {"pool", "auto", "beyond", "then-tune"};
   int64_t budget = 0;  // budget mode: candidate measurements (0: two per tunable kernel)
+  int ranked_k = 4;    // ranked mode: candidates per kernel the zero-cost prior ranks best
   int64_t then_tune_trials = 0;  // then-tune mode: trials of the warm-started run (0: a quarter of --trials)
   double step_s = 60;
   int threads = 0;
@@ -259,7 +260,7 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
   if (a.trials <= 0) fail("--trials must be positive");
   for (const std::string& m : a.modes)
     if (std::find(std::begin(kModes), std::end(kModes), m) == std::end(kModes))
-      fail("--modes: unknown mode '", m, "' (pool, auto, budget, refine, beyond, then-tune)");
+      fail("--modes: unknown mode '", m, "' (pool, auto, budget, ranked, refine, beyond, then-tune)");
   if (std::find(a.modes.begin(), a.modes.end(), "pool") == a.modes.end()) fail("--modes must include pool (the paper's protocol)");
   // then-tune continues another mode's transfer, so it runs last.
   std::vector<std::string> modes = a.modes;
@@ -380,6 +381,10 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
         t.target = a.target;
         t.sources = mode == "auto" ? "auto" : "pool";
         t.budget = mode == "budget" ? (a.budget > 0 ? a.budget : 2 * tunable) : 0;
+        if (mode == "ranked") {
+          t.top_k = a.ranked_k;
+          t.rank = "prior";
+        }
         t.refine = mode == "refine" || mode == "beyond";
         t.nearest_classes = mode == "beyond";
         t.allow_no_source = true;
@@ -425,10 +430,11 @@ void addExperimentCommand(CLI::App& app) {
   cmd->add_option("--out", a->out, "Folder of results.json/.md/.svg and, by default, the bank (default: experiment)");
   cmd->add_option("--db", a->db, "Schedule bank of the experiment (default: OUT/bank.db; never the default bank)");
   cmd->add_option("--modes", a->modes,
-                  "Transfer modes: pool,auto,budget,refine,beyond,then-tune (default: pool,auto,beyond,then-tune)")
+                  "Transfer modes: pool,auto,budget,ranked (pool measuring the --ranked-k candidates per kernel a zero-cost prior ranks best),refine,beyond,then-tune (default: pool,auto,beyond,then-tune)")
       ->delimiter(',');
   cmd->add_option("--then-tune-trials", a->then_tune_trials, "Trials of the then-tune runs (default: a quarter of --trials)");
   cmd->add_option("--budget", a->budget, "Candidate measurements of the budget mode (default: two per tunable kernel)");
+  cmd->add_option("--ranked-k", a->ranked_k, "Candidates per kernel of the ranked mode (default 4)")->check(CLI::PositiveNumber);
   cmd->add_option("--step", a->step_s, "Seconds between tuning checkpoints after the transfer time (default 60)");
   cmd->add_option("--threads", a->threads, "Threads for kernels (default: all cores)");
   addTargetOption(cmd, a->target);

@@ -98,6 +98,7 @@ Json kernelJson(const transfer::KernelOutcome& k) {
 Json transferModel(const TransferArgs& a) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
   if (a.top_k < 0) fail("--top-k must not be negative");
+  if (a.rank != "model" && a.rank != "prior") fail("--rank must be model or prior, not '", a.rank, "'");
   if (a.budget < 0) fail("--budget must not be negative");
   if (a.sources != "pool" && a.sources != "auto") fail("--sources must be pool or auto, not '", a.sources, "'");
   // --workers: compiled here, measured by the bank's workers of that target (cli/fleet.h).
@@ -140,7 +141,7 @@ Json transferModel(const TransferArgs& a) {
          baseline == schedule::Baseline::Basic ? " tuned against the basic defaults; tune another model with --defaults basic first"
                                                : "; tune another model first (ttune tune MODEL) or import records (ttune db import FILE)");
 
-  Json settings{{"sources", a.from}, {"source_mode", a.sources}, {"top_k", a.top_k}, {"budget", a.budget},
+  Json settings{{"sources", a.from}, {"source_mode", a.sources}, {"top_k", a.top_k}, {"rank", a.rank}, {"budget", a.budget},
                 {"refine", a.refine},  {"adapt", a.adapt},        {"threads", target.threads}, {"nearest_classes", a.nearest_classes},
                 {"isa", schedule::isaName(code.isa)}, {"cpu", target.cpu}, {"label", a.label},
                 {"defaults", schedule::baselineName(baseline)}};
@@ -155,6 +156,7 @@ Json transferModel(const TransferArgs& a) {
   opt.budget = a.budget;
   opt.adapt = adapt;
   opt.top_k = a.top_k;
+  opt.rank = a.rank == "prior" ? transfer::Rank::Prior : transfer::Rank::CostModel;
   opt.nearest_classes = a.nearest_classes;
   opt.model = name;
   opt.run_id = *run;
@@ -364,7 +366,10 @@ void addTransferCommands(CLI::App& app) {
   addSourceOptions(cmd, a->src);
   cmd->add_option("--db", a->db, kBankOptionHelp);
   cmd->add_option("--from", a->from, "Use only these source models (default: every other model in the bank)")->delimiter(',');
-  cmd->add_option("--top-k", a->top_k, "Measure only the k candidates per kernel a cost model ranks best (default: all)");
+  cmd->add_option("--top-k", a->top_k, "Measure only the k candidates per kernel ranked best (default: all)");
+  cmd->add_option("--rank", a->rank,
+                  "What ranks the --top-k candidates: model (a cost model trained on the sources' records; default) or "
+                  "prior (zero-cost: exact workloads, then the source's own throughput)");
   cmd->add_option("--adapt", a->adapt, "Replay schedules verbatim, adapted to the new shapes, or both (default)");
   cmd->add_option("--sources", a->sources,
                   "pool: candidates of every other model (default); auto: only the model covering the most untuned time");

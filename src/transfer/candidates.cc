@@ -1,5 +1,7 @@
 #include "transfer/candidates.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -141,12 +143,14 @@ std::vector<Candidate> buildCandidates(const graph::Kernel& k, const std::vector
     }
     if (adapt != Adapt::Adapted) {
       auto st = schedule::State::replay(k.dag, steps);
-      if (st.ok() && seen.insert(store::stepsKey(steps)).second) cands.push_back({steps, src, r.provenance.model, origin, false});
+      if (st.ok() && seen.insert(store::stepsKey(steps)).second)
+        cands.push_back({steps, src, r.provenance.model, origin, false, r.workload_key, r.result.median()});
       else if (!st.ok()) stats->failed++;
     }
     if (adapt != Adapt::Verbatim) {
       auto a = adaptSplits(steps, k.dag);
-      if (a.ok() && seen.insert(store::stepsKey(*a)).second) cands.push_back({*a, src, r.provenance.model, origin, true});
+      if (a.ok() && seen.insert(store::stepsKey(*a)).second)
+        cands.push_back({*a, src, r.provenance.model, origin, true, r.workload_key, r.result.median()});
       else if (!a.ok() && adapt == Adapt::Adapted) stats->failed++;
     }
   }
@@ -196,6 +200,24 @@ std::vector<Candidate> topRanked(const graph::Kernel& k, std::vector<Candidate> 
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return score[a] > score[b]; });
   std::vector<Candidate> kept;
   for (size_t c = 0; c < order.size() && static_cast<int>(kept.size()) < top_k; ++c) kept.push_back(cands[valid[order[c]]]);
+  return kept;
+}
+
+std::vector<Candidate> topByPrior(const graph::Kernel& k, std::vector<Candidate> cands,
+                                  const std::function<double(const std::string&)>& flops_of, int top_k) {
+  if (static_cast<int>(cands.size()) <= top_k) return cands;
+  std::map<std::string, double> flops;
+  auto score = [&](const Candidate& c) {
+    if (c.workload_key == k.workload_key) return kInf;
+    auto it = flops.find(c.workload_key);
+    if (it == flops.end()) it = flops.emplace(c.workload_key, flops_of ? flops_of(c.workload_key) : 0.0).first;
+    return it->second > 0 && c.source_s > 0 && std::isfinite(c.source_s) ? it->second / c.source_s : 0.0;
+  };
+  std::vector<std::pair<double, size_t>> order;
+  for (size_t c = 0; c < cands.size(); ++c) order.push_back({score(cands[c]), c});
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::vector<Candidate> kept;
+  for (size_t c = 0; c < order.size() && static_cast<int>(kept.size()) < top_k; ++c) kept.push_back(std::move(cands[order[c].second]));
   return kept;
 }
 

@@ -33,6 +33,8 @@ struct Candidate {
   std::string model;   // the source model
   std::string origin;  // the model whose tuning found the steps
   bool adapted = false;
+  std::string workload_key;  // the source record's workload
+  double source_s = 0;       // the source record's time on that workload
 };
 
 // The best candidate record of every (workload, source model) of a class (CandidateRule).
@@ -70,5 +72,12 @@ std::unique_ptr<autotune::XGBoostModel> trainRanker(
 // The k best-ranked candidates.
 std::vector<Candidate> topRanked(const graph::Kernel& kernel, std::vector<Candidate> cands, autotune::XGBoostModel& ranker,
                                  int k);
+
+// The k candidates a zero-cost prior ranks best, in that order: schedules of the kernel's own
+// workload first (exact reuse), then by the throughput the source record reached on its own
+// workload (`flops_of` a workload key; unknown, 0, ranks last). A record's verbatim and adapted
+// variants rank together.
+std::vector<Candidate> topByPrior(const graph::Kernel& kernel, std::vector<Candidate> cands,
+                                  const std::function<double(const std::string&)>& flops_of, int k);
 
 }  // namespace ttune::transfer

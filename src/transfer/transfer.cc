@@ -144,7 +144,7 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
   res.sources.assign(used.begin(), used.end());
 
   std::unique_ptr<autotune::XGBoostModel> ranker;
-  if (opt.top_k > 0) {
+  if (opt.top_k > 0 && opt.rank == Rank::CostModel) {
     std::set<std::string> keys;
     for (const auto& f : found)
       for (const Record& r : f) keys.insert(r.workload_key);
@@ -157,6 +157,11 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
     ranker = trainRanker(all_source, opt.source_dag);
     if (!ranker) logInfo("transfer: too few source records to rank candidates; measuring them all");
   }
+
+  auto flops_of = [&bank](const std::string& key) {
+    auto w = bank.workload(key);
+    return w && w->flops ? *w->flops : 0.0;
+  };
 
   // Kernels by untuned time (a failed default first: any working candidate helps).
   std::vector<size_t> order(todo.size());
@@ -175,6 +180,7 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
     out.failed += bs.failed;
     out.other_isa += bs.other_isa;
     if (ranker && opt.top_k > 0) cands = topRanked(k, std::move(cands), *ranker, opt.top_k);
+    if (opt.top_k > 0 && opt.rank == Rank::Prior) cands = topByPrior(k, std::move(cands), flops_of, opt.top_k);
     if (static_cast<int64_t>(cands.size()) > left) cands.resize(static_cast<size_t>(left));
     if (cands.empty()) continue;
     left -= static_cast<int64_t>(cands.size());

@@ -9,7 +9,7 @@
 // heuristic, with time instead of FLOPs). Then kernels are transferred in order of untuned time:
 // candidates replayed verbatim and/or adapted (adapt.h) -- with nearest_classes, a kernel no
 // same-class source covers takes those of its nearest neighbour class (nearest.h) --, optionally only the top_k a cost model
-// ranks best, and at most `budget` candidate measurements in all. The fastest candidate is
+// or a zero-cost prior ranks best, and at most `budget` candidate measurements in all. The fastest candidate is
 // re-timed side by side with the default (measure/speedup.h) and wins only when it beats the
 // default beyond the spread of the rounds. The search time is the wall clock of building and timing; every
 // measurement becomes a record (source "transfer", or "default") of the target's workloads.
@@ -31,12 +31,16 @@ namespace ttune::transfer {
 
 // Pool: every allowed source model (or `sources`); Auto: the single best-covering one.
 enum class SourceMode { Pool, Auto };
+// What ranks the candidates when only the top k are measured: a cost model trained on the
+// source workloads' records, or a zero-cost prior (candidates.h: topByPrior).
+enum class Rank { CostModel, Prior };
 
 struct TransferOptions {
   std::vector<std::string> sources;  // source models; empty: every other model in the bank
   SourceMode source_mode = SourceMode::Pool;
   Adapt adapt = Adapt::Both;
   int top_k = 0;                     // measure the k best-ranked candidates per kernel (0: all)
+  Rank rank = Rank::CostModel;       // what ranks them
   int64_t budget = 0;                // at most this many candidate measurements (0: no limit)
   // Kernels without a same-class source take candidates from the nearest neighbour classes
   // (nearest.h), their stages remapped.

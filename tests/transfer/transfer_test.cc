@@ -592,5 +592,42 @@ TEST_F(TransferTest, ClassesThatDifferOnlyInPaddingAreOneClass) {
   }
 }
 
+// The zero-cost prior: the kernel's own workload first, then the source records' throughput on
+// their own workloads (FLOPs over time), unknown FLOPs last; at most k.
+TEST(TopByPrior, ExactWorkloadFirstThenSourceThroughput) {
+  graph::Kernel k = kernelOf(conv(10, 24));
+  auto cand = [](const std::string& w, double s) {
+    Candidate c;
+    c.workload_key = w;
+    c.source_s = s;
+    c.source = w;
+    return c;
+  };
+  // Throughputs: a 1e9/1e-3 = 1e12, b 4e9/2e-3 = 2e12, c unknown FLOPs, d 1e9/1e-2 = 1e11.
+  std::vector<Candidate> cands{cand("a", 1e-3), cand("c", 1e-6), cand("b", 2e-3), cand(k.workload_key, 1.0), cand("d", 1e-2)};
+  std::map<std::string, double> flops{{"a", 1e9}, {"b", 4e9}, {"d", 1e9}};
+  auto flops_of = [&](const std::string& w) { return flops.count(w) ? flops[w] : 0.0; };
+  auto names = [](const std::vector<Candidate>& cs) {
+    std::vector<std::string> out;
+    for (const Candidate& c : cs) out.push_back(c.source);
+    return out;
+  };
+  EXPECT_EQ(names(topByPrior(k, cands, flops_of, 3)), (std::vector<std::string>{k.workload_key, "b", "a"}));
+  EXPECT_EQ(names(topByPrior(k, cands, flops_of, 5)).size(), 5u);  // all of them when k covers them, as given
+  EXPECT_EQ(names(topByPrior(k, cands, flops_of, 4)).back(), "d");  // unknown FLOPs rank last
+}
+
+// The ranked transfer measures at most k candidates per kernel, chosen by the prior.
+TEST_F(TransferTest, PriorRankedTransferMeasuresOnlyK) {
+  TransferOptions o = options();
+  o.top_k = 2;
+  o.rank = Rank::Prior;
+  TransferResult res = run(o);
+  ASSERT_EQ(res.kernels.size(), 1u);
+  EXPECT_GT(res.kernels[0].candidates, 2);
+  EXPECT_EQ(res.kernels[0].measured, 2);
+  EXPECT_TRUE(res.kernels[0].best.has_value());
+}
+
 }  // namespace
 }  // namespace ttune::transfer
