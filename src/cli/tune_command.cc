@@ -281,7 +281,7 @@ Json tuneModel(const TuneArgs& a) {
       double d = it->second.result.median(), q = d;
       bool keep = false;
       if (store::stepsKey(def) != store::stepsKey(it->second.steps)) {
-        measure::SideBySide m = retimer.compareSideBySide({{t.dag, def}, {t.dag, it->second.steps}});
+        measure::SideBySide m = retimer.compareSideBySide({{t.dag, def}, {t.dag, it->second.steps}}, measure::decided(measure::kernelRounds()));
         d = m.median_s[0];
         keep = m.speedup[1].gain();
         q = keep ? m.median_s[1] : d;

@@ -46,9 +46,12 @@ Speedup speedupOf(const std::vector<double>& ratios, double confidence) {
 bool roundsDone(const std::vector<Speedup>& speedups, int rounds, const RoundsProtocol& p) {
   if (rounds >= p.max_rounds) return true;
   if (rounds < p.min_rounds) return false;
-  for (const Speedup& s : speedups)
-    if (!(s.width() < p.max_width)) return false;
-  return true;
+  bool narrow = true, known = true;
+  for (const Speedup& s : speedups) {
+    narrow = narrow && s.width() < p.max_width;
+    known = known && (s.gain() || s.loss());
+  }
+  return narrow || (p.until_decided && known);
 }
 
 std::string formatSpeedup(const Speedup& s) {

@@ -6,7 +6,9 @@
 // ratios; its interval is the distribution-free confidence interval of a median (sign-test order
 // statistics: with n rounds sorted, the k-th smallest and k-th largest, k the largest with
 // P(Binomial(n, 1/2) < k) <= (1 - confidence) / 2, at least 1). Rounds continue until every
-// interval is narrower than `max_width` (hi / lo - 1) or `max_rounds` is reached.
+// interval is narrower than `max_width` (hi / lo - 1) or `max_rounds` is reached; a decision
+// (`until_decided`) also stops as soon as every interval lies wholly above or wholly below 1,
+// since more rounds would only narrow an interval whose verdict is already known.
 // A decision keeps the non-default configuration only when its whole interval lies above 1
 // (`gain()`): a ratio inside its own spread keeps the default. docs/measurement.md states the
 // protocol for users.
@@ -24,6 +26,7 @@ struct RoundsProtocol {
   int max_rounds = 15;
   double max_width = 0.03;   // stop when every interval's hi / lo - 1 is below this
   double confidence = 0.90;  // nominal coverage of the interval
+  bool until_decided = false;  // also stop once every interval excludes 1 (after min_rounds)
 };
 
 // Kernels (side by side in the measurement worker) and whole models (in-process) use the same
@@ -32,6 +35,13 @@ inline RoundsProtocol kernelRounds() { return {}; }
 inline RoundsProtocol modelRounds() {
   RoundsProtocol p;
   p.max_rounds = 21;
+  return p;
+}
+// What decides a pick (tune, transfer, db refresh, the whole-model check) needs the verdict, not
+// a narrow ratio: a 4x kernel is known to be faster after 5 rounds. Reports (compare,
+// experiment, benchmarks) keep the width rule.
+inline RoundsProtocol decided(RoundsProtocol p) {
+  p.until_decided = true;
   return p;
 }
 

@@ -25,7 +25,7 @@ namespace ttune::transfer {
 struct ModelCheckOptions {
   schedule::Target target = codegen::hostTarget();
   schedule::Baseline baseline = schedule::Baseline::Strong;  // kernels without a record run these defaults
-  measure::RoundsProtocol protocol = measure::modelRounds();
+  measure::RoundsProtocol protocol = measure::decided(measure::modelRounds());
   int per_round = 3;
 };
 

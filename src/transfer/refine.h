@@ -29,7 +29,7 @@ namespace ttune::transfer {
 struct RefineOptions {
   int candidates = 3;  // best by isolated time per kernel, plus the default schedule
   int rounds = 5;      // profiled runs of each variant, interleaved
-  measure::RoundsProtocol protocol = measure::modelRounds();  // the in-model picks against the isolated ones
+  measure::RoundsProtocol protocol = measure::decided(measure::modelRounds());  // in-model picks vs isolated ones
   schedule::Target target = codegen::hostTarget();
   schedule::Baseline baseline = schedule::Baseline::Strong;  // kernels without candidates run these defaults
 };

@@ -35,7 +35,7 @@ struct RefreshOptions {
   schedule::TargetInfo target;    // where the records are measured (and which ones are looked up)
   measure::MeasureOptions measure;
   int candidates = 2;             // the bank's best distinct schedules per kernel, by stored time
-  measure::RoundsProtocol protocol = measure::kernelRounds();  // each kernel's side-by-side rounds
+  measure::RoundsProtocol protocol = measure::decided(measure::kernelRounds());  // each kernel's side-by-side rounds
 };
 
 struct RefreshedKernel {

@@ -202,10 +202,11 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
     res.measured += static_cast<int64_t>(cands.size());
     if (sink) sink(recs);
     // One measurement each decided the ranking; the winner is re-timed side by side with the
-    // default until the ratio is known (measure/speedup.h), and kept only beyond the spread.
+    // default until the verdict is known (measure/speedup.h), and kept only beyond the spread.
     if (out.best && out.best->result.median() < out.default_s) {
       measure::SideBySide sbs =
-          retimer.compareSideBySide({{k.dag, measure::defaultScheduleFor(*k.dag, code, opt.baseline)}, {k.dag, out.best->steps}});
+          retimer.compareSideBySide({{k.dag, measure::defaultScheduleFor(*k.dag, code, opt.baseline)}, {k.dag, out.best->steps}},
+                                    measure::decided(measure::kernelRounds()));
       out.retimed = sbs.speedup[1];
       out.retimed_default_s = sbs.median_s[0];
       out.retimed_best_s = sbs.median_s[1];

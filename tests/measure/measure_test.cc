@@ -364,6 +364,26 @@ TEST(Speedup, RoundsStopAtTheWidthOrTheCap) {
   EXPECT_TRUE(roundsDone({}, 5, p));
 }
 
+// A decision stops once its verdict is known: wide intervals that lie wholly above (or below) 1
+// need no more rounds; one that still contains 1 does, up to the cap.
+TEST(Speedup, DecisionsStopOnceEveryIntervalExcludesOne) {
+  RoundsProtocol p;
+  p.min_rounds = 5;
+  p.max_rounds = 15;
+  Speedup faster = speedupOf({3.1, 4.6, 2.2, 5.0, 3.9});   // 2.2-5.0: wide, above 1
+  Speedup slower = speedupOf({0.5, 0.8, 0.6, 0.7, 0.9});   // 0.5-0.9: wide, below 1
+  Speedup unknown = speedupOf({0.8, 1.3, 1.1, 0.9, 1.2});  // contains 1
+  EXPECT_FALSE(roundsDone({faster}, 5, p));                // a report wants the narrow ratio
+  RoundsProtocol d = decided(p);
+  EXPECT_FALSE(roundsDone({faster}, 4, d));  // never before min_rounds
+  EXPECT_TRUE(roundsDone({faster}, 5, d));
+  EXPECT_TRUE(roundsDone({faster, slower}, 5, d));
+  EXPECT_FALSE(roundsDone({faster, unknown}, 5, d));
+  EXPECT_TRUE(roundsDone({unknown}, 15, d));  // the cap still ends it
+  // Five rounds all above 1 but one at 1.0 exactly: the interval's low end is 1, not above it.
+  EXPECT_FALSE(roundsDone({speedupOf({1.0, 1.5, 1.6, 1.7, 1.8})}, 5, d));
+}
+
 TEST(Speedup, PrintsAndRoundTripsThroughJson) {
   Speedup s = speedupOf({0.97, 0.99, 1.01, 0.98, 1.00, 0.99, 1.01});
   EXPECT_EQ(formatSpeedup(s), "0.99x (0.97-1.01 over 7 rounds)");
