@@ -60,10 +60,14 @@ SearchTask::SearchTask(std::shared_ptr<const te::ComputeDAG> dag, std::string wo
   opt_.sampler.target = opt_.target;
   sketches_ = generateSketches(dag_, opt_.sketch);
   if (opt_.seed_with_default) {
-    // The untuned baseline the executor would run (search states carry no layout rewrite;
-    // finalizeForMeasurement adds it back).
-    auto d = State::replay(dag_, withoutLayoutRewrites(measure::defaultScheduleFor(*dag_, opt_.target, opt_.baseline)));
-    if (d.ok()) default_state_ = std::move(*d);
+    // The untuned baseline the executor would run. Search states carry no layout rewrite
+    // (finalizeForMeasurement adds them to what is searched); the default keeps its own steps.
+    std::vector<schedule::Step> steps = measure::defaultScheduleFor(*dag_, opt_.target, opt_.baseline);
+    auto d = State::replay(dag_, withoutLayoutRewrites(steps));
+    if (d.ok()) {
+      default_state_ = std::move(*d);
+      default_steps_ = std::move(steps);
+    }
   }
 }
 
@@ -178,9 +182,14 @@ std::vector<State> SearchTask::incumbentNeighbours(int want, uint64_t round_seed
   return out;
 }
 
+std::vector<schedule::Step> SearchTask::stepsToMeasure(const State& s, const std::string& key) const {
+  if (default_state_ && key == stateKey(*default_state_)) return default_steps_;
+  return finalizeForMeasurement(s);
+}
+
 std::optional<Candidate> SearchTask::defaultCandidate() const {
   if (!default_state_ || measured_keys_.count(stateKey(*default_state_))) return std::nullopt;
-  return Candidate{*default_state_, finalizeForMeasurement(*default_state_)};
+  return Candidate{*default_state_, default_steps_};
 }
 
 std::vector<Candidate> SearchTask::nextBatch(int n, CostModel& model) {
@@ -249,7 +258,7 @@ std::vector<Candidate> SearchTask::nextBatch(int n, CostModel& model) {
   auto take = [&](const State& s) {
     std::string k = stateKey(s);
     if (measured_keys_.count(k) || !picked.insert(k).second) return false;
-    out.push_back(Candidate{s, finalizeForMeasurement(s)});
+    out.push_back(Candidate{s, stepsToMeasure(s, k)});
     return true;
   };
   // The first batch measures the default schedule: the tuned result is then never worse than

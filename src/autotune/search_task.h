@@ -101,6 +101,13 @@ class SearchTask {
   uint64_t round_ = 0;
   std::vector<schedule::State> sketches_;
   std::optional<schedule::State> default_state_;
+  // What the default state builds as: the default schedule exactly as the executor runs it
+  // untuned. Not finalizeForMeasurement(default_state_): that adds a layout rewrite to every tiled
+  // reduction, which the basic baseline's defaults do not have (its dense layers ran 6x faster
+  // as "default" in `tune` than untuned anywhere else).
+  std::vector<schedule::Step> default_steps_;
+  // The steps a state is built and recorded with.
+  std::vector<schedule::Step> stepsToMeasure(const schedule::State& s, const std::string& key) const;
   std::unordered_set<std::string> measured_keys_;
   std::vector<std::pair<schedule::State, double>> measured_;  // replayable measured states
   std::unordered_map<std::string, std::optional<StateFeatures>> feature_cache_;

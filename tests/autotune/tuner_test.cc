@@ -70,6 +70,30 @@ TEST(SearchTask, FirstBatchHoldsTheDefaultScheduleAndEvolvesFromIt) {
   for (const auto& c : u.nextBatch(8, model)) EXPECT_NE(SearchTask::stateKey(c.state), SearchTask::stepsKey(plain));
 }
 
+// The default the tuner measures first is the untuned schedule exactly as everything else runs
+// it, in both baselines: a dense layer's basic default has no weight layout rewrite, and the
+// search must not add one to what it records as "default" (it ran 6x faster than untuned).
+TEST(SearchTask, TheDefaultIsMeasuredExactlyAsTheUntunedSchedule) {
+  te::Tensor x = te::placeholder("X", {1, 256});
+  te::Tensor w = te::placeholder("W", {512, 256}, te::DType::Float32, true);
+  auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{x, w}, std::vector<te::Tensor>{ops::relu(ops::dense(x, w))});
+  for (schedule::Baseline b : {schedule::Baseline::Basic, schedule::Baseline::Strong}) {
+    SearchOptions opt;
+    opt.population = 32;
+    opt.generations = 1;
+    opt.baseline = b;
+    std::vector<schedule::Step> untuned = measure::defaultScheduleFor(*dag, opt.target, b);
+    SearchTask t(dag, "dense", opt, 3);
+    auto d = t.defaultCandidate();
+    ASSERT_TRUE(d.has_value());
+    EXPECT_EQ(SearchTask::stepsKey(d->build_steps), SearchTask::stepsKey(untuned)) << schedule::baselineName(b);
+    RandomModel model(1);
+    auto batch = t.nextBatch(4, model);
+    ASSERT_FALSE(batch.empty());
+    EXPECT_EQ(SearchTask::stepsKey(batch[0].build_steps), SearchTask::stepsKey(untuned)) << schedule::baselineName(b);
+  }
+}
+
 TEST(SearchTask, DeterministicForASeed) {
   SearchOptions opt;
   opt.population = 64;
