@@ -78,6 +78,12 @@ std::vector<Record> classCandidates(const store::Bank& bank, const std::string& 
   return out;
 }
 
+const std::vector<Record>& ClassCandidates::of(const std::string& class_id) {
+  auto it = read_.find(class_id);
+  if (it == read_.end()) it = read_.emplace(class_id, classCandidates(bank_, class_id, model_, target_, cpu_, baseline_)).first;
+  return it->second;
+}
+
 store::TargetFilter candidateTier(const schedule::TargetInfo& target, int tier) {
   if (tier >= 1) return store::TargetFilter{};
   return store::TargetFilter::sameIsa(target);
@@ -92,18 +98,13 @@ std::vector<std::vector<Record>> collectCandidates(const std::vector<const graph
   const std::map<std::string, std::string> classes = bank.recordClasses();
   for (int t = 0; t < 2; ++t) {
     size_t n = 0;
-    // A class's candidates do not depend on the kernel: read once per class, not once per kernel
-    // (a bank holds every trial of every run; resnet18's 18 kernels are 5 classes).
-    std::map<std::string, std::vector<Record>> of_class;
+    ClassCandidates of_class(bank, target_model, candidateTier(target, t), target.cpu, baseline);
     for (size_t i = 0; i < kernels.size(); ++i) {
       found[i].clear();
       std::vector<std::string> ids{kernels[i]->class_id};
       for (std::string& id : paddingVariants(kernels[i]->class_id, kernels[i]->class_name, classes)) ids.push_back(std::move(id));
       for (const std::string& id : ids) {
-        auto cached = of_class.find(id);
-        if (cached == of_class.end())
-          cached = of_class.emplace(id, classCandidates(bank, id, target_model, candidateTier(target, t), target.cpu, baseline)).first;
-        for (Record r : cached->second) {
+        for (Record r : of_class.of(id)) {
           if (!only.empty() && !only.count(r.provenance.model)) continue;
           if (id != kernels[i]->class_id) {
             // The same class in the paper's sense: its stages mapped onto this kernel's padding.

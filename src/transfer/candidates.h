@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "autotune/cost_model.h"
@@ -45,6 +46,26 @@ std::vector<schedule::Record> classCandidates(const store::Bank& bank, const std
 
 // The records of tier `tier` (0 this ISA level, any CPU; 1 any level).
 store::TargetFilter candidateTier(const schedule::TargetInfo& target, int tier);
+
+// classCandidates of one transfer, each class read once: a class's candidates do not depend on
+// the kernel, and a bank holds every trial of every run (reading a class per kernel cost a
+// ranked resnet50 transfer half its search time).
+class ClassCandidates {
+ public:
+  ClassCandidates(const store::Bank& bank, std::string target_model, store::TargetFilter target,
+                  std::string preferred_cpu = "", schedule::Baseline baseline = schedule::Baseline::Strong)
+      : bank_(bank), model_(std::move(target_model)), target_(std::move(target)), cpu_(std::move(preferred_cpu)),
+        baseline_(baseline) {}
+  const std::vector<schedule::Record>& of(const std::string& class_id);
+
+ private:
+  const store::Bank& bank_;
+  std::string model_;
+  store::TargetFilter target_;
+  std::string cpu_;
+  schedule::Baseline baseline_;
+  std::map<std::string, std::vector<schedule::Record>> read_;
+};
 
 // Records per kernel (index into `kernels`) by the tiers above, restricted to `sources` when not
 // empty; records of classes that differ from the kernel's only in padding (nearest.h) count as

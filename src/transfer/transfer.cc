@@ -49,19 +49,18 @@ void addNearestClassCandidates(const std::vector<const graph::Kernel*>& ks, cons
                                int tier, std::vector<std::vector<Record>>& found, std::vector<std::string>& via_class) {
   std::map<std::string, std::string> known;
   std::set<std::string> only(opt.sources.begin(), opt.sources.end());
+  ClassCandidates of_class(bank, opt.model, candidateTier(opt.target, tier), opt.target.cpu, opt.baseline);
   for (size_t i = 0; i < ks.size(); ++i) {
     if (!found[i].empty()) continue;
     if (known.empty()) {
       // Only classes that hold candidates for this transfer (another baseline's, or only the
       // target's own records, would hide a farther neighbour that has some).
       known = bank.recordClasses();
-      std::erase_if(known, [&](const auto& c) {
-        return classCandidates(bank, c.first, opt.model, candidateTier(opt.target, tier), opt.target.cpu, opt.baseline).empty();
-      });
+      std::erase_if(known, [&](const auto& c) { return of_class.of(c.first).empty(); });
       if (known.empty()) return;
     }
     for (const std::string& id : nearestClasses(ks[i]->class_name, known)) {
-      for (Record& r : classCandidates(bank, id, opt.model, candidateTier(opt.target, tier), opt.target.cpu, opt.baseline)) {
+      for (Record r : of_class.of(id)) {
         if (!only.empty() && !only.count(r.provenance.model)) continue;
         auto steps = remapStages(r.steps, ks[i]->dag);
         if (!steps.ok()) continue;
@@ -231,12 +230,13 @@ std::vector<SourceCoverage> rankSources(const std::vector<graph::Kernel>& kernel
   for (const graph::TunableKernel& d : todo) total += d.kernel->dag->flops() * d.occurrences;
   std::map<std::string, SourceCoverage> by_model;
   const std::map<std::string, std::string> classes = bank.recordClasses();
+  ClassCandidates of_class(bank, target_model, {}, "", baseline);
   for (const graph::TunableKernel& d : todo) {
     std::set<std::string> models;
     std::vector<std::string> ids = paddingVariants(d.kernel->class_id, d.kernel->class_name, classes);
     ids.push_back(d.kernel->class_id);
     for (const std::string& id : ids)
-      for (const Record& r : classCandidates(bank, id, target_model, {}, "", baseline)) models.insert(r.provenance.model);
+      for (const Record& r : of_class.of(id)) models.insert(r.provenance.model);
     for (const std::string& m : models) {
       SourceCoverage& c = by_model[m];
       c.model = m;
