@@ -3,7 +3,8 @@
 // share for the same loop every time, so a thread reads what it wrote in the previous kernel) and
 // runs it in pieces; a thread done early takes the remaining pieces of the others, so a thread
 // whose core is busy with another process does not hold up the region. Workers spin briefly
-// after a region (back-to-back kernels are common) and then sleep. A parallel region started
+// after a region (back-to-back kernels are common) and then sleep; every spin offers the core
+// now and then, since two of the threads may share one. A parallel region started
 // from inside a region runs serially. Workers started by setNumThreads never run a region that
 // began before them.
 // The thread count defaults to the number of online cores, or TTUNE_NUM_THREADS when set.
