@@ -286,7 +286,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out_dir")
     ap.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS), metavar="NAME")
-    ap.add_argument("--opset", type=int, default=OPSET, choices=range(13, 18))
+    ap.add_argument("--opset", type=int, default=OPSET, choices=range(7, 18))
     a = ap.parse_args()
     os.makedirs(a.out_dir, exist_ok=True)
     torch.set_num_threads(1)  # the machine may be busy with a benchmark; export is not timed

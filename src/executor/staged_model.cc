@@ -6,6 +6,7 @@
 #include <set>
 #include <string_view>
 
+#include "frontend/onnx/opset_upgrade.h"
 #include "frontend/onnx/staged_import.h"
 #include "onnx/onnx_pb.h"
 #include "support/assert.h"
@@ -132,6 +133,7 @@ StagedModel::StagedModel(const onnx::ModelProto& proto, const std::string& base_
                          graph::GraphOptions passes, ModelOptions model)
     : impl_(std::make_unique<Impl>()) {
   impl_->proto = proto;
+  frontend::upgradeToMinOpset(impl_->proto, "the model", base_dir);
   impl_->base_dir = base_dir;
   impl_->options = std::move(options);
   impl_->passes = passes;

@@ -136,4 +136,18 @@ void setAttr(onnx::NodeProto& n, const std::string& name, const runtime::NDArray
   *a->mutable_t() = toProto("", t);
 }
 
+void setAttr(onnx::NodeProto& n, const std::string& name, const std::vector<float>& v) {
+  onnx::AttributeProto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::FLOATS);
+  for (float x : v) a->add_floats(x);
+}
+
+void setAttr(onnx::NodeProto& n, const std::string& name, const onnx::GraphProto& g) {
+  onnx::AttributeProto* a = n.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::GRAPH);
+  *a->mutable_g() = g;
+}
+
 }  // namespace ttune::frontend::testing

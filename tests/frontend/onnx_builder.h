@@ -46,6 +46,9 @@ void setAttr(onnx::NodeProto& n, const std::string& name, float v);
 void setAttr(onnx::NodeProto& n, const std::string& name, const std::string& v);
 void setAttr(onnx::NodeProto& n, const std::string& name, const std::vector<int64_t>& v);
 void setAttr(onnx::NodeProto& n, const std::string& name, const runtime::NDArray& t);
+void setAttr(onnx::NodeProto& n, const std::string& name, const std::vector<float>& v);
+// A graph attribute (If branches, Loop / Scan bodies): e.g. another builder's model().graph().
+void setAttr(onnx::NodeProto& n, const std::string& name, const onnx::GraphProto& g);
 
 // Random float array.
 runtime::NDArray randomArray(const te::Shape& shape, uint64_t seed, double lo = -1, double hi = 1);

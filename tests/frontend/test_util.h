@@ -7,9 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "frontend/onnx/onnx_importer.h"
 #include "graph/graph.h"
 #include "runtime/ndarray.h"
 #include "te/compute_dag.h"
+#include "support/error.h"
 #include "te/evaluator.h"
 
 namespace ttune::frontend::testing {
@@ -54,6 +56,19 @@ inline void expectClose(const runtime::NDArray& got, const runtime::NDArray& wan
   runtime::Comparison c = runtime::compare(got, want, atol, rtol);
   EXPECT_TRUE(c.ok()) << c.mismatches << " mismatches, max abs err " << c.max_abs_err << ", max rel err "
                       << c.max_rel_err;
+}
+
+// The one-line error importing `m` raises (a test failure when it imports).
+inline std::string importError(const onnx::ModelProto& m, const OnnxOptions& opt = {}) {
+  try {
+    importOnnxModel(m, opt);
+  } catch (const Error& e) {
+    std::string msg = e.what();
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    return msg;
+  }
+  ADD_FAILURE() << "the import succeeded";
+  return "";
 }
 
 inline runtime::NDArray floatArray(const te::Shape& s, const std::vector<float>& v) {

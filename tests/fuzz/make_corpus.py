@@ -72,6 +72,13 @@ def onnx_seeds():
         [helper.make_node("Constant", [], ["idx"], value=numpy_helper.from_array(np.array([0, 2], dtype=np.int64))),
          helper.make_node("Gather", ["x", "idx"], ["y"], axis=1)],
         [x2], [vi("y", TensorProto.FLOAT, [2, 2])]))
+    # Opset 9: the importer's upgrade (ONNX's checker and version converter) sees it first.
+    put("onnx", "opset9_slice_upsample_clip.onnx", model(
+        [helper.make_node("Slice", ["x"], ["s"], starts=[1], ends=[7], axes=[2]),
+         helper.make_node("Upsample", ["s", "scales"], ["u"], mode="linear"),
+         helper.make_node("Clip", ["u"], ["y"], min=-0.5, max=0.5)],
+        [x4], [vi("y", TensorProto.FLOAT, [1, 3, 12, 16])],
+        [numpy_helper.from_array(np.array([1, 1, 2, 2], dtype=np.float32), "scales")], opset=9))
 
 
 def record_seeds():

@@ -6,6 +6,7 @@
 #include "frontend/onnx/context.h"
 #include "frontend/onnx/onnx_importer.h"
 #include "frontend/onnx/op_table.h"
+#include "frontend/onnx/opset_upgrade.h"
 #include "frontend/onnx/staged_import.h"
 #include "support/strings.h"
 
@@ -234,12 +235,7 @@ graph::Graph compact(const graph::Graph& g) {
   return out;
 }
 
-int defaultOpset(const onnx::ModelProto& m) {
-  int opset = -1;
-  for (const onnx::OperatorSetIdProto& o : m.opset_import())
-    if (o.domain().empty() || o.domain() == "ai.onnx") opset = static_cast<int>(o.version());
-  return opset;
-}
+int defaultOpset(const onnx::ModelProto& m) { return defaultOnnxOpset(m); }
 
 // Names read by node `from` and later, and the model's outputs.
 std::set<std::string> readFrom(const onnx::GraphProto& gp, int from) {
@@ -441,12 +437,17 @@ std::map<std::string, runtime::NDArray> evaluateNodeOnHost(const onnx::ModelProt
 }
 
 graph::Graph importOnnxModel(const onnx::ModelProto& model, const OnnxOptions& options) {
-  return importChecked(model, options, "", "the model");
+  int opset = defaultOnnxOpset(model);
+  if (opset < 1 || opset >= kMinOnnxOpset) return importChecked(model, options, "", "the model");
+  onnx::ModelProto upgraded = model;
+  upgradeToMinOpset(upgraded, "the model");
+  return importChecked(upgraded, options, "", "the model");
 }
 
 graph::Graph importOnnxBytes(const std::string& bytes, const OnnxOptions& options) {
   onnx::ModelProto m;
   if (!m.ParseFromString(bytes)) fail("the data is not a valid ONNX model (protobuf parsing failed)");
+  upgradeToMinOpset(m, "the model");
   return importChecked(m, options, "", "the model");
 }
 
@@ -456,6 +457,7 @@ graph::Graph importOnnx(const std::string& path, const OnnxOptions& options) {
   onnx::ModelProto m;
   std::string what = "the ONNX file \"" + path + "\"";
   if (!m.ParseFromIstream(&f)) fail(what, " is not a valid ONNX model (protobuf parsing failed)");
+  upgradeToMinOpset(m, what, dirName(path));
   return importChecked(m, options, dirName(path), what);
 }
 

@@ -1,5 +1,6 @@
 // The ONNX importer: reads an ONNX model (opsets 11 to 17 of the default domain, plus the
-// com.microsoft Gelu) into a graph::Graph in which every value has a static shape.
+// com.microsoft Gelu; older opsets upgraded first, opset_upgrade.h) into a graph::Graph in which
+// every value has a static shape.
 //
 // Contract: the result is shape-correct and uses the graph lowering conventions (Conv is conv2d
 // plus a separate bias add, Gemm/MatMul with a constant 2-D weight are dense with an [N, K]

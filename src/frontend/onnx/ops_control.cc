@@ -1,9 +1,13 @@
 // ONNX control flow with a condition and trip count known at import: If imports the branch the
 // condition selects; Loop is unrolled (its body imported once per iteration, loop-carried values
-// threaded through, scan outputs stacked along a new axis 0). A condition or trip count computed
+// threaded through, scan outputs stacked along a new axis 0); Scan is unrolled over its inputs'
+// sequence axis, which shapes fix at import (each step's elements are slices, scan outputs are
+// stacked along their axis in either direction). A condition or trip count computed
 // at run time reaches Ctx::constant, so `ttune run` resolves it between stages
 // (executor/staged_model.h) and a static import names it in one sentence. Loops whose condition
 // changes with run-time data inside the body are not supported.
+#include <algorithm>
+
 #include "frontend/onnx/op_table.h"
 
 namespace ttune::frontend::detail {
@@ -71,11 +75,86 @@ void importLoop(Ctx& c) {
   }
 }
 
+// Scan (opset 9 on; opset 8's batched form reaches here through the version converter).
+void importScan(Ctx& c) {
+  c.checkAttrs({"body", "num_scan_inputs", "scan_input_axes", "scan_input_directions", "scan_output_axes",
+                "scan_output_directions"});
+  const onnx::GraphProto& body = c.attrGraph("body");
+  int64_t scans_in = c.attrInt("num_scan_inputs", 0);
+  if (scans_in < 1 || scans_in > c.numInputs())
+    c.fail("num_scan_inputs is ", scans_in, ", but the node has ", c.numInputs(), " inputs");
+  int states = c.numInputs() - static_cast<int>(scans_in);
+  int scans_out = body.output_size() - states;
+  if (body.input_size() != c.numInputs() || scans_out < 0)
+    c.fail("the body takes ", body.input_size(), " inputs and gives ", body.output_size(),
+           " outputs, which does not match ", states, " state variables and ", scans_in, " scan inputs");
+  if (c.numOutputs() > states + scans_out)
+    c.fail("the node has ", c.numOutputs(), " outputs, but its body gives ", states + scans_out);
+  auto perScan = [&](std::string_view name, int count) {
+    std::vector<int64_t> v = c.attrInts(name);
+    if (v.empty()) v.assign(static_cast<size_t>(count), 0);
+    if (static_cast<int>(v.size()) != count) c.fail(name, " has ", v.size(), " entries for ", count, " values");
+    return v;
+  };
+  std::vector<int64_t> in_axes = perScan("scan_input_axes", static_cast<int>(scans_in));
+  std::vector<int64_t> in_dirs = perScan("scan_input_directions", static_cast<int>(scans_in));
+  std::vector<int64_t> out_axes = perScan("scan_output_axes", scans_out);
+  std::vector<int64_t> out_dirs = perScan("scan_output_directions", scans_out);
+
+  int64_t steps = -1;
+  for (int j = 0; j < scans_in; ++j) {
+    int in = states + j;
+    in_axes[j] = normAxis(c, in_axes[j], c.rank(in), "scan_input_axes");
+    int64_t len = c.shape(in)[static_cast<size_t>(in_axes[j])];
+    if (steps >= 0 && len != steps)
+      c.fail("scan input ", j, " has ", len, " elements along its scan axis, but scan input 0 has ", steps);
+    steps = len;
+  }
+  if (steps == 0) c.fail("the scan inputs are empty along their scan axis, which is not supported");
+  if (steps > kMaxUnrolledIterations)
+    c.fail("the scan runs ", steps, " steps, beyond the ", kMaxUnrolledIterations, " iterations ttune unrolls");
+
+  std::vector<int> state;
+  for (int k = 0; k < states; ++k) state.push_back(c.in(k, "initial_state"));
+  std::vector<std::vector<int>> scanned(static_cast<size_t>(scans_out));
+  for (int64_t t = 0; t < steps; ++t) {
+    for (int k = 0; k < states; ++k) c.bindName(body.input(k).name(), state[k]);
+    for (int j = 0; j < scans_in; ++j) {
+      int in = states + j;
+      int64_t at = in_dirs[j] != 0 ? steps - 1 - t : t;
+      int64_t axis = in_axes[j];
+      int row = c.emit(graph::SliceAttrs{{at}, {at + 1}, {axis}, {1}}, {c.in(in)}, "scan_element");
+      te::Shape s = c.shape(in);
+      s.erase(s.begin() + axis);
+      c.bindName(body.input(in).name(), c.reshape(row, s, "scan_element"));
+    }
+    c.importSubgraph(body);
+    for (int k = 0; k < states; ++k) state[k] = c.named(body.output(k).name());
+    for (int k = 0; k < scans_out; ++k) scanned[k].push_back(c.named(body.output(states + k).name()));
+  }
+  for (int k = 0; k < states; ++k)
+    if (c.outputUsed(k)) c.setOutput(k, state[k]);
+  for (int k = 0; k < scans_out; ++k) {
+    if (!c.outputUsed(states + k)) continue;
+    if (out_dirs[k] != 0) std::reverse(scanned[k].begin(), scanned[k].end());
+    size_t rank = c.val(scanned[k][0]).shape.size() + 1;
+    int64_t axis = normAxis(c, out_axes[k], rank, "scan_output_axes");
+    std::vector<int> rows;
+    for (int v : scanned[k]) {
+      te::Shape s = c.val(v).shape;
+      s.insert(s.begin() + axis, 1);
+      rows.push_back(c.reshape(v, s, "scan_row"));
+    }
+    c.setOutput(states + k, rows.size() == 1 ? rows[0] : c.emit(graph::ConcatAttrs{axis}, rows, "scan"));
+  }
+}
+
 }  // namespace
 
 void addControlOps(OpTable& t) {
   t["If"] = importIf;
   t["Loop"] = importLoop;
+  t["Scan"] = importScan;
 }
 
 }  // namespace ttune::frontend::detail

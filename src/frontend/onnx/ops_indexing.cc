@@ -1,5 +1,6 @@
 // Indexing, generation and argument-reduction ONNX operators (graph ops from ops/indexing.h):
-// ArgMax / ArgMin, Hardmax, CumSum, LRN, InstanceNormalization (composed from reductions),
+// ArgMax / ArgMin, Hardmax, CumSum, LRN, InstanceNormalization and MeanVarianceNormalization
+// (composed from reductions),
 // GatherElements, GatherND, ScatterElements, ScatterND, Trilu, EyeLike (a constant: only the
 // input's shape matters), OneHot, TopK (an indices node, and a gather_elements of the values when
 // they are used: graph ops have one output), ReverseSequence and MaxUnpool. Everything that shapes
@@ -114,6 +115,24 @@ void importInstanceNorm(Ctx& c) {
   int n = c.binary(BinaryKind::Div, d, sd, "normalized");
   int s = c.binary(BinaryKind::Mul, n, c.reshape(c.in(1, "scale"), param, "scale"), "scaled");
   c.setOutput(0, c.binary(BinaryKind::Add, s, c.reshape(c.in(2, "B"), param, "bias"), {}));
+}
+
+// MeanVarianceNormalization as ONNX's function body defines it: (x - E[x]) / (sqrt(E[x^2] -
+// E[x]^2) + 1e-9) over `axes` (default [0, 2, 3]).
+void importMeanVarianceNorm(Ctx& c) {
+  c.checkAttrs({"axes"});
+  requireFloat(c, 0);
+  std::vector<int64_t> axes = c.hasAttr("axes") ? c.attrInts("axes") : std::vector<int64_t>{0, 2, 3};
+  for (int64_t& a : axes) a = normAxis(c, a, c.rank(0), "axes");
+  int x = c.in(0);
+  DType t = c.dtype(0);
+  int mean = c.emit(graph::ReduceAttrs{graph::ReduceKind::Mean, axes, true}, {x}, "mean");
+  int mean_sq = c.binary(BinaryKind::Mul, mean, mean, "mean_squared");
+  int sq = c.binary(BinaryKind::Mul, x, x, "square");
+  int sq_mean = c.emit(graph::ReduceAttrs{graph::ReduceKind::Mean, axes, true}, {sq}, "square_mean");
+  int sd = c.unary(graph::UnaryKind::Sqrt, c.binary(BinaryKind::Sub, sq_mean, mean_sq, "variance"), "std");
+  int den = c.binary(BinaryKind::Add, sd, c.scalarConstant(1e-9, t, "epsilon"), "std_eps");
+  c.setOutput(0, c.binary(BinaryKind::Div, c.binary(BinaryKind::Sub, x, mean, "centered"), den, {}));
 }
 
 void requireIndices(const Ctx& c, int i) {
@@ -343,6 +362,7 @@ void addIndexingOps(OpTable& t) {
   t["CumSum"] = importCumSum;
   t["LRN"] = importLrn;
   t["InstanceNormalization"] = importInstanceNorm;
+  t["MeanVarianceNormalization"] = importMeanVarianceNorm;
   t["GatherElements"] = importGatherElements;
   t["GatherND"] = importGatherND;
   t["ScatterElements"] = importScatterElements;
