@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <numeric>
 
 #include "executor/executor.h"
@@ -134,6 +136,43 @@ TEST(OnnxOldOpsets, UpsampleAndResizeTenKeepAsymmetricCoordinates) {
     if (opset == 10) expectOutputs(g, {x}, {up, down});
     else expectOutputs(g, {x}, {up});
   }
+}
+
+// A weight stored in an external file: the upgraded model still reads it (ONNX 1.12's converter
+// alone would leave it empty).
+TEST(OnnxOldOpsets, ExternallyStoredWeightsSurviveTheUpgrade) {
+  std::string dir = ::testing::TempDir();
+  runtime::NDArray w = randomArray({4, 3}, 11);
+  {
+    std::ofstream f(dir + "/ttune_old_opset.bin", std::ios::binary);
+    f.write(static_cast<const char*>(w.data()), 12 * sizeof(float));
+  }
+  ModelBuilder b(9);
+  b.input("x", {I(2), I(4)});
+  onnx::TensorProto& t = *b.model().mutable_graph()->add_initializer();
+  t.set_name("w");
+  t.set_data_type(onnx::TensorProto::FLOAT);
+  t.add_dims(4);
+  t.add_dims(3);
+  t.set_data_location(onnx::TensorProto::EXTERNAL);
+  onnx::StringStringEntryProto* e = t.add_external_data();
+  e->set_key("location");
+  e->set_value("ttune_old_opset.bin");
+  b.node("MatMul", {"x", "w"}, {"y"});
+  b.output("y");
+  std::string path = dir + "/ttune_old_opset.onnx";
+  std::ofstream(path, std::ios::binary) << b.bytes();
+  graph::Graph g = importOnnx(path);
+  runtime::NDArray x = randomArray({2, 4}, 12), want({2, 3}, te::DType::Float32);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j) {
+      float acc = 0;
+      for (int k = 0; k < 4; ++k) acc += x.as<float>()[i * 4 + k] * w.as<float>()[k * 3 + j];
+      want.as<float>()[i * 3 + j] = acc;
+    }
+  expectOutputs(g, {x}, {want});
+  std::remove(path.c_str());
+  std::remove((dir + "/ttune_old_opset.bin").c_str());
 }
 
 // A body for Scan: state s, scan elements a and b; s' = s + a * b, scan output s'.

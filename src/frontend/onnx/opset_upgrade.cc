@@ -141,6 +141,22 @@ void checkNamesDefined(onnx::GraphProto& g, std::set<std::string> defined, const
               info->end());
 }
 
+// ONNX 1.12's converter loses where an externally stored tensor's data lives (the upgraded model
+// would have an empty weight): such tensors are read into the model first.
+void inlineExternalData(onnx::GraphProto& g, const std::string& base_dir) {
+  auto inline_one = [&](onnx::TensorProto& t) {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL) return;
+    runtime::NDArray a = tensorFromProto(t, base_dir);  // names the tensor and file on failure
+    t.clear_external_data();
+    t.set_data_location(onnx::TensorProto::DEFAULT);
+    t.set_raw_data(a.data(), static_cast<size_t>(a.numElements() * te::dtypeBytes(a.dtype())));
+  };
+  for (onnx::TensorProto& t : *g.mutable_initializer()) inline_one(t);
+  for (onnx::NodeProto& n : *g.mutable_node())
+    for (onnx::AttributeProto& a : *n.mutable_attribute())
+      if (a.has_t()) inline_one(*a.mutable_t());
+}
+
 }  // namespace
 
 int defaultOnnxOpset(const onnx::ModelProto& m) {
@@ -189,6 +205,7 @@ bool upgradeToMinOpset(onnx::ModelProto& model, const std::string& what, const s
          reasonOf(e), ")");
   }
   checkNamesDefined(*model.mutable_graph(), {}, what);
+  inlineExternalData(*model.mutable_graph(), base_dir);
   onnx::ModelProto upgraded;
   try {
     upgraded = onnx::version_conversion::ConvertVersion(model, kMinOnnxOpset);

@@ -7,7 +7,8 @@
 // Resize, Slice / TopK / Clip / Pad take their inputs instead of attributes, Scatter becomes
 // ScatterElements, BatchNormalization loses `spatial`, Scan gains its input axes ...) and
 // returns true. Before converting, the model must pass ONNX's checker and define every output
-// it declares (the converter trusts both). The Resizes it makes of Upsample and Resize-10 keep
+// it declares (the converter trusts both); externally stored tensors are read into it (the
+// converter would lose their location, `base_dir` is where they are). The Resizes it makes of Upsample and Resize-10 keep
 // their asymmetric coordinates and ONNX Runtime's nearest pixel (ONNX 1.12's converter leaves
 // them at opset 11's half-pixel default, a different bilinear result). A model it cannot
 // upgrade faithfully (a malformed graph, an operator version without an adapter, an upgrade that
