@@ -11,9 +11,7 @@
 #include <fstream>
 #include <numeric>
 
-#include "executor/executor.h"
 #include "frontend/onnx/onnx_importer.h"
-#include "graph/reference.h"
 #include "onnx_builder.h"
 #include "support/error.h"
 #include "test_util.h"
@@ -23,24 +21,6 @@ namespace {
 
 using namespace testing;
 using I = int64_t;
-
-// Both the reference evaluator and the compiled model give `want`.
-void expectOutputs(const graph::Graph& g, const std::vector<runtime::NDArray>& inputs,
-                   const std::vector<runtime::NDArray>& want) {
-  std::vector<runtime::NDArray> ref = graph::evaluateGraph(g, inputs);
-  ASSERT_EQ(ref.size(), want.size());
-  for (size_t i = 0; i < want.size(); ++i) {
-    SCOPED_TRACE("reference, output " + std::to_string(i));
-    expectClose(ref[i], want[i]);
-  }
-  executor::CompiledModel m = executor::CompiledModel::compile(g);
-  std::vector<runtime::NDArray> got = m.run(inputs);
-  ASSERT_EQ(got.size(), want.size());
-  for (size_t i = 0; i < want.size(); ++i) {
-    SCOPED_TRACE("compiled, output " + std::to_string(i));
-    expectClose(got[i], want[i]);
-  }
-}
 
 // Opset 8: Slice, Clip and Pad with attributes, BatchNormalization with `spatial`, Upsample with
 // a scales attribute, TopK with a k attribute.

@@ -1,5 +1,6 @@
 // Shared helpers of the frontend tests: evaluating a te expression with the reference evaluator,
-// listing a graph's operators, and finding nodes.
+// listing a graph's operators, finding nodes, an import's error sentence, and checking a graph's
+// outputs through the reference evaluator and compiled.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -7,7 +8,9 @@
 #include <string>
 #include <vector>
 
+#include "executor/executor.h"
 #include "frontend/onnx/onnx_importer.h"
+#include "graph/reference.h"
 #include "graph/graph.h"
 #include "runtime/ndarray.h"
 #include "te/compute_dag.h"
@@ -75,6 +78,24 @@ inline runtime::NDArray floatArray(const te::Shape& s, const std::vector<float>&
   runtime::NDArray a(s, te::DType::Float32);
   for (size_t i = 0; i < v.size(); ++i) a.as<float>()[i] = v[i];
   return a;
+}
+
+// Both the reference evaluator and the compiled model give `want`.
+inline void expectOutputs(const graph::Graph& g, const std::vector<runtime::NDArray>& inputs,
+                          const std::vector<runtime::NDArray>& want) {
+  std::vector<runtime::NDArray> ref = graph::evaluateGraph(g, inputs);
+  ASSERT_EQ(ref.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    SCOPED_TRACE("reference, output " + std::to_string(i));
+    expectClose(ref[i], want[i]);
+  }
+  executor::CompiledModel m = executor::CompiledModel::compile(g);
+  std::vector<runtime::NDArray> got = m.run(inputs);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < want.size(); ++i) {
+    SCOPED_TRACE("compiled, output " + std::to_string(i));
+    expectClose(got[i], want[i]);
+  }
 }
 
 }  // namespace ttune::frontend::testing

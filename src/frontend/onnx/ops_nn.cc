@@ -1,5 +1,6 @@
 // Compute-heavy and normalization ONNX operators: Gemm, MatMul, pooling (1-D and 3-D through
-// 2-D), BatchNormalization, LayerNormalization, Softmax and LogSoftmax (convolutions are in
+// 2-D; LpPool, GlobalLpPool and LpNormalization from |x|^p through an average pooling or a sum),
+// BatchNormalization, LayerNormalization, Softmax and LogSoftmax (convolutions are in
 // ops_conv.cc).
 //
 // Lowering conventions: Gemm and MatMul with a constant 2-D weight become dense with the
@@ -121,13 +122,38 @@ void importGemm(Ctx& c) {
 
 // ---- pooling ----------------------------------------------------------------------------------
 
-void importPool(Ctx& c, graph::PoolKind kind) {
+// |x|^p for the Lp operators (p = 1, 2 without a pow).
+int absPow(Ctx& c, int x, int64_t p) {
+  if (p == 2) return c.binary(BinaryKind::Mul, x, x, "square");
+  int a = c.unary(graph::UnaryKind::Abs, x, "abs");
+  if (p == 1) return a;
+  return c.binary(BinaryKind::Pow, a, c.scalarConstant(static_cast<double>(p), c.val(x).dtype, "p"), "abs_pow");
+}
+
+// s^(1/p), the inverse of absPow.
+int rootP(Ctx& c, int s, int64_t p, std::string_view tag) {
+  if (p == 1) return s;
+  if (p == 2) return c.unary(graph::UnaryKind::Sqrt, s, tag);
+  return c.binary(BinaryKind::Pow, s, c.scalarConstant(1.0 / static_cast<double>(p), c.val(s).dtype, "inverse_p"), tag);
+}
+
+int64_t lpOrder(const Ctx& c) {
+  int64_t p = c.attrInt("p", 2);
+  if (p < 1) c.fail("p = ", p, " is not supported (a positive integer order is)");
+  return p;
+}
+
+// `lp` > 0: LpPool of that order, an average pooling of |x|^p with the padding counted, times
+// the window's size, then the p-th root.
+void importPool(Ctx& c, graph::PoolKind kind, int64_t lp = 0) {
   bool is_max = kind == graph::PoolKind::Max;
-  if (is_max) c.checkAttrs({"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"});
+  if (lp > 0) c.checkAttrs({"auto_pad", "kernel_shape", "p", "pads", "strides"});
+  else if (is_max) c.checkAttrs({"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"});
   else c.checkAttrs({"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
   bool indices = is_max && c.outputUsed(1);
   if (c.rank(0) == 5) {
     if (indices) c.fail("the Indices output of a 3-D max pooling is not supported");
+    if (lp > 0) c.fail("3-D LpPool is not supported");
     return importPool3d(c, kind);
   }
   checkSpatialRank(c, "pooling");
@@ -147,11 +173,16 @@ void importPool(Ctx& c, graph::PoolKind kind) {
   a.pads = w.pads;
   a.dilation = w.dilation;
   a.ceil_mode = c.attrInt("ceil_mode", 0) != 0;
-  a.count_include_pad = c.attrInt("count_include_pad", 0) != 0;
-  int x0 = quantized ? c.cast(c.in(0), te::DType::Float32, "input_float") : c.in(0);
+  a.count_include_pad = lp > 0 || c.attrInt("count_include_pad", 0) != 0;
+  int x0 = quantized ? c.cast(c.in(0), te::DType::Float32, "input_float") : lp > 0 ? absPow(c, c.in(0), lp) : c.in(0);
   int x = c.reshape(x0, to4d(xs), "input_2d");
-  int y = c.emit(a, {x}, one_d || quantized ? "pool_2d" : "");
+  int y = c.emit(a, {x}, one_d || quantized || lp > 0 ? "pool_2d" : "");
   if (quantized) y = c.cast(y, dt, one_d ? "pool_2d_cast" : "");
+  if (lp > 0) {
+    double area = static_cast<double>(a.kernel[0] * a.kernel[1]);
+    y = rootP(c, c.binary(BinaryKind::Mul, y, c.scalarConstant(area, c.val(y).dtype, "window"), "window_sum"), lp,
+              one_d ? "pool_2d_root" : "");
+  }
   c.setOutput(0, back3d(c, y, one_d));
   if (indices) {
     graph::MaxPoolIndicesAttrs ia{a};
@@ -211,6 +242,31 @@ void importGlobalPool(Ctx& c, graph::PoolKind kind) {
 }
 
 void importGlobalAveragePool(Ctx& c) { importGlobalPool(c, graph::PoolKind::Avg); }
+void importLpPool(Ctx& c) { importPool(c, graph::PoolKind::Avg, lpOrder(c)); }
+
+// GlobalLpPool: (sum over the spatial axes of |x|^p)^(1/p).
+void importGlobalLpPool(Ctx& c) {
+  c.checkAttrs({"p"});
+  requireFloat(c, 0);
+  int64_t p = lpOrder(c);
+  size_t r = c.rank(0);
+  if (r < 3) c.fail("the input has rank ", r, ", but global pooling needs N, C and spatial dimensions");
+  std::vector<int64_t> axes;
+  for (size_t d = 2; d < r; ++d) axes.push_back(static_cast<int64_t>(d));
+  int s = c.emit(graph::ReduceAttrs{graph::ReduceKind::Sum, axes, true}, {absPow(c, c.in(0), p)}, "sum");
+  c.setOutput(0, rootP(c, s, p, {}));
+}
+
+// LpNormalization: x divided by its L1 or L2 norm along `axis`.
+void importLpNormalization(Ctx& c) {
+  c.checkAttrs({"axis", "p"});
+  requireFloat(c, 0);
+  int64_t p = lpOrder(c);
+  if (p > 2) c.fail("p = ", p, " is not supported (ONNX defines 1 and 2)");
+  int64_t axis = normAxis(c, c.attrInt("axis", -1), c.rank(0));
+  int s = c.emit(graph::ReduceAttrs{graph::ReduceKind::Sum, {axis}, true}, {absPow(c, c.in(0), p)}, "sum");
+  c.setOutput(0, c.binary(BinaryKind::Div, c.in(0), rootP(c, s, p, "norm"), {}));
+}
 void importGlobalMaxPool(Ctx& c) { importGlobalPool(c, graph::PoolKind::Max); }
 
 // ---- normalization ----------------------------------------------------------------------------
@@ -342,6 +398,9 @@ void addNnOps(OpTable& t) {
   t["AveragePool"] = importAveragePool;
   t["GlobalAveragePool"] = importGlobalAveragePool;
   t["GlobalMaxPool"] = importGlobalMaxPool;
+  t["LpPool"] = importLpPool;
+  t["GlobalLpPool"] = importGlobalLpPool;
+  t["LpNormalization"] = importLpNormalization;
   t["BatchNormalization"] = importBatchNorm;
   t["LayerNormalization"] = importLayerNorm;
   t["Softmax"] = importSoftmax;
