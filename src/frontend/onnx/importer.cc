@@ -235,8 +235,6 @@ graph::Graph compact(const graph::Graph& g) {
   return out;
 }
 
-int defaultOpset(const onnx::ModelProto& m) { return defaultOnnxOpset(m); }
-
 // Names read by node `from` and later, and the model's outputs.
 std::set<std::string> readFrom(const onnx::GraphProto& gp, int from) {
   std::set<std::string> r;
@@ -259,7 +257,7 @@ graph::Graph importModel(const onnx::ModelProto& m, const OnnxOptions& opt, cons
                          const std::string& what, const StageRequest* req = nullptr, ImportStage* stage = nullptr) {
   if (!m.has_graph() || (m.graph().node_size() == 0 && m.graph().output_size() == 0))
     fail(what, " is not a valid ONNX model (it has no graph)");
-  int opset = defaultOpset(m);
+  int opset = defaultOnnxOpset(m);
   if (opset < 0) fail(what, " does not import the default ONNX operator set (opset_import is missing)");
   if (opset < kMinOnnxOpset || opset > kMaxOnnxOpset)
     fail(what, " uses opset ", opset, " of the default ONNX domain, but ttune supports opsets ", kMinOnnxOpset, " to ",
@@ -420,7 +418,7 @@ std::map<std::string, runtime::NDArray> evaluateNodeOnHost(const onnx::ModelProt
     names[i] = g.addConstant(i, v->second);
   }
   std::set<std::string> used(n.output().begin(), n.output().end());
-  Ctx ctx(g, names, used, defaultOpset(model));
+  Ctx ctx(g, names, used, defaultOnnxOpset(model));
   ctx.beginNode(n, index);
   auto it = detail::opTable().find(detail::opKey(n.domain(), n.op_type()));
   if (it == detail::opTable().end()) ctx.fail("operator ", n.op_type(), " is not supported");
