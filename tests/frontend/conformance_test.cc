@@ -455,6 +455,8 @@ TEST(OnnxConformance, EverySupportedOperatorKeepsItsPassingCases) {
       {"InstanceNormalization", 2}, {"IsInf", 3}, {"LRN", 2}, {"MaxUnpool", 2}, {"Mod", 13}, {"OneHot", 4},
       {"ReduceProd", 8}, {"ReverseSequence", 2}, {"Round", 1}, {"ScatterElements", 4}, {"ScatterND", 3},
       {"Shrink", 2}, {"Sin", 2}, {"Sinh", 2}, {"Tan", 2}, {"TopK", 3}, {"Trilu", 16},
+      // Det (unrolled elimination, ops_linalg.cc) and TfIdfVectorizer over integer tokens (ops_text.cc).
+      {"Det", 2}, {"TfIdfVectorizer", 7},
       // Quantization (frontend/onnx/ops_quant.cc); int8 / uint8 cases of the operators above.
       {"ConvInteger", 3}, {"DequantizeLinear", 2}, {"DynamicQuantizeLinear", 6}, {"MatMulInteger", 1},
       {"QLinearConv", 1}, {"QLinearMatMul", 2}, {"QuantizeLinear", 2},

@@ -38,6 +38,8 @@ const OpTable& opTable() {
     addIndexingOps(t);
     addSampleOps(t);
     addSignalOps(t);
+    addLinalgOps(t);
+    addTextOps(t);
     addDynamicOps(t);
     addControlOps(t);
     return t;

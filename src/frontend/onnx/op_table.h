@@ -29,6 +29,8 @@ void addResizeOps(OpTable& t);
 void addIndexingOps(OpTable& t);
 void addSampleOps(OpTable& t);
 void addSignalOps(OpTable& t);
+void addLinalgOps(OpTable& t);
+void addTextOps(OpTable& t);
 void addDynamicOps(OpTable& t);
 void addControlOps(OpTable& t);
 

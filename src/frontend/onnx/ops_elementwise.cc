@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "frontend/onnx/nn_common.h"
 #include "frontend/onnx/op_table.h"
 
 namespace ttune::frontend::detail {
@@ -14,11 +15,6 @@ namespace {
 using graph::BinaryKind;
 using graph::UnaryKind;
 using te::DType;
-
-void requireFloat(const Ctx& c, int i) {
-  if (!te::isComputeFloat(c.dtype(i)))
-    c.fail(c.inputLabel(i), " has dtype ", te::dtypeName(c.dtype(i)), ", but only float32 and float64 are supported here");
-}
 
 // ---- unary ------------------------------------------------------------------------------------
 
