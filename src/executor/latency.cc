@@ -6,14 +6,15 @@
 namespace ttune::executor {
 
 ModelTimings timeCompiled(std::vector<CompiledModel>& models, const std::vector<runtime::NDArray>& inputs,
-                          const measure::RoundsProtocol& protocol, int per_round) {
+                          const measure::RoundsProtocol& protocol, int per_round, RoundOrder order) {
   for (auto& m : models) m.run(inputs);  // warm-up
   std::vector<std::vector<double>> times(models.size());
   std::vector<std::vector<double>> ratios(models.size());
   ModelTimings out;
   for (int r = 0;; ++r) {
     std::vector<double> round_median(models.size());
-    for (size_t i = 0; i < models.size(); ++i) {
+    for (size_t j = 0; j < models.size(); ++j) {
+      size_t i = order == RoundOrder::Rotating ? (j + static_cast<size_t>(r)) % models.size() : j;
       std::vector<double> mine;
       for (int k = 0; k < per_round; ++k) {
         Timer t;
@@ -35,14 +36,14 @@ ModelTimings timeCompiled(std::vector<CompiledModel>& models, const std::vector<
 }
 
 ModelTimings timeModels(const graph::Graph& g, std::vector<ModelOptions> configs, const measure::RoundsProtocol& protocol,
-                        int per_round) {
+                        int per_round, RoundOrder order) {
   std::shared_ptr<KernelCache> cache = makeKernelCache();
   std::vector<CompiledModel> models;
   for (ModelOptions& c : configs) {
     if (!c.cache) c.cache = cache;
     models.push_back(CompiledModel::compile(g, c));
   }
-  return timeCompiled(models, randomInputs(g, 1), protocol, per_round);
+  return timeCompiled(models, randomInputs(g, 1), protocol, per_round, order);
 }
 
 }  // namespace ttune::executor
