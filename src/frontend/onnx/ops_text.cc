@@ -145,19 +145,18 @@ void importTfIdfVectorizer(Ctx& c) {
       int part = c.emit(graph::GatherAttrs{1}, {counts, c.addConstant(int64Tensor(pick), t + "_columns")}, t);
       y = y < 0 ? part : c.binary(BinaryKind::Add, y, part, t + "_sum");
     }
-    if (mode != TfIdfMode::Tf && !weights.empty()) {
+    int wc = -1;  // TF ignores weights
+    if (!weights.empty() && mode != TfIdfMode::Tf) {
       runtime::NDArray w({width}, DType::Float32);
       std::copy(weights.begin(), weights.begin() + width, w.as<float>());
-      int wc = c.addConstant(std::move(w), "weights");
-      if (mode == TfIdfMode::TfIdf) {
-        y = c.binary(BinaryKind::Mul, y, wc, "weighted");
-      } else {
-        int seen = c.binary(BinaryKind::Greater, y, c.scalarConstant(0, DType::Float32, "zero"), "seen");
-        y = c.emit(graph::WhereAttrs{}, {seen, wc, c.scalarConstant(0, DType::Float32, "none")}, "weighted");
-      }
-    } else if (mode == TfIdfMode::Idf) {  // unit weights: 1 where seen
+      wc = c.addConstant(std::move(w), "weights");
+    }
+    if (mode == TfIdfMode::Idf) {  // the weight (1 without weights) where the n-gram was seen
       int seen = c.binary(BinaryKind::Greater, y, c.scalarConstant(0, DType::Float32, "zero"), "seen");
-      y = c.cast(seen, DType::Float32, "weighted");
+      y = wc < 0 ? c.cast(seen, DType::Float32, "weighted")
+                 : c.emit(graph::WhereAttrs{}, {seen, wc, c.scalarConstant(0, DType::Float32, "none")}, "weighted");
+    } else if (mode == TfIdfMode::TfIdf && wc >= 0) {
+      y = c.binary(BinaryKind::Mul, y, wc, "weighted");
     }
   }
   c.setOutput(0, c.reshape(y, s.size() == 2 ? te::Shape{rows, width} : te::Shape{width}, {}));
