@@ -4,23 +4,98 @@
 // times the copies exactly as a comparison times its configurations, and prints each copy's
 // "speedup" over the first with its interval. Every true ratio is 1: an interval that excludes 1
 // is a bias of the protocol (the slot a configuration runs in, or where its buffers landed), and
-// its size is the smallest effect a comparison can claim.
+// its size is the smallest effect a comparison can claim. `--warm both` runs the comparisons with
+// and without the block warm-up (executor::Interleave) alternately in one run. `--trace N` shows
+// the cause instead: every copy's runs by their place in the block and each kernel's time, with
+// no warm-up, optionally after 100 ms of sleep, scalar spinning or memory streaming.
 //
-//   bench_aa [--model alexnet] [--copies 3] [--repeats 3] [--other] [--order rotating|fixed|both]
-//            [--per-round 3] [--threads N] [--json]
+//   bench_aa [--model alexnet] [--copies 3] [--repeats 3] [--other] [--order balanced|fixed|rotating|all]
+//            [--warm on|off|both] [--per-round 3] [--threads N] [--json]
+//   bench_aa --trace 10 [--per-round 6] [--other] [--interpose none|sleep|spin|stream]
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <iostream>
+#include <thread>
 
 #include "cli/model_loader.h"
 #include "codegen/target.h"
 #include "executor/executor.h"
 #include "executor/latency.h"
+#include "measure/timing.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
 #include "support/json.h"
+#include "support/timer.h"
 
 using namespace ttune;
+
+namespace {
+
+// Per-kernel medians of each copy over `rounds` fixed-order rounds of profiled runs; prints the
+// kernels whose time differs most between copies.
+int traceKernels(const graph::Graph& g, const executor::ModelOptions& opt, int copies, bool other, int rounds,
+                 int per_round, const std::string& interpose) {
+  std::vector<char> big(size_t(256) << 20, 1);
+  auto between = [&] {
+    if (interpose == "sleep") std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (interpose == "spin") {
+      Timer t;
+      volatile double x = 1;
+      while (t.seconds() < 0.1) x = x * 1.0000001 + 1e-9;
+    }
+    if (interpose == "stream") {
+      Timer t;
+      while (t.seconds() < 0.1) std::memset(big.data(), static_cast<int>(t.seconds() * 100), big.size());
+    }
+  };
+  std::shared_ptr<executor::KernelCache> cache = executor::makeKernelCache();
+  std::vector<executor::CompiledModel> models;
+  for (int i = 0; i < copies + (other ? 1 : 0); ++i) {
+    executor::ModelOptions o = opt;
+    o.cache = cache;
+    if (i == copies) o.baseline = schedule::Baseline::Basic;
+    models.push_back(executor::CompiledModel::compile(g, o));
+  }
+  std::vector<runtime::NDArray> inputs = executor::randomInputs(g, 1);
+  size_t nk = models[0].kernels().size();
+  // times[copy][kernel] and totals[copy], one entry per run
+  std::vector<std::vector<std::vector<double>>> times(models.size(), std::vector<std::vector<double>>(nk));
+  std::vector<std::vector<double>> totals(models.size());
+  std::vector<double> seconds;
+  for (auto& m : models) m.run(inputs);
+  for (int r = 0; r < rounds; ++r) {
+    between();
+    for (size_t i = 0; i < models.size(); ++i)
+      for (int k = 0; k < per_round; ++k) {
+        double total = 0;
+        models[i].runProfiled(inputs, seconds, &total);
+        totals[i].push_back(total);
+        if (i < static_cast<size_t>(copies))
+          for (size_t j = 0; j < nk; ++j) times[i][j].push_back(seconds[j]);
+      }
+  }
+  for (size_t i = 0; i < models.size(); ++i) {
+    std::printf("copy %zu%s: median %.3f ms over %zu runs; by run in its block:", i,
+                i == static_cast<size_t>(copies) ? " (other)" : "", measure::median(totals[i]) * 1e3, totals[i].size());
+    for (int k = 0; k < per_round; ++k) {
+      std::vector<double> at;
+      for (size_t n = static_cast<size_t>(k); n < totals[i].size(); n += static_cast<size_t>(per_round)) at.push_back(totals[i][n]);
+      std::printf(" %.3f", measure::median(at) * 1e3);
+    }
+    std::printf(" ms\n");
+  }
+  for (size_t j = 0; j < nk; ++j) {
+    std::printf("%-60.60s", models[0].kernels()[j].workload_key.c_str());
+    for (int i = 0; i < copies; ++i) std::printf(" %9.3f", measure::median(times[static_cast<size_t>(i)][j]) * 1e3);
+    std::printf(" ms\n");
+  }
+  return 0;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"A/A test of the whole-model comparison: identical copies of one model timed as configurations"};
@@ -28,7 +103,10 @@ int main(int argc, char** argv) {
   src.spec = "alexnet";
   int copies = 3, repeats = 3, per_round = 3, threads = runtime::defaultNumThreads();
   bool json = false, other = false;
-  std::string order_name = "both";
+  int trace_rounds = 0;
+  double warm_s = executor::Interleave{}.block_warm_s;
+  std::string interpose = "none";
+  std::string order_name = "all", warm_name = "both";
   app.add_option("--model", src.spec, "Zoo model or .onnx file");
   app.add_option("--copies", copies, "Identical configurations per comparison (at least 2)")->check(CLI::Range(2, 16));
   app.add_option("--repeats", repeats, "Comparisons, one after another")->check(CLI::Range(1, 100));
@@ -39,36 +117,82 @@ int main(int argc, char** argv) {
                "Time a different model (the basic defaults) last in each round, as a comparison's tuned "
                "checkpoints follow its untuned model");
   app.add_option("--order", order_name,
-                 "Slot order of the rounds: fixed (what the comparisons use: the first configuration first in "
-                 "every round), rotating (round r starts at configuration r), or both, alternating comparison by comparison in this run")
-      ->check(CLI::IsMember({"rotating", "fixed", "both"}));
+                 "Slot order of the rounds: balanced (what the comparisons use: rows of a Williams design), fixed "
+                 "(the first configuration first in every round), rotating (round r starts at configuration r), "
+                 "or all, alternating comparison by comparison in this run")
+      ->check(CLI::IsMember({"balanced", "fixed", "rotating", "all"}));
+  app.add_option("--warm-s", warm_s, "Length of the warm-up when it is on (the comparisons' default)")
+      ->check(CLI::Range(0.0, 10.0));
+  app.add_option("--warm", warm_name,
+                 "Untimed runs before each block (on: what the comparisons do; off: the old protocol), or both, "
+                 "alternating comparison by comparison in this run")
+      ->check(CLI::IsMember({"on", "off", "both"}));
+  app.add_option("--trace", trace_rounds,
+                 "Instead of comparisons: this many fixed-order rounds of profiled runs without warm-up, then "
+                 "every copy's median by its run's place in the block and each kernel's median per copy")
+      ->check(CLI::Range(1, 1000));
+  app.add_option("--interpose", interpose, "With --trace: what runs before each round's first copy")
+      ->check(CLI::IsMember({"none", "sleep", "spin", "stream"}));
   app.add_flag("--json", json, "Print one JSON object");
   CLI11_PARSE(app, argc, argv);
   try {
     runtime::ThreadPool::global().setNumThreads(threads);
     executor::ModelOptions opt;
     graph::Graph g = cli::loadModel(src, opt.target);
+    if (trace_rounds > 0) return traceKernels(g, opt, copies, other, trace_rounds, per_round, interpose);
+    struct Variant {
+      executor::Interleave how;
+      std::vector<double> medians;
+      int excluding = 0;
+    };
+    std::vector<Variant> variants;
+    const std::vector<std::pair<std::string, measure::RoundOrder>> orders = {
+        {"balanced", measure::RoundOrder::Balanced}, {"fixed", measure::RoundOrder::Fixed}, {"rotating", measure::RoundOrder::Rotating}};
+    for (const auto& [o, order] : orders)
+      for (const std::string& w : {std::string("on"), std::string("off")})
+        if ((order_name == o || order_name == "all") && (warm_name == w || warm_name == "both")) {
+          Variant v;
+          v.how.per_round = per_round;
+          v.how.order = order;
+          v.how.block_warm_s = w == "on" ? warm_s : 0;
+          variants.push_back(v);
+        }
+    auto orderName = [&](measure::RoundOrder order) {
+      for (const auto& [o, x] : orders)
+        if (x == order) return o;
+      return std::string();
+    };
+    auto name = [&](const executor::Interleave& how) {
+      return orderName(how.order) + " order, warm-up " + (how.block_warm_s > 0 ? "on" : "off");
+    };
     Json out = {{"model", src.spec}, {"threads", threads}, {"target", codegen::describe(opt.target)}, {"comparisons", Json::array()}};
-    for (int r = 0; r < repeats; ++r) {
-      std::vector<executor::ModelOptions> configs(static_cast<size_t>(copies), opt);
-      if (other) {
-        configs.push_back(opt);
-        configs.back().baseline = schedule::Baseline::Basic;
+    for (int r = 0; r < repeats; ++r)
+      for (Variant& v : variants) {
+        std::vector<executor::ModelOptions> configs(static_cast<size_t>(copies), opt);
+        if (other) {
+          configs.push_back(opt);
+          configs.back().baseline = schedule::Baseline::Basic;
+        }
+        executor::ModelTimings t = executor::timeModels(g, configs, measure::modelRounds(), v.how);
+        Json row = {{"order", orderName(v.how.order)},
+                    {"block_warm_s", v.how.block_warm_s}, {"slots", Json::array()}};
+        for (int i = 1; i < copies; ++i) {
+          const measure::Speedup& s = t.speedup[static_cast<size_t>(i)];
+          bool excludes = s.lo > 1 || s.hi < 1;
+          v.medians.push_back(s.median);
+          v.excluding += excludes ? 1 : 0;
+          row["slots"].push_back({{"slot", i}, {"speedup", s.median}, {"lo", s.lo}, {"hi", s.hi}, {"rounds", s.rounds()}});
+          if (!json)
+            std::printf("comparison %d (%s), slot %d over slot 0: %.3fx (%.3f-%.3f, %d rounds)%s\n", r + 1,
+                        name(v.how).c_str(), i, s.median, s.lo, s.hi, s.rounds(), excludes ? "  <- excludes 1" : "");
+        }
+        out["comparisons"].push_back(row);
       }
-      bool fixed = order_name == "fixed" || (order_name == "both" && r % 2 == 1);
-      executor::ModelTimings t = executor::timeModels(g, configs, measure::modelRounds(), per_round,
-                                                      fixed ? executor::RoundOrder::Fixed : executor::RoundOrder::Rotating);
-      Json row = {{"order", fixed ? "fixed" : "rotating"}, {"slots", Json::array()}};
-      for (int i = 1; i < copies; ++i) {
-        const measure::Speedup& s = t.speedup[static_cast<size_t>(i)];
-        row["slots"].push_back({{"slot", i}, {"speedup", s.median}, {"lo", s.lo}, {"hi", s.hi}, {"rounds", s.rounds()}});
-        if (!json)
-          std::printf("comparison %d (%s order), slot %d over slot 0: %.3fx (%.3f-%.3f, %d rounds)%s\n", r + 1,
-                      fixed ? "fixed" : "rotating", i, s.median, s.lo, s.hi, s.rounds(),
-                      s.lo > 1 || s.hi < 1 ? "  <- excludes 1" : "");
-      }
-      out["comparisons"].push_back(row);
-    }
+    if (!json)
+      for (const Variant& v : variants)
+        std::printf("%s: slot ratios %.3f-%.3fx, %d of %zu intervals exclude 1\n", name(v.how).c_str(),
+                    *std::min_element(v.medians.begin(), v.medians.end()),
+                    *std::max_element(v.medians.begin(), v.medians.end()), v.excluding, v.medians.size());
     if (json) std::cout << out.dump(2) << "\n";
   } catch (const Error& e) {
     std::fprintf(stderr, "bench_aa: %s\n", e.what());

@@ -6,11 +6,10 @@
 // ratio of a configuration is the first configuration's round median over its own. Rounds go on
 // until every configuration's speedup over the first is known to the protocol's width, or its
 // round cap (measure/speedup.h: the median of the per-round ratios and its interval).
-// Known bias (`bench/bench_aa.cc`, an A/A test): with a different model among the
-// configurations, the first configuration timed 2-7% slower than an identical copy of it on
-// alexnet (0-1% on resnet50), in either round order; without one, identical copies agree within
-// about 1%. The cause is not found; starting each round one configuration later (Rotating) did
-// not remove it, so the order stays Fixed (the first configuration first in every round).
+// What ran just before a configuration changes its time (latency.cc says what was measured), so
+// rounds run the configurations in balanced orders (measure/round_order.h: each follows every
+// other equally often) and each block starts with untimed runs of its configuration
+// (block_warm_s); bench/bench_aa.cc is the A/A test of the whole routine.
 // Kernel-level timing for tuning lives in measure/; this is the end-to-end number users compare.
 #pragma once
 
@@ -18,12 +17,19 @@
 
 #include "executor/executor.h"
 #include "graph/graph.h"
+#include "measure/round_order.h"
 #include "measure/speedup.h"
 
 namespace ttune::executor {
 
-// Fixed: configuration 0 first in every round; Rotating: round r starts at configuration r mod n.
-enum class RoundOrder { Fixed, Rotating };
+// How the rounds are run.
+struct Interleave {
+  int per_round = 3;  // runs of a configuration back to back in a round
+  measure::RoundOrder order = measure::RoundOrder::Balanced;
+  // Untimed runs of a configuration before its block, for at least this long (0: none); not for
+  // configurations whose run takes a second or more.
+  double block_warm_s = 0.1;
+};
 
 struct ModelTimings {
   std::vector<double> median_s;            // per configuration, over all its runs
@@ -32,12 +38,10 @@ struct ModelTimings {
 
 // Compiles each configuration (sharing compiled kernels) and times them interleaved.
 ModelTimings timeModels(const graph::Graph& g, std::vector<ModelOptions> configs,
-                        const measure::RoundsProtocol& protocol = measure::modelRounds(), int per_round = 3,
-                        RoundOrder order = RoundOrder::Fixed);
+                        const measure::RoundsProtocol& protocol = measure::modelRounds(), const Interleave& how = {});
 
 // Compiled models of the same graph timed the same way (the caller compiled them).
 ModelTimings timeCompiled(std::vector<CompiledModel>& models, const std::vector<runtime::NDArray>& inputs,
-                          const measure::RoundsProtocol& protocol = measure::modelRounds(), int per_round = 3,
-                          RoundOrder order = RoundOrder::Fixed);
+                          const measure::RoundsProtocol& protocol = measure::modelRounds(), const Interleave& how = {});
 
 }  // namespace ttune::executor

@@ -7,6 +7,7 @@
 
 #include "codegen/jit.h"
 #include "lower/lower.h"
+#include "measure/round_order.h"
 #include "schedule/dag_rewrite.h"
 #include "support/assert.h"
 #include "support/error.h"
@@ -158,10 +159,10 @@ schedule::RecordResult Measurer::timeBuilt(BuildResult& built, const MeasureInpu
 }
 
 std::vector<schedule::RecordResult> Measurer::timeRound(std::vector<BuildResult>& built, const std::vector<MeasureInput>& inputs,
-                                                        const std::vector<bool>& wanted, bool last_use) {
+                                                        const std::vector<bool>& wanted, bool last_use, int round) {
   std::vector<schedule::RecordResult> out(inputs.size());
   if (!options_.remote) {
-    for (size_t i = 0; i < inputs.size(); ++i)
+    for (size_t i : roundOrder(RoundOrder::Balanced, inputs.size(), round))
       if (wanted[i]) out[i] = timeBuilt(built[i], inputs[i], last_use);
     return out;
   }
@@ -190,7 +191,7 @@ std::vector<std::vector<schedule::RecordResult>> Measurer::measureRounds(const s
   std::vector<std::vector<schedule::RecordResult>> out(inputs.size(), std::vector<schedule::RecordResult>(rounds));
   const std::vector<bool> all(inputs.size(), true);
   for (int round = 0; round < rounds; ++round) {
-    std::vector<schedule::RecordResult> r = timeRound(built, inputs, all, round + 1 == rounds);
+    std::vector<schedule::RecordResult> r = timeRound(built, inputs, all, round + 1 == rounds, round);
     for (size_t i = 0; i < inputs.size(); ++i) out[i][round] = std::move(r[i]);
   }
   return out;
@@ -208,7 +209,7 @@ SideBySide Measurer::compareSideBySide(const std::vector<MeasureInput>& inputs, 
     // A schedule that failed once is not timed again: it cannot be chosen.
     std::vector<bool> wanted(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) wanted[i] = round == 0 || out.results[i].ok();
-    std::vector<schedule::RecordResult> timed = timeRound(built, inputs, wanted, false);
+    std::vector<schedule::RecordResult> timed = timeRound(built, inputs, wanted, false, round);
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (!wanted[i]) continue;
       schedule::RecordResult& r = timed[i];

@@ -76,9 +76,10 @@ class Measurer {
     std::vector<runtime::NDArray> inputs, outputs;
   };
   schedule::RecordResult timeBuilt(BuildResult& built, const MeasureInput& input, bool last_use);
-  // Times every built input once, in order: one by one here, or as one batch on the remote runner.
+  // Times every built input once: one by one here, in round `round`'s balanced order
+  // (round_order.h), or as one batch on the remote runner.
   std::vector<schedule::RecordResult> timeRound(std::vector<BuildResult>& built, const std::vector<MeasureInput>& inputs,
-                                                const std::vector<bool>& wanted, bool last_use);
+                                                const std::vector<bool>& wanted, bool last_use, int round);
   RunRequest request(BuildResult& built, const MeasureInput& input, bool last_use);
   const Reference& reference(const std::shared_ptr<const te::ComputeDAG>& dag);
 

@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <chrono>
@@ -13,6 +14,7 @@
 #include "codegen/codegen.h"
 #include "lower/lower.h"
 #include "measure/measurer.h"
+#include "measure/round_order.h"
 
 namespace ttune::measure {
 namespace {
@@ -408,6 +410,36 @@ TEST(Timing, GrowsNumberToMinimumRepeatTime) {
   EXPECT_GT(t.number, 1);
   EXPECT_EQ(t.costs_s.size(), 2u);
   EXPECT_GE(t.median_s, 0);
+}
+
+// Over one cycle of balanced orders every configuration follows every other exactly once within
+// the rounds, for even and odd counts; each round is a permutation; fixed and rotating orders
+// give every configuration the same (cyclic) predecessor in every round.
+TEST(RoundOrder, BalancedOrdersMeetEveryPredecessorOnce) {
+  for (size_t n = 1; n <= 9; ++n) {
+    int cycle = roundOrderCycle(RoundOrder::Balanced, n);
+    EXPECT_EQ(cycle, n < 2 ? 1 : static_cast<int>(n % 2 == 0 ? n : 2 * n)) << n;
+    std::vector<std::vector<int>> follows(n, std::vector<int>(n, 0));  // [before][after]
+    for (int r = 0; r < cycle; ++r) {
+      std::vector<size_t> order = roundOrder(RoundOrder::Balanced, n, r);
+      std::vector<size_t> sorted = order;
+      std::sort(sorted.begin(), sorted.end());
+      for (size_t j = 0; j < n; ++j) ASSERT_EQ(sorted[j], j) << "round " << r << " of " << n << " is no permutation";
+      for (size_t j = 1; j < n; ++j) ++follows[order[j - 1]][order[j]];
+      EXPECT_EQ(roundOrder(RoundOrder::Balanced, n, r + cycle), order) << "the order repeats after its cycle";
+    }
+    int times = n % 2 == 0 ? 1 : 2;
+    for (size_t a = 0; a < n; ++a)
+      for (size_t b = 0; b < n; ++b) EXPECT_EQ(follows[a][b], a == b ? 0 : times) << n << ": " << b << " after " << a;
+  }
+  EXPECT_EQ(roundOrder(RoundOrder::Balanced, 4, 0), (std::vector<size_t>{0, 1, 3, 2}));
+  EXPECT_EQ(roundOrder(RoundOrder::Balanced, 2, 1), (std::vector<size_t>{1, 0}));
+  for (int r = 0; r < 5; ++r) {
+    EXPECT_EQ(roundOrder(RoundOrder::Fixed, 3, r), (std::vector<size_t>{0, 1, 2}));
+    std::vector<size_t> rot = roundOrder(RoundOrder::Rotating, 3, r);
+    for (size_t j = 0; j < 3; ++j) EXPECT_EQ(rot[(j + 1) % 3], (rot[j] + 1) % 3) << "rotation keeps cyclic neighbours";
+  }
+  EXPECT_TRUE(roundOrder(RoundOrder::Balanced, 0, 3).empty());
 }
 
 }  // namespace
