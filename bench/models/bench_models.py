@@ -5,8 +5,10 @@ Per model, three worker processes load the model once and stay alive: ttune
 (build/bin/bench_model_worker, as `ttune run model.onnx`), ONNX Runtime (ort_worker.js,
 onnxruntime-node) and PyTorch (torch_worker.py, the frozen TorchScript export of the same
 module). All read one seeded input. After a warm-up the driver times them interleaved: each
-round runs one block (about --block-ms of runs) of each runtime in turn, the order rotated per
-round, with a short idle gap between blocks (so the previous block's spinning threads do not
+round runs one block (about --block-ms of runs) of each runtime in turn, the order balanced over
+rounds (rows of a Williams design: each runtime follows each other equally often, since what ran
+just before slows a block's first tens of milliseconds; docs/measurement.md), with a short idle
+gap between blocks (so the previous block's spinning threads do not
 steal the next one's cores). Load from other processes that drifts between rounds thus meets
 all three, though not by the same factor (runtimes cope differently with a core taken away), so
 the share of the CPU that other processes took while timing is measured (/proc) and reported.
@@ -224,6 +226,21 @@ def runs_per_block(worker, a):
     return max(1, round(a.block_ms / statistics.median(ms[-3:])))
 
 
+def balanced_order(items, r):
+    """Round r's order: a row of a Williams design (src/measure/round_order.cc does the same)."""
+    n = len(items)
+    if n < 2:
+        return list(items)
+    cycle = n if n % 2 == 0 else 2 * n
+    r %= cycle
+    row = []
+    for j in range(n):
+        k = (j + 1) // 2
+        first = k if j % 2 == 1 else (n - k) % n
+        row.append(items[(first + r) % n])
+    return row[::-1] if r >= n else row
+
+
 def compare(x, ref, tolerance):
     import numpy as np
     if x.shape != ref.shape:
@@ -286,7 +303,7 @@ def bench_model(model, a, tmp):
         block_medians = {rt: [] for rt in live}  # one per round
         snapshot = cpu_snapshot([w.proc.pid for w in workers.values()])
         for r in range(a.rounds):
-            order = live[r % len(live):] + live[:r % len(live)] if live else []
+            order = balanced_order(live, r)
             for rt in order:
                 if rt not in workers:
                     continue
