@@ -12,18 +12,23 @@
 //   bench_aa [--model alexnet] [--copies 3] [--repeats 3] [--other] [--order balanced|fixed|rotating|all]
 //            [--warm on|off|both] [--per-round 3] [--threads N] [--json]
 //   bench_aa --trace 10 [--per-round 6] [--other] [--interpose none|sleep|spin|stream]
+//   bench_aa --kernels 8 [--repeats 2] [--order balanced|fixed|all]
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <map>
 #include <thread>
 
 #include "cli/model_loader.h"
 #include "codegen/target.h"
 #include "executor/executor.h"
 #include "executor/latency.h"
+#include "graph/fusion.h"
+#include "measure/builder.h"
+#include "measure/measurer.h"
 #include "measure/timing.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
@@ -95,6 +100,58 @@ int traceKernels(const graph::Graph& g, const executor::ModelOptions& opt, int c
   return 0;
 }
 
+// The kernel-level A/A: each of the model's `kernels` costliest tunable kernels timed side by
+// side as a tuning run's re-timing decides a pick (one repeat per round, rounds until decided),
+// with its default schedule twice (and, with --other, its basic default as a third input). The second
+// copy's decision should be "neither gain nor loss"; a gain would keep a pick that is the default.
+int kernelAA(const cli::ModelSource& src, const schedule::Target& target, int kernels, int repeats, const std::string& order_name,
+             bool other, bool json) {
+  graph::Graph g;
+  bool staged = false;
+  std::vector<graph::Kernel> all = cli::modelKernels(src, target, &g, &staged);
+  std::vector<graph::TunableKernel> tk = graph::tunableKernels(all);
+  std::sort(tk.begin(), tk.end(), [](const graph::TunableKernel& a, const graph::TunableKernel& b) {
+    return a.kernel->dag->flops() * a.occurrences > b.kernel->dag->flops() * b.occurrences;
+  });
+  if (static_cast<int>(tk.size()) > kernels) tk.resize(static_cast<size_t>(kernels));
+  std::vector<std::pair<std::string, measure::RoundOrder>> orders;
+  if (order_name != "fixed") orders.push_back({"balanced", measure::RoundOrder::Balanced});
+  if (order_name != "balanced") orders.push_back({"fixed", measure::RoundOrder::Fixed});
+  Json out = {{"model", src.spec}, {"target", codegen::describe(target)}, {"kernels", Json::array()}};
+  std::map<std::string, std::vector<double>> medians;
+  std::map<std::string, int> wrong;
+  for (const graph::TunableKernel& t : tk) {
+    const te::ComputeDAG& dag = *t.kernel->dag;
+    std::vector<measure::MeasureInput> inputs = {
+        {t.kernel->dag, measure::defaultScheduleFor(dag, target)},
+        {t.kernel->dag, measure::defaultScheduleFor(dag, target)}};
+    if (other) inputs.push_back({t.kernel->dag, measure::defaultScheduleFor(dag, target, schedule::Baseline::Basic)});
+    for (int r = 0; r < repeats; ++r)
+      for (const auto& [name, order] : orders) {
+        measure::MeasureOptions mo;
+        mo.timing.repeat = 1;  // as tune's re-timing: the rounds are the repeats
+        mo.round_order = order;
+        measure::Measurer m(mo);
+        measure::SideBySide sbs = m.compareSideBySide(inputs, measure::decided(measure::kernelRounds()));
+        const measure::Speedup& s = sbs.speedup[1];
+        bool decided_wrong = s.gain() || s.loss();
+        medians[name].push_back(s.median);
+        wrong[name] += decided_wrong ? 1 : 0;
+        out["kernels"].push_back({{"workload", t.kernel->workload_key}, {"order", name}, {"speedup", s.median},
+                                  {"lo", s.lo}, {"hi", s.hi}, {"rounds", s.rounds()}});
+        if (!json)
+          std::printf("%-40.40s %s order: copy over default %.3fx (%.3f-%.3f, %d rounds)%s\n", t.kernel->class_name.c_str(),
+                      name.c_str(), s.median, s.lo, s.hi, s.rounds(), decided_wrong ? "  <- a decision" : "");
+      }
+  }
+  if (json) std::cout << out.dump(2) << "\n";
+  else
+    for (const auto& [name, m] : medians)
+      std::printf("%s order: copy ratios %.3f-%.3fx, %d of %zu decided gain or loss\n", name.c_str(),
+                  *std::min_element(m.begin(), m.end()), *std::max_element(m.begin(), m.end()), wrong[name], m.size());
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -103,7 +160,7 @@ int main(int argc, char** argv) {
   src.spec = "alexnet";
   int copies = 3, repeats = 3, per_round = 3, threads = runtime::defaultNumThreads();
   bool json = false, other = false;
-  int trace_rounds = 0;
+  int trace_rounds = 0, kernel_aa = 0;
   double warm_s = executor::Interleave{}.block_warm_s;
   std::string interpose = "none";
   std::string order_name = "all", warm_name = "both";
@@ -131,6 +188,12 @@ int main(int argc, char** argv) {
                  "Instead of comparisons: this many fixed-order rounds of profiled runs without warm-up, then "
                  "every copy's median by its run's place in the block and each kernel's median per copy")
       ->check(CLI::Range(1, 1000));
+  app.add_option("--kernels", kernel_aa,
+                 "Instead of whole models: the kernel-level A/A of this many of the model's costliest kernels, "
+                 "timed side by side as tune's re-timing decides a pick (default, default again; with --other "
+                 "the basic default third); "
+                 "--order balanced, fixed or all")
+      ->check(CLI::Range(1, 1000));
   app.add_option("--interpose", interpose, "With --trace: what runs before each round's first copy")
       ->check(CLI::IsMember({"none", "sleep", "spin", "stream"}));
   app.add_flag("--json", json, "Print one JSON object");
@@ -139,6 +202,7 @@ int main(int argc, char** argv) {
     runtime::ThreadPool::global().setNumThreads(threads);
     executor::ModelOptions opt;
     graph::Graph g = cli::loadModel(src, opt.target);
+    if (kernel_aa > 0) return kernelAA(src, opt.target, kernel_aa, repeats, order_name == "all" ? "both" : order_name, other, json);
     if (trace_rounds > 0) return traceKernels(g, opt, copies, other, trace_rounds, per_round, interpose);
     struct Variant {
       executor::Interleave how;

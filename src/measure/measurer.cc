@@ -7,7 +7,6 @@
 
 #include "codegen/jit.h"
 #include "lower/lower.h"
-#include "measure/round_order.h"
 #include "schedule/dag_rewrite.h"
 #include "support/assert.h"
 #include "support/error.h"
@@ -162,7 +161,7 @@ std::vector<schedule::RecordResult> Measurer::timeRound(std::vector<BuildResult>
                                                         const std::vector<bool>& wanted, bool last_use, int round) {
   std::vector<schedule::RecordResult> out(inputs.size());
   if (!options_.remote) {
-    for (size_t i : roundOrder(RoundOrder::Balanced, inputs.size(), round))
+    for (size_t i : roundOrder(options_.round_order, inputs.size(), round))
       if (wanted[i]) out[i] = timeBuilt(built[i], inputs[i], last_use);
     return out;
   }

@@ -10,6 +10,7 @@
 
 #include "measure/batch_runner.h"
 #include "measure/builder.h"
+#include "measure/round_order.h"
 #include "measure/runner.h"
 #include "measure/speedup.h"
 
@@ -41,6 +42,9 @@ struct MeasureOptions {
   // When set, candidates are timed there, a whole round of them at once (several measurement
   // workers in parallel), instead of one by one in this process's worker.
   std::shared_ptr<BatchRunner> remote;
+  // The order of each round's inputs when timed one by one (round_order.h); Balanced except in
+  // bench_aa's comparison of orders.
+  RoundOrder round_order = RoundOrder::Balanced;
 };
 
 // The outcome of compareSideBySide: per input, its speedup over inputs[0], its median time over
@@ -76,8 +80,8 @@ class Measurer {
     std::vector<runtime::NDArray> inputs, outputs;
   };
   schedule::RecordResult timeBuilt(BuildResult& built, const MeasureInput& input, bool last_use);
-  // Times every built input once: one by one here, in round `round`'s balanced order
-  // (round_order.h), or as one batch on the remote runner.
+  // Times every built input once: one by one here, in round `round`'s order (options_.round_order),
+  // or as one batch on the remote runner.
   std::vector<schedule::RecordResult> timeRound(std::vector<BuildResult>& built, const std::vector<MeasureInput>& inputs,
                                                 const std::vector<bool>& wanted, bool last_use, int round);
   RunRequest request(BuildResult& built, const MeasureInput& input, bool last_use);
