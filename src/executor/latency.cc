@@ -13,9 +13,9 @@ namespace {
 // follows a different one in every round paid that transient every round: identical copies of
 // alexnet differed by 2.5-13%. So rounds run in balanced orders (measure/round_order.h), which
 // alone turns the bias into spread, and each block starts with untimed runs of its own
-// configuration for Interleave::block_warm_s (0.1 s by default), which removes most of it. A configuration whose run takes kNoWarmFromS or
-// more is not warmed: the transient (about 5 ms of extra time) is then under 0.5% of one run,
-// and a warm-up run would double the comparison's time.
+// configuration for Interleave::block_warm_s (0.1 s by default), which removes most of it. A
+// configuration whose run takes kNoWarmFromS or more is not warmed: the transient (about 5 ms of
+// extra time) is then under 0.5% of one run, and a warm-up run would double the comparison's time.
 constexpr double kNoWarmFromS = 1.0;
 
 }  // namespace
