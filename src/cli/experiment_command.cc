@@ -142,6 +142,34 @@ std::string matchRatioCell(const Json& c, double& ratio, double& bound) {
   return cell;
 }
 
+// Time-to-match ratios of one mode over the models whose tuning gain is measurable: where the
+// tuning run's speedup is inside the spread, "the tuning run reached the transfer's speedup" is
+// a statement about noise, so such a model gets no ratio and stays out of the geomeans.
+struct MatchRatios {
+  std::vector<double> log_ratio, log_at_least;  // matched models; all, unmatched at their lower bound
+  int unmatched = 0;
+  int no_gain = 0;
+
+  std::string add(const Json& c) {
+    double ratio = NAN, bound = NAN;
+    std::string cell = matchRatioCell(c, ratio, bound);
+    if (!measurable(c)) {
+      ++no_gain;
+      return "no gain";
+    }
+    if (std::isfinite(ratio)) log_ratio.push_back(std::log(ratio));
+    else ++unmatched;
+    if (std::isfinite(ratio) || std::isfinite(bound)) log_at_least.push_back(std::log(std::isfinite(ratio) ? ratio : bound));
+    return cell;
+  }
+};
+
+std::string geomeanCell(const std::vector<double>& logs) {
+  double s = 0;
+  for (double x : logs) s += x;
+  return logs.empty() ? std::string("-") : strFormat("%.2fx", std::exp(s / static_cast<double>(logs.size())));
+}
+
 std::string ratioCell(const Json& c, const char* prefix, const char* median_field) {
   if (!c.contains(std::string(prefix) + "rounds")) return strFormat("%.2fx", num(c, median_field));
   measure::Speedup s = measure::speedupFromJson(c, prefix);
@@ -170,8 +198,7 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
   md << "\n";
   // Per mode: (%max, whether tuning's gain was measurable in that comparison).
   std::map<std::string, std::vector<std::pair<double, bool>>> shares;
-  std::vector<double> log_ratio, log_at_least;  // matched models; all, unmatched at their lower bound
-  int unmatched = 0;
+  std::map<std::string, MatchRatios> matches;
   std::vector<PlotPanel> panels;
   for (const std::string& name : models) {
     if (!root["models"].contains(name)) continue;
@@ -179,11 +206,7 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
     const Json& modesj = mj["modes"];
     if (!modesj.contains("pool") || !modesj["pool"].contains("comparison")) continue;
     const Json& c = modesj["pool"]["comparison"];
-    double ratio = NAN, bound = NAN;
-    const std::string ratio_cell = matchRatioCell(c, ratio, bound);
-    if (std::isfinite(ratio)) log_ratio.push_back(std::log(ratio));
-    else ++unmatched;
-    if (std::isfinite(ratio) || std::isfinite(bound)) log_at_least.push_back(std::log(std::isfinite(ratio) ? ratio : bound));
+    const std::string ratio_cell = matches["pool"].add(c);
     md << "| " << name << " | " << ratioCell(c, "tuned_", "speedup_tuned") << " | " << formatSeconds(num(c, "tune_s")) << " | "
        << ratioCell(c, "transfer_", "speedup_transfer") << " | " << shareCell(c) << " | "
        << formatSeconds(num(c, "transfer_s")) << " | " << strFormat("%.2fx", num(c, "tune_speedup_at_transfer_time")) << " | "
@@ -214,9 +237,8 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
       }
       shares[m].push_back({shareOf(mc), measurable(mc)});
       panel.points.push_back({m, num(mc, "transfer_s"), num(mc, "speedup_transfer")});
-      double ratio = NAN, bound = NAN;
       if (m != "pool")
-        md << " " << shareCell(mc) << " | " << formatSeconds(num(mc, "transfer_s")) << " | " << matchRatioCell(mc, ratio, bound) << " |";
+        md << " " << shareCell(mc) << " | " << formatSeconds(num(mc, "transfer_s")) << " | " << matches[m].add(mc) << " |";
     }
     md << "\n";
     panels.push_back(std::move(panel));
@@ -240,14 +262,19 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
     md << " " << m << " " << pct(mean(strong)) << " (" << strong.size() << " models), " << pct(mean(all)) << " ("
        << all.size() << ");";
   }
-  auto geomean = [](const std::vector<double>& logs) {
-    double s = 0;
-    for (double x : logs) s += x;
-    return logs.empty() ? std::string("-") : strFormat("%.2fx", std::exp(s / static_cast<double>(logs.size())));
-  };
-  md << "\nTuning time to match the pool transfer, over the transfer time: geomean " << geomean(log_ratio) << " over "
-     << log_ratio.size() << " models; " << unmatched << " never matched within the tuning run";
-  if (unmatched > 0) md << "; counting those at their lower bound (tune time / transfer time), at least " << geomean(log_at_least) << " over " << log_at_least.size();
+  md << "\nTuning time to match the transfer, over the transfer time (geomean over the models whose tuning gain is "
+        "measurable):";
+  const char* sep = " ";
+  for (const std::string& m : modes) {
+    if (m == "then-tune" || !matches.contains(m)) continue;
+    const MatchRatios& r = matches[m];
+    md << sep << m << " " << geomeanCell(r.log_ratio) << " over " << r.log_ratio.size() << " matched";
+    if (r.unmatched > 0)
+      md << ", " << r.unmatched << " never matched within the tuning run (counted at their lower bound, tune time / transfer time: at least "
+         << geomeanCell(r.log_at_least) << " over " << r.log_at_least.size() << ")";
+    if (r.no_gain > 0) md << ", " << r.no_gain << " without a measurable tuning gain left out";
+    sep = "; ";
+  }
   md << ".\n";
   md << "\nCommand: `" << root.value("command", std::string()) << "`\n";
   std::ofstream(dir + "/results.md") << md.str();
@@ -273,7 +300,8 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
   // Zoo models or ONNX files; results are keyed by model name, as the bank's runs are.
   std::vector<std::string> names;
   for (const std::string& m : models) {
-    if (!models::isZooModel(m) && !fs::is_regular_file(m))
+    // A report names the models of its results; only a run needs them.
+    if (!a.report_only && !models::isZooModel(m) && !fs::is_regular_file(m))
       fail("--models: ", m, " is neither a zoo model (see `ttune models`) nor a model file");
     names.push_back(modelName(m));
     if (std::count(names.begin(), names.end(), names.back()) > 1) fail("--models: two models are named ", names.back());

@@ -12,7 +12,10 @@
 
 #include "cli/cli.h"
 #include "cli/run_cli.h"
+#include "cli/target_option.h"
+#include "codegen/target.h"
 #include "frontend/onnx_builder.h"
+#include "schedule/target.h"
 #include "support/json.h"
 
 namespace ttune::cli {
@@ -94,6 +97,55 @@ TEST(Experiment, BasicBaselineOnASmallSetCompletesResumesAndRefusesTheOtherBasel
   // One folder, one baseline.
   args[2] = "strong";
   EXPECT_NE(runCli(args), 0);
+  fs::remove_all(dir);
+}
+
+
+// A pool comparison as `ttune compare` writes it, with only the fields the report reads.
+Json poolComparison(double smax, double smax_lo, double stt, double tune_s, double transfer_s, double match_ratio) {
+  Json c{{"tuned_speedup", smax},     {"tuned_speedup_lo", smax_lo}, {"tuned_speedup_hi", smax + 0.02},
+         {"tuned_rounds", 9},         {"transfer_speedup", stt},     {"transfer_speedup_lo", stt - 0.02},
+         {"transfer_speedup_hi", stt + 0.02}, {"transfer_rounds", 9}, {"speedup_tuned", smax},
+         {"speedup_transfer", stt},   {"measurable_gain", smax_lo > 1}, {"tune_s", tune_s},
+         {"transfer_s", transfer_s},  {"tune_speedup_at_transfer_time", 1.0}, {"checkpoints", Json::array()}};
+  if (std::isfinite(match_ratio)) {
+    c["time_to_match_ratio"] = match_ratio;
+    c["tune_s_to_match_transfer"] = match_ratio * transfer_s;
+  } else {
+    c["tune_s_to_match_transfer"] = nullptr;
+  }
+  return c;
+}
+
+// The report's time-to-match geomean is over the models whose tuning gain is measurable: a model
+// whose S_max interval contains 1 gets "no gain" instead of a ratio and stays out of it.
+TEST(Experiment, TimeToMatchLeavesModelsWithoutAMeasurableTuningGainOut) {
+  fs::path dir = fs::temp_directory_path() / ("ttune-experiment-report-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const schedule::Target code = resolveTargetOption("", TargetUse::RunHere);
+  Json host{{"cpu", codegen::hostTarget().cpu}, {"isa", schedule::isaName(code.isa)}, {"threads", 1},
+            {"description", codegen::describe(code)}};
+  Json models = Json::object();
+  // Matched at 4x and at 9x (geomean 6x); never matched within 600 s of tuning after 60 s of
+  // transfer (at least 10x); no gain (its 1.5x "match" is noise and must not count).
+  models["a"]["modes"]["pool"]["comparison"] = poolComparison(1.5, 1.3, 1.4, 600, 60, 4.0);
+  models["b"]["modes"]["pool"]["comparison"] = poolComparison(1.2, 1.1, 1.1, 600, 30, 9.0);
+  models["c"]["modes"]["pool"]["comparison"] = poolComparison(1.3, 1.2, 1.4, 600, 60, NAN);
+  models["d"]["modes"]["pool"]["comparison"] = poolComparison(1.01, 0.98, 1.01, 600, 60, 1.5);
+  Json root{{"version", 1}, {"host", host}, {"defaults", "strong"}, {"trials", 100}, {"models", models}};
+  std::ofstream(dir / "results.json") << root.dump();
+  ASSERT_EQ(runCli({"experiment", "--report-only", "--out", dir.string(), "--threads", "1", "--models", "a,b,c,d",
+                    "--modes", "pool"}),
+            0);
+  std::ifstream in(dir / "results.md");
+  std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_NE(md.find("pool 6.00x over 2 matched, 1 never matched within the tuning run (counted at their lower bound, "
+                    "tune time / transfer time: at least 7.11x over 3), 1 without a measurable tuning gain left out"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| d | 1.01x (0.98-1.03) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| no gain |\n"), std::string::npos) << md;
   fs::remove_all(dir);
 }
 
