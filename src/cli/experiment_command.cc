@@ -151,12 +151,12 @@ struct MatchRatios {
   int no_gain = 0;
 
   std::string add(const Json& c) {
-    double ratio = NAN, bound = NAN;
-    std::string cell = matchRatioCell(c, ratio, bound);
     if (!measurable(c)) {
       ++no_gain;
       return "no gain";
     }
+    double ratio = NAN, bound = NAN;
+    std::string cell = matchRatioCell(c, ratio, bound);
     if (std::isfinite(ratio)) log_ratio.push_back(std::log(ratio));
     else ++unmatched;
     if (std::isfinite(ratio) || std::isfinite(bound)) log_at_least.push_back(std::log(std::isfinite(ratio) ? ratio : bound));
