@@ -35,7 +35,7 @@ namespace {
 
 std::vector<schedule::Record> readOrDie(const std::string& path) {
   auto r = schedule::readRecordsFile(path);
-  if (!r) fail("cannot read records ", path, ": ", r.error());
+  if (!r) fail(r.error());
   return *r;
 }
 
