@@ -42,8 +42,8 @@ std::vector<schedule::Record> readOrDie(const std::string& path) {
 struct Tally {
   int kept = 0;
   std::vector<double> medians, defaults_ms;
-  void add(const measure::Speedup& s, double defaults_s) {
-    kept += s.gain();
+  void add(bool kept_picks, const measure::Speedup& s, double defaults_s) {
+    kept += kept_picks;
     medians.push_back(s.median);
     defaults_ms.push_back(defaults_s * 1e3);
   }
@@ -96,9 +96,9 @@ int main(int argc, char** argv) {
     for (int c = 0; c < checks; ++c) {
       const double at_s = clock.seconds();
       transfer::ModelCheck mc = transfer::checkModel(g, picks, defaults, o);
-      fresh.add(mc.speedup, mc.defaults_s);
+      fresh.add(mc.kept_picks, mc.speedup, mc.defaults_s);
       executor::ModelTimings t = executor::timeCompiled(pair, inputs, o.protocol, {.per_round = o.per_round});
-      reused.add(t.speedup[1], t.median_s[0]);
+      reused.add(t.speedup[1].gain(), t.speedup[1], t.median_s[0]);
       out["repetitions"].push_back({{"at_s", at_s},
                                     {"fresh", measure::speedupJson(mc.speedup)},
                                     {"fresh_defaults_ms", mc.defaults_s * 1e3},
@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
                                     {"reused_defaults_ms", t.median_s[0] * 1e3}});
       if (!json)
         std::printf("%4.0f s  fresh check %-34s defaults %5.2f ms | reused pair %-34s defaults %5.2f ms\n", at_s,
-                    (measure::formatSpeedup(mc.speedup) + (mc.speedup.gain() ? " kept" : "")).c_str(), mc.defaults_s * 1e3,
+                    (measure::formatSpeedup(mc.speedup) + (mc.kept_picks ? " kept" : "")).c_str(), mc.defaults_s * 1e3,
                     (measure::formatSpeedup(t.speedup[1]) + (t.speedup[1].gain() ? " kept" : "")).c_str(), t.median_s[0] * 1e3);
     }
     out["fresh"] = fresh.json(checks);
