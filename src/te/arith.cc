@@ -1,6 +1,7 @@
 #include "te/arith.h"
 
 #include <cmath>
+#include <numeric>
 #include <unordered_map>
 
 #include "support/assert.h"
@@ -414,6 +415,17 @@ class Simplifier {
       if (coef % c == 0) q.terms.emplace_back(atom, coef / c);
       else r.terms.emplace_back(atom, coef);
     }
+    // R = g*Y + r0 with g = gcd(c, R's coefficients): g*Y's residue mod c is a multiple of g (g
+    // divides c), so the part of r0 below g never carries R across a multiple of c. It leaves
+    // the quotient and adds to the remainder: (16a + 8 + l) // 32 == (16a) // 32 for 0 <= l < 8,
+    // the input channel of a grouped convolution's vector lanes (8 of a group of 32).
+    int64_t low = 0;
+    if (!r.terms.empty()) {
+      int64_t g = c;
+      for (const auto& term : r.terms) g = std::gcd(g, term.second < 0 ? -term.second : term.second);
+      low = r.constant % g;  // r.constant lies in [0, c)
+      r.constant -= low;
+    }
     DType t = s.dtype();
     Expr rem = fromLinear(r, t);
     IntBound rb = constIntBound(rem, bounds_);
@@ -423,12 +435,15 @@ class Simplifier {
         q.constant += k;
         return fromLinear(q, t);
       }
-      return k == 0 ? rem : rem - intImm(k * c, t);
+      r.constant += low - k * c;
+      return fromLinear(r, t);
     }
-    if (q.terms.empty() && q.constant == 0) return op == BinOp::FloorDiv ? binary(BinOp::FloorDiv, rem, intImm(c, t))
-                                                                          : binary(BinOp::FloorMod, rem, intImm(c, t));
-    if (op == BinOp::FloorDiv) return fromLinear(q, t) + binary(BinOp::FloorDiv, rem, intImm(c, t));
-    return binary(BinOp::FloorMod, rem, intImm(c, t));
+    if (op == BinOp::FloorMod) {
+      Expr m = binary(BinOp::FloorMod, rem, intImm(c, t));
+      return low == 0 ? m : m + intImm(low, t);
+    }
+    if (q.terms.empty() && q.constant == 0) return binary(BinOp::FloorDiv, rem, intImm(c, t));
+    return fromLinear(q, t) + binary(BinOp::FloorDiv, rem, intImm(c, t));
   }
 
   Expr foldFloat(const Expr& s, const Binary& n) {
