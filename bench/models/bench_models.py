@@ -189,9 +189,10 @@ def start_workers(model, a, input_path, tmp):
                NODE_PATH=os.path.join(a.build_dir, "bench-peers", "node_modules"))
     if a.peer_isa == "avx2":
         # PyTorch's own kernels (ATen) and its convolutions (oneDNN) restricted to AVX2, for a
-        # like-for-like peer of ttune's AVX2 code on an AVX-512 host. ONNX Runtime's MLAS picks its
-        # kernels from CPUID alone and cannot be restricted: its column stays AVX-512.
-        env.update(ATEN_CPU_CAPABILITY="avx2", DNNL_MAX_CPU_ISA="AVX2", ONEDNN_MAX_CPU_ISA="AVX2")
+        # like-for-like peer of ttune's AVX2 code on an AVX-512 host. ONNX Runtime has no such
+        # switch: its column runs the copy ort_avx2.py makes, whose XCR0 reads show no AVX-512 state.
+        env.update(ATEN_CPU_CAPABILITY="avx2", DNNL_MAX_CPU_ISA="AVX2", ONEDNN_MAX_CPU_ISA="AVX2",
+                   NODE_PATH=os.path.join(a.build_dir, "bench-peers-avx2", "node_modules"))
     ttune = [os.path.join(a.build_dir, "bin", "bench_model_worker"), onnx_path, "--input", input_path,
              "--threads", str(a.threads), "--target", a.ttune_target]
     if a.db is not None:
@@ -418,8 +419,8 @@ def main():
     ap.add_argument("--ttune-target", default="host",
                     help="ttune's code path, e.g. x86-64-v3 for AVX2 on an AVX-512 host (the peers keep theirs)")
     ap.add_argument("--peer-isa", choices=["native", "avx2"], default="native",
-                    help="avx2: restrict PyTorch (ATen and oneDNN) to AVX2, e.g. with --ttune-target x86-64-v3 on an "
-                         "AVX-512 host (ONNX Runtime cannot be restricted)")
+                    help="avx2: restrict PyTorch (ATen and oneDNN) and ONNX Runtime (the copy ort_avx2.py makes) to AVX2, "
+                         "e.g. with --ttune-target x86-64-v3 on an AVX-512 host")
     ap.add_argument("--rounds", type=int, default=10, help="interleaved rounds (one block of each runtime); 0: only compare the outputs")
     ap.add_argument("--db", help="ttune schedule bank to take the best records from (\"\": the default bank); "
                                  "default: ttune's default schedules")
@@ -447,13 +448,19 @@ def main():
         print(f"{a.threads} threads per runtime, {timing}, "
               f"ttune {'bank ' + repr(a.db) if a.db is not None else 'default schedules'}"
               f"{', code for ' + a.ttune_target if a.ttune_target != 'host' else ''}"
-              f"{'; PyTorch restricted to AVX2 (ONNX Runtime is not)' if a.peer_isa == 'avx2' else ''}")
+              f"{'; ONNX Runtime and PyTorch restricted to AVX2' if a.peer_isa == 'avx2' else ''}")
         print("ratio = ttune latency / peer latency (< 1: ttune faster), median of per-round ratios; "
               "other = share of the CPU that other processes took while timing\n")
         print(f"{'model':<16} {'ttune ms':>10} {'ORT ms':>10} {'PyTorch ms':>10} {'ttune/ORT':>10} "
               f"{'ttune/PyTorch':>14} {'other':>7}  outputs", flush=True)
 
     ensure_exported(a.models, a)
+    if a.peer_isa == "avx2":
+        # The AVX2-restricted ONNX Runtime, made once from the installed package.
+        made = subprocess.run([sys.executable, os.path.join(HERE, "ort_avx2.py"), os.path.join(a.build_dir, "bench-peers"),
+                               os.path.join(a.build_dir, "bench-peers-avx2")], stdout=subprocess.DEVNULL)
+        if made.returncode != 0:
+            sys.exit(1)  # ort_avx2.py has said why
     results, versions = [], {}
     tmp = tempfile.mkdtemp(prefix="ttune-bench-models-")
     try:

@@ -15,7 +15,8 @@ ORT_VERSION=1.30.0
 # dense layers and matmuls; without OpenBLAS that is the unoptimized reference BLAS (about 2
 # GFLOP/s), which would make PyTorch's transformer figures meaningless. The OpenMP build shares
 # PyTorch's OpenMP runtime and thread count. ttune does not use BLAS.
-PACKAGES=(python3-torch python3-torchvision python3-onnx python3-numpy libopenblas0-openmp nodejs npm)
+# binutils: objdump, for the AVX2-restricted copy of ONNX Runtime (ort_avx2.py).
+PACKAGES=(python3-torch python3-torchvision python3-onnx python3-numpy libopenblas0-openmp nodejs npm binutils)
 missing=()
 for p in "${PACKAGES[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -49,4 +50,10 @@ else
   mkdir -p "$PEERS"
   [ -f "$PEERS/package.json" ] || echo '{"name": "ttune-bench-peers", "private": true}' > "$PEERS/package.json"
   (cd "$PEERS" && npm install --ignore-scripts --no-audit --no-fund "onnxruntime-node@$ORT_VERSION")
+fi
+
+# On x86-64: a copy of the package whose ONNX Runtime runs its AVX2 kernels (bench_models.py
+# --peer-isa avx2); a hard-linked copy but for one patched library.
+if [ "$(uname -m)" = "x86_64" ]; then
+  /usr/bin/python3 bench/models/ort_avx2.py "$PEERS" "$BUILD_DIR/bench-peers-avx2"
 fi
