@@ -87,7 +87,12 @@ def main():
         return
     if os.path.exists(out):
         shutil.rmtree(out)
-    shutil.copytree(peers, out, copy_function=os.link, symlinks=True)
+    def link_or_copy(src, dst):
+        try:
+            os.link(src, dst)
+        except OSError:  # another file system: a real copy
+            shutil.copy2(src, dst)
+    shutil.copytree(peers, out, copy_function=link_or_copy, symlinks=True)
     patched = {}
     for lib in libs:
         copy = os.path.join(out, os.path.relpath(lib, peers))
