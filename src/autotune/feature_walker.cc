@@ -296,6 +296,9 @@ class Walker {
                      walk(l.body);
                      frames_.pop_back();
                    },
+                   // Features describe the schedule's own loops; the cost model lowers without the
+                   // prefetch pass, and a hint would not change what they count.
+                   [&](const lower::Prefetch&) {},
                },
                s->kind);
   }

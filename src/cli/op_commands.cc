@@ -58,12 +58,6 @@ std::vector<schedule::Step> chooseSteps(const te::ComputeDAG& dag, const std::st
   return measure::defaultScheduleFor(dag, target);
 }
 
-lower::LowerOptions lowerOptionsFor(const schedule::Target& target) {
-  lower::LowerOptions lo;
-  lo.vector_lanes = target.lanes();
-  return lo;
-}
-
 void runOp(const OpArgs& a, const std::string& schedule_file, bool plain, bool check, bool bench, bool json,
            int threads, uint64_t seed, const std::string& target_name) {
   schedule::Target target = resolveTargetOption(target_name, TargetUse::Measure);
@@ -76,7 +70,7 @@ void runOp(const OpArgs& a, const std::string& schedule_file, bool plain, bool c
   if (!state.ok()) fail("the schedule does not apply to ", a.name, ": ", state.error());
 
   Timer t;
-  auto func = lower::lower(*state, "kernel", lowerOptionsFor(target));
+  auto func = lower::lower(*state, "kernel", lower::lowerOptionsFor(target));
   if (!func.ok()) fail("the schedule cannot be lowered for ", a.name, ": ", func.error());
   codegen::CompileOptions co;
   co.target = target;
@@ -251,7 +245,7 @@ void showSchedule(const std::string& file, const OpArgs& a, bool lowered, bool l
   j["target"] = codegen::describe(target);
   std::string low, ir, asm_text;
   if (lowered || llvm || assembly) {
-    auto f = lower::lower(*state, "kernel", lowerOptionsFor(target));
+    auto f = lower::lower(*state, "kernel", lower::lowerOptionsFor(target));
     if (!f.ok()) fail("the schedule cannot be lowered: ", f.error());
     low = lower::toString(*f);
     if (lowered) j["lowered"] = low;

@@ -37,6 +37,7 @@ class Emitter {
   void emitParallel(const lower::For& f);
   void emitAllocate(const lower::Allocate& a);
   void emitIf(const lower::IfThenElse& s);
+  void emitPrefetch(const lower::Prefetch& p);
   llvm::Function* newFunction(const std::string& name, llvm::FunctionType* type);
   llvm::AllocaInst* entryAlloca(llvm::Type* type, llvm::Value* count, const std::string& name);
 

@@ -52,6 +52,7 @@ void Emitter::emitKernel(const lower::LoweredFunc& f) {
                    [&](const lower::Allocate& x) { all.push_back(x.buffer.get()); collect(x.body); },
                    [&](const lower::Seq& x) { for (const Stmt& c : x.stmts) collect(c); },
                    [&](const lower::LetStmt& x) { collect(x.body); },
+                   [&](const lower::Prefetch&) {},
                },
                s->kind);
   };
@@ -96,8 +97,18 @@ void Emitter::emitStmt(const Stmt& s) {
                    if (!isVector(v)) bounds_[x.var.get()] = te::constIntBound(x.value, bounds_);
                    emitStmt(x.body);
                  },
+                 [&](const lower::Prefetch& x) { emitPrefetch(x); },
              },
              s->kind);
+}
+
+void Emitter::emitPrefetch(const lower::Prefetch& p) {
+  if (vvar_ != nullptr) return;  // a lane-varying address has no single line to fetch
+  llvm::Value* index = emitExpr(p.index);
+  if (isVector(index)) return;
+  // Read, locality 2 (L2 and outward: the lines are needed a pass from now), data cache.
+  callIntrinsic(llvm::Intrinsic::prefetch,
+                {address(p.buffer.get(), index), b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
 }
 
 void Emitter::emitIf(const lower::IfThenElse& s) {
@@ -346,6 +357,7 @@ void Emitter::emitParallel(const lower::For& f) {
                    [&](const lower::Allocate& x) { walk(x.body); },
                    [&](const lower::Seq& x) { for (const Stmt& c : x.stmts) walk(c); },
                    [&](const lower::LetStmt& x) { scan(x.value); walk(x.body); },
+                   [&](const lower::Prefetch& x) { used_bufs.insert(x.buffer.get()); scan(x.index); },
                },
                st->kind);
   };

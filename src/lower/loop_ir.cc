@@ -32,6 +32,9 @@ Stmt makeAllocate(te::BufferRef buffer, Stmt body) { return make(Allocate{std::m
 Stmt makeLet(te::Var var, te::Expr value, Stmt body) {
   return make(LetStmt{std::move(var), std::move(value), std::move(body)});
 }
+Stmt makePrefetch(te::BufferRef buffer, te::Expr index) {
+  return make(Prefetch{std::move(buffer), std::move(index)});
+}
 Stmt makeSeq(std::vector<Stmt> stmts) {
   std::vector<Stmt> flat;
   for (Stmt& s : stmts) {
@@ -78,6 +81,7 @@ std::string toString(const Stmt& s, int indent) {
           [&](const LetStmt& l) {
             return pad + "let " + l.var.name() + " = " + te::toString(l.value) + "\n" + toString(l.body, indent);
           },
+          [&](const Prefetch& p) { return pad + "prefetch " + p.buffer->name + "[" + te::toString(p.index) + "]\n"; },
       },
       s->kind);
 }

@@ -1,8 +1,8 @@
 // The loop IR: imperative loop nests over flat buffers, produced by lowering a State and consumed
 // by the code generator and the cost model's feature extractor.
 //
-// Statements are immutable shared nodes over a closed variant. Expressions are te::Expr where
-// tensor reads have become BufferLoad(buffer, flat index). Loops run from 0 to `extent`
+// Statements are immutable shared nodes over a closed variant (Prefetch is a hint only).
+// Expressions are te::Expr where tensor reads have become BufferLoad(buffer, flat index). Loops run from 0 to `extent`
 // (an expression; `max_extent` is a constant upper bound, equal to extent when it is constant).
 // Loop kinds:
 //   Serial     an ordinary loop;
@@ -57,9 +57,15 @@ struct LetStmt {
   te::Expr value;
   Stmt body;
 };
+// A hint that buffer[index] is read soon (lower/prefetch.h): the code generator issues a
+// prefetch of its cache line outside vector bodies. Changes no value.
+struct Prefetch {
+  te::BufferRef buffer;
+  te::Expr index;
+};
 
 struct StmtNode {
-  using Kind = std::variant<For, Store, IfThenElse, Allocate, Seq, LetStmt>;
+  using Kind = std::variant<For, Store, IfThenElse, Allocate, Seq, LetStmt, Prefetch>;
   Kind kind;
 };
 
@@ -69,6 +75,7 @@ Stmt makeIf(te::Expr cond, Stmt then_case, Stmt else_case = nullptr);
 Stmt makeAllocate(te::BufferRef buffer, Stmt body);
 Stmt makeSeq(std::vector<Stmt> stmts);  // flattens nested Seqs, drops nulls
 Stmt makeLet(te::Var var, te::Expr value, Stmt body);
+Stmt makePrefetch(te::BufferRef buffer, te::Expr index);
 
 // A lowered kernel: `args` are the kernel arguments in ComputeDAG::tensors() order.
 struct LoweredFunc {

@@ -100,6 +100,7 @@ class Lowerer {
     Stmt s = makeSeq(std::move(body));
     for (auto it = globals.rbegin(); it != globals.rend(); ++it) s = makeAllocate(*it, s);
     f.body = limitUnrolling(unrollRegisterTileLoops(resolveVectorLoops(s)), opt_.max_unrolled_statements, opt_.vector_lanes);
+    if (opt_.prefetch) f.body = prefetchNextBlocks(f.body, *opt_.prefetch);
     return f;
   }
 
@@ -366,6 +367,16 @@ class Lowerer {
 };
 
 }  // namespace
+
+LowerOptions lowerOptionsFor(const schedule::Target& target) {
+  LowerOptions lo;
+  lo.vector_lanes = target.lanes();
+  PrefetchOptions p;
+  // The current block and the next one share L2 with the activations the passes read.
+  p.max_block_bytes = target.l2_bytes / 4;
+  lo.prefetch = p;
+  return lo;
+}
 
 Expected<LoweredFunc> lower(const State& state, const std::string& name, const LowerOptions& options) {
   if (state.boundsInferred()) return Lowerer(state, options).run(name);

@@ -9,10 +9,13 @@
 // (a vectorized loop with a short tail falls back to scalar code for that tail only).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "lower/loop_ir.h"
+#include "lower/prefetch.h"
 #include "schedule/state.h"
+#include "schedule/target.h"
 #include "support/expected.h"
 
 namespace ttune::lower {
@@ -26,7 +29,13 @@ struct LowerOptions {
   // limitUnrolling), counting vectorized loops per `vector_lanes` lanes.
   int64_t max_unrolled_statements = 24000;
   int vector_lanes = 16;
+  // Software prefetch of the next parallel iteration's blocks (lower/prefetch.h); off when unset
+  // (the cost model's features describe the schedule without it).
+  std::optional<PrefetchOptions> prefetch;
 };
+
+// The options kernels for `target` are compiled with: its vector width, its cache sizes.
+LowerOptions lowerOptionsFor(const schedule::Target& target);
 
 // Fails (with the reason) for schedules that cannot be lowered.
 Expected<LoweredFunc> lower(const schedule::State& state, const std::string& name,

@@ -81,6 +81,7 @@ class Pass {
               Result b = run(l.body);
               return {b.stmt == l.body ? s : makeLet(l.var, l.value, b.stmt), b.steps, b.bounded};
             },
+            [&](const Prefetch&) -> Result { return {s, 1, true}; },
         },
         s->kind);
   }
@@ -107,6 +108,7 @@ class Pass {
                      [&](const Allocate& a) { walk(a.body); },
                      [&](const Seq& q) { for (const Stmt& c : q.stmts) walk(c); },
                      [&](const LetStmt& l) { walk(l.body); },
+                     [&](const Prefetch&) {},
                  },
                  st->kind);
     };
@@ -176,6 +178,7 @@ class SizeCounter {
               return t;
             },
             [&](const LetStmt& l) -> int64_t { return emitted(l.body, known); },
+            [&](const Prefetch& p) -> int64_t { return 1 + exprSize(p.index, known); },
         },
         s->kind);
     if (memoize) sizes_.emplace(s.get(), size);
@@ -258,6 +261,7 @@ bool hasSelectOn(const Stmt& s, const te::VarNode* var) {
                    [&](const Allocate& a) { walk(a.body); },
                    [&](const Seq& q) { for (const Stmt& c : q.stmts) walk(c); },
                    [&](const LetStmt& l) { scan(l.value); walk(l.body); },
+                   [&](const Prefetch& p) { scan(p.index); },
                },
                st->kind);
   };
@@ -298,6 +302,7 @@ Stmt limit(const Stmt& s, int64_t budget, SizeCounter& sizes) {
                           Stmt b = limit(l.body, budget, sizes);
                           return b == l.body ? s : makeLet(l.var, l.value, b);
                         },
+                        [&](const Prefetch&) { return s; },
                     },
                     s->kind);
 }
@@ -312,6 +317,7 @@ void boundVars(const Stmt& s, std::unordered_set<const te::VarNode*>& out) {
                  [&](const Allocate& a) { boundVars(a.body, out); },
                  [&](const Seq& q) { for (const Stmt& c : q.stmts) boundVars(c, out); },
                  [&](const LetStmt& l) { out.insert(l.var.get()); boundVars(l.body, out); },
+                 [&](const Prefetch&) {},
              },
              s->kind);
 }
@@ -340,6 +346,7 @@ void invariantTails(const Stmt& s, const std::unordered_set<const te::VarNode*>&
                  [&](const Allocate& a) { invariantTails(a.body, inner, out); },
                  [&](const Seq& q) { for (const Stmt& c : q.stmts) invariantTails(c, inner, out); },
                  [&](const LetStmt& l) { invariantTails(l.body, inner, out); },
+                 [&](const Prefetch&) {},
              },
              s->kind);
 }
@@ -371,6 +378,7 @@ Stmt withFullExtents(const Stmt& s, const std::unordered_set<const te::VarNode*>
                           Stmt b = withFullExtents(l.body, full);
                           return b == l.body ? s : makeLet(l.var, l.value, b);
                         },
+                        [&](const Prefetch&) { return s; },
                     },
                     s->kind);
 }
@@ -433,6 +441,7 @@ Stmt version(const Stmt& s, int64_t max_tile) {
                           Stmt b = version(l.body, max_tile);
                           return b == l.body ? s : makeLet(l.var, l.value, b);
                         },
+                        [&](const Prefetch&) { return s; },
                     },
                     s->kind);
 }
@@ -480,6 +489,7 @@ bool isLaneParallel(const Stmt& body, const te::VarNode* v) {
                      scanLoads(x.value);
                      walk(x.body);
                    },
+                   [&](const Prefetch&) {},
                },
                s->kind);
   };
@@ -527,6 +537,7 @@ Stmt resolveVectorLoops(const Stmt& s) {
                           Stmt b = resolveVectorLoops(l.body);
                           return b == l.body ? s : makeLet(l.var, l.value, b);
                         },
+                        [&](const Prefetch&) { return s; },
                     },
                     s->kind);
 }

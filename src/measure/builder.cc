@@ -36,9 +36,7 @@ BuildResult buildOne(const MeasureInput& input, const std::string& name, const s
     r.build_s = timer.seconds();
     return r;
   }
-  lower::LowerOptions lo;
-  lo.vector_lanes = target.lanes();
-  auto func = lower::lower(*state, name, lo);
+  auto func = lower::lower(*state, name, lower::lowerOptionsFor(target));
   if (!func.ok()) {
     r.error = ErrorKind::Instantiation;
     r.message = func.error();

@@ -189,6 +189,7 @@ std::vector<double> bruteForceCounts(const lower::Stmt& body) {
                      run(l.body, live);
                      env.pop_back();
                    },
+                   [&](const lower::Prefetch&) {},
                },
                s->kind);
   };

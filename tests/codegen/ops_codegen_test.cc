@@ -29,7 +29,7 @@ TEST_P(OpCodegen, PlainAndDefaultScheduleMatchReference) {
   EXPECT_TRUE(r.cmp.ok()) << "plain: max abs err " << r.cmp.max_abs_err << "\n" << r.lowered;
   auto st = schedule::State::replay(dag, measure::defaultScheduleFor(*dag, *target));
   ASSERT_TRUE(st.ok()) << st.error();
-  r = checker.check(*st, 2, 1e-4, 1e-4, lo, *target);
+  r = checker.check(*st, 2, 1e-4, 1e-4, lower::lowerOptionsFor(*target), *target);
   ASSERT_TRUE(r.built) << r.error;
   EXPECT_TRUE(r.cmp.ok()) << "default: max abs err " << r.cmp.max_abs_err << "\n" << r.lowered;
 }

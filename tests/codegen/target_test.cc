@@ -141,6 +141,7 @@ int countIfs(const lower::Stmt& s) {
                           return n;
                         },
                         [&](const lower::LetStmt& l) { return countIfs(l.body); },
+                        [&](const lower::Prefetch&) { return 0; },
                     },
                     s->kind);
 }

@@ -62,9 +62,9 @@ std::string skipReason(const schedule::Target& target) {
 }
 
 CheckResult Checker::check(const schedule::State& state, int opt_level, double atol, double rtol,
-                           const lower::LowerOptions& lowering, const schedule::Target& target) const {
+                           const std::optional<lower::LowerOptions>& lowering, const schedule::Target& target) const {
   CheckResult r;
-  auto f = lower::lower(state, "kernel", lowering);
+  auto f = lower::lower(state, "kernel", lowering ? *lowering : lower::lowerOptionsFor(target));
   if (!f.ok()) {
     r.error = "lower: " + f.error();
     return r;

@@ -2,6 +2,7 @@
 // evaluator.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,9 @@ class Checker {
   explicit Checker(std::shared_ptr<const te::ComputeDAG> dag, uint64_t seed = 1);
   // With the caller's inputs (one per DAG input, in order), e.g. integers over a type's range.
   Checker(std::shared_ptr<const te::ComputeDAG> dag, std::vector<runtime::NDArray> inputs);
+  // Lowered with `lowering`, by default as kernels for `target` are (lower::lowerOptionsFor).
   CheckResult check(const schedule::State& state, int opt_level = 3, double atol = 1e-4, double rtol = 1e-4,
-                    const lower::LowerOptions& lowering = {},
+                    const std::optional<lower::LowerOptions>& lowering = {},
                     const schedule::Target& target = codegen::hostTarget()) const;
 
  private:

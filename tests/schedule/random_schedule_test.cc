@@ -49,8 +49,11 @@ TEST_P(RandomSchedules, MatchReferenceEvaluator) {
     nontrivial += !s.steps().empty();
     // Every fourth schedule keeps no tile on the stack: heap buffers must live as long as their
     // readers (sanitizer builds catch a use after free).
-    lower::LowerOptions lo;
+    lower::LowerOptions lo = lower::lowerOptionsFor(codegen::hostTarget());
     if (i % 4 == 3) lo.max_stack_bytes = 0;
+    // Half with prefetches wherever a block is re-read at all, to exercise the pass on any loop
+    // structure (a prefetch must never change a value or break code generation).
+    if (i % 2 == 0) lo.prefetch = lower::PrefetchOptions{.min_block_bytes = 0};
     // A third at -O3 as in production (noalias metadata, vectorizer and unroller at work); the
     // rest at -O1, which keeps the suite fast and still exercises every lowering path.
     const int opt_level = i % 3 == 0 ? 3 : 1;
