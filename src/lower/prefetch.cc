@@ -1,7 +1,6 @@
 #include "lower/prefetch.h"
 
 #include <algorithm>
-#include <optional>
 #include <unordered_set>
 #include <vector>
 
@@ -172,87 +171,56 @@ class Pass {
                s->kind);
   }
 
-  // What one read prefetches: the statements, and how many parallel iterations share a block.
-  struct Plan {
-    std::vector<Stmt> prefetches;
-    int64_t step = 1;
-  };
-
-  // A parallel loop fused over blocks and rows indexes the block by p // D: D consecutive
-  // iterations share it, and the next block starts at p + D. Returns D (1 when p indexes it
-  // directly), or 0 when the index uses p some other way.
-  static int64_t blockStep(const Expr& index, const te::VarNode* p) {
-    if (te::linearCoefficient(index, p)) return 1;
-    int64_t d = 0;
-    bool other = false;
-    te::visitAll(index, [&](const Expr& x) {
-      const te::Binary* b = x.as<te::Binary>();
-      if (!b || b->op != te::BinOp::FloorDiv) return;
-      const te::VarRef* v = b->a.as<te::VarRef>();
-      int64_t c = 0;
-      if (!v || v->var.get() != p || !te::isConstInt(b->b, &c) || c <= 1) return;
-      other |= d != 0 && d != c;
-      d = c;
-    });
-    return other ? 0 : d;
-  }
-
-  // The prefetches for `read` when loop l streams its block (nullopt when the pattern does not hold).
-  std::optional<Plan> planFor(const Read& read, const For& l, const std::vector<const For*>& inner) {
+  // The prefetches for `read` when loop l streams its block (empty when the pattern does not hold).
+  std::vector<Stmt> prefetchesFor(const Read& read, const For& l, const std::vector<const For*>& inner) {
     const te::VarNode* p = par_->var.get();
-    if (!read.consistent || !te::usesVar(read.index, p) || !te::usesVar(read.index, l.var.get())) return std::nullopt;
+    if (passes_.empty() || !read.consistent || !te::usesVar(read.index, p) || !te::usesVar(read.index, l.var.get()))
+      return {};
     for (const For* pass : passes_)
-      if (te::usesVar(read.index, pass->var.get())) return std::nullopt;
-    int64_t step = blockStep(read.index, p);
-    if (step == 0 || step >= par_->max_extent) return std::nullopt;
-    if (step == 1 && passes_.empty()) return std::nullopt;  // each block is read once
-    // In terms of the block number q (p = step * q + r): the index must not depend on r.
-    te::Var q("q"), r("r");
-    te::VarBounds qb{{q.get(), te::IntBound::range(0, par_->max_extent / step + 1)},
-                     {r.get(), te::IntBound::range(0, step)}};
-    Expr index = step == 1 ? te::substitute(read.index, {{p, Expr(q)}})
-                           : te::simplify(te::substitute(read.index, {{p, Expr(q) * te::intImm(step) + Expr(r)}}), qb);
-    if (te::usesVar(index, r.get())) return std::nullopt;
-    // Every variable of the index is q, l's or an inner loop's, each with a constant non-negative
+      if (te::usesVar(read.index, pass->var.get())) return {};
+    // p indexes the block linearly. (A parallel loop fused over blocks and pixel rows indexes it
+    // by p // D; its block is re-read in D times as many passes, so the cold one matters little:
+    // measured without gain, left alone.)
+    auto cp = te::linearCoefficient(read.index, p);
+    if (!cp || *cp <= 0) return {};
+    // Every variable of the index is p, l's or an inner loop's, each with a constant non-negative
     // coefficient: the block is then the box those loops sweep.
-    auto coef = [&](const te::VarNode* v) { return te::linearCoefficient(index, v); };
-    auto cq = coef(q.get()), cl = coef(l.var.get());
-    if (!cq || !cl || *cq <= 0 || *cl < 0) return std::nullopt;
-    te::VarMap<Expr> next{{p, Expr(par_->var) + te::intImm(step)}};
+    auto coef = [&](const te::VarNode* v) { return te::linearCoefficient(read.index, v); };
+    auto cl = coef(l.var.get());
+    if (!cl || *cl < 0) return {};
+    te::VarMap<Expr> next{{p, Expr(par_->var) + te::intImm(1)}};
     int64_t inner_span = 1, touched = l.max_extent;
-    std::vector<const te::VarNode*> known{q.get(), l.var.get()};
+    std::vector<const te::VarNode*> known{p, l.var.get()};
     for (const For* f : inner) {
       known.push_back(f->var.get());
       auto c = coef(f->var.get());
-      if (!c || *c < 0) return std::nullopt;
+      if (!c || *c < 0) return {};
       if (*c == 0) continue;
       inner_span += *c * (f->max_extent - 1);
       touched *= f->max_extent;
       next[f->var.get()] = te::intImm(0);
     }
     bool stray = false;
-    te::visitAll(index, [&](const Expr& x) {
+    te::visitAll(read.index, [&](const Expr& x) {
       if (const te::VarRef* v = x.as<te::VarRef>())
         if (std::find(known.begin(), known.end(), v->var.get()) == known.end()) stray = true;
     });
-    if (stray) return std::nullopt;
+    if (stray) return {};
     int64_t block_span = inner_span + *cl * (l.max_extent - 1);
     int64_t elem = te::dtypeBytes(read.buffer->dtype);
     int64_t block_bytes = block_span * elem;
-    if (*cq < block_span || 2 * touched < block_span) return std::nullopt;  // blocks overlap, or sparse reads
-    if (block_bytes < opt_.min_block_bytes || block_bytes > opt_.max_block_bytes) return std::nullopt;
+    if (*cp < block_span || 2 * touched < block_span) return {};  // blocks overlap, or sparse reads
+    if (block_bytes < opt_.min_block_bytes || block_bytes > opt_.max_block_bytes) return {};
     int64_t line = std::max<int64_t>(1, opt_.line_bytes / elem);
     int64_t lines = (inner_span + line - 1) / line;
     // A footprint that does not start on a line boundary touches one more line.
-    bool aligned = *cq % line == 0 && *cl % line == 0;
-    if (lines + (aligned ? 0 : 1) > opt_.max_lines_per_iteration) return std::nullopt;
+    bool aligned = *cp % line == 0 && *cl % line == 0;
+    if (lines + (aligned ? 0 : 1) > opt_.max_lines_per_iteration) return {};
     Expr base = te::simplify(te::substitute(read.index, next));
-    Plan plan;
-    plan.step = step;
-    for (int64_t k = 0; k < lines; ++k)
-      plan.prefetches.push_back(makePrefetch(read.buffer, te::simplify(base + te::intImm(k * line))));
-    if (!aligned) plan.prefetches.push_back(makePrefetch(read.buffer, te::simplify(base + te::intImm(inner_span - 1))));
-    return plan;
+    std::vector<Stmt> out;
+    for (int64_t k = 0; k < lines; ++k) out.push_back(makePrefetch(read.buffer, te::simplify(base + te::intImm(k * line))));
+    if (!aligned) out.push_back(makePrefetch(read.buffer, te::simplify(base + te::intImm(inner_span - 1))));
+    return out;
   }
 
   // Rewrites loop l (statement s) when it streams a block: null when it does not.
@@ -262,25 +230,15 @@ class Pass {
     std::vector<Read> reads;
     collect(l.body, lets, inner, reads);
     std::vector<Stmt> prefetches;
-    int64_t step = 0;
     for (const Read& r : reads) {
-      std::optional<Plan> plan = planFor(r, l, inner);
-      if (!plan || (step != 0 && plan->step != step)) continue;
-      step = plan->step;
-      prefetches.insert(prefetches.end(), plan->prefetches.begin(), plan->prefetches.end());
+      std::vector<Stmt> p = prefetchesFor(r, l, inner);
+      prefetches.insert(prefetches.end(), p.begin(), p.end());
     }
     if (prefetches.empty()) return nullptr;
-    // The block's second pass: with pass loops, the first iteration sharing the block with the
-    // innermost pass loop at 1 and the others at 0; without, the second iteration sharing it.
-    Expr p(par_->var);
-    Expr cond = p + te::intImm(step) < par_->extent;
-    if (passes_.empty()) {
-      cond = cond && (p % te::intImm(step) == te::intImm(1));
-    } else {
-      if (step > 1) cond = cond && (p % te::intImm(step) == te::intImm(0));
-      for (size_t k = 0; k < passes_.size(); ++k)
-        cond = cond && (Expr(passes_[k]->var) == te::intImm(k + 1 == passes_.size() ? 1 : 0));
-    }
+    // The second pass: the innermost pass loop at 1, the others at 0.
+    Expr cond = Expr(par_->var) + te::intImm(1) < par_->extent;
+    for (size_t k = 0; k < passes_.size(); ++k)
+      cond = cond && (Expr(passes_[k]->var) == te::intImm(k + 1 == passes_.size() ? 1 : 0));
     prefetches.push_back(l.body);
     Stmt with = makeFor(l.var, l.extent, l.max_extent, l.kind, makeSeq(std::move(prefetches)));
     return makeIf(cond, with, s);
