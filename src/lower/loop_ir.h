@@ -2,8 +2,9 @@
 // by the code generator and the cost model's feature extractor.
 //
 // Statements are immutable shared nodes over a closed variant (Prefetch is a hint only).
-// Expressions are te::Expr where tensor reads have become BufferLoad(buffer, flat index). Loops run from 0 to `extent`
-// (an expression; `max_extent` is a constant upper bound, equal to extent when it is constant).
+// Expressions are te::Expr where tensor reads have become BufferLoad(buffer, flat index). Loops
+// run from 0 to `extent` (an expression; `max_extent` is a constant upper bound, equal to extent
+// when it is constant).
 // Loop kinds:
 //   Serial     an ordinary loop;
 //   Parallel   iterations run on the thread pool; never nested inside another Parallel;
