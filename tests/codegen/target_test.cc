@@ -128,6 +128,28 @@ TEST(RegisterTile, FitsTheRegisterFileAndCoversTheLatency) {
   EXPECT_EQ(4 % c.vectors, 0) << c.vectors;
 }
 
+// With 16 registers the 4-cycle model's 8 accumulators leave the FMA chains no slack; 12
+// (6 x 2) ran 1.10-1.13x faster where the rows' partial block is short (28-, 56-, 112-wide
+// images), while on 14- and 7-wide images the bigger tiles' partial blocks (a third of the rows)
+// cost more than the slack gains, and those keep 8.
+TEST(RegisterTile, SixteenRegistersTakeSlackOnlyWithAShortTail) {
+  auto v3 = *codegen::resolveTarget("x86-64-v3");
+  for (int64_t rows : {28, 56, 112}) {
+    schedule::RegisterTile rt = schedule::registerTileFor(v3, rows, 4);
+    EXPECT_EQ(rt.rows * rt.vectors, 12) << rows;
+    EXPECT_LE(6 * (rows % rt.rows), rows) << rows;
+    // No more loads per FMA than the 8-accumulator tile (4 x 2: 6 loads for 8 FMAs).
+    EXPECT_LE((rt.rows + rt.vectors) * 8, 6 * rt.rows * rt.vectors) << rows;
+  }
+  for (int64_t rows : {7, 14}) EXPECT_EQ(schedule::registerTileFor(v3, rows, 4).rows * schedule::registerTileFor(v3, rows, 4).vectors, 8) << rows;
+  // Rows that divide: the slack tile was already the 4-cycle model's choice (fewer loads per FMA).
+  schedule::RegisterTile twelve = schedule::registerTileFor(v3, 12, 4);
+  EXPECT_EQ(twelve.rows * twelve.vectors, 12);
+  // 32 registers already hold more than enough accumulators: the tiles stay as they were.
+  auto v4 = *codegen::resolveTarget("x86-64-v4");
+  for (int64_t rows : {7, 14, 28, 56}) EXPECT_GE(schedule::registerTileFor(v4, rows, 4).rows * schedule::registerTileFor(v4, rows, 4).vectors, 14) << rows;
+}
+
 int countIfs(const lower::Stmt& s) {
   if (!s) return 0;
   return std::visit(Overload{
