@@ -351,31 +351,36 @@ void invariantTails(const Stmt& s, const std::unordered_set<const te::VarNode*>&
              s->kind);
 }
 
-// `s` with the loops in `full` given their constant maximum extent.
-Stmt withFullExtents(const Stmt& s, const std::unordered_set<const te::VarNode*>& full) {
+// `s` with the loops in `extents` given those constant extents (a loop at its maximum keeps it as
+// its bound; a shorter one, a tail, gets the shorter bound unless it is vectorized, whose
+// code covers its lanes up to the maximum with a mask).
+Stmt withExtents(const Stmt& s, const std::unordered_map<const te::VarNode*, int64_t>& extents) {
   if (!s) return s;
   return std::visit(Overload{
                         [&](const For& f) -> Stmt {
-                          Stmt body = withFullExtents(f.body, full);
-                          if (full.count(f.var.get())) return makeFor(f.var, te::intImm(f.max_extent), f.max_extent, f.kind, body);
+                          Stmt body = withExtents(f.body, extents);
+                          if (auto it = extents.find(f.var.get()); it != extents.end()) {
+                            int64_t max = f.kind == ForKind::Vectorized ? f.max_extent : it->second;
+                            return makeFor(f.var, te::intImm(it->second), max, f.kind, body);
+                          }
                           return body == f.body ? s : makeFor(f.var, f.extent, f.max_extent, f.kind, body);
                         },
                         [&](const Store&) -> Stmt { return s; },
                         [&](const IfThenElse& i) -> Stmt {
-                          Stmt t = withFullExtents(i.then_case, full), e = withFullExtents(i.else_case, full);
+                          Stmt t = withExtents(i.then_case, extents), e = withExtents(i.else_case, extents);
                           return t == i.then_case && e == i.else_case ? s : makeIf(i.cond, t, e);
                         },
                         [&](const Allocate& a) -> Stmt {
-                          Stmt b = withFullExtents(a.body, full);
+                          Stmt b = withExtents(a.body, extents);
                           return b == a.body ? s : makeAllocate(a.buffer, b);
                         },
                         [&](const Seq& q) -> Stmt {
                           std::vector<Stmt> out;
-                          for (const Stmt& c : q.stmts) out.push_back(withFullExtents(c, full));
+                          for (const Stmt& c : q.stmts) out.push_back(withExtents(c, extents));
                           return makeSeq(std::move(out));
                         },
                         [&](const LetStmt& l) -> Stmt {
-                          Stmt b = withFullExtents(l.body, full);
+                          Stmt b = withExtents(l.body, extents);
                           return b == l.body ? s : makeLet(l.var, l.value, b);
                         },
                         [&](const Prefetch&) { return s; },
@@ -383,42 +388,133 @@ Stmt withFullExtents(const Stmt& s, const std::unordered_set<const te::VarNode*>
                     s->kind);
 }
 
+// What encloses a region: loops with constant extents and the values of lets.
+struct Enclosing {
+  std::vector<std::pair<const te::VarNode*, int64_t>> loops;
+  te::VarMap<te::Expr> lets;
+};
+
+// Every combination of values `exprs` take over the enclosing loops' iterations, when each is a
+// function of those loops alone (lets inlined) and there are at most `max_points` iterations
+// to try; nullopt otherwise. Combinations are in order of first appearance.
+std::optional<std::vector<std::vector<int64_t>>> valueCombinations(const std::vector<te::Expr>& exprs,
+                                                                   const Enclosing& enc, int64_t max_points) {
+  std::vector<te::Expr> inlined;
+  std::unordered_set<const te::VarNode*> used;
+  for (te::Expr e : exprs) {
+    for (int depth = 0; depth < 16; ++depth) {  // lets refer to outer lets; their nesting is shallow
+      bool has_let = false;
+      te::visitAll(e, [&](const te::Expr& x) {
+        if (const te::VarRef* v = x.as<te::VarRef>(); v && enc.lets.count(v->var.get())) has_let = true;
+      });
+      if (!has_let) break;
+      e = te::substitute(e, enc.lets);
+    }
+    te::visitAll(e, [&](const te::Expr& x) {
+      if (const te::VarRef* v = x.as<te::VarRef>()) used.insert(v->var.get());
+    });
+    inlined.push_back(e);
+  }
+  std::vector<std::pair<const te::VarNode*, int64_t>> dims;
+  int64_t points = 1;
+  for (const auto& [var, extent] : enc.loops)
+    if (used.count(var)) {
+      dims.emplace_back(var, extent);
+      points *= std::max<int64_t>(extent, 1);
+      if (points > max_points) return std::nullopt;
+      used.erase(var);
+    }
+  if (!used.empty()) return std::nullopt;  // a variable that is not an enclosing loop's
+  std::vector<std::vector<int64_t>> combos;
+  std::vector<int64_t> at(dims.size(), 0);
+  for (int64_t p = 0; p < points; ++p) {
+    te::VarMap<te::Expr> point;
+    for (size_t d = 0; d < dims.size(); ++d) point[dims[d].first] = te::intImm(at[d]);
+    std::vector<int64_t> values;
+    for (const te::Expr& e : inlined) {
+      int64_t v;
+      if (!te::isConstInt(te::simplify(te::substitute(e, point)), &v)) return std::nullopt;
+      values.push_back(v);
+    }
+    if (std::find(combos.begin(), combos.end(), values) == combos.end()) combos.push_back(values);
+    for (size_t d = dims.size(); d-- > 0;) {  // next point, the innermost loop fastest
+      if (++at[d] < dims[d].second) break;
+      at[d] = 0;
+    }
+  }
+  return combos;
+}
+
 // `region` as `if (full) <constant extents> else <region>` when it has invariant run-time extents.
-Stmt versionRegion(const Stmt& region) {
+// When the enclosing loops determine those extents and give them only a few other combinations
+// (the tail tiles of non-dividing splits: a 14-wide image in tiles of 5 has one tail of 4), each
+// such combination gets its own constant-extent version too, so tails run straight-line code
+// rather than a guard per row; the guarded region stays as the last resort.
+Stmt versionRegion(const Stmt& region, const Enclosing& enc) {
   std::unordered_set<const te::VarNode*> inner;
   boundVars(region, inner);
   std::vector<const For*> tails;
   invariantTails(region, inner, tails);
   if (tails.empty()) return region;
-  std::optional<te::Expr> cond;
-  std::vector<te::Expr> seen;
-  std::unordered_set<const te::VarNode*> full;
+  std::vector<te::Expr> distinct;  // the distinct extent expressions, with their loops' maxima
+  std::vector<int64_t> maxima;
+  std::vector<size_t> which;       // tails[i]'s expression
   for (const For* f : tails) {
-    full.insert(f->var.get());
-    bool dup = false;
-    for (const te::Expr& e : seen) dup = dup || te::structurallyEqual(e, f->extent);
-    if (dup) continue;
-    seen.push_back(f->extent);
-    te::Expr c = f->extent == te::intImm(f->max_extent);
-    cond = cond ? (*cond && c) : c;
+    size_t k = 0;
+    while (k < distinct.size() && !te::structurallyEqual(distinct[k], f->extent)) ++k;
+    if (k == distinct.size()) {
+      distinct.push_back(f->extent);
+      maxima.push_back(f->max_extent);
+    }
+    which.push_back(k);
   }
-  return makeIf(*cond, withFullExtents(region, full), region);
+  auto versionFor = [&](const std::vector<int64_t>& values) {
+    std::unordered_map<const te::VarNode*, int64_t> extents;
+    for (size_t i = 0; i < tails.size(); ++i) extents[tails[i]->var.get()] = values[which[i]];
+    return withExtents(region, extents);
+  };
+  auto condFor = [&](const std::vector<int64_t>& values) {
+    std::optional<te::Expr> cond;
+    for (size_t k = 0; k < distinct.size(); ++k) {
+      te::Expr c = distinct[k] == te::intImm(values[k]);
+      cond = cond ? (*cond && c) : c;
+    }
+    return *cond;
+  };
+  Stmt rest = region;
+  constexpr int64_t kMaxPoints = 4096;  // iterations enumerated at compile time
+  constexpr size_t kMaxTailVersions = 2;
+  if (auto combos = valueCombinations(distinct, enc, kMaxPoints)) {
+    std::vector<std::vector<int64_t>> shorter;
+    for (const std::vector<int64_t>& c : *combos)
+      if (c != maxima) shorter.push_back(c);
+    bool fits = shorter.size() <= kMaxTailVersions;
+    for (const std::vector<int64_t>& c : shorter)
+      for (size_t k = 0; k < c.size(); ++k) fits = fits && c[k] >= 0 && c[k] <= maxima[k];
+    if (fits)
+      for (auto it = shorter.rbegin(); it != shorter.rend(); ++it) rest = makeIf(condFor(*it), versionFor(*it), rest);
+  }
+  return makeIf(condFor(maxima), versionFor(maxima), rest);
 }
 
-Stmt version(const Stmt& s, int64_t max_tile) {
+Stmt version(const Stmt& s, int64_t max_tile, Enclosing& enc) {
   if (!s) return s;
   return std::visit(Overload{
                         [&](const For& f) -> Stmt {
-                          Stmt body = version(f.body, max_tile);
+                          int64_t ext;
+                          bool constant = te::isConstInt(f.extent, &ext);
+                          if (constant) enc.loops.emplace_back(f.var.get(), ext);
+                          Stmt body = version(f.body, max_tile, enc);
+                          if (constant) enc.loops.pop_back();
                           return body == f.body ? s : makeFor(f.var, f.extent, f.max_extent, f.kind, body);
                         },
                         [&](const Store&) -> Stmt { return s; },
                         [&](const IfThenElse& i) -> Stmt {
-                          Stmt t = version(i.then_case, max_tile), e = version(i.else_case, max_tile);
+                          Stmt t = version(i.then_case, max_tile, enc), e = version(i.else_case, max_tile, enc);
                           return t == i.then_case && e == i.else_case ? s : makeIf(i.cond, t, e);
                         },
                         [&](const Allocate& a) -> Stmt {
-                          Stmt b = version(a.body, max_tile);
+                          Stmt b = version(a.body, max_tile, enc);
                           return b == a.body ? s : makeAllocate(a.buffer, b);
                         },
                         [&](const Seq& q) -> Stmt {
@@ -428,17 +524,19 @@ Stmt version(const Stmt& s, int64_t max_tile) {
                           for (const Stmt& c : q.stmts)
                             if (const Allocate* a = std::get_if<Allocate>(&c->kind))
                               has_tile = has_tile || (a->buffer->scope == te::MemScope::Local && a->buffer->size <= max_tile);
-                          if (has_tile) return versionRegion(s);
+                          if (has_tile) return versionRegion(s, enc);
                           std::vector<Stmt> out;
                           bool changed = false;
                           for (const Stmt& c : q.stmts) {
-                            out.push_back(version(c, max_tile));
+                            out.push_back(version(c, max_tile, enc));
                             changed |= out.back() != c;
                           }
                           return changed ? makeSeq(std::move(out)) : s;
                         },
                         [&](const LetStmt& l) -> Stmt {
-                          Stmt b = version(l.body, max_tile);
+                          enc.lets[l.var.get()] = l.value;
+                          Stmt b = version(l.body, max_tile, enc);
+                          enc.lets.erase(l.var.get());
                           return b == l.body ? s : makeLet(l.var, l.value, b);
                         },
                         [&](const Prefetch&) { return s; },
@@ -448,7 +546,10 @@ Stmt version(const Stmt& s, int64_t max_tile) {
 
 }  // namespace
 
-Stmt versionTiles(const Stmt& s, int64_t max_tile_elements) { return version(s, max_tile_elements); }
+Stmt versionTiles(const Stmt& s, int64_t max_tile_elements) {
+  Enclosing enc;
+  return version(s, max_tile_elements, enc);
+}
 
 Stmt limitUnrolling(const Stmt& s, int64_t max_statements, int lanes) {
   SizeCounter sizes(std::max(1, lanes));  // valid while s is alive and unchanged: its nodes are keys

@@ -16,7 +16,10 @@ Stmt unrollRegisterTileLoops(const Stmt& s, int64_t max_tile_elements = 1024, in
 // region (a tail tile is shorter); one region then holds every combination of full and tail
 // code, and the control flow makes LLVM spill the accumulators even for full tiles. Each such
 // region becomes `if (every such extent is at its maximum) <region with constant extents> else
-// <region as it was>`: full tiles run straight-line code, tails keep the guarded one.
+// <region as it was>`: full tiles run straight-line code. When the enclosing loops (constant
+// extents, lets inlined) determine those extents and give them at most two shorter combinations
+// -- the tail tiles of non-dividing splits -- each gets a constant-extent version as well, tried
+// before the guarded region, which stays as the last resort.
 Stmt versionTiles(const Stmt& s, int64_t max_tile_elements = 1024);
 
 // Bounds code size: when replicating an unrolled loop would emit more than `max_nodes`

@@ -128,10 +128,9 @@ double tileScore(int r, int v, int64_t max_rows, int64_t max_vectors, double fma
 
 // The best tile by tileScore. Among tiles within 0.5% of the best throughput, fewer loads per FMA
 // win (more reuse of each loaded operand, less cache traffic), then fewer accumulators (smaller
-// tails). Left out: tiles whose last, partial block of rows holds more than `max_tail_share` of
-// the rows, and tiles with more than `max_loads_per_fma` loads per FMA.
+// tails). Tiles with more than `max_loads_per_fma` loads per FMA are left out.
 TileChoice bestTile(const Target& t, int64_t max_rows, int64_t max_vectors, int64_t row_stride_bytes,
-                    double fma_latency, double max_tail_share = 1, double max_loads_per_fma = 1e9) {
+                    double fma_latency, double max_loads_per_fma = 1e9) {
   struct Cand {
     RegisterTile tile;
     double score, loads_per_fma;
@@ -145,7 +144,6 @@ TileChoice bestTile(const Target& t, int64_t max_rows, int64_t max_vectors, int6
       if (max_rows > 0 && r > max_rows) break;
       if (rowsPerL1Set(t, r, row_stride_bytes) > std::max(1, t.l1d_ways - 1)) break;
       if (registersNeeded(r * v, v) > t.vector_registers) break;
-      if (max_rows > 0 && static_cast<double>(max_rows % r) > max_tail_share * static_cast<double>(max_rows)) continue;
       double loads_per_fma = double(r + v) / (r * v);
       if (loads_per_fma > max_loads_per_fma + 1e-9) continue;
       cands.push_back({{r, v}, tileScore(r, v, max_rows, max_vectors, fma_latency), loads_per_fma});
@@ -171,16 +169,16 @@ RegisterTile registerTileFor(const Target& t, int64_t max_rows, int64_t max_vect
   // slack at all: every load or broadcast that arrives late stalls a chain. Measured with 16
   // registers (Zen 5, AVX2 code, 1x1 convolutions with 256-1024 input channels): 12
   // accumulators (6 x 2 vectors) ran 1.10-1.13x faster than 8 (4 x 2, 2 x 4) on 12-, 28- and
-  // 56-wide images. But bigger tiles rarely divide a power-of-two image, and the partial last
-  // block of rows runs guarded code: on 14-wide images 5 x 2 (a tail of 4 rows) gained 7% with
-  // 1024 input channels and lost 15% with 256, and on 7-wide ones 5 x 2 was 0.96x and 7 x 1
-  // 0.91x of 4 x 2. So the tile is the one the 4-cycle model picks, unless a model that asks for
-  // 25% slack (5 cycles), among tiles whose partial block holds at most a sixth of the rows and
-  // that load no more per FMA (14 x 1 on a 14-wide image, a broadcast per FMA, was no faster),
-  // finds one at least 10% faster: a decision the models cannot make clearly keeps the old tile.
+  // 56-wide images, 10 (5 x 2) 1.07-1.2x on 14-wide ones (their tail tile of 4 rows runs its own
+  // straight-line version, lower::versionTiles; while it ran guarded code, 5 x 2 lost 15% with
+  // 256 input channels), and on 7-wide ones 5 x 2 and 7 x 1 were no faster than 4 x 2. So the
+  // tile is the one the 4-cycle model picks, unless a model that asks for 25% slack (5 cycles),
+  // among tiles that load no more per FMA (14 x 1 on a 14-wide image, a broadcast per FMA, was
+  // no faster), finds one at least 10% faster: a decision the models cannot make clearly keeps
+  // the old tile.
   TileChoice tight = bestTile(t, max_rows, max_vectors, row_stride_bytes, 4);
   const double tight_loads = double(tight.tile.rows + tight.tile.vectors) / (tight.tile.rows * tight.tile.vectors);
-  TileChoice slack = bestTile(t, max_rows, max_vectors, row_stride_bytes, 5, 1.0 / 6, tight_loads);
+  TileChoice slack = bestTile(t, max_rows, max_vectors, row_stride_bytes, 5, tight_loads);
   double tight_with_slack = tileScore(tight.tile.rows, tight.tile.vectors, max_rows, max_vectors, 5);
   if (slack.tile.rows * slack.tile.vectors > tight.tile.rows * tight.tile.vectors && slack.score >= 1.1 * tight_with_slack)
     return slack.tile;

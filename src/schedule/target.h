@@ -57,7 +57,7 @@ struct Target {
 // broadcast and the weight vectors, must fit the register file. Preference: enough accumulators
 // to hide the FMA latency (two FMA pipes x about 4 cycles), then as many as fit, then squarer
 // tiles (fewer loads per FMA); a quarter more accumulators than that (slack for late operands)
-// when they gain clearly and leave only a short partial block of rows.
+// when they gain clearly without more loads per FMA.
 struct RegisterTile {
   int rows = 1;
   int vectors = 1;
