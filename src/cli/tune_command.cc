@@ -284,7 +284,10 @@ Json tuneModel(const TuneArgs& a) {
         measure::SideBySide m = retimer.compareSideBySide({{t.dag, def}, {t.dag, it->second.steps}}, measure::decided(measure::kernelRounds()));
         d = m.median_s[0];
         keep = m.speedup[1].gain();
-        q = keep ? m.median_s[1] : d;
+        // The pick's time as the decision saw it: the default's over the median per-round
+        // speedup (the two medians of times can disagree with it on a noisy host, and a kept
+        // pick then looked slower than its default).
+        q = keep ? d / m.speedup[1].median : d;
       }
       retimed_default += t.weight * d;
       retimed_flops += t.weight * t.dag->flops();

@@ -170,15 +170,11 @@ int countIfs(const lower::Stmt& s) {
                     s->kind);
 }
 
-TEST(RegisterTile, TailTilesGetAFullTileVersionAndStayExact) {
-  // 7 output columns in tiles of 4 and 40 channels in vectors of 16: full tiles and tails.
-  te::Tensor x = te::placeholder("X", {1, 7, 7, 24});
-  te::Tensor w = te::placeholder("W", {1, 1, 24, 40}, te::DType::Float32, true);
-  auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{x, w},
-                                                    std::vector<te::Tensor>{ops::conv2d_nhwc(x, w, {1, 1}, {0, 0, 0, 0})});
+// An NHWC convolution's output C computed through its cache-write tile L: columns in tiles of 4
+// rows, channels in vectors of 16.
+std::vector<schedule::Step> columnTileSteps(const std::string& C, const std::string& L) {
   using namespace schedule;
-  std::string C = dag->outputs()[0].name(), L = C + ".local";
-  std::vector<Step> steps = {
+  return {
       CacheWriteStep{C, "local"},
       SplitStep{L, "ff", std::nullopt, {16}, true},
       SplitStep{L, "xx", std::nullopt, {4}, true},
@@ -190,6 +186,17 @@ TEST(RegisterTile, TailTilesGetAFullTileVersionAndStayExact) {
       AnnotationStep{L, "ff.1", IterAnnotation::Vectorize},
       AnnotationStep{C, "ff.1", IterAnnotation::Vectorize},
   };
+}
+
+TEST(RegisterTile, TailTilesGetAFullTileVersionAndStayExact) {
+  // 7 output columns in tiles of 4 and 40 channels in vectors of 16: full tiles and tails.
+  te::Tensor x = te::placeholder("X", {1, 7, 7, 24});
+  te::Tensor w = te::placeholder("W", {1, 1, 24, 40}, te::DType::Float32, true);
+  auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{x, w},
+                                                    std::vector<te::Tensor>{ops::conv2d_nhwc(x, w, {1, 1}, {0, 0, 0, 0})});
+  using namespace schedule;
+  std::string C = dag->outputs()[0].name(), L = C + ".local";
+  std::vector<Step> steps = columnTileSteps(C, L);
   auto st = State::replay(dag, steps);
   ASSERT_TRUE(st.ok()) << st.error();
   auto f = lower::lower(*st, "kernel");
@@ -241,18 +248,7 @@ TEST(RegisterTile, TheTailTileGetsAConstantExtentVersion) {
   using namespace schedule;
   std::string C = dag->outputs()[0].name(), L = C + ".local";
   for (bool fused : {false, true}) {
-    std::vector<Step> steps = {
-        CacheWriteStep{C, "local"},
-        SplitStep{L, "ff", std::nullopt, {16}, true},
-        SplitStep{L, "xx", std::nullopt, {4}, true},
-        ReorderStep{L, {"nn", "yy", "xx.0", "ff.0", "rc", "ry", "rx", "xx.1", "ff.1"}},
-        FollowSplitStep{C, "ff", 1, 1},
-        FollowSplitStep{C, "xx", 2, 1},
-        ReorderStep{C, {"nn", "yy", "xx.0", "ff.0", "xx.1", "ff.1"}},
-        ComputeAtStep{L, C, "ff.0"},
-        AnnotationStep{L, "ff.1", IterAnnotation::Vectorize},
-        AnnotationStep{C, "ff.1", IterAnnotation::Vectorize},
-    };
+    std::vector<Step> steps = columnTileSteps(C, L);
     if (fused) {
       steps.push_back(FuseStep{C, {"nn", "yy", "xx.0", "ff.0"}});
       steps.push_back(AnnotationStep{C, "nn@yy@xx.0@ff.0@", IterAnnotation::Parallel});
