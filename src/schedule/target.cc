@@ -110,6 +110,11 @@ RegisterTile elementwiseTileFor(const Target& t, int64_t max_rows, int64_t max_v
 
 namespace {
 
+// Operands loaded per FMA in one reduction step: a broadcast per row, a load per vector.
+double loadsPerFma(const RegisterTile& tile) {
+  return double(tile.rows + tile.vectors) / (tile.rows * tile.vectors);
+}
+
 struct TileChoice {
   RegisterTile tile;
   double score = 0;  // modelled share of the FMA pipes' throughput, tails counted as waste
@@ -144,7 +149,7 @@ TileChoice bestTile(const Target& t, int64_t max_rows, int64_t max_vectors, int6
       if (max_rows > 0 && r > max_rows) break;
       if (rowsPerL1Set(t, r, row_stride_bytes) > std::max(1, t.l1d_ways - 1)) break;
       if (registersNeeded(r * v, v) > t.vector_registers) break;
-      double loads_per_fma = double(r + v) / (r * v);
+      double loads_per_fma = loadsPerFma({r, v});
       if (loads_per_fma > max_loads_per_fma + 1e-9) continue;
       cands.push_back({{r, v}, tileScore(r, v, max_rows, max_vectors, fma_latency), loads_per_fma});
     }
@@ -177,8 +182,7 @@ RegisterTile registerTileFor(const Target& t, int64_t max_rows, int64_t max_vect
   // no faster), finds one at least 10% faster: a decision the models cannot make clearly keeps
   // the old tile.
   TileChoice tight = bestTile(t, max_rows, max_vectors, row_stride_bytes, 4);
-  const double tight_loads = double(tight.tile.rows + tight.tile.vectors) / (tight.tile.rows * tight.tile.vectors);
-  TileChoice slack = bestTile(t, max_rows, max_vectors, row_stride_bytes, 5, tight_loads);
+  TileChoice slack = bestTile(t, max_rows, max_vectors, row_stride_bytes, 5, loadsPerFma(tight.tile));
   double tight_with_slack = tileScore(tight.tile.rows, tight.tile.vectors, max_rows, max_vectors, 5);
   if (slack.tile.rows * slack.tile.vectors > tight.tile.rows * tight.tile.vectors && slack.score >= 1.1 * tight_with_slack)
     return slack.tile;
