@@ -68,7 +68,9 @@ frontend::OnnxOptions onnxOptions(const ModelSource& src) {
 graph::GraphOptions graphOptions(const ModelSource& src, const schedule::Target& target) {
   return {.channels_last = src.layout == "nhwc",
           .winograd = src.conv == "winograd" && baselineOf(src) == schedule::Baseline::Strong,
-          .vector_lanes = target.lanes()};
+          .vector_lanes = target.lanes(),
+          .flatten_pointwise = baselineOf(src) == schedule::Baseline::Strong ? graph::flattenByTileModel(target)
+                                                                             : graph::FlattenDecision()};
 }
 
 graph::Graph loadModel(const ModelSource& src, const schedule::Target& target) {

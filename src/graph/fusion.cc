@@ -16,6 +16,7 @@ namespace {
 
 bool isAbsorbable(const Graph& g, const Node& n, int chain_value) {
   FusionRole r = fusionRole(n.attrs);
+  if (const ReshapeAttrs* a = std::get_if<ReshapeAttrs>(&n.attrs); a && a->view) return false;
   if (r == FusionRole::Elementwise) return true;
   if (r != FusionRole::Injective) return false;
   for (int v : n.inputs)

@@ -100,6 +100,9 @@ struct ConcatAttrs {
 };
 struct ReshapeAttrs {
   te::Shape shape;  // the final shape
+  // A view between kernels (graph/flatten.h): never fused into its producer's kernel, so the
+  // executor aliases it and the kernels on both sides keep their own loop structure.
+  bool view = false;
 };
 struct TransposeAttrs {
   std::vector<int64_t> perm;

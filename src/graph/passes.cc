@@ -221,6 +221,7 @@ void optimizeGraph(Graph& g, const GraphOptions& options) {
   transposeRightOperands(g);
   if (options.channels_last) convertToChannelsLast(g, options.vector_lanes);
   if (options.channels_last && options.winograd) useWinograd(g);
+  if (options.channels_last) flattenPointwiseConvs(g, options.flatten_pointwise);
   removeIdentities(g);
   eliminateDeadCode(g);
 }

@@ -20,6 +20,7 @@
 // Constant weights are further re-laid-out per schedule by the layout-rewrite step.
 #pragma once
 
+#include "graph/flatten.h"
 #include "graph/graph.h"
 
 namespace ttune::graph {
@@ -41,6 +42,9 @@ struct GraphOptions {
   // it, a convolution with fewer output channels than max(4, lanes / 2) over an image at least a
   // vector wide stays NCHW (graph/layout.h).
   int vector_lanes = 0;
+  // Whether a stride-1 1x1 convolution runs with its image's pixels as one axis (graph/flatten.h:
+  // the target's register-tile model decides); unset: never.
+  FlattenDecision flatten_pointwise = {};
 };
 void optimizeGraph(Graph& g, const GraphOptions& options = {});
 

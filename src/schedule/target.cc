@@ -189,4 +189,9 @@ RegisterTile registerTileFor(const Target& t, int64_t max_rows, int64_t max_vect
   return tight.tile;
 }
 
+double registerTileScore(const Target& t, int64_t max_rows, int64_t max_vectors, int64_t row_stride_bytes) {
+  RegisterTile tile = registerTileFor(t, max_rows, max_vectors, row_stride_bytes);
+  return tileScore(tile.rows, tile.vectors, max_rows, max_vectors, 5);
+}
+
 }  // namespace ttune::schedule

@@ -70,6 +70,11 @@ struct RegisterTile {
 // at 77% of peak, 7 rows at 97%).
 RegisterTile registerTileFor(const Target& t, int64_t max_rows = 0, int64_t max_vectors = 0,
                              int64_t row_stride_bytes = 0);
+// The modelled share of the FMA pipes' throughput that registerTileFor's tile reaches on extents
+// (max_rows, max_vectors): one reduction step with 25% slack on the FMA latency, lanes of tiles
+// that overhang the extents counted as waste. Compares ways of presenting the same product
+// (graph/flatten.h: a 1x1 convolution's pixels as image rows or as one axis).
+double registerTileScore(const Target& t, int64_t max_rows, int64_t max_vectors, int64_t row_stride_bytes = 0);
 // The register tile for a product without a broadcast operand (acc[rows][vectors] +=
 // x[row][vector] * w[vector]: a depthwise convolution). Every FMA loads its own operand, so a
 // larger tile reuses nothing more; it needs only enough independent accumulators to hide the FMA

@@ -2,7 +2,9 @@
 
 #include <cmath>
 
+#include "codegen/target.h"
 #include "executor/executor.h"
+#include "graph/flatten.h"
 #include "graph/passes.h"
 #include "graph/reference.h"
 
@@ -150,6 +152,72 @@ TEST(Executor, ProvidedScheduleIsUsedAndBadOneFallsBack) {
   CheckReport rep;
   m.runChecked(inputs, &rep);
   EXPECT_TRUE(rep.ok());
+}
+
+// A ResNet-style bottleneck on a 7x7 image whose 1x1 convolutions run on [1, 1, 49, C]
+// (graph/flatten.h): a downsample convolution sharing the block's input, a residual add that
+// only one chain can take, a head convolution read only by the graph output's transpose (left
+// alone). Compiled for this host, it computes what the original graph computes.
+Graph bottleneck() {
+  Graph g;
+  int x = g.addInput("x", {1, 32, 7, 7});
+  auto conv = [&](const std::string& name, int in, int64_t c, int64_t k, int64_t kernel, uint64_t seed) {
+    Conv2dAttrs a;
+    int64_t p = kernel / 2;
+    a.pads = {p, p, p, p};
+    return g.addNode(name, a, {in, g.addConstant(name + ".w", randomArray({k, c, kernel, kernel}, seed)),
+                               g.addConstant(name + ".b", randomArray({k}, seed + 100))});
+  };
+  int a = g.addNode("r1", UnaryAttrs{UnaryKind::Relu}, {conv("c1", x, 32, 16, 1, 1)});
+  int b = g.addNode("r2", UnaryAttrs{UnaryKind::Relu}, {conv("c2", a, 16, 16, 3, 2)});
+  int c = g.addNode("scale3", BinaryAttrs{BinaryKind::Mul}, {conv("c3", b, 16, 32, 1, 3), g.addConstant("s3", randomArray({1, 32, 1, 1}, 4))});
+  int d = conv("down", x, 32, 32, 1, 5);
+  int e = g.addNode("r3", UnaryAttrs{UnaryKind::Relu}, {g.addNode("res", BinaryAttrs{BinaryKind::Add}, {c, d})});
+  g.markOutput(g.addNode("gap", GlobalPool2dAttrs{PoolKind::Avg}, {e}));
+  g.markOutput(conv("head", e, 32, 16, 1, 6));
+  return g;
+}
+
+TEST(Executor, FlattenedPointwiseConvolutionsRunLikeTheReference) {
+  Graph g = bottleneck();
+  auto inputs = randomInputs(g, 5);
+  auto expected = evaluateGraph(g, inputs);
+  GraphOptions opt;
+  opt.flatten_pointwise = [](const PointwiseConv& c) { return c.row_pixels == 7 && c.image_pixels == 49; };
+  optimizeGraph(g, opt);
+  CompiledModel m = CompiledModel::compile(g);
+  int flat = 0, views = 0;
+  for (const graph::Kernel& k : m.instances()) {
+    views += k.alias_only;
+    const te::Shape& out = k.dag->outputs()[0].shape();
+    if (k.class_name.rfind("conv2d_nhwc", 0) == 0 && out.size() == 4 && out[1] == 1 && out[2] == 49) ++flat;
+  }
+  // c1, c3 and the downsample run flat; the head does not (its one reader, the transpose back
+  // to NCHW for the graph output, would be cut off from it).
+  EXPECT_EQ(flat, 3);
+  EXPECT_GE(views, 3);  // x (one view for both readers), c1's and c3's chain ends
+  auto out = m.run(inputs);
+  ASSERT_EQ(out.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    auto cmp = runtime::compare(out[i], expected[i], 1e-4, 1e-4);
+    EXPECT_TRUE(cmp.ok()) << "output " << i << " max abs err " << cmp.max_abs_err;
+  }
+  CheckReport rep;
+  m.runChecked(inputs, &rep);
+  EXPECT_TRUE(rep.ok()) << rep.worst_kernel << " " << rep.max_abs_err;
+}
+
+// The tile model flattens where rows within an image row waste the AVX2 tile (ResNet's 7- and
+// 14-wide 1x1 convolutions), and not where the image row already fits it.
+TEST(Executor, PointwiseFlatteningFollowsTheTileModel) {
+  auto avx2 = codegen::resolveTarget("x86-64-v3");
+  auto avx512 = codegen::resolveTarget("x86-64-v4");
+  ASSERT_TRUE(avx2.ok() && avx512.ok());
+  FlattenDecision v3 = flattenByTileModel(*avx2), v4 = flattenByTileModel(*avx512);
+  EXPECT_TRUE(v3({7, 49, 1024, 2048}));
+  EXPECT_TRUE(v3({14, 196, 512, 1024}));
+  EXPECT_FALSE(v3({112, 112 * 112, 64, 64}));
+  EXPECT_FALSE(v4({7, 49, 1024, 2048}));
 }
 
 }  // namespace
