@@ -33,7 +33,9 @@ using FlattenDecision = std::function<bool(const PointwiseConv&)>;
 void flattenPointwiseConvs(Graph& g, const FlattenDecision& decide);
 
 // The decision from the target's register-tile model (schedule::registerTileScore): flat when the
-// tile across the image's pixels is modelled at least 5% faster than the tile within a row.
+// tile across the image's pixels is modelled at least 5% faster than the tile within a row, and
+// the reduction is long (its weights block does not stay in L1; a short one keeps the image
+// split between threads as the kernels around it do).
 FlattenDecision flattenByTileModel(const schedule::Target& target);
 
 }  // namespace ttune::graph
