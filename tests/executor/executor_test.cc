@@ -19,6 +19,14 @@ runtime::NDArray randomArray(te::Shape shape, uint64_t seed, double lo = -0.5, d
   return a;
 }
 
+void expectOutputsMatch(const std::vector<runtime::NDArray>& out, const std::vector<runtime::NDArray>& expected) {
+  ASSERT_EQ(out.size(), expected.size());
+  for (size_t i = 0; i < out.size(); ++i) {
+    auto c = runtime::compare(out[i], expected[i], 1e-4, 1e-4);
+    EXPECT_TRUE(c.ok()) << "output " << i << " max abs err " << c.max_abs_err;
+  }
+}
+
 // A small CNN: conv-bn-relu x2 with a residual, max pool, global pool, flatten, dense, softmax;
 // plus a second output read from the middle.
 Graph smallCnn() {
@@ -60,12 +68,7 @@ TEST(Executor, RunsSmallCnnLikeTheReference) {
   optimizeGraph(g);
   CompiledModel m = CompiledModel::compile(g);
   EXPECT_GE(m.kernels().size(), 5u);
-  auto out = m.run(inputs);
-  ASSERT_EQ(out.size(), 2u);
-  for (size_t i = 0; i < 2; ++i) {
-    auto c = runtime::compare(out[i], expected[i], 1e-4, 1e-4);
-    EXPECT_TRUE(c.ok()) << "output " << i << " max abs err " << c.max_abs_err;
-  }
+  expectOutputsMatch(m.run(inputs), expected);
   CheckReport rep;
   CheckOptions sampled;
   sampled.samples_per_output = 32;
@@ -196,12 +199,7 @@ TEST(Executor, FlattenedPointwiseConvolutionsRunLikeTheReference) {
   // to NCHW for the graph output, would be cut off from it).
   EXPECT_EQ(flat, 3);
   EXPECT_GE(views, 3);  // x (one view for both readers), c1's and c3's chain ends
-  auto out = m.run(inputs);
-  ASSERT_EQ(out.size(), 2u);
-  for (size_t i = 0; i < 2; ++i) {
-    auto cmp = runtime::compare(out[i], expected[i], 1e-4, 1e-4);
-    EXPECT_TRUE(cmp.ok()) << "output " << i << " max abs err " << cmp.max_abs_err;
-  }
+  expectOutputsMatch(m.run(inputs), expected);
   CheckReport rep;
   m.runChecked(inputs, &rep);
   EXPECT_TRUE(rep.ok()) << rep.worst_kernel << " " << rep.max_abs_err;
