@@ -3,7 +3,7 @@
 #include <unordered_map>
 #include <unordered_set>
 
-#include "support/assert.h"
+#include "schedule/default_schedule.h"
 
 namespace ttune::graph {
 
@@ -32,26 +32,22 @@ class Flattener {
 
   void run() {
     plan();
-    if (member_.empty()) return;
+    if (last_.empty()) return;
     for (size_t i = 0; i < original_.size(); ++i) {
       Node n = original_[i];
       for (int& v : n.inputs)
         if (auto it = remap_.find(v); v >= 0 && it != remap_.end()) v = it->second;
-      auto m = member_.find(static_cast<int>(i));
-      if (m == member_.end()) {
+      auto m = last_.find(static_cast<int>(i));
+      if (m == last_.end()) {
         nodes_.push_back(std::move(n));
         continue;
       }
-      emitFlat(n, m->second.last);
+      emitFlat(n, m->second);
     }
     g_.setNodes(std::move(nodes_));
   }
 
  private:
-  struct Membership {
-    bool last = false;  // the chain's last node: the reshape back follows it
-  };
-
   // The element-wise chain a pointwise convolution at node i would take into the flat shape, or
   // nothing when it stays as it is.
   std::optional<std::vector<int>> chainOf(int i) const {
@@ -68,7 +64,7 @@ class Flattener {
     int v = n.output;
     // A node that an earlier convolution's chain took stays there, as fusion would fuse it
     // with the earlier one (partition() grows kernels from their first node).
-    while (!outputs_.count(v) && consumers_[v].size() == 1 && !member_.count(consumers_[v][0])) {
+    while (!outputs_.count(v) && consumers_[v].size() == 1 && !last_.count(consumers_[v][0])) {
       const Node& c = original_[consumers_[v][0]];
       bool elementwise = std::holds_alternative<UnaryAttrs>(c.attrs) || std::holds_alternative<BinaryAttrs>(c.attrs);
       if (!elementwise || g_.value(c.output).shape != out || g_.value(c.output).dtype != te::DType::Float32) break;
@@ -82,7 +78,7 @@ class Flattener {
     // The chain's end: not a graph output, and not read by one node that would fuse it (that node
     // would then be a kernel of its own after the view reshape).
     if (outputs_.count(v) || consumers_[v].empty()) return std::nullopt;
-    if (consumers_[v].size() == 1 && !member_.count(consumers_[v][0])) {
+    if (consumers_[v].size() == 1 && !last_.count(consumers_[v][0])) {
       FusionRole r = fusionRole(original_[consumers_[v][0]].attrs);
       if (r == FusionRole::Elementwise || r == FusionRole::Injective) return std::nullopt;
     }
@@ -93,8 +89,7 @@ class Flattener {
     for (size_t i = 0; i < original_.size(); ++i) {
       auto chain = chainOf(static_cast<int>(i));
       if (!chain) continue;
-      for (int c : *chain) member_[c] = Membership{};
-      member_[chain->back()].last = true;
+      for (int c : *chain) last_[c] = c == chain->back();
     }
   }
 
@@ -116,17 +111,18 @@ class Flattener {
   }
 
   void emitFlat(const Node& n, bool last) {
+    // The convolution's data, the chain's value and full-shape operands, through flat views (a
+    // chain value's view is its flat replacement); weights, bias and image-invariant operands
+    // as they are.
     std::vector<int> inputs = n.inputs;
     if (std::holds_alternative<Conv2dAttrs>(n.attrs)) {
       inputs[0] = flatView(inputs[0]);
     } else {
-      for (int& x : inputs) {
-        if (auto it = flat_value_.find(x); it != flat_value_.end()) x = it->second;  // the chain
-        else if (g_.value(x).shape.size() == 4 && !imageInvariant(g_.value(x).shape)) x = flatView(x);
-      }
+      for (int& x : inputs)
+        if (g_.value(x).shape.size() == 4 && !imageInvariant(g_.value(x).shape)) x = flatView(x);
     }
     int f = emit(n.name, n.attrs, std::move(inputs));
-    flat_value_[n.output] = f;
+    flat_[n.output] = f;
     if (!last) return;
     ReshapeAttrs back{g_.value(n.output).shape};
     back.view = true;
@@ -140,10 +136,9 @@ class Flattener {
   const std::vector<std::vector<int>> consumers_;
   const FlattenDecision& decide_;
   const std::unordered_set<int> outputs_;
-  std::unordered_map<int, Membership> member_;  // original node index -> its place in a chain
-  std::unordered_map<int, int> flat_;           // value -> its flat view
-  std::unordered_map<int, int> flat_value_;     // original chain value -> its flat replacement
-  std::unordered_map<int, int> remap_;          // chain end -> the reshape back
+  std::unordered_map<int, bool> last_;  // original node index in a chain -> whether it ends it
+  std::unordered_map<int, int> flat_;   // value -> its flat view (a chain value: its replacement)
+  std::unordered_map<int, int> remap_;  // chain end -> the reshape back
   std::vector<Node> nodes_;
 };
 
@@ -165,7 +160,7 @@ FlattenDecision flattenByTileModel(const schedule::Target& target) {
     // previous kernel; a flat image splits differently from the 2-D kernels around it, and the
     // depthwise kernels after mobilenet_v2's expansions ran up to 1.3x slower (AVX2, Zen 5).
     schedule::RegisterTile tile = schedule::registerTileFor(target, c.image_pixels, vectors, stride);
-    if (c.in_channels * tile.vectors * lanes * 4 <= target.l1d_bytes / 2) return false;
+    if (schedule::shortReduction(target, c.in_channels, tile.vectors * lanes)) return false;
     double in_row = schedule::registerTileScore(target, c.row_pixels, vectors, stride);
     double flat = schedule::registerTileScore(target, c.image_pixels, vectors, stride);
     return flat >= 1.05 * in_row;

@@ -400,7 +400,7 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   std::vector<size_t> outer_axes;
   int64_t reduce_len = 1;
   for (const te::IterVar& iv : c.reduceAxes()) reduce_len *= iv.extent;
-  bool short_reduction = r >= 0 && reduce_len * lanes * 4 <= opt.target.l1d_bytes / 2;
+  bool short_reduction = r >= 0 && shortReduction(opt.target, reduce_len, lanes);
   if (elementwise) {
     // Depthwise: the axes in their own order, so each thread sweeps whole input pixels
     // contiguously (channel blocks outside the columns read a pixel's channels in strided
@@ -774,6 +774,10 @@ std::vector<Step> defaultSchedule(const te::ComputeDAG& dag, const DefaultSchedu
     }
   }
   return steps;
+}
+
+bool shortReduction(const Target& t, int64_t reduce_len, int64_t block_lanes) {
+  return reduce_len * block_lanes * 4 <= t.l1d_bytes / 2;
 }
 
 }  // namespace ttune::schedule

@@ -36,5 +36,9 @@ struct DefaultScheduleOptions {
 DefaultScheduleOptions defaultScheduleOptions(const Target& target, Baseline baseline = Baseline::Strong);
 
 std::vector<Step> defaultSchedule(const te::ComputeDAG& dag, const DefaultScheduleOptions& options);
+// Whether one block of a register-tiled reduction's weights (reduce_len x block_lanes floats)
+// stays within half of L1: such reductions are parallelized over the image rather than over
+// blocks of output channels (defaultSchedule; graph/flatten.h keeps their images 2-D).
+bool shortReduction(const Target& t, int64_t reduce_len, int64_t block_lanes);
 
 }  // namespace ttune::schedule

@@ -188,12 +188,17 @@ std::vector<schedule::Step> columnTileSteps(const std::string& C, const std::str
   };
 }
 
+// A 1x1 convolution on a 7x7 NHWC image.
+std::shared_ptr<const te::ComputeDAG> pointwiseConv7x7(int64_t c, int64_t k) {
+  te::Tensor x = te::placeholder("X", {1, 7, 7, c});
+  te::Tensor w = te::placeholder("W", {1, 1, c, k}, te::DType::Float32, true);
+  return std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{x, w},
+                                                std::vector<te::Tensor>{ops::conv2d_nhwc(x, w, {1, 1}, {0, 0, 0, 0})});
+}
+
 TEST(RegisterTile, TailTilesGetAFullTileVersionAndStayExact) {
   // 7 output columns in tiles of 4 and 40 channels in vectors of 16: full tiles and tails.
-  te::Tensor x = te::placeholder("X", {1, 7, 7, 24});
-  te::Tensor w = te::placeholder("W", {1, 1, 24, 40}, te::DType::Float32, true);
-  auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{x, w},
-                                                    std::vector<te::Tensor>{ops::conv2d_nhwc(x, w, {1, 1}, {0, 0, 0, 0})});
+  auto dag = pointwiseConv7x7(24, 40);
   using namespace schedule;
   std::string C = dag->outputs()[0].name(), L = C + ".local";
   std::vector<Step> steps = columnTileSteps(C, L);
@@ -241,10 +246,7 @@ int countLoopsOfExtent(const lower::Stmt& s, int64_t n) {
 // version with constant extents, besides the full tiles' one, so it runs straight-line code; the
 // results stay exact on both ISAs, with and without a fused parallel loop over the tiles.
 TEST(RegisterTile, TheTailTileGetsAConstantExtentVersion) {
-  te::Tensor x = te::placeholder("X", {1, 7, 7, 24});
-  te::Tensor w = te::placeholder("W", {1, 1, 24, 32}, te::DType::Float32, true);
-  auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{x, w},
-                                                    std::vector<te::Tensor>{ops::conv2d_nhwc(x, w, {1, 1}, {0, 0, 0, 0})});
+  auto dag = pointwiseConv7x7(24, 32);
   using namespace schedule;
   std::string C = dag->outputs()[0].name(), L = C + ".local";
   for (bool fused : {false, true}) {
