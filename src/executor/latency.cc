@@ -43,7 +43,8 @@ ModelTimings timeCompiled(std::vector<CompiledModel>& models, const std::vector<
         warmed += last_run_s[i];
       }
       std::vector<double> mine;
-      for (int k = 0; k < how.per_round; ++k) {
+      const bool single = how.single_run_from_s > 0 && last_run_s[i] >= how.single_run_from_s;
+      for (int k = 0; k < (single ? 1 : how.per_round); ++k) {
         Timer t;
         models[i].run(inputs);
         mine.push_back(t.seconds());
@@ -59,7 +60,10 @@ ModelTimings timeCompiled(std::vector<CompiledModel>& models, const std::vector<
     }
     if (measure::roundsDone(std::vector<measure::Speedup>(out.speedup.begin() + 1, out.speedup.end()), r + 1, protocol)) break;
   }
-  for (size_t i = 0; i < models.size(); ++i) out.median_s.push_back(measure::median(times[i]));
+  for (size_t i = 0; i < models.size(); ++i) {
+    out.median_s.push_back(measure::median(times[i]));
+    out.timed_runs.push_back(static_cast<int>(times[i].size()));
+  }
   return out;
 }
 

@@ -29,11 +29,21 @@ struct Interleave {
   // Untimed runs of a configuration before its block, for at least this long (0: none); not for
   // configurations whose run takes a second or more.
   double block_warm_s = 0.1;
+  // A configuration whose run takes at least this long (seconds; 0: never) runs once per round
+  // instead of per_round times. For decisions: a check needs the verdict, and three runs per
+  // round of a model that runs for seconds (bert_base with basic defaults: 7 s) made one check
+  // cost minutes; the rounds' interval is as valid with one run each, only less narrow.
+  double single_run_from_s = 0;
 };
+
+// Interleave::single_run_from_s of the comparisons that decide (model checks, in-model
+// refinement); reports keep three runs per round.
+inline constexpr double kDecisionSingleRunFromS = 1.0;
 
 struct ModelTimings {
   std::vector<double> median_s;            // per configuration, over all its runs
   std::vector<measure::Speedup> speedup;   // per configuration, over the first (the first's: 1)
+  std::vector<int> timed_runs;             // per configuration, over all rounds (warm-ups not counted)
 };
 
 // Compiles each configuration (sharing compiled kernels) and times them interleaved.

@@ -26,6 +26,7 @@ struct MeasureInput {
   std::shared_ptr<const te::ComputeDAG> dag;  // the workload, unscheduled
   std::vector<schedule::Step> steps;
   double slow_cutoff_s = 0;  // see TimingOptions::slow_cutoff_s (0: time fully)
+  int number = 0;            // runs per repeat when set (else TimingOptions::number: 0 calibrates)
 };
 
 struct BuildResult {

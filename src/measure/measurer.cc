@@ -98,10 +98,21 @@ const Measurer::Reference& Measurer::reference(const std::shared_ptr<const te::C
 }
 
 std::vector<schedule::RecordResult> Measurer::measure(const std::vector<MeasureInput>& inputs) {
-  std::vector<std::vector<schedule::RecordResult>> r = measureRounds(inputs, 1);
-  std::vector<schedule::RecordResult> out;
-  for (auto& one : r) out.push_back(std::move(one[0]));
-  return out;
+  std::vector<BuildResult> unused;
+  return measure(inputs, unused);
+}
+
+std::vector<schedule::RecordResult> Measurer::measure(const std::vector<MeasureInput>& inputs, std::vector<BuildResult>& builds) {
+  builds = builder_.build(inputs);
+  return measureBuilt(inputs, builds);
+}
+
+std::vector<schedule::RecordResult> Measurer::measureBuilt(const std::vector<MeasureInput>& inputs,
+                                                           const std::vector<BuildResult>& builds) {
+  TT_ASSERT(builds.size() == inputs.size(), "measureBuilt: one build per input");
+  std::vector<BuildResult> built = builds;  // timing's last use takes the code of its copy
+  const std::vector<bool> all(inputs.size(), true);
+  return timeRound(built, inputs, all, true, 0);
 }
 
 RunRequest Measurer::request(BuildResult& built, const MeasureInput& input, bool last_use) {
@@ -121,6 +132,7 @@ RunRequest Measurer::request(BuildResult& built, const MeasureInput& input, bool
   req.seed = options_.seed;
   req.timing = options_.timing;
   if (input.slow_cutoff_s > 0) req.timing.slow_cutoff_s = input.slow_cutoff_s;
+  if (input.number > 0) req.timing.number = input.number;
   req.threads = options_.threads;
   req.timeout_s = options_.run_timeout_s;
   return req;
@@ -197,8 +209,25 @@ std::vector<std::vector<schedule::RecordResult>> Measurer::measureRounds(const s
 }
 
 SideBySide Measurer::compareSideBySide(const std::vector<MeasureInput>& inputs, const RoundsProtocol& protocol) {
+  return compareSideBySide(inputs, protocol, std::vector<std::optional<BuildResult>>(inputs.size()));
+}
+
+SideBySide Measurer::compareSideBySide(const std::vector<MeasureInput>& inputs, const RoundsProtocol& protocol,
+                                       std::vector<std::optional<BuildResult>> prebuilt) {
   TT_ASSERT(!inputs.empty(), "compareSideBySide: no inputs");
-  std::vector<BuildResult> built = builder_.build(inputs);
+  TT_ASSERT(prebuilt.size() == inputs.size(), "compareSideBySide: one prebuilt slot per input");
+  std::vector<MeasureInput> to_build;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!prebuilt[i]) to_build.push_back(inputs[i]);
+  std::vector<BuildResult> fresh = to_build.empty() ? std::vector<BuildResult>{} : builder_.build(to_build);
+  std::vector<BuildResult> built;
+  for (size_t i = 0, f = 0; i < inputs.size(); ++i) built.push_back(prebuilt[i] ? std::move(*prebuilt[i]) : std::move(fresh[f++]));
+  // After the first round each input's runs per repeat are known from its time, so the worker's
+  // calibration run is skipped: for a kernel that runs longer than a repeat's minimum (a basic
+  // default), it was a third of every round.
+  std::vector<MeasureInput> timed = inputs;
+  const TimingOptions& to = options_.timing;
+  const bool calibrated = to.number <= 0 && to.min_repeat_ms > 0 && !to.cache_flush;
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<std::vector<double>> secs(inputs.size()), ratios(inputs.size());
   SideBySide out;
@@ -208,11 +237,13 @@ SideBySide Measurer::compareSideBySide(const std::vector<MeasureInput>& inputs, 
     // A schedule that failed once is not timed again: it cannot be chosen.
     std::vector<bool> wanted(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) wanted[i] = round == 0 || out.results[i].ok();
-    std::vector<schedule::RecordResult> timed = timeRound(built, inputs, wanted, false, round);
+    std::vector<schedule::RecordResult> results = timeRound(built, timed, wanted, false, round);
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (!wanted[i]) continue;
-      schedule::RecordResult& r = timed[i];
+      schedule::RecordResult& r = results[i];
       if (r.ok()) t[i] = r.median();
+      if (round == 0 && calibrated && r.ok())
+        timed[i].number = static_cast<int>(std::clamp(std::ceil(to.min_repeat_ms * 1e-3 / std::max(t[i], 1e-9)), 1.0, double(1 << 24)));
       if (round == 0 || !r.ok()) out.results[i] = r;
       else out.results[i].costs_s.push_back(r.median());
       secs[i].push_back(t[i]);

@@ -6,6 +6,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "measure/batch_runner.h"
@@ -60,6 +61,13 @@ class Measurer {
   explicit Measurer(MeasureOptions options = {});
   Measurer(MeasureOptions options, WorkerCommand worker);
   std::vector<schedule::RecordResult> measure(const std::vector<MeasureInput>& inputs);
+  // The same, also handing back each input's build (its code copied before timing), so that a
+  // later compareSideBySide of the same schedules does not compile them again.
+  std::vector<schedule::RecordResult> measure(const std::vector<MeasureInput>& inputs, std::vector<BuildResult>& builds);
+  // The two halves of measure(): building alone (a batch larger than what is timed next keeps
+  // every build process busy), and timing inputs built before; `builds` keep their code.
+  std::vector<BuildResult> build(const std::vector<MeasureInput>& inputs) { return builder_.build(inputs); }
+  std::vector<schedule::RecordResult> measureBuilt(const std::vector<MeasureInput>& inputs, const std::vector<BuildResult>& builds);
   // Each input built once and timed `rounds` times, the rounds interleaved (all inputs, then all
   // again), so a drift in the machine's load meets every input: result[input][round].
   std::vector<std::vector<schedule::RecordResult>> measureRounds(const std::vector<MeasureInput>& inputs, int rounds);
@@ -70,6 +78,12 @@ class Measurer {
   // schedules, which is biased low, and one disturbed measurement of a default makes a pick look
   // better than it is; re-timed side by side, the medians and intervals say what a pick is worth.
   SideBySide compareSideBySide(const std::vector<MeasureInput>& inputs, const RoundsProtocol& protocol = kernelRounds());
+  // The same with builds made before (measure above, by a Measurer of the same target):
+  // prebuilt[i], when set, is inputs[i]'s build; the others are built here. A transfer re-times
+  // each kernel's winner against its default, both measured minutes before: compiling them
+  // again cost a ranked transfer about a tenth of its time.
+  SideBySide compareSideBySide(const std::vector<MeasureInput>& inputs, const RoundsProtocol& protocol,
+                               std::vector<std::optional<BuildResult>> prebuilt);
   const MeasureOptions& options() const { return options_; }
   Runner& runner() { return runner_; }
   // Whether the timings come from an emulator (worker_command.h): never store them as measurements.

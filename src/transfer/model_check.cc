@@ -45,7 +45,8 @@ ModelCheck checkModel(const graph::Graph& g, const std::vector<Record>& picks, c
   // Picks that are the defaults need no decision: the fewest rounds, for the latency only.
   measure::RoundsProtocol protocol = o.protocol;
   if (!c.picks_differ) protocol.max_rounds = protocol.min_rounds;
-  executor::ModelTimings t = executor::timeModels(g, {dm, pm}, protocol, {.per_round = o.per_round});
+  executor::ModelTimings t =
+      executor::timeModels(g, {dm, pm}, protocol, {.per_round = o.per_round, .single_run_from_s = o.single_run_from_s});
   c.defaults_s = t.median_s[0];
   c.picks_s = t.median_s[1];
   c.speedup = t.speedup[1];

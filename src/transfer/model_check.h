@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "codegen/target.h"
+#include "executor/latency.h"
 #include "graph/graph.h"
 #include "measure/speedup.h"
 #include "schedule/baseline.h"
@@ -27,6 +28,7 @@ struct ModelCheckOptions {
   schedule::Baseline baseline = schedule::Baseline::Strong;  // kernels without a record run these defaults
   measure::RoundsProtocol protocol = measure::decided(measure::modelRounds());
   int per_round = 3;
+  double single_run_from_s = executor::kDecisionSingleRunFromS;  // executor::Interleave
 };
 
 struct ModelCheck {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <ctime>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -106,14 +107,19 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
     return r;
   };
 
-  // Every kernel's default first, in one batch: the untuned time of each kernel.
+  // Every kernel's default first, in one batch: the untuned time of each kernel. One repeat (the
+  // re-timing's): these times only order the kernels and decide which winners are re-timed, and
+  // the re-timing times each such default again, side by side with its winner.
   res.kernels.resize(todo.size());
   std::vector<double> untuned(todo.size(), kInf);
+  // Kept for each winner's re-timing against its default (its code, not compiled again).
+  std::vector<measure::BuildResult> default_builds;
+  std::vector<measure::MeasureInput> default_inputs;
   {
     if (progress) progress({0, static_cast<int>(todo.size()), 0, wall.seconds(), "default schedules"});
-    std::vector<measure::MeasureInput> inputs;
+    std::vector<measure::MeasureInput>& inputs = default_inputs;
     for (const auto& t : todo) inputs.push_back({t.kernel->dag, measure::defaultScheduleFor(*t.kernel->dag, code, opt.baseline)});
-    std::vector<schedule::RecordResult> results = measurer.measure(inputs);
+    std::vector<schedule::RecordResult> results = retimer.measure(inputs, default_builds);
     std::vector<Record> recs;
     for (size_t i = 0; i < todo.size(); ++i) {
       const graph::Kernel& k = *todo[i].kernel;
@@ -166,14 +172,16 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
   std::vector<size_t> order(todo.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return untuned[a] > untuned[b]; });
+  // What each kernel measures depends on no measurement (the budget only counts), so it is
+  // chosen first and built in batches of several kernels' candidates: built kernel by kernel, a
+  // ranked transfer's 4 candidates kept one build process waiting for the other at every kernel.
   int64_t left = opt.budget > 0 ? opt.budget : std::numeric_limits<int64_t>::max();
-  int done = 0;
+  std::vector<std::vector<Candidate>> chosen(todo.size());
   for (size_t i : order) {
     const graph::Kernel& k = *todo[i].kernel;
     KernelOutcome& out = res.kernels[i];
     out.candidates = static_cast<int>(found[i].size());
     out.nearest_class = via_class[i];
-    if (progress) progress({done++, static_cast<int>(todo.size()), res.measured, wall.seconds(), k.class_name});
     BuildStats bs;
     std::vector<Candidate> cands = buildCandidates(k, found[i], opt.adapt, code, &bs);
     out.failed += bs.failed;
@@ -181,34 +189,56 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
     if (ranker && opt.top_k > 0) cands = topRanked(k, std::move(cands), *ranker, opt.top_k);
     if (opt.top_k > 0 && opt.rank == Rank::Prior) cands = topByPrior(k, std::move(cands), flops_of, opt.top_k);
     if (static_cast<int64_t>(cands.size()) > left) cands.resize(static_cast<size_t>(left));
-    if (cands.empty()) continue;
     left -= static_cast<int64_t>(cands.size());
+    chosen[i] = std::move(cands);
+  }
 
-    std::vector<measure::MeasureInput> inputs;
-    for (const Candidate& c : cands) inputs.push_back({k.dag, c.steps});
-    std::vector<schedule::RecordResult> results = measurer.measure(inputs);
-    std::vector<Record> recs;
-    for (size_t c = 0; c < cands.size(); ++c) {
-      Record r = record(k, cands[c].steps, results[c], "transfer", cands[c].origin);
-      out.measured++;
-      if (!r.result.ok()) out.failed++;
-      else if (!out.best || r.result.median() < out.best->result.median()) {
-        out.best = r;
-        out.best_source = cands[c].source + (cands[c].adapted ? " (adapted)" : "");
+  constexpr size_t kBuildBatch = 32;  // candidates; bounds the object code held at once
+  int done = 0;
+  for (size_t g = 0; g < order.size();) {
+    size_t g_end = g;
+    std::vector<measure::MeasureInput> batch;
+    for (; g_end < order.size() && (g_end == g || batch.size() + chosen[order[g_end]].size() <= kBuildBatch); ++g_end)
+      for (const Candidate& c : chosen[order[g_end]]) batch.push_back({todo[order[g_end]].kernel->dag, c.steps});
+    std::vector<measure::BuildResult> batch_builds = batch.empty() ? std::vector<measure::BuildResult>{} : measurer.build(batch);
+    size_t at = 0;
+    for (; g < g_end; ++g) {
+      const size_t i = order[g];
+      const graph::Kernel& k = *todo[i].kernel;
+      KernelOutcome& out = res.kernels[i];
+      const std::vector<Candidate>& cands = chosen[i];
+      if (progress) progress({done++, static_cast<int>(todo.size()), res.measured, wall.seconds(), k.class_name});
+      if (cands.empty()) continue;
+      std::vector<measure::MeasureInput> inputs(batch.begin() + at, batch.begin() + at + cands.size());
+      std::vector<measure::BuildResult> builds(std::make_move_iterator(batch_builds.begin() + at),
+                                               std::make_move_iterator(batch_builds.begin() + at + cands.size()));
+      at += cands.size();
+      std::vector<schedule::RecordResult> results = measurer.measureBuilt(inputs, builds);
+      std::vector<Record> recs;
+      size_t best_c = 0;
+      for (size_t c = 0; c < cands.size(); ++c) {
+        Record r = record(k, cands[c].steps, results[c], "transfer", cands[c].origin);
+        out.measured++;
+        if (!r.result.ok()) out.failed++;
+        else if (!out.best || r.result.median() < out.best->result.median()) {
+          out.best = r;
+          out.best_source = cands[c].source + (cands[c].adapted ? " (adapted)" : "");
+          best_c = c;
+        }
+        recs.push_back(std::move(r));
       }
-      recs.push_back(std::move(r));
-    }
-    res.measured += static_cast<int64_t>(cands.size());
-    if (sink) sink(recs);
-    // One measurement each decided the ranking; the winner is re-timed side by side with the
-    // default until the verdict is known (measure/speedup.h), and kept only beyond the spread.
-    if (out.best && out.best->result.median() < out.default_s) {
-      measure::SideBySide sbs =
-          retimer.compareSideBySide({{k.dag, measure::defaultScheduleFor(*k.dag, code, opt.baseline)}, {k.dag, out.best->steps}},
-                                    measure::decided(measure::kernelRounds()));
-      out.retimed = sbs.speedup[1];
-      out.retimed_default_s = sbs.median_s[0];
-      out.retimed_best_s = sbs.median_s[1];
+      res.measured += static_cast<int64_t>(cands.size());
+      if (sink) sink(recs);
+      // One measurement each decided the ranking; the winner is re-timed side by side with the
+      // default until the verdict is known (measure/speedup.h), and kept only beyond the spread.
+      // Both run the code they were measured with.
+      if (out.best && out.best->result.median() < out.default_s) {
+        measure::SideBySide sbs = retimer.compareSideBySide({default_inputs[i], inputs[best_c]}, measure::decided(measure::kernelRounds()),
+                                                            {std::move(default_builds[i]), std::move(builds[best_c])});
+        out.retimed = sbs.speedup[1];
+        out.retimed_default_s = sbs.median_s[0];
+        out.retimed_best_s = sbs.median_s[1];
+      }
     }
   }
   res.search_s = wall.seconds();

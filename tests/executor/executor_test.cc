@@ -4,9 +4,11 @@
 
 #include "codegen/target.h"
 #include "executor/executor.h"
+#include "executor/latency.h"
 #include "graph/flatten.h"
 #include "graph/passes.h"
 #include "graph/reference.h"
+#include "measure/speedup.h"
 
 namespace ttune::executor {
 namespace {
@@ -96,6 +98,24 @@ TEST(Executor, RunsSmallCnnLikeTheReference) {
 
 // A causal mask writes -inf into attention scores: the check must count equal infinities as
 // matches (inf - inf is NaN, which once made every masked model fail `ttune run --check`).
+// Interleaved timing runs each configuration per_round times a round, once when a run takes
+// single_run_from_s or more (decisions on models that run for seconds).
+TEST(Executor, TimedRoundsRunSlowConfigurationsOnce) {
+  Graph g = smallCnn();
+  optimizeGraph(g);
+  measure::RoundsProtocol p;
+  p.min_rounds = p.max_rounds = 5;
+  ModelTimings three = timeModels(g, {ModelOptions{}, ModelOptions{}}, p, {.per_round = 3});
+  ModelTimings once = timeModels(g, {ModelOptions{}, ModelOptions{}}, p, {.per_round = 3, .single_run_from_s = 1e-12});
+  ASSERT_EQ(three.timed_runs.size(), 2u);
+  ASSERT_EQ(once.timed_runs.size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(three.timed_runs[i], 15);
+    EXPECT_EQ(once.timed_runs[i], 5);
+    EXPECT_EQ(once.speedup[i].rounds(), 5);
+  }
+}
+
 TEST(Executor, CheckAcceptsMatchingInfinities) {
   Graph g;
   int x = g.addInput("x", {4, 4});

@@ -328,6 +328,40 @@ TEST(Measurer, RoundsAndSideBySideTimes) {
   EXPECT_EQ(t.speedup[2].median, 0);
 }
 
+// A side-by-side re-timing of schedules measured before runs the code built then: with a
+// compiler that now crashes, only the input without a prebuilt slot fails to build.
+TEST(Measurer, SideBySideRunsPrebuiltCodeWithoutCompilingItAgain) {
+  MeasureOptions opt;
+  opt.timing.min_repeat_ms = 1;
+  opt.timing.repeat = 1;
+  opt.threads = 1;  // see RoundsAndSideBySideTimes
+  Measurer m(opt);
+  auto dag = matmul(96);
+  using namespace schedule;
+  std::vector<Step> slow = {ReorderStep{"C", {"j", "i", "k"}}};
+  std::vector<MeasureInput> batch = {{dag, defaultScheduleFor(*dag)}, {dag, slow}};
+  std::vector<BuildResult> builds;
+  std::vector<RecordResult> measured = m.measure(batch, builds);
+  ASSERT_EQ(builds.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    ASSERT_TRUE(measured[i].ok()) << measured[i].error_msg;
+    ASSERT_TRUE(builds[i].ok()) << builds[i].message;
+    EXPECT_FALSE(builds[i].code.bytes.empty()) << "timing took the code of the handed-back build";
+  }
+  Builder::setFaultHookForTesting([](const MeasureInput&) { std::abort(); });
+  RoundsProtocol p;
+  p.min_rounds = 3;
+  p.max_rounds = 4;
+  SideBySide both = m.compareSideBySide(batch, p, {builds[0], builds[1]});
+  SideBySide one = m.compareSideBySide(batch, p, {builds[0], std::nullopt});
+  Builder::setFaultHookForTesting({});
+  ASSERT_TRUE(both.results[0].ok()) << both.results[0].error_msg;
+  ASSERT_TRUE(both.results[1].ok()) << both.results[1].error_msg;
+  EXPECT_TRUE(both.speedup[1].loss()) << formatSpeedup(both.speedup[1]);
+  EXPECT_TRUE(one.results[0].ok()) << one.results[0].error_msg;
+  EXPECT_EQ(one.results[1].error, ErrorKind::CompileError) << one.results[1].error_msg;
+}
+
 // The interval of a median from order statistics: with 5 to 8 rounds it is the range, with 9 the
 // second smallest to second largest; a decision needs the whole interval above 1.
 TEST(Speedup, IntervalFromOrderStatisticsAndDecision) {

@@ -447,6 +447,55 @@ TEST_F(TransferTest, AutoModeUsesTheOneSourceCoveringTheMostUntunedTime) {
   EXPECT_EQ(res.kernels[1].candidates, 1);
 }
 
+// Several kernels' candidates are built in one batch and timed kernel by kernel: each kernel's
+// records, measurements and winner are its own, and each winner runs correctly on its kernel.
+TEST_F(TransferTest, CandidatesBuiltTogetherAreMeasuredAndKeptPerKernel) {
+  graph::Kernel mm = kernelOf(std::make_shared<const te::ComputeDAG>([] {
+    te::Tensor a = te::placeholder("a", {64, 64});
+    te::Tensor b = te::placeholder("b", {64, 64}, te::DType::Float32, true);
+    return te::ComputeDAG({a, b}, {ops::matmul(a, b)});
+  }()));
+  graph::Kernel src_mm = kernelOf(std::make_shared<const te::ComputeDAG>([] {
+    te::Tensor a = te::placeholder("a", {48, 64});
+    te::Tensor b = te::placeholder("b", {64, 80}, te::DType::Float32, true);
+    return te::ComputeDAG({a, b}, {ops::matmul(a, b)});
+  }()));
+  ASSERT_TRUE(bank_->addRecords(sourceRecords(src_mm, "src", 60, 4)).ok());
+  TransferOptions o = options();
+  o.top_k = 2;
+  o.rank = Rank::Prior;
+  std::vector<graph::Kernel> ks{target_, mm};
+  std::vector<schedule::Record> sunk;
+  TransferResult res = transferTune(ks, *bank_, o, [&](const std::vector<schedule::Record>& rs) { sunk.insert(sunk.end(), rs.begin(), rs.end()); });
+  ASSERT_EQ(res.kernels.size(), 2u);
+  EXPECT_EQ(res.measured, 2 + 2 + 2);  // two defaults, two candidates each
+  for (size_t i = 0; i < 2; ++i) {
+    const KernelOutcome& k = res.kernels[i];
+    EXPECT_EQ(k.workload_key, ks[i].workload_key);
+    EXPECT_EQ(k.measured, 2);
+    EXPECT_EQ(k.failed, 0);
+    int transferred = 0;
+    for (const schedule::Record& r : sunk)
+      if (r.workload_key == ks[i].workload_key && r.provenance.source == "transfer") {
+        transferred++;
+        EXPECT_TRUE(r.result.ok()) << r.result.error_msg;
+        EXPECT_TRUE(schedule::State::replay(ks[i].dag, r.steps).ok());
+      }
+    EXPECT_EQ(transferred, 2);
+    ASSERT_TRUE(k.best.has_value());
+    EXPECT_EQ(k.best->workload_key, ks[i].workload_key);
+    auto st = schedule::State::replay(ks[i].dag, k.best->steps);
+    ASSERT_TRUE(st.ok());
+    auto c = testing::checkState(*st);
+    ASSERT_TRUE(c.built) << c.error;
+    EXPECT_TRUE(c.cmp.ok()) << c.cmp.max_abs_err;
+    // A winner faster than its default in the search was re-timed side by side with it.
+    if (k.best->result.median() < k.default_s) {
+      EXPECT_GE(k.retimed.rounds(), 5);
+    }
+  }
+}
+
 TEST_F(TransferTest, BudgetCapsCandidateMeasurementsHeaviestKernelFirst) {
   TransferOptions o = options();
   o.budget = 2;
