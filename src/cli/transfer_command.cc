@@ -222,6 +222,7 @@ Json transferModel(const TransferArgs& a) {
   transfer::ModelCheckOptions co;
   co.target = code;
   co.baseline = baseline;
+  co.cache = res.compiled;
   transfer::ModelCheck check;
   if (foreign || staged) {
     double def_s = 0, pick_s = 0;

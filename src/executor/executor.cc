@@ -80,6 +80,26 @@ class KernelCache {
 
 std::shared_ptr<KernelCache> makeKernelCache() { return std::make_shared<KernelCache>(); }
 
+std::string kernelCacheKey(const std::string& workload_key, const std::vector<schedule::Step>& steps, const schedule::Target& target) {
+  std::string key = workload_key + "|" + schedule::isaName(target.isa) + "|" + target.cpu + "|" + target.features + "|";
+  for (const schedule::Step& s : steps) key += schedule::stepToJson(s).dump();
+  return key;
+}
+
+// The entry symbol names the kernel's workload, schedule and target: distinct within a model (an
+// exported library links them all) and the same wherever it is compiled.
+std::string kernelEntry(const std::string& cache_key) { return "ttune_k" + toHex(Hasher().add(cache_key).value()); }
+
+bool addBuilt(KernelCache& cache, const std::string& cache_key, const measure::BuildResult& built) {
+  if (!built.ok() || built.code.entry != kernelEntry(cache_key) || !built.scheduled) return false;
+  Compiled c{nullptr, std::make_shared<const codegen::ObjectCode>(built.code), built.scheduled, built.layouts};
+  auto fn = codegen::loadKernel(*c.code);
+  if (!fn.ok()) return false;
+  c.fn = *fn;
+  cache.put(cache_key, c, built);
+  return true;
+}
+
 struct CompiledModel::Impl {
   graph::Graph graph;
   schedule::Target target;
@@ -179,17 +199,15 @@ void CompiledModel::Impl::compileKernels(const ModelOptions& options, const std:
       std::optional<std::vector<schedule::Step>> provided = options.schedules ? options.schedules(k) : std::nullopt;
       // Builds (or finds in the cache) one schedule of the kernel.
       auto buildSchedule = [&](const std::vector<schedule::Step>& steps, measure::BuildResult& b) -> std::optional<Compiled> {
-        std::string key = k.workload_key + "|" + schedule::isaName(options.target.isa) + "|" + options.target.cpu + "|" +
-                          options.target.features + "|";
-        for (const schedule::Step& s : steps) key += schedule::stepToJson(s).dump();
+        const std::string key = kernelCacheKey(k.workload_key, steps, options.target);
         if (cache)
           if (auto hit = cache->find(key)) {
             b = hit->second;
+            st.cached = true;
             return hit->first;
           }
-        // The entry symbol names the kernel's workload, schedule and target: distinct within a
-        // model (an exported library links them all) and the same wherever it is compiled.
-        b = measure::buildOne({k.dag, steps}, "ttune_k" + toHex(Hasher().add(key).value()), options.target);
+        st.cached = false;
+        b = measure::buildOne({k.dag, steps}, kernelEntry(key), options.target);
         if (!b.ok()) return std::nullopt;
         Compiled c{nullptr, std::make_shared<const codegen::ObjectCode>(std::move(b.code)), b.scheduled, b.layouts};
         if (load) {

@@ -24,6 +24,7 @@
 #include "codegen/target.h"
 #include "schedule/default_schedule.h"
 #include "graph/fusion.h"
+#include "measure/builder.h"
 #include "runtime/ndarray.h"
 #include "runtime/plan.h"
 #include "schedule/record.h"
@@ -40,6 +41,15 @@ using ScheduleProvider = std::function<std::optional<std::vector<schedule::Step>
 class KernelCache;
 std::shared_ptr<KernelCache> makeKernelCache();
 
+// The key and the entry symbol under which models compile a kernel's schedule for a target. Code
+// built elsewhere from exactly those steps under that entry (measure::MeasureInput::entry) can be
+// added to a cache (addBuilt), so that the models compiled with it load it instead of compiling
+// the kernel again: a transfer hands the code it measured to its whole-model check. False when
+// the code does not load here (another architecture's, a shared object).
+std::string kernelCacheKey(const std::string& workload_key, const std::vector<schedule::Step>& steps, const schedule::Target& target);
+std::string kernelEntry(const std::string& cache_key);
+bool addBuilt(KernelCache& cache, const std::string& cache_key, const measure::BuildResult& built);
+
 struct ModelOptions {
   ScheduleProvider schedules;
   int compile_threads = 0;  // 0: one per core
@@ -55,6 +65,7 @@ struct KernelStats {
   int occurrences = 0;
   double flops = 0;  // one occurrence
   double compile_s = 0;
+  bool cached = false;  // taken from the model's KernelCache, not compiled for this model
 };
 
 // How runChecked compares kernels with the reference evaluator. A kernel whose outputs each have

@@ -79,7 +79,7 @@ std::function<void(const MeasureInput&)>& faultHook() {
                              const schedule::Target& target, bool shared) {
   for (size_t i : share) {
     if (faultHook()) faultHook()(inputs[i]);
-    BuildResult b = buildOne(inputs[i], "kernel", target, shared);
+    BuildResult b = buildOne(inputs[i], inputs[i].entry.empty() ? "kernel" : inputs[i].entry, target, shared);
     wire::Writer w;
     w.pod<uint64_t>(i);
     w.pod<uint8_t>(static_cast<uint8_t>(b.error));

@@ -27,6 +27,7 @@ struct MeasureInput {
   std::vector<schedule::Step> steps;
   double slow_cutoff_s = 0;  // see TimingOptions::slow_cutoff_s (0: time fully)
   int number = 0;            // runs per repeat when set (else TimingOptions::number: 0 calibrates)
+  std::string entry{};       // the object code's entry symbol (empty: "kernel"; executor::kernelEntry)
 };
 
 struct BuildResult {

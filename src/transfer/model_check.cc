@@ -37,6 +37,7 @@ ModelCheck checkModel(const graph::Graph& g, const std::vector<Record>& picks, c
   c.picks_differ = changed > 0;
 
   executor::ModelOptions dm;
+  dm.cache = o.cache;
   dm.target = o.target;
   dm.baseline = o.baseline;
   dm.schedules = executor::recordsProvider(defaults);

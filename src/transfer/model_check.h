@@ -29,6 +29,7 @@ struct ModelCheckOptions {
   measure::RoundsProtocol protocol = measure::decided(measure::modelRounds());
   int per_round = 3;
   double single_run_from_s = executor::kDecisionSingleRunFromS;  // executor::Interleave
+  std::shared_ptr<executor::KernelCache> cache;  // kernels compiled before (TransferResult::compiled)
 };
 
 struct ModelCheck {

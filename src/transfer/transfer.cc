@@ -9,6 +9,7 @@
 #include "autotune/cost_model.h"
 #include "autotune/features.h"
 #include "autotune/sampler.h"
+#include "codegen/target.h"
 #include "measure/builder.h"
 #include "support/log.h"
 #include "support/timer.h"
@@ -87,6 +88,18 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
   retime.timing.repeat = 1;  // the rounds are the repeats
   measure::Measurer retimer(retime);
   const schedule::Target& code = opt.measure.target;
+  // Built under the entry the executor gives each schedule, so that the whole-model check can
+  // load what was measured (res.compiled) instead of compiling it again.
+  const bool runs_here = !opt.measure.remote && codegen::runnable(code).ok();
+  if (runs_here) res.compiled = executor::makeKernelCache();
+  auto input = [&](const graph::Kernel& k, std::vector<Step> steps) {
+    measure::MeasureInput in{k.dag, std::move(steps)};
+    if (runs_here) in.entry = executor::kernelEntry(executor::kernelCacheKey(k.workload_key, in.steps, code));
+    return in;
+  };
+  auto keep = [&](const graph::Kernel& k, const measure::MeasureInput& in, const measure::BuildResult& b) {
+    if (res.compiled) executor::addBuilt(*res.compiled, executor::kernelCacheKey(k.workload_key, in.steps, code), b);
+  };
   int tier = 0;
   std::vector<std::vector<Record>> found = collectCandidates(ks, bank, opt.model, opt.target, opt.sources, &tier, opt.baseline);
   std::vector<std::string> via_class(ks.size());
@@ -118,8 +131,9 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
   {
     if (progress) progress({0, static_cast<int>(todo.size()), 0, wall.seconds(), "default schedules"});
     std::vector<measure::MeasureInput>& inputs = default_inputs;
-    for (const auto& t : todo) inputs.push_back({t.kernel->dag, measure::defaultScheduleFor(*t.kernel->dag, code, opt.baseline)});
+    for (const auto& t : todo) inputs.push_back(input(*t.kernel, measure::defaultScheduleFor(*t.kernel->dag, code, opt.baseline)));
     std::vector<schedule::RecordResult> results = retimer.measure(inputs, default_builds);
+    for (size_t i = 0; i < todo.size(); ++i) keep(*todo[i].kernel, inputs[i], default_builds[i]);
     std::vector<Record> recs;
     for (size_t i = 0; i < todo.size(); ++i) {
       const graph::Kernel& k = *todo[i].kernel;
@@ -199,7 +213,7 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
     size_t g_end = g;
     std::vector<measure::MeasureInput> batch;
     for (; g_end < order.size() && (g_end == g || batch.size() + chosen[order[g_end]].size() <= kBuildBatch); ++g_end)
-      for (const Candidate& c : chosen[order[g_end]]) batch.push_back({todo[order[g_end]].kernel->dag, c.steps});
+      for (const Candidate& c : chosen[order[g_end]]) batch.push_back(input(*todo[order[g_end]].kernel, c.steps));
     std::vector<measure::BuildResult> batch_builds = batch.empty() ? std::vector<measure::BuildResult>{} : measurer.build(batch);
     size_t at = 0;
     for (; g < g_end; ++g) {
@@ -233,6 +247,7 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
       // default until the verdict is known (measure/speedup.h), and kept only beyond the spread.
       // Both run the code they were measured with.
       if (out.best && out.best->result.median() < out.default_s) {
+        keep(k, inputs[best_c], builds[best_c]);
         measure::SideBySide sbs = retimer.compareSideBySide({default_inputs[i], inputs[best_c]}, measure::decided(measure::kernelRounds()),
                                                             {std::move(default_builds[i]), std::move(builds[best_c])});
         out.retimed = sbs.speedup[1];

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "executor/executor.h"
 #include "graph/fusion.h"
 #include "measure/measurer.h"
 #include "transfer/candidates.h"
@@ -78,6 +79,9 @@ struct TransferResult {
   std::vector<std::string> sources;  // the source models candidates came from
   // Auto mode: every source model's share of the untuned time it covers, best first.
   std::vector<std::pair<std::string, double>> source_scores;
+  // The measured code of every kernel's default and re-timed winner, for the whole-model check
+  // (ModelCheckOptions::cache): it need not compile them again. Null for code that does not run here.
+  std::shared_ptr<executor::KernelCache> compiled;
 };
 
 struct TransferProgress {

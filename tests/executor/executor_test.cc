@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 
 #include "codegen/target.h"
 #include "executor/executor.h"
@@ -114,6 +115,42 @@ TEST(Executor, TimedRoundsRunSlowConfigurationsOnce) {
     EXPECT_EQ(once.timed_runs[i], 5);
     EXPECT_EQ(once.speedup[i].rounds(), 5);
   }
+}
+
+// Code built elsewhere under the executor's key and entry (a transfer's measured builds) is
+// loaded from the cache instead of compiled; code under another entry is refused.
+TEST(Executor, ModelsLoadKernelsBuiltElsewhereFromTheCache) {
+  Graph g = smallCnn();
+  auto inputs = randomInputs(g, 3);
+  auto expected = evaluateGraph(g, inputs);
+  optimizeGraph(g);
+  const schedule::Target target = codegen::hostTarget();
+  std::vector<Kernel> ks = graph::partition(g);
+  std::shared_ptr<KernelCache> cache = makeKernelCache();
+  std::set<std::string> added;
+  for (const TunableKernel& t : graph::tunableKernels(ks)) {
+    const Kernel& k = *t.kernel;
+    std::vector<schedule::Step> steps = measure::defaultScheduleFor(*k.dag, target);
+    const std::string key = kernelCacheKey(k.workload_key, steps, target);
+    measure::BuildResult wrong = measure::buildOne({k.dag, steps}, "kernel", target);
+    ASSERT_TRUE(wrong.ok()) << wrong.message;
+    EXPECT_FALSE(addBuilt(*cache, key, wrong));
+    measure::BuildResult right = measure::buildOne({k.dag, steps}, kernelEntry(key), target);
+    ASSERT_TRUE(right.ok()) << right.message;
+    EXPECT_TRUE(addBuilt(*cache, key, right));
+    added.insert(k.workload_key);
+  }
+  ASSERT_FALSE(added.empty());
+  ModelOptions opt;
+  opt.cache = cache;
+  CompiledModel m = CompiledModel::compile(g, opt);
+  size_t from_cache = 0;
+  for (const KernelStats& st : m.kernels()) {
+    EXPECT_EQ(st.cached, added.count(st.workload_key) > 0) << st.class_name;
+    from_cache += st.cached;
+  }
+  EXPECT_EQ(from_cache, added.size());
+  expectOutputsMatch(m.run(inputs), expected);
 }
 
 TEST(Executor, CheckAcceptsMatchingInfinities) {
