@@ -40,6 +40,13 @@ graph::Kernel kernelOf(std::shared_ptr<const te::ComputeDAG> dag) {
   return k;
 }
 
+// An (m x k) by (k x n) matrix product with a constant right operand: another class than conv.
+graph::Kernel matmulKernel(int64_t m, int64_t k, int64_t n) {
+  te::Tensor a = te::placeholder("a", {m, k});
+  te::Tensor b = te::placeholder("b", {k, n}, te::DType::Float32, true);
+  return kernelOf(std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{a, b}, std::vector<te::Tensor>{ops::matmul(a, b)}));
+}
+
 // Sampled schedules of a source kernel, with synthetic times (the i-th is the i-th fastest).
 std::vector<schedule::Record> sourceRecords(const graph::Kernel& k, const std::string& model, uint64_t seed, int n = 24,
                                            const schedule::Target& target = codegen::hostTarget()) {
@@ -423,16 +430,8 @@ TEST(RefineInModel, PicksAmongTheCandidatesAndKeepsInModelPicksOnlyBeyondTheSpre
 
 TEST_F(TransferTest, AutoModeUsesTheOneSourceCoveringTheMostUntunedTime) {
   // A second target kernel only "src" has a class for: src covers all the untuned time, src2 part.
-  graph::Kernel mm = kernelOf(std::make_shared<const te::ComputeDAG>([] {
-    te::Tensor a = te::placeholder("a", {64, 64});
-    te::Tensor b = te::placeholder("b", {64, 64}, te::DType::Float32, true);
-    return te::ComputeDAG({a, b}, {ops::matmul(a, b)});
-  }()));
-  graph::Kernel src_mm = kernelOf(std::make_shared<const te::ComputeDAG>([] {
-    te::Tensor a = te::placeholder("a", {48, 64});
-    te::Tensor b = te::placeholder("b", {64, 80}, te::DType::Float32, true);
-    return te::ComputeDAG({a, b}, {ops::matmul(a, b)});
-  }()));
+  graph::Kernel mm = matmulKernel(64, 64, 64);
+  graph::Kernel src_mm = matmulKernel(48, 64, 80);
   ASSERT_TRUE(bank_->addRecords(sourceRecords(src_mm, "src", 60, 4)).ok());
   TransferOptions o = options();
   o.source_mode = SourceMode::Auto;
@@ -450,16 +449,8 @@ TEST_F(TransferTest, AutoModeUsesTheOneSourceCoveringTheMostUntunedTime) {
 // Several kernels' candidates are built in one batch and timed kernel by kernel: each kernel's
 // records, measurements and winner are its own, and each winner runs correctly on its kernel.
 TEST_F(TransferTest, CandidatesBuiltTogetherAreMeasuredAndKeptPerKernel) {
-  graph::Kernel mm = kernelOf(std::make_shared<const te::ComputeDAG>([] {
-    te::Tensor a = te::placeholder("a", {64, 64});
-    te::Tensor b = te::placeholder("b", {64, 64}, te::DType::Float32, true);
-    return te::ComputeDAG({a, b}, {ops::matmul(a, b)});
-  }()));
-  graph::Kernel src_mm = kernelOf(std::make_shared<const te::ComputeDAG>([] {
-    te::Tensor a = te::placeholder("a", {48, 64});
-    te::Tensor b = te::placeholder("b", {64, 80}, te::DType::Float32, true);
-    return te::ComputeDAG({a, b}, {ops::matmul(a, b)});
-  }()));
+  graph::Kernel mm = matmulKernel(64, 64, 64);
+  graph::Kernel src_mm = matmulKernel(48, 64, 80);
   ASSERT_TRUE(bank_->addRecords(sourceRecords(src_mm, "src", 60, 4)).ok());
   TransferOptions o = options();
   o.top_k = 2;
