@@ -98,8 +98,8 @@ const Measurer::Reference& Measurer::reference(const std::shared_ptr<const te::C
 }
 
 std::vector<schedule::RecordResult> Measurer::measure(const std::vector<MeasureInput>& inputs) {
-  std::vector<BuildResult> unused;
-  return measure(inputs, unused);
+  std::vector<BuildResult> built = builder_.build(inputs);
+  return timeOnce(built, inputs);
 }
 
 std::vector<schedule::RecordResult> Measurer::measure(const std::vector<MeasureInput>& inputs, std::vector<BuildResult>& builds) {
@@ -110,7 +110,11 @@ std::vector<schedule::RecordResult> Measurer::measure(const std::vector<MeasureI
 std::vector<schedule::RecordResult> Measurer::measureBuilt(const std::vector<MeasureInput>& inputs,
                                                            const std::vector<BuildResult>& builds) {
   TT_ASSERT(builds.size() == inputs.size(), "measureBuilt: one build per input");
-  std::vector<BuildResult> built = builds;  // timing's last use takes the code of its copy
+  std::vector<BuildResult> copy = builds;  // the caller's builds keep their code
+  return timeOnce(copy, inputs);
+}
+
+std::vector<schedule::RecordResult> Measurer::timeOnce(std::vector<BuildResult>& built, const std::vector<MeasureInput>& inputs) {
   const std::vector<bool> all(inputs.size(), true);
   return timeRound(built, inputs, all, true, 0);
 }
@@ -243,7 +247,7 @@ SideBySide Measurer::compareSideBySide(const std::vector<MeasureInput>& inputs, 
       schedule::RecordResult& r = results[i];
       if (r.ok()) t[i] = r.median();
       if (round == 0 && calibrated && r.ok())
-        timed[i].number = static_cast<int>(std::clamp(std::ceil(to.min_repeat_ms * 1e-3 / std::max(t[i], 1e-9)), 1.0, double(1 << 24)));
+        timed[i].number = runsPerRepeat(t[i], to.min_repeat_ms);
       if (round == 0 || !r.ok()) out.results[i] = r;
       else out.results[i].costs_s.push_back(r.median());
       secs[i].push_back(t[i]);

@@ -94,6 +94,8 @@ class Measurer {
     std::vector<runtime::NDArray> inputs, outputs;
   };
   schedule::RecordResult timeBuilt(BuildResult& built, const MeasureInput& input, bool last_use);
+  // One round of every input, the last use of `built` (its code is taken).
+  std::vector<schedule::RecordResult> timeOnce(std::vector<BuildResult>& built, const std::vector<MeasureInput>& inputs);
   // Times every built input once: one by one here, in round `round`'s order (options_.round_order),
   // or as one batch on the remote runner.
   std::vector<schedule::RecordResult> timeRound(std::vector<BuildResult>& built, const std::vector<MeasureInput>& inputs,

@@ -18,6 +18,11 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+int runsPerRepeat(double per_run_s, double min_repeat_ms) {
+  double n = std::ceil(min_repeat_ms * 1e-3 / std::max(per_run_s, 1e-9));
+  return static_cast<int>(std::clamp(n, 1.0, double(1 << 24)));
+}
+
 void flushCache(const void* data, size_t bytes) {
   const char* p = static_cast<const char*>(data);
 #if defined(__x86_64__) || defined(__i386__)
@@ -58,10 +63,7 @@ Timing timeFunction(const std::function<void()>& fn, const TimingOptions& opt, c
     // Enough runs per repeat to last min_repeat_ms, calibrated on a second (warm) run.
     auto t0 = clock::now();
     fn();
-    double per = std::max(std::min(last, secs(clock::now() - t0)), 1e-9);
-    double target = opt.min_repeat_ms * 1e-3;
-    number = static_cast<int>(std::min(std::ceil(target / per), double(1 << 24)));
-    number = std::max(number, 1);
+    number = runsPerRepeat(std::min(last, secs(clock::now() - t0)), opt.min_repeat_ms);
   }
   if (flushing) number = 1;
   t.number = number;

@@ -36,4 +36,7 @@ void flushCache(const void* data, size_t bytes);
 
 double median(std::vector<double> v);
 
+// Runs per repeat for a repeat to last min_repeat_ms, given one run's seconds (at least 1).
+int runsPerRepeat(double per_run_s, double min_repeat_ms);
+
 }  // namespace ttune::measure
