@@ -3,8 +3,11 @@
 // resumable); phase 2 transfer-tunes every model from the others' tuning runs in each mode and
 // compares each transfer run with the model's tuning run (transfer/compare.h). Modes: pool (the
 // paper's protocol: every other model, same-class candidates only), auto (the single source
-// covering the most untuned time), budget (a cap on candidate measurements), refine (pool, then
-// in-model re-ranking), beyond (pool with nearest-class candidates and in-model re-ranking) and
+// covering the most untuned time), budget (a cap on candidate measurements), ranked (the few
+// candidates per kernel a zero-cost prior ranks best), ranked-nearest (ranked, with nearest-class
+// candidates for kernels without a same-class source: `ttune transfer --top-k K --rank prior`),
+// refine (pool, then in-model re-ranking), beyond (pool with nearest-class candidates and
+// in-model re-ranking) and
 // then-tune (the tuner warm-started from beyond's -- or pool's -- transfer for a quarter of the
 // trials, compared as a curve of speedup against total search time). Every finished step is saved at once in
 // OUT/results.json, so an interrupted experiment resumes where it stopped; OUT/results.md (a
@@ -40,7 +43,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kModes[] = {"pool", "auto", "budget", "ranked", "refine", "beyond", "then-tune"};
+const char* kModes[] = {"pool", "auto", "budget", "ranked", "ranked-nearest", "refine", "beyond", "then-tune"};
 
 struct ExperimentArgs {
   std::vector<std::string> models;
@@ -287,7 +290,7 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
   if (a.trials <= 0) fail("--trials must be positive");
   for (const std::string& m : a.modes)
     if (std::find(std::begin(kModes), std::end(kModes), m) == std::end(kModes))
-      fail("--modes: unknown mode '", m, "' (pool, auto, budget, ranked, refine, beyond, then-tune)");
+      fail("--modes: unknown mode '", m, "' (pool, auto, budget, ranked, ranked-nearest, refine, beyond, then-tune)");
   if (std::find(a.modes.begin(), a.modes.end(), "pool") == a.modes.end()) fail("--modes must include pool (the paper's protocol)");
   // then-tune continues another mode's transfer, so it runs last.
   std::vector<std::string> modes = a.modes;
@@ -409,12 +412,12 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
         t.target = a.target;
         t.sources = mode == "auto" ? "auto" : "pool";
         t.budget = mode == "budget" ? (a.budget > 0 ? a.budget : 2 * tunable) : 0;
-        if (mode == "ranked") {
+        if (mode == "ranked" || mode == "ranked-nearest") {
           t.top_k = a.ranked_k;
           t.rank = "prior";
         }
         t.refine = mode == "refine" || mode == "beyond";
-        t.nearest_classes = mode == "beyond";
+        t.nearest_classes = mode == "beyond" || mode == "ranked-nearest";
         t.allow_no_source = true;
         t.label = "experiment:" + mode;
         t.json = true;
@@ -458,7 +461,7 @@ void addExperimentCommand(CLI::App& app) {
   cmd->add_option("--out", a->out, "Folder of results.json/.md/.svg and, by default, the bank (default: experiment)");
   cmd->add_option("--db", a->db, "Schedule bank of the experiment (default: OUT/bank.db; never the default bank)");
   cmd->add_option("--modes", a->modes,
-                  "Transfer modes: pool,auto,budget,ranked (pool measuring the --ranked-k candidates per kernel a zero-cost prior ranks best),refine,beyond,then-tune (default: pool,auto,beyond,then-tune)")
+                  "Transfer modes: pool,auto,budget,ranked (pool measuring the --ranked-k candidates per kernel a zero-cost prior ranks best),ranked-nearest (ranked, with nearest-class candidates for kernels without a same-class source),refine,beyond,then-tune (default: pool,auto,beyond,then-tune)")
       ->delimiter(',');
   cmd->add_option("--then-tune-trials", a->then_tune_trials, "Trials of the then-tune runs (default: a quarter of --trials)");
   cmd->add_option("--budget", a->budget, "Candidate measurements of the budget mode (default: two per tunable kernel)");

@@ -3,7 +3,8 @@
 // are each tuned from scratch, transfer-tuned leave-one-out from the other two in every default
 // mode, and compared with their tuning run. The results file must hold, per model, the tuning
 // run, each mode's transfer and comparison with speedups and their intervals; a resumed run must
-// measure nothing again; a run with the other baseline must be refused on the same folder.
+// measure nothing again; a run with the other baseline must be refused on the same folder; the
+// ranked modes resumed into it must measure what they promise.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include "codegen/target.h"
 #include "frontend/onnx_builder.h"
 #include "schedule/target.h"
+#include "store/bank.h"
 #include "support/json.h"
 
 namespace ttune::cli {
@@ -97,6 +99,33 @@ TEST(Experiment, BasicBaselineOnASmallSetCompletesResumesAndRefusesTheOtherBasel
   // One folder, one baseline.
   args[2] = "strong";
   EXPECT_NE(runCli(args), 0);
+
+  // The ranked modes, resumed into the same folder: both measure only the prior's 4 best
+  // candidates per kernel; ranked-nearest also lets kernels without a same-class source take
+  // their nearest class's, as `ttune transfer --top-k 4 --rank prior` does.
+  args[2] = "basic";
+  args.insert(args.end(), {"--modes", "pool,ranked,ranked-nearest"});
+  ASSERT_EQ(runCli(args), 0);
+  std::ifstream again(out + "/results.json");
+  res = Json::parse(again);
+  auto bank = store::Bank::open(out + "/bank.db");
+  ASSERT_TRUE(bank.ok()) << bank.error();
+  for (const std::string& m : names) {
+    for (const char* mode : {"ranked", "ranked-nearest"}) {
+      SCOPED_TRACE(m + " " + mode);
+      const Json& md = res["models"][m]["modes"][mode];
+      ASSERT_TRUE(md.contains("comparison"));
+      auto run = bank->run(md["transfer"]["run_id"]);
+      ASSERT_TRUE(run.has_value());
+      EXPECT_EQ(run->settings["top_k"], 4);
+      EXPECT_EQ(run->settings["rank"], "prior");
+      EXPECT_EQ(run->settings["nearest_classes"], std::string(mode) == "ranked-nearest");
+      for (const Json& k : md["transfer"]["kernels"]) EXPECT_LE(k["measured"].get<int>(), 4) << k.dump();
+    }
+  }
+  std::ifstream report(out + "/results.md");
+  std::string text((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("ranked-nearest %max"), std::string::npos);
   fs::remove_all(dir);
 }
 
