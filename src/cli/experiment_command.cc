@@ -290,7 +290,7 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
   if (a.trials <= 0) fail("--trials must be positive");
   for (const std::string& m : a.modes)
     if (std::find(std::begin(kModes), std::end(kModes), m) == std::end(kModes))
-      fail("--modes: unknown mode '", m, "' (pool, auto, budget, ranked, ranked-nearest, refine, beyond, then-tune)");
+      fail("--modes: unknown mode '", m, "' (", join(kModes, ", ", [](const char* k) { return std::string(k); }), ")");
   if (std::find(a.modes.begin(), a.modes.end(), "pool") == a.modes.end()) fail("--modes must include pool (the paper's protocol)");
   // then-tune continues another mode's transfer, so it runs last.
   std::vector<std::string> modes = a.modes;
