@@ -30,14 +30,14 @@ struct Interleave {
   // configurations whose run takes a second or more.
   double block_warm_s = 0.1;
   // A configuration whose run takes at least this long (seconds; 0: never) runs once per round
-  // instead of per_round times. For decisions: a check needs the verdict, and three runs per
-  // round of a model that runs for seconds (bert_base with basic defaults: 7 s) made one check
-  // cost minutes; the rounds' interval is as valid with one run each, only less narrow.
+  // instead of per_round times: three runs per round of a model that runs for seconds (bert_base
+  // with basic defaults: 6-7 s) made one check cost minutes and one report 25; the rounds'
+  // interval is as valid with one run each, only less narrow.
   double single_run_from_s = 0;
 };
 
 // Interleave::single_run_from_s of the comparisons that decide (model checks, in-model
-// refinement); reports keep three runs per round.
+// refinement) and of reports (transfer/compare.h).
 inline constexpr double kDecisionSingleRunFromS = 1.0;
 
 struct ModelTimings {

@@ -195,7 +195,7 @@ Expected<Comparison> compareRuns(const graph::Graph& g, const std::string& model
     }
     c.continued_run = run->run_id;
   }
-  executor::ModelTimings tm = executor::timeModels(g, configs, o.protocol, {.per_round = o.per_round});
+  executor::ModelTimings tm = executor::timeModels(g, configs, o.protocol, {.per_round = o.per_round, .single_run_from_s = o.single_run_from_s});
 
   c.untuned_s = tm.median_s[0];
   c.transferred_s = tm.median_s[1];

@@ -526,6 +526,11 @@ TEST(ClassDistance, NeighboursShareTheAnchorAndDifferInTheEpilogue) {
   EXPECT_EQ(nearestClasses("conv2d_nhwc+add+add+relu", known), (std::vector<std::string>{"a"}));
   EXPECT_EQ(nearestClasses("conv2d_nhwc+relu", known), (std::vector<std::string>{"a", "b", "d"}));  // all at distance 1
   EXPECT_TRUE(nearestClasses("matmul", known).empty());
+  // The nearest at whatever distance, unless capped.
+  EXPECT_EQ(nearestClasses("dense+add+mul+add+add+mul+add", known), (std::vector<std::string>{"c"}));  // 5 edits
+  EXPECT_TRUE(nearestClasses("dense+add+mul+add+add+mul+add", known, 4).empty());
+  EXPECT_EQ(nearestClasses("conv2d_nhwc+mul+add+mul+add+relu", known, 3), (std::vector<std::string>{"a"}));  // 3 edits
+  EXPECT_TRUE(nearestClasses("conv2d_nhwc+mul+add+mul+add+relu", known, 2).empty());
   known["e"] = "pad+conv2d_nhwc+add";
   EXPECT_EQ(paddingVariants("d", "conv2d_nhwc+add", known), (std::vector<std::string>{"e"}));
   EXPECT_EQ(paddingVariants("x", "pad+conv2d_nhwc+add", known), (std::vector<std::string>{"d", "e"}));
