@@ -36,9 +36,9 @@ struct Interleave {
   double single_run_from_s = 0;
 };
 
-// Interleave::single_run_from_s of the comparisons that decide (model checks, in-model
-// refinement) and of reports (transfer/compare.h).
-inline constexpr double kDecisionSingleRunFromS = 1.0;
+// Interleave::single_run_from_s of whole-model comparisons, those that decide (model checks,
+// in-model refinement) and reports (transfer/compare.h) alike.
+inline constexpr double kSingleRunFromS = 1.0;
 
 struct ModelTimings {
   std::vector<double> median_s;            // per configuration, over all its runs

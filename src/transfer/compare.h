@@ -47,9 +47,7 @@ struct CompareOptions {
   int max_checkpoints = 12;  // the step widens when the tuning run is longer
   measure::RoundsProtocol protocol = measure::modelRounds();
   int per_round = 3;
-  // A configuration that runs a second or more (the basic baseline's untuned BERT models: 6 s)
-  // runs once per round: three runs of it made one comparison of bert_base cost 25 minutes.
-  double single_run_from_s = executor::kDecisionSingleRunFromS;  // executor::Interleave
+  double single_run_from_s = executor::kSingleRunFromS;  // executor::Interleave
 };
 
 struct Checkpoint {

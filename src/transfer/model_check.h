@@ -28,7 +28,7 @@ struct ModelCheckOptions {
   schedule::Baseline baseline = schedule::Baseline::Strong;  // kernels without a record run these defaults
   measure::RoundsProtocol protocol = measure::decided(measure::modelRounds());
   int per_round = 3;
-  double single_run_from_s = executor::kDecisionSingleRunFromS;  // executor::Interleave
+  double single_run_from_s = executor::kSingleRunFromS;  // executor::Interleave
   std::shared_ptr<executor::KernelCache> cache;  // kernels compiled before (TransferResult::compiled)
 };
 

@@ -40,7 +40,7 @@ std::vector<std::string> paddingVariants(const std::string& class_id, const std:
 // element-wise stages are inlined into the anchor, whose schedule is what carries over, and every
 // candidate is measured and kept only when it beats the default (mobilebert's
 // dense+add+mul+add+add+mul+add is 4 edits from bert_base's dense+add+add, and with a cap of 2 its
-// 24 instances stayed at the basic default, 40x slower than tuned).
+// 24 instances stayed at the basic default, 50x slower than tuned).
 std::vector<std::string> nearestClasses(const std::string& class_name, const std::map<std::string, std::string>& known,
                                         int max_distance = std::numeric_limits<int>::max());
 

@@ -112,7 +112,7 @@ RefineResult refineInModel(const graph::Graph& g, const std::vector<Record>& rec
     std::vector<executor::CompiledModel> whole;
     whole.push_back(compilePicks(isolated_pick));
     whole.push_back(compilePicks(in_model));
-    executor::ModelTimings t = executor::timeCompiled(whole, inputs, o.protocol, {.single_run_from_s = executor::kDecisionSingleRunFromS});
+    executor::ModelTimings t = executor::timeCompiled(whole, inputs, o.protocol, {.single_run_from_s = executor::kSingleRunFromS});
     res.in_model_speedup = t.speedup[1];
     if (t.speedup[1].gain()) kept = &in_model, res.choice = RefineResult::Choice::InModel;
   }
