@@ -32,13 +32,16 @@ struct CompareArgs {
 }  // namespace
 
 Json comparisonJson(const std::string& model, const transfer::Comparison& c) {
+  // `time_key`: the tuning run's elapsed time, or the transfer-then-tune curve's total search time.
+  auto point = [](const transfer::Checkpoint& cp, const char* time_key) {
+    return Json{{time_key, cp.elapsed_s},
+                {"latency_ms", cp.latency_s * 1e3},
+                {"speedup", cp.speedup},
+                {"speedup_lo", cp.interval.lo},
+                {"speedup_hi", cp.interval.hi}};
+  };
   Json cps = Json::array();
-  for (const auto& cp : c.checkpoints)
-    cps.push_back({{"elapsed_s", cp.elapsed_s},
-                   {"latency_ms", cp.latency_s * 1e3},
-                   {"speedup", cp.speedup},
-                   {"speedup_lo", cp.interval.lo},
-                   {"speedup_hi", cp.interval.hi}});
+  for (const auto& cp : c.checkpoints) cps.push_back(point(cp, "elapsed_s"));
   Json j{{"model", model},
               {"tune_run", c.tune_run},
               {"transfer_run", c.transfer_run},
@@ -69,11 +72,12 @@ Json comparisonJson(const std::string& model, const transfer::Comparison& c) {
   j["tune_s_to_match_late"] = opt(c.readout.match_late_s);
   if (!c.continued_run.empty()) {
     Json cont = Json::array();
-    for (const auto& cp : c.continued)
-      cont.push_back({{"search_s", cp.elapsed_s}, {"latency_ms", cp.latency_s * 1e3}, {"speedup", cp.speedup}});
+    for (const auto& cp : c.continued) cont.push_back(point(cp, "search_s"));
     j["continued_run"] = c.continued_run;
     j["continued"] = cont;
     j["continued_speedup"] = c.continued.back().speedup;
+    j["continued_speedup_lo"] = c.continued.back().interval.lo;
+    j["continued_speedup_hi"] = c.continued.back().interval.hi;
     j["continued_search_s"] = c.continued.back().elapsed_s;
     j["continued_s_to_match_tuned"] = c.continued_match_max_s ? Json(*c.continued_match_max_s) : Json(nullptr);
   }

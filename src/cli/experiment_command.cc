@@ -8,8 +8,9 @@
 // candidates for kernels without a same-class source: `ttune transfer --top-k K --rank prior`),
 // refine (pool, then in-model re-ranking), beyond (pool with nearest-class candidates and
 // in-model re-ranking) and
-// then-tune (the tuner warm-started from beyond's -- or pool's -- transfer for a quarter of the
-// trials, compared as a curve of speedup against total search time). Every finished step is saved at once in
+// then-tune (the tuner warm-started from one mode's transfer -- --then-tune-from, by default
+// beyond's or else pool's -- for a quarter of the trials, compared as a curve of speedup against
+// total search time). Every finished step is saved at once in
 // OUT/results.json, so an interrupted experiment resumes where it stopped; OUT/results.md (a
 // table) and OUT/results.svg (speedup against search time per model) are rewritten after each
 // step. One results folder holds one host: the driver refuses to mix CPUs, ISA levels or thread
@@ -20,10 +21,12 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 
 #include "cli/bank_access.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/interrupt.h"
 #include "cli/model_loader.h"
 #include "cli/output.h"
 #include "cli/plot_svg.h"
@@ -53,6 +56,7 @@ struct ExperimentArgs {
   int64_t budget = 0;  // budget mode: candidate measurements (0: two per tunable kernel)
   int ranked_k = 4;    // ranked mode: candidates per kernel the zero-cost prior ranks best
   int64_t then_tune_trials = 0;  // then-tune mode: trials of the warm-started run (0: a quarter of --trials)
+  std::string then_tune_from;    // then-tune mode: the mode whose transfer it continues ("": beyond if run, else pool)
   double step_s = 60;
   int threads = 0;
   std::string target = "host";
@@ -203,6 +207,7 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
   std::map<std::string, std::vector<std::pair<double, bool>>> shares;
   std::map<std::string, MatchRatios> matches;
   std::vector<PlotPanel> panels;
+  std::set<std::string> then_from;  // the modes whose transfers the then-tune runs continued
   for (const std::string& name : models) {
     if (!root["models"].contains(name)) continue;
     const Json& mj = root["models"][name];
@@ -227,14 +232,24 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
       const Json& mc = modesj[m]["comparison"];
       if (m == "then-tune") {
         if (!mc.contains("continued")) continue;
+        then_from.insert(modesj[m].value("from_mode", std::string("pool")));
         for (const Json& cp : mc["continued"]) panel.continued.push_back({num(cp, "search_s"), num(cp, "speedup")});
         panel.continued.insert(panel.continued.begin(), {num(mc, "transfer_s"), num(mc, "speedup_transfer")});
         // Its share of the tuning run's speedup, both timed in this comparison (compare's
         // convention: 0 when the tuning run gained nothing).
         double s = num(mc, "continued_speedup"), smax = num(mc, "speedup_tuned");
         shares[m].push_back({smax > 1 ? (s - 1) / (smax - 1) : 0.0, measurable(mc)});
-        md << " " << strFormat("%.2fx", s) << " | " << formatSeconds(num(mc, "continued_search_s")) << " | "
-           << (mc["continued_s_to_match_tuned"].is_number() ? formatSeconds(num(mc, "continued_s_to_match_tuned")) : "never")
+        // Results saved before compare started the curve at the transfer's point lack the match
+        // of a transfer already at S_max.
+        const bool at_transfer = num(mc, "speedup_transfer") >= smax;
+        md << " " << strFormat("%.2fx", s)
+           << (mc.contains("continued_speedup_lo")
+                   ? strFormat(" (%.2f-%.2f)", num(mc, "continued_speedup_lo"), num(mc, "continued_speedup_hi"))
+                   : std::string())
+           << " | " << formatSeconds(num(mc, "continued_search_s")) << " | "
+           << (at_transfer ? formatSeconds(num(mc, "transfer_s"))
+               : mc["continued_s_to_match_tuned"].is_number() ? formatSeconds(num(mc, "continued_s_to_match_tuned"))
+                                                             : "never")
            << " |";
         continue;
       }
@@ -279,10 +294,20 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
     sep = "; ";
   }
   md << ".\n";
+  if (!then_from.empty())
+    md << "\nthen-tune: the tuner warm-started from the " << join(then_from, ", ", [](const std::string& f) { return f; })
+       << " transfer's choice; its search time counts that transfer's time too.\n";
   md << "\nCommand: `" << root.value("command", std::string()) << "`\n";
   std::ofstream(dir + "/results.md") << md.str();
   std::ofstream(dir + "/results.svg") << speedupPlotSvg(panels, "Speedup over untuned against search time (" +
                                                                     h.value("description", std::string()) + ")");
+}
+
+// A Ctrl-C that lands after a step's last check of its own guard leaves the flag set and the step
+// finished (and saved); the experiment stops there instead of starting the next step.
+void stopIfInterrupted(const std::string& step) {
+  if (InterruptGuard::interrupted())
+    fail("experiment interrupted after ", step, " (saved); run the same command again to resume");
 }
 
 void experiment(const ExperimentArgs& a, const std::string& command) {
@@ -295,7 +320,10 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
   // then-tune continues another mode's transfer, so it runs last.
   std::vector<std::string> modes = a.modes;
   std::stable_partition(modes.begin(), modes.end(), [](const std::string& m) { return m != "then-tune"; });
-  const std::string continued_from = std::find(modes.begin(), modes.end(), "beyond") != modes.end() ? "beyond" : "pool";
+  const bool has_beyond = std::find(modes.begin(), modes.end(), "beyond") != modes.end();
+  const std::string continued_from = !a.then_tune_from.empty() ? a.then_tune_from : has_beyond ? "beyond" : "pool";
+  if (continued_from == "then-tune" || std::find(modes.begin(), modes.end(), continued_from) == modes.end())
+    fail("--then-tune-from: ", continued_from, " is not one of the transfer modes in --modes");
   const int64_t then_trials = a.then_tune_trials > 0 ? a.then_tune_trials : std::max<int64_t>(1, a.trials / 4);
   schedule::Target code = resolveTargetOption(a.target, TargetUse::RunHere);
   std::vector<std::string> models = a.models;
@@ -355,6 +383,7 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
     mj["tune"] = tuneModel(t);
     res.save();
     writeReport(res, a.out, names, a.modes);
+    stopIfInterrupted("tuning " + m);
   }
   // Phase 2: transfer from the others, per mode, and compare.
   for (const std::string& spec : models) {
@@ -368,6 +397,9 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
       Json& md = mj["modes"][mode];
       if (mode == "then-tune") {
         const Json& base = mj["modes"][continued_from];
+        if (md.contains("continued") && md.value("from_mode", std::string("pool")) != continued_from)
+          fail(m, "'s then-tune run in ", a.out, " continued its ", md.value("from_mode", std::string("pool")),
+               " transfer; resume with --then-tune-from ", md.value("from_mode", std::string("pool")));
         if (!md.contains("continued")) {
           say("tuning " + m + " from its " + continued_from + " transfer (" + std::to_string(then_trials) + " trials)");
           TuneArgs t;
@@ -384,6 +416,7 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
           md["from_mode"] = continued_from;
           md["continued"] = tuneModel(t);
           res.save();
+          stopIfInterrupted("tuning " + m + " from its " + continued_from + " transfer");
         }
         if (!md.contains("comparison")) {
           say("comparing " + m + " (transfer, then tune) with its tuning run");
@@ -424,6 +457,7 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
         t.verbose = a.verbose;
         md["transfer"] = transferModel(t);
         res.save();
+        stopIfInterrupted("transfer-tuning " + m + " (" + mode + ")");
       }
       if (!md.contains("comparison")) {
         say("comparing " + m + " (" + mode + ") with its tuning run");
@@ -464,6 +498,8 @@ void addExperimentCommand(CLI::App& app) {
                   "Transfer modes: pool,auto,budget,ranked (pool measuring the --ranked-k candidates per kernel a zero-cost prior ranks best),ranked-nearest (ranked, with nearest-class candidates for kernels without a same-class source),refine,beyond,then-tune (default: pool,auto,beyond,then-tune)")
       ->delimiter(',');
   cmd->add_option("--then-tune-trials", a->then_tune_trials, "Trials of the then-tune runs (default: a quarter of --trials)");
+  cmd->add_option("--then-tune-from", a->then_tune_from,
+                  "The transfer mode whose choice then-tune continues (default: beyond when in --modes, else pool)");
   cmd->add_option("--budget", a->budget, "Candidate measurements of the budget mode (default: two per tunable kernel)");
   cmd->add_option("--ranked-k", a->ranked_k, "Candidates per kernel of the ranked mode (default 4)")->check(CLI::PositiveNumber);
   cmd->add_option("--step", a->step_s, "Seconds between tuning checkpoints after the transfer time (default 60)");

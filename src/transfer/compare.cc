@@ -215,6 +215,8 @@ Expected<Comparison> compareRuns(const graph::Graph& g, const std::string& model
   for (const Checkpoint& cp : c.checkpoints) timed.push_back({cp.elapsed_s, cp.interval});
   c.readout = readShare(c.tt, timed);
   const size_t first_cont = 2 + times.size();
+  // The curve starts at the transfer's point: a transfer already at S_max reached it there.
+  if (!cont_times.empty() && c.s_tt >= c.s_max) c.continued_match_max_s = c.transfer_s;
   for (size_t i = 0; i < cont_times.size(); ++i) {
     Checkpoint cp{c.transfer_s + cont_times[i], tm.median_s[first_cont + i], tm.speedup[first_cont + i].median,
                   tm.speedup[first_cont + i]};

@@ -4,7 +4,8 @@
 // mode, and compared with their tuning run. The results file must hold, per model, the tuning
 // run, each mode's transfer and comparison with speedups and their intervals; a resumed run must
 // measure nothing again; a run with the other baseline must be refused on the same folder; the
-// ranked modes resumed into it must measure what they promise.
+// ranked modes resumed into it must measure what they promise; then-tune must continue the mode
+// --then-tune-from names.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -89,8 +90,12 @@ TEST(Experiment, BasicBaselineOnASmallSetCompletesResumesAndRefusesTheOtherBasel
       ASSERT_TRUE(c.contains("measurable_gain"));
     }
   }
-  EXPECT_TRUE(fs::exists(out + "/results.md"));
   EXPECT_TRUE(fs::exists(out + "/results.svg"));
+  {
+    std::ifstream first(out + "/results.md");
+    std::string text((std::istreambuf_iterator<char>(first)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("then-tune: the tuner warm-started from the beyond transfer's choice"), std::string::npos) << text;
+  }
 
   // Resumed: everything is in results.json, nothing is measured again.
   auto before = fs::last_write_time(out + "/bank.db");
@@ -126,6 +131,45 @@ TEST(Experiment, BasicBaselineOnASmallSetCompletesResumesAndRefusesTheOtherBasel
   std::ifstream report(out + "/results.md");
   std::string text((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
   EXPECT_NE(text.find("ranked-nearest %max"), std::string::npos);
+
+  // then-tune continues the mode --then-tune-from names; a mode not run is refused, and so is a
+  // resume that names another mode than the one the saved then-tune runs continued.
+  before = fs::last_write_time(out + "/bank.db");
+  std::vector<std::string> from = {"experiment", "--defaults", "basic", "--models", models, "--trials", "24", "--out", out,
+                                   "--threads", "1", "--step", "5", "--modes", "pool,beyond,then-tune", "--then-tune-from"};
+  from.push_back("auto");
+  EXPECT_NE(runCli(from), 0);
+  from.back() = "pool";
+  EXPECT_NE(runCli(from), 0);
+  EXPECT_EQ(fs::last_write_time(out + "/bank.db"), before);
+  // One model's then-tune redone from its ranked-nearest transfer.
+  res["models"]["cnn_a"]["modes"].erase("then-tune");
+  std::ofstream(out + "/results.json") << res.dump();
+  from[4] = (dir / "cnn_a.onnx").string();
+  from[14] = "pool,ranked-nearest,then-tune";
+  from.back() = "ranked-nearest";
+  from.insert(from.end(), {"--then-tune-trials", "4"});
+  ASSERT_EQ(runCli(from), 0);
+  std::ifstream third(out + "/results.json");
+  res = Json::parse(third);
+  const Json& tt = res["models"]["cnn_a"]["modes"]["then-tune"];
+  EXPECT_EQ(tt["from_mode"], "ranked-nearest");
+  std::ifstream last(out + "/results.md");
+  std::string last_text((std::istreambuf_iterator<char>(last)), std::istreambuf_iterator<char>());
+  EXPECT_NE(last_text.find("warm-started from the ranked-nearest transfer's choice"), std::string::npos) << last_text;
+  ASSERT_TRUE(tt.contains("comparison"));
+  // The transfer-then-tune curve starts at the transfer's point; its speedups carry intervals.
+  const Json& tc = tt["comparison"];
+  ASSERT_TRUE(tc.contains("continued_speedup_lo")) << tc.dump();
+  EXPECT_LE(tc["continued_speedup_lo"].get<double>(), tc["continued_speedup"].get<double>());
+  EXPECT_LE(tc["continued_speedup"].get<double>(), tc["continued_speedup_hi"].get<double>());
+  if (tc["speedup_transfer"].get<double>() >= tc["speedup_tuned"].get<double>())
+    EXPECT_EQ(tc["continued_s_to_match_tuned"], tc["transfer_s"]) << tc.dump();
+  else if (tc["continued_s_to_match_tuned"].is_number())
+    EXPECT_GT(tc["continued_s_to_match_tuned"].get<double>(), tc["transfer_s"].get<double>()) << tc.dump();
+  auto continued = bank->run(tt["continued"]["run_id"]);
+  ASSERT_TRUE(continued.has_value());
+  EXPECT_EQ(continued->settings["warm_start_run"], res["models"]["cnn_a"]["modes"]["ranked-nearest"]["transfer"]["run_id"]);
   fs::remove_all(dir);
 }
 
