@@ -320,8 +320,9 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
   // then-tune continues another mode's transfer, so it runs last.
   std::vector<std::string> modes = a.modes;
   std::stable_partition(modes.begin(), modes.end(), [](const std::string& m) { return m != "then-tune"; });
-  const bool has_beyond = std::find(modes.begin(), modes.end(), "beyond") != modes.end();
-  const std::string continued_from = !a.then_tune_from.empty() ? a.then_tune_from : has_beyond ? "beyond" : "pool";
+  const std::string continued_from = !a.then_tune_from.empty()                                       ? a.then_tune_from
+                                     : std::find(modes.begin(), modes.end(), "beyond") != modes.end() ? "beyond"
+                                                                                                       : "pool";
   if (continued_from == "then-tune" || std::find(modes.begin(), modes.end(), continued_from) == modes.end())
     fail("--then-tune-from: ", continued_from, " is not one of the transfer modes in --modes");
   const int64_t then_trials = a.then_tune_trials > 0 ? a.then_tune_trials : std::max<int64_t>(1, a.trials / 4);
@@ -397,9 +398,11 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
       Json& md = mj["modes"][mode];
       if (mode == "then-tune") {
         const Json& base = mj["modes"][continued_from];
-        if (md.contains("continued") && md.value("from_mode", std::string("pool")) != continued_from)
-          fail(m, "'s then-tune run in ", a.out, " continued its ", md.value("from_mode", std::string("pool")),
-               " transfer; resume with --then-tune-from ", md.value("from_mode", std::string("pool")));
+        // (md is null until this mode's first step.)
+        const std::string saved_from = md.contains("continued") ? md.value("from_mode", std::string("pool")) : continued_from;
+        if (saved_from != continued_from)
+          fail(m, "'s then-tune run in ", a.out, " continued its ", saved_from, " transfer; resume with --then-tune-from ",
+               saved_from);
         if (!md.contains("continued")) {
           say("tuning " + m + " from its " + continued_from + " transfer (" + std::to_string(then_trials) + " trials)");
           TuneArgs t;

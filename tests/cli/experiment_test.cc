@@ -29,6 +29,11 @@ using frontend::testing::ModelBuilder;
 using testing::runCli;
 using I = int64_t;
 
+std::string readText(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
 // conv 3x3 + relu, conv 3x3 stride 2 + relu, global pool, dense: a small CNN of the given sizes.
 void writeCnn(const fs::path& path, int64_t hw, int64_t c1, int64_t c2, uint64_t seed) {
   ModelBuilder b;
@@ -91,11 +96,9 @@ TEST(Experiment, BasicBaselineOnASmallSetCompletesResumesAndRefusesTheOtherBasel
     }
   }
   EXPECT_TRUE(fs::exists(out + "/results.svg"));
-  {
-    std::ifstream first(out + "/results.md");
-    std::string text((std::istreambuf_iterator<char>(first)), std::istreambuf_iterator<char>());
-    EXPECT_NE(text.find("then-tune: the tuner warm-started from the beyond transfer's choice"), std::string::npos) << text;
-  }
+  const std::string first_report = readText(out + "/results.md");
+  EXPECT_NE(first_report.find("then-tune: the tuner warm-started from the beyond transfer's choice"), std::string::npos)
+      << first_report;
 
   // Resumed: everything is in results.json, nothing is measured again.
   auto before = fs::last_write_time(out + "/bank.db");
@@ -128,9 +131,7 @@ TEST(Experiment, BasicBaselineOnASmallSetCompletesResumesAndRefusesTheOtherBasel
       for (const Json& k : md["transfer"]["kernels"]) EXPECT_LE(k["measured"].get<int>(), 4) << k.dump();
     }
   }
-  std::ifstream report(out + "/results.md");
-  std::string text((std::istreambuf_iterator<char>(report)), std::istreambuf_iterator<char>());
-  EXPECT_NE(text.find("ranked-nearest %max"), std::string::npos);
+  EXPECT_NE(readText(out + "/results.md").find("ranked-nearest %max"), std::string::npos);
 
   // then-tune continues the mode --then-tune-from names; a mode not run is refused, and so is a
   // resume that names another mode than the one the saved then-tune runs continued.
@@ -150,12 +151,10 @@ TEST(Experiment, BasicBaselineOnASmallSetCompletesResumesAndRefusesTheOtherBasel
   from.back() = "ranked-nearest";
   from.insert(from.end(), {"--then-tune-trials", "4"});
   ASSERT_EQ(runCli(from), 0);
-  std::ifstream third(out + "/results.json");
-  res = Json::parse(third);
+  res = Json::parse(readText(out + "/results.json"));
   const Json& tt = res["models"]["cnn_a"]["modes"]["then-tune"];
   EXPECT_EQ(tt["from_mode"], "ranked-nearest");
-  std::ifstream last(out + "/results.md");
-  std::string last_text((std::istreambuf_iterator<char>(last)), std::istreambuf_iterator<char>());
+  const std::string last_text = readText(out + "/results.md");
   EXPECT_NE(last_text.find("warm-started from the ranked-nearest transfer's choice"), std::string::npos) << last_text;
   ASSERT_TRUE(tt.contains("comparison"));
   // The transfer-then-tune curve starts at the transfer's point; its speedups carry intervals.
@@ -211,8 +210,7 @@ TEST(Experiment, TimeToMatchLeavesModelsWithoutAMeasurableTuningGainOut) {
   ASSERT_EQ(runCli({"experiment", "--report-only", "--out", dir.string(), "--threads", "1", "--models", "a,b,c,d",
                     "--modes", "pool"}),
             0);
-  std::ifstream in(dir / "results.md");
-  std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string md = readText((dir / "results.md").string());
   EXPECT_NE(md.find("pool 6.00x over 2 matched, 1 never matched within the tuning run (counted at their lower bound, "
                     "tune time / transfer time: at least 7.11x over 3), 1 without a measurable tuning gain left out"),
             std::string::npos)
