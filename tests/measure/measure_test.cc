@@ -214,9 +214,9 @@ TEST(Builder, ACrashingAndAHangingCompileCostOneCandidateEach) {
     if (in.slow_cutoff_s == -1) std::abort();
     if (in.slow_cutoff_s == -2) std::this_thread::sleep_for(std::chrono::hours(1));
   });
-  // 3 s: long enough that a crashing child still ends by its signal when the test shares the
-  // cores with other tests (at 1 s it was once reported as a timeout under ctest -j2).
-  Builder builder(2, 3.0);
+  // 10 s: long enough that a crashing child still ends by its signal when the test shares the
+  // cores with other tests (at 1 s, and once at 3 s, it was reported as a timeout under ctest -j2).
+  Builder builder(2, 10.0);
   auto res = builder.build(batch);
   Builder::setFaultHookForTesting({});
   ASSERT_EQ(res.size(), 6u);
