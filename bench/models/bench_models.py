@@ -49,6 +49,12 @@ EXTRA_MODELS = ["mobilenet_v3_large", "resnext50_32x4d", "regnet_y_400mf", "shuf
 # detection limit) can keep either box, in every runtime.
 DETECTION_MODELS = ["ssdlite320_mobilenet_v3_large", "fasterrcnn_mobilenet_v3_large_320_fpn"]
 EXTRA_MODELS += DETECTION_MODELS
+# int8 models (export_models.py): static QDQ from PyTorch's fbgemm flow, and a BERT-base encoder
+# dynamically quantized as ONNX Runtime's quantizer writes it. Their outputs are compared in
+# quantization steps of the output (QUANT_STEP_TOLERANCE).
+INT8_MODELS = ["resnet18_int8", "resnet50_int8", "mobilenet_v2_int8", "mobilenet_v3_large_int8", "googlenet_int8",
+               "inception_v3_int8", "bert_base_128_dynint8"]
+EXTRA_MODELS += INT8_MODELS
 RUNTIMES = ["ttune", "onnxruntime", "pytorch"]
 OTHER_LOAD_WARNING = 0.05  # share of the machine's CPU time taken by other processes while timing
 LABEL = {"ttune": "ttune", "onnxruntime": "ORT", "pytorch": "PyTorch", "all": "every runtime"}
@@ -274,6 +280,35 @@ def compare_rows(x, ref, tolerance):
     return {"ok": unmatched == 0, "rows": int(len(ref)), "unmatched_rows": unmatched, "max_rel_err": 0.0}
 
 
+def quant_step(onnx_path):
+    """The quantization step of a model's output when a DequantizeLinear with a constant scalar
+    scale produces it (the static int8 models), else None."""
+    import onnx
+    from onnx import numpy_helper
+    m = onnx.load(onnx_path, load_external_data=False)
+    consts = {t.name: numpy_helper.to_array(t) for t in m.graph.initializer}
+    consts.update({n.output[0]: numpy_helper.to_array(n.attribute[0].t) for n in m.graph.node
+                   if n.op_type == "Constant" and n.attribute and n.attribute[0].name == "value"})
+    out = m.graph.output[0].name
+    for n in m.graph.node:
+        if out in n.output and n.op_type == "DequantizeLinear" and n.input[1] in consts and consts[n.input[1]].size == 1:
+            return float(consts[n.input[1]].reshape(()))
+    return None
+
+
+def compare_steps(x, ref, step):
+    """Quantized outputs: every element within one quantization step of the reference, with the
+    share of elements that differ at all and the largest difference in steps."""
+    import numpy as np
+    if x.shape != ref.shape:
+        return {"ok": False, "why": f"shape {list(x.shape)} against {list(ref.shape)}"}
+    steps = np.abs(x.astype(np.float64) - ref) / step
+    worst = float(steps.max()) if steps.size else 0.0
+    scale = float(np.max(np.abs(ref))) or 1.0
+    return {"ok": worst <= 1.0 + 1e-3, "max_steps": worst, "differing_share": float(np.mean(steps > 1e-3)),
+            "max_abs_err": worst * step, "max_rel_err": worst * step / scale}
+
+
 def bench_model(model, a, tmp):
     import numpy as np
     result = {"model": model, "threads": a.threads, "rounds": a.rounds, "errors": {}}
@@ -337,9 +372,13 @@ def bench_model(model, a, tmp):
             except (WorkerError, OSError, ValueError) as e:
                 result["errors"][rt] = f"{LABEL[rt]} could not write the output of {model}: {e}"
         agreement = {}
+        step = quant_step(onnx_path) if model in INT8_MODELS else None
         for i, x in enumerate(RUNTIMES):
             for y in RUNTIMES[i + 1:]:
                 if x in outputs and y in outputs:
+                    if step:
+                        agreement[f"{x}-{y}"] = compare_steps(outputs[x], outputs[y].astype(np.float64), step)
+                        continue
                     cmp = compare_rows if model in DETECTION_MODELS else compare
                     agreement[f"{x}-{y}"] = cmp(outputs[x], outputs[y].astype(np.float64), a.tolerance)
         if model in DETECTION_MODELS and "onnxruntime-pytorch" in agreement:
@@ -387,6 +426,12 @@ def report_problems(r, tolerance):
     for rt, msg in r["errors"].items():
         print(f"  {r['model']}: {LABEL[rt]} FAILED: {msg}", file=sys.stderr, flush=True)
     for pair, c in r.get("agreement", {}).items():
+        if "max_steps" in c:
+            x, y = pair.split("-")
+            print(f"  {r['model']}: {LABEL[x]} against {LABEL[y]}: {100 * c['differing_share']:.2f}% of the outputs differ, "
+                  f"by at most {c['max_steps']:.2f} quantization steps{'' if c['ok'] else ' (MISMATCH: more than one)'}",
+                  file=sys.stderr, flush=True)
+            continue
         if not c["ok"]:
             x, y = pair.split("-")
             detail = c.get("why") or (f"{c['unmatched_rows']} of {c['rows']} detections unmatched" if "rows" in c else None) or (f"max abs error {c['max_abs_err']:.3g}, relative {c['max_rel_err']:.3g} "

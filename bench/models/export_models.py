@@ -242,6 +242,93 @@ MODELS = {
 }
 
 
+# Quantized models (int8). Static: torchvision's quantizable nets through PyTorch's fbgemm flow
+# (fuse, observe on seeded random calibration images, convert), exported at opset 13 as QDQ
+# (DequantizeLinear -> Conv / Gemm -> QuantizeLinear, per-channel int8 weights, uint8
+# activations); PyTorch runs the converted module itself (fbgemm's int8 kernels). Dynamic: the
+# BERT-base encoder with its linear layers quantized the way ONNX Runtime's dynamic quantizer
+# writes them (quantize_dynamic_onnx below), PyTorch's side being quantize_dynamic of the same
+# module.
+QUANT_OPSET = 13
+CALIBRATION_BATCHES = 4
+
+
+def static_int8(builder, size=224, **kw):
+    def make():
+        import torch.ao.quantization as tq
+        model = builder(weights=None, quantize=False, **kw)
+        model.eval()
+        randomize_batch_norms(model)
+        model.fuse_model()
+        model.qconfig = tq.get_default_qconfig("fbgemm")
+        tq.prepare(model, inplace=True)
+        with torch.no_grad():
+            for _ in range(CALIBRATION_BATCHES):
+                model(torch.randn(1, 3, size, size))
+        tq.convert(model, inplace=True)
+        return model, [1, 3, size, size]
+    return make
+
+
+def quantize_dynamic_onnx(path):
+    """Rewrites every MatMul with a constant float32 [K, N] weight of the ONNX file at `path` as
+    ONNX Runtime's dynamic quantizer does: DynamicQuantizeLinear of the activation (uint8, scale
+    and zero point computed at run time), MatMulInteger with the weight quantized per tensor to
+    symmetric int8, the int32 result cast to float32 and multiplied by the product of the scales."""
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper
+    model = onnx.load(path)
+    g = model.graph
+    inits = {t.name: t for t in g.initializer}
+    nodes = []
+    for n in g.node:
+        w = inits.get(n.input[1]) if n.op_type == "MatMul" and len(n.input) == 2 else None
+        if w is None or w.data_type != onnx.TensorProto.FLOAT or len(w.dims) != 2:
+            nodes.append(n)
+            continue
+        wf = numpy_helper.to_array(w)
+        scale = float(np.abs(wf).max()) / 127.0 or 1.0
+        wq = np.clip(np.round(wf / scale), -127, 127).astype(np.int8)
+        p = n.output[0] + "_dq"
+        g.initializer.extend([numpy_helper.from_array(wq, p + "_w"),
+                              numpy_helper.from_array(np.array(scale, dtype=np.float32), p + "_w_scale"),
+                              numpy_helper.from_array(np.array(0, dtype=np.int8), p + "_w_zp")])
+        nodes += [helper.make_node("DynamicQuantizeLinear", [n.input[0]], [p + "_x", p + "_x_scale", p + "_x_zp"]),
+                  helper.make_node("MatMulInteger", [p + "_x", p + "_w", p + "_x_zp", p + "_w_zp"], [p + "_i32"]),
+                  helper.make_node("Cast", [p + "_i32"], [p + "_f"], to=onnx.TensorProto.FLOAT),
+                  helper.make_node("Mul", [p + "_x_scale", p + "_w_scale"], [p + "_scale"]),
+                  helper.make_node("Mul", [p + "_f", p + "_scale"], [n.output[0]])]
+    del g.node[:]
+    g.node.extend(nodes)
+    used = {i for n in g.node for i in n.input}
+    kept = [t for t in g.initializer if t.name in used]
+    del g.initializer[:]
+    g.initializer.extend(kept)
+    onnx.checker.check_model(model)
+    onnx.save(model, path)
+
+
+def dynamic_int8(base):
+    def make():
+        model, shape = base()
+        model.eval()
+        return model, shape
+    return make
+
+
+QUANTIZED_MODELS = {
+    "resnet18_int8": static_int8(tvm.quantization.resnet18),
+    "resnet50_int8": static_int8(tvm.quantization.resnet50),
+    "mobilenet_v2_int8": static_int8(tvm.quantization.mobilenet_v2),
+    "mobilenet_v3_large_int8": static_int8(tvm.quantization.mobilenet_v3_large),
+    "googlenet_int8": static_int8(tvm.quantization.googlenet, aux_logits=False, init_weights=True),
+    "inception_v3_int8": static_int8(tvm.quantization.inception_v3, 299, aux_logits=False, init_weights=True),
+    "bert_base_128_dynint8": dynamic_int8(lambda: bert_base(128)),
+}
+MODELS.update(QUANTIZED_MODELS)
+
+
 def randomize_batch_norms(model):
     for m in model.modules():
         if isinstance(m, (nn.BatchNorm2d, nn.BatchNorm3d)):
@@ -260,7 +347,11 @@ def export(name, out_dir, opset):
     torch.manual_seed(SEED)
     model, shape = MODELS[name]()
     model.eval()
-    randomize_batch_norms(model)
+    if name not in QUANTIZED_MODELS:
+        randomize_batch_norms(model)  # the quantized ones did before calibration
+    dynamic = name.endswith("_dynint8")
+    if name in QUANTIZED_MODELS and not dynamic:
+        opset = QUANT_OPSET
     # Token ids for the decoder, images and codes otherwise.
     x = torch.randint(0, 8192, shape) if name.startswith("gpt") else torch.randn(*shape)
     if not os.path.exists(onnx_path):
@@ -271,8 +362,17 @@ def export(name, out_dir, opset):
             tmp = onnx_path + ".tmp"
             torch.onnx.export(model, (x,), tmp, input_names=["input"], output_names=["output"],
                               opset_version=opset, do_constant_folding=True)
+            if dynamic:
+                quantize_dynamic_onnx(tmp)
             os.replace(tmp, onnx_path)
     if not os.path.exists(pt_path):
+        if dynamic:
+            model = torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)
+            # The encoder layers' fused fast path inspects the linear weights as tensors, which
+            # dynamic quantization turns into methods: the layers take their plain path (the same math).
+            for m in model.modules():
+                if isinstance(m, nn.TransformerEncoderLayer):
+                    m.activation_relu_or_gelu = False
         # Traced without gradients, so PyTorch runs its own fastest inference path.
         with torch.no_grad():
             frozen = torch.jit.freeze(torch.jit.trace(model, (x,)))

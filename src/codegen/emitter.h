@@ -38,6 +38,20 @@ class Emitter {
   void emitAllocate(const lower::Allocate& a);
   void emitIf(const lower::IfThenElse& s);
   void emitPrefetch(const lower::Prefetch& p);
+
+  // ---- integer dot products (emitter_dot.cc)
+  // The dot-product instructions the target's features allow at its vector width.
+  struct DotUnits {
+    bool vnni = false;     // vpdpbusd
+    bool pairs = false;    // vpmaddwd
+    bool arm_dot = false;  // sdot / udot
+  };
+  static DotUnits dotUnits(const std::string& features, int vector_bits);
+  // Emits f, a group loop of an int8 reduction inside a vector loop, as dot-product
+  // instructions; false (nothing emitted) when f is not of that form or the target lacks them.
+  bool tryEmitDot(const lower::For& f);
+  llvm::Value* dotOperand(const te::BufferLoad& ld, const te::Var& gvar, int group);
+  llvm::Value* pairDot(llvm::Value* a, bool a_signed, llvm::Value* b, bool b_signed, int group);
   llvm::Function* newFunction(const std::string& name, llvm::FunctionType* type);
   llvm::AllocaInst* entryAlloca(llvm::Type* type, llvm::Value* count, const std::string& name);
 
@@ -50,6 +64,8 @@ class Emitter {
   llvm::Value* emitCast(const te::Cast& n, te::DType to);
   llvm::Value* emitLoad(const te::BufferRef& buf, const te::Expr& index);
   void emitStore(const lower::Store& s);
+  // Stores v (a scalar, or a vector of the current lanes) at buffer[index], as emitStore does.
+  void storeValue(const te::BufferRef& buffer, const te::Expr& index, llvm::Value* v);
   llvm::Value* address(const te::Buffer* buf, llvm::Value* index);
   llvm::Value* splat(llvm::Value* v);
   llvm::Value* toLanes(llvm::Value* v);  // broadcast to the vector width when in vector mode

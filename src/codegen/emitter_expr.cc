@@ -411,28 +411,29 @@ std::optional<std::vector<int64_t>> Emitter::laneOffsets(const te::Expr& index) 
   return offsets;
 }
 
-void Emitter::emitStore(const lower::Store& s) {
-  const te::Buffer* buf = s.buffer.get();
+void Emitter::emitStore(const lower::Store& s) { storeValue(s.buffer, s.index, emitExpr(s.value)); }
+
+void Emitter::storeValue(const te::BufferRef& buffer, const te::Expr& index, llvm::Value* v) {
+  const te::Buffer* buf = buffer.get();
   llvm::Type* st = storageType(buf->dtype);
   llvm::Align align(te::dtypeBytes(buf->dtype));
-  llvm::Value* v = emitExpr(s.value);
   if (buf->dtype == te::DType::Bool) {
     llvm::Type* t8 = isVector(v) ? llvm::VectorType::get(st, llvm::ElementCount::getFixed(lanes_)) : st;
     v = b_.CreateZExt(v, t8);
   }
-  LaneUse lanes = laneUse(s.index);
+  LaneUse lanes = laneUse(index);
   llvm::Value* mask = accessMask(buf);
   if (!lanes.varying) {
     TT_ASSERT(!isVector(v) && !mask_, "codegen: lane-varying store to one address");
-    auto* si = b_.CreateAlignedStore(v, address(buf, emitExpr(s.index)), align);
+    auto* si = b_.CreateAlignedStore(v, address(buf, emitExpr(index)), align);
     tagAccess(si, buf);
     return;
   }
   v = toLanes(v);
-  auto coef = lanes.affine ? te::linearCoefficient(s.index, vvar_) : std::nullopt;
+  auto coef = lanes.affine ? te::linearCoefficient(index, vvar_) : std::nullopt;
   if (coef && *coef == 1) {
     te::VarMap<te::Expr> sub{{vvar_, te::Expr(vbase_)}};
-    llvm::Value* p = address(buf, emitExpr(te::substitute(s.index, sub)));
+    llvm::Value* p = address(buf, emitExpr(te::substitute(index, sub)));
     if (mask && buf->scope == te::MemScope::Local) {
       // Blend into a private tile instead of a masked store (keeps it in registers).
       llvm::Type* vt = v->getType();
@@ -446,7 +447,7 @@ void Emitter::emitStore(const lower::Store& s) {
     tagAccess(si, buf);
     return;
   }
-  llvm::Value* ptrs = address(buf, toLanes(emitExpr(s.index)));
+  llvm::Value* ptrs = address(buf, toLanes(emitExpr(index)));
   auto* sc = b_.CreateMaskedScatter(v, ptrs, align, mask ? mask : allOnesMask());
   tagAccess(sc, buf);
 }

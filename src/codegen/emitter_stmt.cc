@@ -162,6 +162,7 @@ void Emitter::emitAllocate(const lower::Allocate& a) {
 }
 
 void Emitter::emitFor(const lower::For& f) {
+  if (vvar_ && tryEmitDot(f)) return;
   int64_t c;
   bool const_ext = te::isConstInt(f.extent, &c);
   switch (f.kind) {

@@ -138,6 +138,12 @@ void classify(Target& t, const llvm::MCSubtargetInfo& sti) {
   t.vector_bits = schedule::isaVectorBits(t.isa);
   t.vector_registers = schedule::isaVectorRegisters(t.isa);
   t.fma = x86 ? enabled(sti, "fma") : t.isa == Isa::Neon;
+  if (x86) {
+    bool vnni = (t.isa == Isa::Avx512 && enabled(sti, "avx512vnni")) || (t.isa == Isa::Avx2 && enabled(sti, "avxvnni"));
+    t.int8_group = vnni ? 4 : t.isa == Isa::Scalar ? 1 : 2;
+  } else {
+    t.int8_group = t.isa == Isa::Neon && enabled(sti, "dotprod") ? 4 : 1;
+  }
 }
 
 Target machineDefaults() {

@@ -52,7 +52,11 @@ std::string classSignature(const te::ComputeDAG& dag) {
       s += "P" + std::to_string(op.shape().size()) + (op.placeholder().is_constant ? "c" : "a") + ";";
       continue;
     }
-    s += op.name() + "(";
+    s += op.name();
+    // Precision is part of the class (int8 and float32 convolutions tile differently); float32
+    // reductions add nothing, so their classes are what they were before int8 kernels.
+    if (std::string p = te::precisionTag(op); !p.empty()) s += "[" + p + "]";
+    s += "(";
     for (const te::IterVar& iv : op.compute().axes) s += iv.name() + ",";
     s += "|";
     for (const te::IterVar& iv : op.compute().reduceAxes()) s += iv.name() + ",";
@@ -88,6 +92,7 @@ std::string className(const te::ComputeDAG& dag) {
     size_t dot = n.find('.');  // drop the ".1" of renamed repeats
     if (dot != std::string::npos) n = n.substr(0, dot);
     if (startsWith(n, "T_")) n = n.substr(2);
+    if (std::string p = te::precisionTag(t.op()); !p.empty()) n += "_" + p;
     parts.push_back(n);
   }
   return join(parts, "+", [](const std::string& x) { return x; });

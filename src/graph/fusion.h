@@ -49,9 +49,11 @@ struct TunableKernel {
 };
 std::vector<TunableKernel> tunableKernels(const std::vector<Kernel>& kernels);
 
-// The class signature of a DAG: compute op names, axis names and kinds, and the placeholders'
-// ranks and constness, in order.
+// The class signature of a DAG: compute op names, axis names and kinds, the precision of
+// reductions that do not compute in float32 (te::precisionTag), and the placeholders' ranks and
+// constness, in order.
 std::string classSignature(const te::ComputeDAG& dag);
+// The op names joined by "+", a non-float32 reduction's with its precision: "conv2d_nhwc_u8s8+add+...".
 std::string className(const te::ComputeDAG& dag);
 // The class id: a hex hash of classSignature (Kernel::class_id).
 std::string classId(const te::ComputeDAG& dag);

@@ -280,7 +280,7 @@ std::string attrsToString(const OpAttrs& attrs) {
       Overload{
           [](const Conv2dAttrs& a) {
             return "strides=" + ints(a.strides) + " pads=" + ints(a.pads) + " dilation=" + ints(a.dilation) +
-                   " groups=" + std::to_string(a.groups);
+                   " groups=" + std::to_string(a.groups) + (a.pad_value ? " pad_value=" + std::to_string(a.pad_value) : "");
           },
           [](const MatMulAttrs& a) {
             return std::string("transpose_a=") + (a.transpose_a ? "1" : "0") + " transpose_b=" + (a.transpose_b ? "1" : "0");
@@ -378,10 +378,10 @@ te::Tensor buildOp(const OpAttrs& attrs, const std::vector<te::Tensor>& x) {
             int64_t c = nchw ? data.shape()[1] : data.shape().back();
             te::Tensor y;
             bool depthwise = a.groups > 1 && a.groups == c && (nchw ? w.shape()[1] : w.shape()[2]) == 1;
-            if (depthwise) y = nchw ? ops::depthwise_conv2d_nchw(data, w, a.strides, a.pads, a.dilation)
-                                    : ops::depthwise_conv2d_nhwc(data, w, a.strides, a.pads, a.dilation);
-            else y = nchw ? ops::conv2d_nchw(data, w, a.strides, a.pads, a.dilation, a.groups)
-                          : ops::conv2d_nhwc(data, w, a.strides, a.pads, a.dilation, a.groups);
+            if (depthwise) y = nchw ? ops::depthwise_conv2d_nchw(data, w, a.strides, a.pads, a.dilation, a.pad_value)
+                                    : ops::depthwise_conv2d_nhwc(data, w, a.strides, a.pads, a.dilation, a.pad_value);
+            else y = nchw ? ops::conv2d_nchw(data, w, a.strides, a.pads, a.dilation, a.groups, a.pad_value)
+                          : ops::conv2d_nhwc(data, w, a.strides, a.pads, a.dilation, a.groups, a.pad_value);
             if (x.size() > 2 && x[2].defined()) {
               const te::Tensor& b = x[2];
               TT_CHECK_ARG(b.ndim() == 1 && b.shape()[0] == y.shape()[nchw ? 1 : 3], "conv2d: bias of shape ",

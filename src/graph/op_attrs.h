@@ -31,6 +31,8 @@ struct Conv2dAttrs {
   Hw dilation{1, 1};
   int64_t groups = 1;
   Layout layout = Layout::NCHW;
+  // The value padded taps read: 0, or an 8-bit input's zero point (ops/nn.h).
+  int64_t pad_value = 0;
 };
 // y = x[M,K] * w[N,K]^T
 struct DenseAttrs {};

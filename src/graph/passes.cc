@@ -76,7 +76,9 @@ void foldBatchNorm(Graph& g) {
     if (p < 0 || consumers[x].size() != 1) continue;
     Node& conv = nodes[p];
     const Conv2dAttrs* ca = std::get_if<Conv2dAttrs>(&conv.attrs);
-    if (!ca || ca->layout != Layout::NCHW || conv.inputs.size() != 2 || !g.value(conv.inputs[1]).isConstant()) continue;
+    if (!ca || ca->layout != Layout::NCHW || conv.inputs.size() != 2 || !g.value(conv.inputs[1]).isConstant() ||
+        g.value(conv.inputs[1]).dtype != te::DType::Float32)
+      continue;
     const runtime::NDArray& w = *g.value(conv.inputs[1]).constant;
     int64_t K = w.shape()[0];
     const Value& gamma = g.value(bn.inputs[1]);

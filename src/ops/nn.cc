@@ -21,6 +21,28 @@ void checkWindowAttrs(std::string_view op, const Hw& strides, const Pad4& paddin
     TT_CHECK_ARG(p >= 0, op, ": padding must be non-negative, got ", listToString(padding));
 }
 
+// The element types of a product's operands: float (float32 or float64: the expressions promote) or
+// 8-bit integers of either signedness, whose products are widened to int32 and summed in int32
+// (an int8 kernel: exact, with int32's wrap-around as the only overflow, far beyond any real
+// reduction: 65793 terms of the largest products). Throws naming the operator otherwise.
+bool integerOperands(std::string_view op, const Tensor& a, const Tensor& b, std::string_view role_a,
+                     std::string_view role_b) {
+  bool a8 = te::is8BitInt(a.dtype()), b8 = te::is8BitInt(b.dtype());
+  if (a8 || b8) {
+    TT_CHECK_ARG(a8 && b8, op, ": the ", role_a, " has dtype ", te::dtypeName(a.dtype()), " and the ", role_b, " ",
+                 te::dtypeName(b.dtype()), ", but an integer product needs both int8 or uint8");
+    return true;
+  }
+  checkDType(op, a, DType::Float32, role_a);
+  checkDType(op, b, DType::Float32, role_b);
+  return false;
+}
+
+// One term of a product's sum: 8-bit operands widened to int32.
+Expr term(const Expr& a, const Expr& b, bool integer) {
+  return integer ? te::cast(DType::Int32, a) * te::cast(DType::Int32, b) : a * b;
+}
+
 int64_t windowOut(std::string_view op, const char* dim, int64_t in, int64_t pb, int64_t pa, int64_t k,
                   int64_t s, int64_t d) {
   int64_t out = convOutputSize(in, pb, pa, k, s, d);
@@ -31,11 +53,12 @@ int64_t windowOut(std::string_view op, const char* dim, int64_t in, int64_t pb, 
 
 // Shared by the four public convolution functions; `op` names the caller in error messages.
 Tensor conv2dImpl(std::string_view op, bool nhwc, const Tensor& data, const Tensor& weight, Hw st, Pad4 pad4,
-                  Hw dil, int64_t groups) {
+                  Hw dil, int64_t groups, int64_t pad_value) {
   checkRank(op, data, 4, "input");
   checkRank(op, weight, 4, "weight");
-  checkDType(op, data, DType::Float32, "input");
-  checkDType(op, weight, DType::Float32, "weight");
+  const bool integer = integerOperands(op, data, weight, "input", "weight");
+  TT_CHECK_ARG(pad_value == 0 || (integer && pad_value >= te::intTypeMin(data.dtype()) && pad_value <= te::intTypeMax(data.dtype())),
+               op, ": the padding value ", pad_value, " is not a value of the ", te::dtypeName(data.dtype()), " input");
   checkWindowAttrs(op, st, pad4, dil);
   TT_CHECK_ARG(groups >= 1, op, ": groups must be positive, got ", groups);
   const Shape& ds = data.shape();
@@ -52,8 +75,9 @@ Tensor conv2dImpl(std::string_view op, bool nhwc, const Tensor& data, const Tens
 
   Tensor in = data;
   if (pad4[0] || pad4[1] || pad4[2] || pad4[3]) {
-    in = nhwc ? pad(data, {0, pad4[0], pad4[1], 0}, {0, pad4[2], pad4[3], 0})
-              : pad(data, {0, 0, pad4[0], pad4[1]}, {0, 0, pad4[2], pad4[3]});
+    double v = static_cast<double>(pad_value);
+    in = nhwc ? pad(data, {0, pad4[0], pad4[1], 0}, {0, pad4[2], pad4[3], 0}, v)
+              : pad(data, {0, 0, pad4[0], pad4[1]}, {0, 0, pad4[2], pad4[3]}, v);
   }
   IterVar ry = te::reduceAxis(R, "ry"), rx = te::reduceAxis(S, "rx");
   auto row = [&](const Var& yy) { return Expr(yy) * st[0] + Expr(ry.var) * dil[0]; };
@@ -68,7 +92,7 @@ Tensor conv2dImpl(std::string_view op, bool nhwc, const Tensor& data, const Tens
           name, {N, OH, OW, K},
           [&](const std::vector<Var>& v) {
             const Var &nn = v[0], &yy = v[1], &xx = v[2], &ff = v[3];
-            return te::sum(in(nn, row(yy), col(xx), Expr(ff) / m) * weight(ry.var, rx.var, 0, ff), {ry, rx});
+            return te::sum(term(in(nn, row(yy), col(xx), Expr(ff) / m), weight(ry.var, rx.var, 0, ff), integer), {ry, rx});
           },
           name, {"nn", "yy", "xx", "ff"});
     }
@@ -76,7 +100,7 @@ Tensor conv2dImpl(std::string_view op, bool nhwc, const Tensor& data, const Tens
         name, {N, K, OH, OW},
         [&](const std::vector<Var>& v) {
           const Var &nn = v[0], &ff = v[1], &yy = v[2], &xx = v[3];
-          return te::sum(in(nn, Expr(ff) / m, row(yy), col(xx)) * weight(ff, 0, ry.var, rx.var), {ry, rx});
+          return te::sum(term(in(nn, Expr(ff) / m, row(yy), col(xx)), weight(ff, 0, ry.var, rx.var), integer), {ry, rx});
         },
         name, {"nn", "ff", "yy", "xx"});
   }
@@ -89,7 +113,7 @@ Tensor conv2dImpl(std::string_view op, bool nhwc, const Tensor& data, const Tens
                        [&](const std::vector<Var>& v) {
                          const Var &nn = v[0], &yy = v[1], &xx = v[2], &ff = v[3];
                          return te::sum(
-                             in(nn, row(yy), col(xx), channel(ff)) * weight(ry.var, rx.var, rc.var, ff),
+                             term(in(nn, row(yy), col(xx), channel(ff)), weight(ry.var, rx.var, rc.var, ff), integer),
                              {ry, rx, rc});
                        },
                        "conv2d_nhwc", {"nn", "yy", "xx", "ff"});
@@ -98,14 +122,14 @@ Tensor conv2dImpl(std::string_view op, bool nhwc, const Tensor& data, const Tens
                      [&](const std::vector<Var>& v) {
                        const Var &nn = v[0], &ff = v[1], &yy = v[2], &xx = v[3];
                        return te::sum(
-                           in(nn, channel(ff), row(yy), col(xx)) * weight(ff, rc.var, ry.var, rx.var),
+                           term(in(nn, channel(ff), row(yy), col(xx)), weight(ff, rc.var, ry.var, rx.var), integer),
                            {rc, ry, rx});
                      },
                      "conv2d_nchw", {"nn", "ff", "yy", "xx"});
 }
 
 Tensor depthwiseImpl(std::string_view op, bool nhwc, const Tensor& data, const Tensor& weight, Hw st,
-                     Pad4 pad4, Hw dil) {
+                     Pad4 pad4, Hw dil, int64_t pad_value) {
   checkRank(op, data, 4, "input");
   checkRank(op, weight, 4, "weight");
   int64_t C = nhwc ? data.shape()[3] : data.shape()[1];
@@ -115,7 +139,7 @@ Tensor depthwiseImpl(std::string_view op, bool nhwc, const Tensor& data, const T
                " must have one input channel per group, not ", Cw);
   TT_CHECK_ARG(K % C == 0, op, ": the weight has ", K, " output channels, not a multiple of the ", C,
                " input channels");
-  return conv2dImpl(op, nhwc, data, weight, st, pad4, dil, C);
+  return conv2dImpl(op, nhwc, data, weight, st, pad4, dil, C, pad_value);
 }
 
 }  // namespace
@@ -128,45 +152,43 @@ int64_t convOutputSize(int64_t in, int64_t pad_before, int64_t pad_after, int64_
 }
 
 Tensor conv2d_nchw(const Tensor& data, const Tensor& weight, Hw strides, Pad4 padding, Hw dilation,
-                   int64_t groups) {
-  return conv2dImpl("conv2d_nchw", false, data, weight, strides, padding, dilation, groups);
+                   int64_t groups, int64_t pad_value) {
+  return conv2dImpl("conv2d_nchw", false, data, weight, strides, padding, dilation, groups, pad_value);
 }
 
 Tensor conv2d_nhwc(const Tensor& data, const Tensor& weight, Hw strides, Pad4 padding, Hw dilation,
-                   int64_t groups) {
-  return conv2dImpl("conv2d_nhwc", true, data, weight, strides, padding, dilation, groups);
+                   int64_t groups, int64_t pad_value) {
+  return conv2dImpl("conv2d_nhwc", true, data, weight, strides, padding, dilation, groups, pad_value);
 }
 
 Tensor depthwise_conv2d_nchw(const Tensor& data, const Tensor& weight, Hw strides, Pad4 padding,
-                             Hw dilation) {
-  return depthwiseImpl("depthwise_conv2d_nchw", false, data, weight, strides, padding, dilation);
+                             Hw dilation, int64_t pad_value) {
+  return depthwiseImpl("depthwise_conv2d_nchw", false, data, weight, strides, padding, dilation, pad_value);
 }
 
 Tensor depthwise_conv2d_nhwc(const Tensor& data, const Tensor& weight, Hw strides, Pad4 padding,
-                             Hw dilation) {
-  return depthwiseImpl("depthwise_conv2d_nhwc", true, data, weight, strides, padding, dilation);
+                             Hw dilation, int64_t pad_value) {
+  return depthwiseImpl("depthwise_conv2d_nhwc", true, data, weight, strides, padding, dilation, pad_value);
 }
 
 Tensor dense(const Tensor& x, const Tensor& w) {
   checkRank("dense", x, 2, "input");
   checkRank("dense", w, 2, "weight");
-  checkDType("dense", x, DType::Float32, "input");
-  checkDType("dense", w, DType::Float32, "weight");
+  const bool integer = integerOperands("dense", x, w, "input", "weight");
   int64_t M = x.shape()[0], K = x.shape()[1], N = w.shape()[0];
   TT_CHECK_ARG(w.shape()[1] == K, "dense: the input ", te::shapeToString(x.shape()), " has ", K,
                " features but the weight ", te::shapeToString(w.shape()), " (laid out [N, K]) expects ",
                w.shape()[1]);
   IterVar k = te::reduceAxis(K, "k");
   return te::compute("dense", {M, N},
-                     [&](const std::vector<Var>& v) { return te::sum(x(v[0], k.var) * w(v[1], k.var), {k}); },
+                     [&](const std::vector<Var>& v) { return te::sum(term(x(v[0], k.var), w(v[1], k.var), integer), {k}); },
                      "dense", {"i", "j"});
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   checkRank("matmul", a, 2, "first operand");
   checkRank("matmul", b, 2, "second operand");
-  checkDType("matmul", a, DType::Float32, "first operand");
-  checkDType("matmul", b, DType::Float32, "second operand");
+  const bool integer = integerOperands("matmul", a, b, "first operand", "second operand");
   const Shape &as = a.shape(), &bs = b.shape();
   int64_t M = ta ? as[1] : as[0], Ka = ta ? as[0] : as[1];
   int64_t Kb = tb ? bs[1] : bs[0], N = tb ? bs[0] : bs[1];
@@ -178,7 +200,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
                      [&](const std::vector<Var>& v) {
                        Expr x = ta ? a(k.var, v[0]) : a(v[0], k.var);
                        Expr y = tb ? b(v[1], k.var) : b(k.var, v[1]);
-                       return te::sum(x * y, {k});
+                       return te::sum(term(x, y, integer), {k});
                      },
                      "matmul", {"i", "j"});
 }
@@ -186,8 +208,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
 Tensor batch_matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   checkMinRank("batch_matmul", a, 2, "first operand");
   checkMinRank("batch_matmul", b, 2, "second operand");
-  checkDType("batch_matmul", a, DType::Float32, "first operand");
-  checkDType("batch_matmul", b, DType::Float32, "second operand");
+  const bool integer = integerOperands("batch_matmul", a, b, "first operand", "second operand");
   const Shape &as = a.shape(), &bs = b.shape();
   size_t ra = as.size(), rb = bs.size();
   Shape a_batch(as.begin(), as.end() - 2), b_batch(bs.begin(), bs.end() - 2);
@@ -218,7 +239,7 @@ Tensor batch_matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
         ai.push_back(ta ? i : k.var);
         bi.push_back(tb ? j : k.var);
         bi.push_back(tb ? k.var : j);
-        return te::sum(a(ai) * b(bi), {k});
+        return te::sum(term(a(ai), b(bi), integer), {k});
       },
       "batch_matmul", names);
 }

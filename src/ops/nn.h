@@ -2,7 +2,13 @@
 // weights; grouped and depthwise), dense, matmul and batch matmul. Fusion makes these the anchors of
 // their kernels, so their op and axis names are what most schedules refer to.
 //
-// Invariants: non-zero padding becomes a separate zero-filling "pad" op read by the convolution;
+// Operands are float (float32 / float64) or 8-bit integers (int8 / uint8, any mix): an integer
+// product widens each operand to int32 and sums in int32 (the int8 kernels; scales, zero points
+// and requantization are element-wise ops around it, see frontend/onnx/ops_quant.cc). An integer
+// convolution pads with `pad_value` (its input's zero point, so padded taps add nothing after
+// the zero-point compensation); float ones pad with 0.
+//
+// Invariants: non-zero padding becomes a separate "pad" op read by the convolution;
 // the convolution reads only in-bounds indices. Names: conv2d NCHW axes nn, ff, yy, xx with reduce
 // rc, ry, rx (NHWC: nn, yy, xx, ff / ry, rx, rc); a convolution with one input channel per group
 // (depthwise, any channel multiplier) is a "depthwise_conv2d_<layout>" op without rc; dense and
@@ -25,16 +31,16 @@ int64_t convOutputSize(int64_t in, int64_t pad_before, int64_t pad_after, int64_
 
 // data [N, C, H, W], weight [K, C/groups, R, S] -> [N, K, OH, OW]. padding = {top, left, bottom, right}.
 Tensor conv2d_nchw(const Tensor& data, const Tensor& weight, Hw strides = {1, 1}, Pad4 padding = {0, 0, 0, 0},
-                   Hw dilation = {1, 1}, int64_t groups = 1);
+                   Hw dilation = {1, 1}, int64_t groups = 1, int64_t pad_value = 0);
 // data [N, H, W, C], weight [R, S, C/groups, K] -> [N, OH, OW, K].
 Tensor conv2d_nhwc(const Tensor& data, const Tensor& weight, Hw strides = {1, 1}, Pad4 padding = {0, 0, 0, 0},
-                   Hw dilation = {1, 1}, int64_t groups = 1);
+                   Hw dilation = {1, 1}, int64_t groups = 1, int64_t pad_value = 0);
 // Depthwise (groups = C): weight [C*m, 1, R, S] (NCHW) or [R, S, 1, C*m] (NHWC); output channel f
 // reads input channel f / m.
 Tensor depthwise_conv2d_nchw(const Tensor& data, const Tensor& weight, Hw strides = {1, 1},
-                             Pad4 padding = {0, 0, 0, 0}, Hw dilation = {1, 1});
+                             Pad4 padding = {0, 0, 0, 0}, Hw dilation = {1, 1}, int64_t pad_value = 0);
 Tensor depthwise_conv2d_nhwc(const Tensor& data, const Tensor& weight, Hw strides = {1, 1},
-                             Pad4 padding = {0, 0, 0, 0}, Hw dilation = {1, 1});
+                             Pad4 padding = {0, 0, 0, 0}, Hw dilation = {1, 1}, int64_t pad_value = 0);
 
 // x [M, K], w [N, K] -> [M, N] (out = x w^T, like Gemm with transB = 1).
 Tensor dense(const Tensor& x, const Tensor& w);

@@ -36,9 +36,9 @@ PoolDim poolDim(std::string_view op, const char* dim, int64_t in, int64_t pb, in
 }
 
 void checkPoolArgs(std::string_view op, const Tensor& data, const Hw& kernel, const Hw& strides,
-                   const Pad4& padding, const Hw& dilation) {
+                   const Pad4& padding, const Hw& dilation, bool bytes_too = false) {
   checkRank(op, data, 4, "input");
-  checkDType(op, data, DType::Float32, "input");
+  if (!bytes_too || !te::is8BitInt(data.dtype())) checkDType(op, data, DType::Float32, "input");
   TT_CHECK_ARG(kernel[0] > 0 && kernel[1] > 0, op, ": the kernel must be positive, got ",
                listToString(kernel));
   TT_CHECK_ARG(strides[0] > 0 && strides[1] > 0, op, ": strides must be positive, got ",
@@ -101,14 +101,17 @@ int64_t poolOutputSize(int64_t in, int64_t pad_before, int64_t pad_after, int64_
 
 Tensor max_pool2d(const Tensor& data, Hw kernel, Hw strides, Pad4 padding, Hw dilation, bool ceil_mode, bool nhwc) {
   const char* op = "max_pool2d";
-  checkPoolArgs(op, data, kernel, strides, padding, dilation);
+  checkPoolArgs(op, data, kernel, strides, padding, dilation, true);
   const Shape& s = data.shape();
   Axes ax{nhwc};
   PoolDim h = poolDim(op, "height", s[ax.h()], padding[0], padding[2], kernel[0], strides[0], dilation[0],
                       ceil_mode);
   PoolDim w = poolDim(op, "width", s[ax.w()], padding[1], padding[3], kernel[1], strides[1], dilation[1],
                       ceil_mode);
-  Tensor in = padForWindows(data, h, w, -std::numeric_limits<double>::infinity(), nhwc);
+  // 8-bit values (quantized activations) pool as they are, padded with their type's minimum.
+  const double lowest = te::is8BitInt(data.dtype()) ? static_cast<double>(te::intTypeMin(data.dtype()))
+                                                    : -std::numeric_limits<double>::infinity();
+  Tensor in = padForWindows(data, h, w, lowest, nhwc);
   IterVar ry = te::reduceAxis(kernel[0], "ry"), rx = te::reduceAxis(kernel[1], "rx");
   return te::compute("pool_max", ax.shape(s[0], s[ax.c()], h.out, w.out),
                      [&](const std::vector<Var>& v) {

@@ -3,6 +3,7 @@
 //
 // Invariants: padding (and, in ceil mode, the overhang of the last window past the padded input)
 // is a separate "pad" op filled with -inf (max) or 0 (avg), so window reads are always in bounds.
+// Max pooling also takes 8-bit integers (quantized activations), padded with their type's minimum.
 // In ceil mode a window that would start inside the right padding is dropped. For avg pooling the
 // divisor counts input elements plus, with count_include_pad, explicit padding — never the
 // ceil-mode overhang. Ops: "pool_max"; "pool_sum" then "pool_avg"; global pooling

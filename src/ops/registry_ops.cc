@@ -100,19 +100,38 @@ Shape poolShape(const Params& p, bool nhwc) {
   return dataShape(p, nhwc);
 }
 
+// The operand types of a product: "fp32", or an int8 kernel's "u8s8" (QDQ's unsigned
+// activations times signed weights), "s8s8", "u8u8" or "s8u8".
+ParamSpec precisionSpec() { return S("precision", "fp32", "operand types: fp32, or int8 as u8s8, s8s8, u8u8, s8u8 (int32 result)"); }
+std::pair<DType, DType> operandTypes(const Params& p) {
+  const std::string& v = p.str("precision");
+  if (v == "fp32") return {DType::Float32, DType::Float32};
+  auto byte = [](char c) { return c == 'u' ? DType::UInt8 : DType::Int8; };
+  TT_CHECK_ARG(v.size() == 4 && (v[0] == 'u' || v[0] == 's') && v[1] == '8' && (v[2] == 'u' || v[2] == 's') && v[3] == '8',
+               p.opName(), ": parameter 'precision' must be fp32, u8s8, s8s8, u8u8 or s8u8, got '", v, "'");
+  return {byte(v[0]), byte(v[2])};
+}
+
 OpInstance convInstance(const Params& p, bool bias_relu) {
   bool nhwc = nhwcLayout(p);
   int64_t C = p.integer("C"), K = p.integer("K"), R = p.integer("R"), S = p.integer("S"),
           g = p.integer("groups");
   TT_CHECK_ARG(g > 0 && C % g == 0, p.opName(), ": C=", C, " must be a positive multiple of groups=", g);
-  te::Tensor data = activation(p, "data", dataShape(p, nhwc));
-  te::Tensor weight = constant(p, "weight", nhwc ? Shape{R, S, C / g, K} : Shape{K, C / g, R, S});
+  auto [dt, wt] = operandTypes(p);
+  te::Tensor data = activation(p, "data", dataShape(p, nhwc), dt);
+  te::Tensor weight = constant(p, "weight", nhwc ? Shape{R, S, C / g, K} : Shape{K, C / g, R, S}, wt);
   te::Tensor out =
       nhwc ? conv2d_nhwc(data, weight, hwParam(p, "stride"), padParam(p, "pad"), hwParam(p, "dilation"), g)
            : conv2d_nchw(data, weight, hwParam(p, "stride"), padParam(p, "pad"), hwParam(p, "dilation"), g);
   if (!bias_relu) return {{data, weight}, {out}};
-  te::Tensor bias = constant(p, "bias", nhwc ? Shape{K} : Shape{K, 1, 1});
-  return {{data, weight, bias}, {relu(add(out, bias))}};
+  te::Tensor bias = constant(p, "bias", nhwc ? Shape{K} : Shape{K, 1, 1}, out.dtype());
+  if (out.dtype() == DType::Float32) return {{data, weight, bias}, {relu(add(out, bias))}};
+  // int8: the quantized layer's epilogue -- int32 bias, per-channel scale, round half to even,
+  // relu and saturation as one clip to uint8 (what a QDQ convolution with relu computes).
+  te::Tensor scale = constant(p, "scale", nhwc ? Shape{K} : Shape{K, 1, 1});
+  te::Tensor y = mul(cast(add(out, bias), DType::Float32), scale);
+  y = unaryOp("round", y, [](const te::Expr& e) { return te::round(e); });
+  return {{data, weight, bias, scale}, {cast(clip(y, 0, 255), DType::UInt8)}};
 }
 
 OpEntry unaryEntry(std::string name, std::string summary, std::vector<ParamSpec> extra,
@@ -181,10 +200,11 @@ std::vector<OpEntry> registeredOps() {
     std::vector<ParamSpec> specs = convSpecs(64, 56);
     specs.insert(specs.begin() + 4, I("K", 64, "output channels"));
     specs.push_back(I("groups", 1, "channel groups"));
+    specs.push_back(precisionSpec());
     std::vector<std::string> example = {"C=4", "H=9", "W=7", "K=6", "stride=2", "pad=1"};
     ops.push_back({"conv2d", "2-D convolution (grouped when groups > 1)", specs,
                    [](const Params& p) { return convInstance(p, false); }, example});
-    ops.push_back({"conv2d_bias_relu", "conv2d + per-channel bias + relu (a fused kernel)", specs,
+    ops.push_back({"conv2d_bias_relu", "conv2d + per-channel bias + relu (a fused kernel; int8: requantized to uint8)", specs,
                    [](const Params& p) { return convInstance(p, true); }, example});
   }
   {
@@ -192,6 +212,7 @@ std::vector<OpEntry> registeredOps() {
     specs.insert(specs.begin() + 4, I("multiplier", 1, "output channels per input channel"));
     for (ParamSpec& s : specs)
       if (s.name == "pad") s.default_value = std::string("1");
+    specs.push_back(precisionSpec());
     ops.push_back(
         {"depthwise_conv2d",
          "depthwise 2-D convolution (groups = C)",
@@ -199,8 +220,9 @@ std::vector<OpEntry> registeredOps() {
          [](const Params& p) -> OpInstance {
            bool nhwc = nhwcLayout(p);
            int64_t C = p.integer("C"), m = p.integer("multiplier"), R = p.integer("R"), S = p.integer("S");
-           te::Tensor data = activation(p, "data", dataShape(p, nhwc));
-           te::Tensor w = constant(p, "weight", nhwc ? Shape{R, S, 1, C * m} : Shape{C * m, 1, R, S});
+           auto [dt, wt] = operandTypes(p);
+           te::Tensor data = activation(p, "data", dataShape(p, nhwc), dt);
+           te::Tensor w = constant(p, "weight", nhwc ? Shape{R, S, 1, C * m} : Shape{C * m, 1, R, S}, wt);
            Hw st = hwParam(p, "stride"), dil = hwParam(p, "dilation");
            Pad4 pd = padParam(p, "pad");
            te::Tensor out = nhwc ? depthwise_conv2d_nhwc(data, w, st, pd, dil)
@@ -244,12 +266,15 @@ std::vector<OpEntry> registeredOps() {
                    {"H=7", "W=9", "C=5", "K=6", "m=4"}});
   }
   std::vector<ParamSpec> mnk = {I("M", 128, "rows"), I("N", 768, "columns"), I("K", 768, "reduction length")};
+  std::vector<ParamSpec> mnkp = mnk;
+  mnkp.push_back(precisionSpec());
   ops.push_back({"dense",
                  "x[M,K] * w[N,K]^T",
-                 mnk,
+                 mnkp,
                  [](const Params& p) -> OpInstance {
-                   te::Tensor x = activation(p, "x", {p.integer("M"), p.integer("K")});
-                   te::Tensor w = constant(p, "weight", {p.integer("N"), p.integer("K")});
+                   auto [xt, wt] = operandTypes(p);
+                   te::Tensor x = activation(p, "x", {p.integer("M"), p.integer("K")}, xt);
+                   te::Tensor w = constant(p, "weight", {p.integer("N"), p.integer("K")}, wt);
                    return {{x, w}, {dense(x, w)}};
                  },
                  {"M=5", "N=7", "K=9"}});
@@ -264,7 +289,7 @@ std::vector<OpEntry> registeredOps() {
                  },
                  {"M=5", "N=7", "K=9"}});
   {
-    std::vector<ParamSpec> specs = mnk;
+    std::vector<ParamSpec> specs = mnkp;
     specs.push_back(I("transpose_a", 0, "A is stored [K, M]"));
     specs.push_back(I("transpose_b", 0, "B is stored [N, K]"));
     ops.push_back({"matmul",
@@ -273,8 +298,9 @@ std::vector<OpEntry> registeredOps() {
                    [](const Params& p) -> OpInstance {
                      int64_t M = p.integer("M"), N = p.integer("N"), K = p.integer("K");
                      bool ta = p.flag("transpose_a"), tb = p.flag("transpose_b");
-                     te::Tensor a = activation(p, "A", ta ? Shape{K, M} : Shape{M, K});
-                     te::Tensor b = activation(p, "B", tb ? Shape{N, K} : Shape{K, N});
+                     auto [at, bt] = operandTypes(p);
+                     te::Tensor a = activation(p, "A", ta ? Shape{K, M} : Shape{M, K}, at);
+                     te::Tensor b = activation(p, "B", tb ? Shape{N, K} : Shape{K, N}, bt);
                      return {{a, b}, {matmul(a, b, ta, tb)}};
                    },
                    {"M=5", "N=7", "K=9", "transpose_b=1"}});
@@ -283,15 +309,17 @@ std::vector<OpEntry> registeredOps() {
              I("N", 128, "columns"),
              I("K", 64, "reduction length"),
              I("transpose_a", 0, "A is stored [B, K, M]"),
-             I("transpose_b", 0, "B is stored [B, N, K]")};
+             I("transpose_b", 0, "B is stored [B, N, K]"),
+             precisionSpec()};
     ops.push_back({"batch_matmul",
                    "A[B,M,K] * B[B,K,N]",
                    specs,
                    [](const Params& p) -> OpInstance {
                      int64_t B = p.integer("B"), M = p.integer("M"), N = p.integer("N"), K = p.integer("K");
                      bool ta = p.flag("transpose_a"), tb = p.flag("transpose_b");
-                     te::Tensor a = activation(p, "A", ta ? Shape{B, K, M} : Shape{B, M, K});
-                     te::Tensor b = activation(p, "B", tb ? Shape{B, N, K} : Shape{B, K, N});
+                     auto [at, bt] = operandTypes(p);
+                     te::Tensor a = activation(p, "A", ta ? Shape{B, K, M} : Shape{B, M, K}, at);
+                     te::Tensor b = activation(p, "B", tb ? Shape{B, N, K} : Shape{B, K, N}, bt);
                      return {{a, b}, {batch_matmul(a, b, ta, tb)}};
                    },
                    {"B=3", "M=5", "N=4", "K=6"}});

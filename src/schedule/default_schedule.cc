@@ -286,6 +286,19 @@ int64_t dividingWidth(int64_t extent, int64_t cap, int64_t vector_lanes) {
   return best;
 }
 
+// The dot-product group of an int8 product (a sum of widened 8-bit operands into int32) on the
+// target, when its innermost reduction axis holds whole groups; 1 otherwise.
+int64_t int8Group(const te::ComputeOp& c, const Target& t) {
+  const te::Reduce* red = c.reduce();
+  if (!red || red->source.dtype() != te::DType::Int32 || t.int8_group <= 1 || c.reduceAxes().empty()) return 1;
+  bool bytes = false;
+  te::visitAll(red->source, [&](const te::Expr& e) {
+    if (const te::TensorRead* read = e.as<te::TensorRead>()) bytes = bytes || te::is8BitInt(read->tensor.dtype());
+  });
+  const int64_t extent = c.reduceAxes().back().extent;
+  return bytes && extent % t.int8_group == 0 ? t.int8_group : 1;
+}
+
 // A reduction with a register tile: the reduction is computed into a private tile of
 // (rows x vector) outputs, inside the loops of the stage that writes it out -- its element-wise
 // consumer when it has one (so the epilogue is fused), else a copy stage (cache_write). The
@@ -436,6 +449,18 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   if (r >= 0) tile.push_back(c.axes[r].name() + ".1");
   tile.push_back(c.axes[v].name() + ".1");
   for (const te::IterVar& iv : c.reduceAxes()) reduce.push_back(iv.name());
+  // An int8 product: its innermost reduction axis in groups of the target's dot-product width,
+  // the group loop inside the vector loop, so each vector of accumulators takes one dot-product
+  // instruction per group (codegen/emitter_dot.cc) and the packed weights hold each lane's group
+  // contiguously.
+  const int64_t dot_group = !elementwise ? int8Group(c, opt.target) : 1;
+  std::string group_loop;
+  if (dot_group > 1) {
+    const std::string a = reduce.back();
+    steps.push_back(SplitStep{R, a, c.reduceAxes().back().extent, {dot_group}, true});
+    reduce.back() = a + ".0";
+    group_loop = a + ".1";
+  }
   std::vector<std::string> order = outer;
   if (elementwise && tile.size() == 2 && !reduce.empty()) {
     order.insert(order.end(), reduce.begin(), reduce.end() - 1);
@@ -444,6 +469,7 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
     order.insert(order.end(), reduce.begin(), reduce.end());
     order.insert(order.end(), tile.begin(), tile.end());
   }
+  if (!group_loop.empty()) order.push_back(group_loop);
   steps.push_back(ReorderStep{R, order});
   // The writer E is tiled the same way (its axes have R's names when E is R's copy, and are in
   // the same order otherwise); R is computed at E's last outer loop.
@@ -478,6 +504,7 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   if (!p.empty()) steps.push_back(AnnotationStep{E, p, IterAnnotation::Parallel});
   if (r >= 0) steps.push_back(AnnotationStep{R, c.axes[r].name() + ".1", IterAnnotation::Unroll});
   steps.push_back(AnnotationStep{R, c.axes[v].name() + ".1", IterAnnotation::Vectorize});
+  if (!group_loop.empty()) steps.push_back(AnnotationStep{R, group_loop, IterAnnotation::Unroll});
   steps.push_back(AnnotationStep{E, ec.axes[v].name() + ".1", IterAnnotation::Vectorize});
   // Constant weights are packed in the tile's loop order at load time (when the tiling allows it).
   for (int p : dag.producers(ri)) {

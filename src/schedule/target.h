@@ -47,6 +47,11 @@ struct Target {
   int l1d_ways = 8;  // L1d associativity: lines whose addresses differ by l1d_bytes / l1d_ways share a set
   bool caches_measured = false;  // false: the sizes above are assumptions, not readings
   int cores = 1;
+  // Consecutive 8-bit reduction elements one integer dot-product instruction sums into each
+  // int32 lane: 4 with vpdpbusd (AVX512-VNNI, AVX-VNNI) or sdot/udot (AArch64 dotprod), 2 with
+  // vpmaddwd (x86 AVX2 / AVX-512 without VNNI, on operands widened to int16), 1 without one.
+  // int8 reductions are split by it, innermost (codegen/emitter_dot.cc).
+  int int8_group = 1;
 
   // float32 (or int32) lanes of one vector register.
   int lanes(int elem_bytes = 4) const { return std::max(1, vector_bits / (8 * elem_bytes)); }

@@ -1,5 +1,6 @@
 #include "te/compute_dag.h"
 
+#include <algorithm>
 #include <functional>
 #include <unordered_set>
 
@@ -14,21 +15,26 @@ namespace ttune::te {
 
 namespace {
 
-// Float operations in one evaluation of e (Ansor's rule: arithmetic counts only in float dtype;
-// a select counts its condition plus the costlier branch).
-double exprFlops(const Expr& e) {
+// Arithmetic operations in one evaluation of e. Ansor's rule, arithmetic counts only in float
+// dtype, plus the integer arithmetic of a reduction's value (`in_reduction`: an int8 kernel's
+// widened multiply-adds, so its throughput reads in operations per second like a float one's;
+// index arithmetic is Int64 and never counts). A select counts its condition plus the costlier
+// branch.
+double exprFlops(const Expr& e, bool in_reduction = false) {
+  auto counts = [&](DType t) { return isFloat(t) || (in_reduction && isInt(t) && dtypeBytes(t) <= 4); };
   return std::visit(Overload{
                         [](const IntImm&) { return 0.0; }, [](const FloatImm&) { return 0.0; },
                         [](const VarRef&) { return 0.0; },
                         [&](const Binary& n) {
-                          double own = isFloat(n.a.dtype()) ? 1.0 : 0.0;
-                          return own + exprFlops(n.a) + exprFlops(n.b);
+                          double own = counts(n.a.dtype()) ? 1.0 : 0.0;
+                          return own + exprFlops(n.a, in_reduction) + exprFlops(n.b, in_reduction);
                         },
-                        [&](const Unary& n) { return (isFloat(e.dtype()) ? 1.0 : 0.0) + exprFlops(n.a); },
+                        [&](const Unary& n) { return (counts(e.dtype()) ? 1.0 : 0.0) + exprFlops(n.a, in_reduction); },
                         [&](const Select& n) {
-                          return exprFlops(n.cond) + std::max(exprFlops(n.t), exprFlops(n.f));
+                          return exprFlops(n.cond, in_reduction) +
+                                 std::max(exprFlops(n.t, in_reduction), exprFlops(n.f, in_reduction));
                         },
-                        [&](const Cast& n) { return exprFlops(n.a); },
+                        [&](const Cast& n) { return exprFlops(n.a, in_reduction); },
                         [&](const TensorRead& n) {
                           double s = 0;
                           for (const Expr& i : n.indices) s += exprFlops(i);
@@ -36,7 +42,7 @@ double exprFlops(const Expr& e) {
                         },
                         [&](const BufferLoad& n) { return exprFlops(n.index); },
                         [&](const Reduce& n) {
-                          double per = exprFlops(n.source) + (isFloat(e.dtype()) ? 1.0 : 0.0);
+                          double per = exprFlops(n.source, true) + (isFloat(e.dtype()) || (isInt(e.dtype()) && dtypeBytes(e.dtype()) <= 4) ? 1.0 : 0.0);
                           if (n.cond.defined()) per += exprFlops(n.cond);
                           double ext = 1;
                           for (const IterVar& iv : n.axes) ext *= static_cast<double>(iv.extent);
@@ -47,6 +53,25 @@ double exprFlops(const Expr& e) {
 }
 
 }  // namespace
+
+std::string precisionTag(const Operation& op) {
+  if (!op.isCompute() || !op.compute().reduce()) return "";
+  std::vector<const Operation*> read;
+  std::vector<DType> types;
+  visitAll(op.compute().reduce()->source, [&](const Expr& e) {
+    const TensorRead* r = e.as<TensorRead>();
+    if (!r || std::find(read.begin(), read.end(), &r->tensor.op()) != read.end()) return;
+    read.push_back(&r->tensor.op());
+    types.push_back(r->tensor.dtype());
+  });
+  if (std::all_of(types.begin(), types.end(), [](DType t) { return t == DType::Float32; })) return "";
+  // Floats of one type name it once ("bf16"); integer operands each ("u8s8").
+  if (std::all_of(types.begin(), types.end(), [&](DType t) { return t == types[0] && isFloat(t); }))
+    return types[0] == DType::BFloat16 ? "bf16" : dtypeName(types[0]);
+  std::string tag;
+  for (DType t : types) tag += t == DType::UInt8 ? "u8" : t == DType::Int8 ? "s8" : t == DType::BFloat16 ? "bf16" : dtypeName(t);
+  return tag;
+}
 
 double opFlops(const Operation& op) {
   if (!op.isCompute()) return 0;

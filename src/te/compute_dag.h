@@ -65,4 +65,10 @@ class ComputeDAG {
 // FLOPs of one compute op: elements x (float ops per element, reductions counting the combine).
 double opFlops(const Operation& op);
 
+// The operand precision of a reduction that does not compute in float32: the element types of
+// the tensors its summand reads, in order of first read, e.g. "u8s8" (an int8 convolution's
+// unsigned activations times signed weights) or "bf16"; empty for float32 (and non-reductions).
+// Part of a kernel's class (graph/fusion.h): precision is structure, not shape.
+std::string precisionTag(const Operation& op);
+
 }  // namespace ttune::te

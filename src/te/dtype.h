@@ -41,6 +41,8 @@ inline bool isUnsigned(DType t) {
   return t == DType::UInt8 || t == DType::UInt16 || t == DType::UInt32 || t == DType::UInt64;
 }
 inline bool isUnsigned64(DType t) { return t == DType::UInt64; }
+// The operand types of int8 kernels (quantized tensors).
+inline bool is8BitInt(DType t) { return t == DType::Int8 || t == DType::UInt8; }
 inline int dtypeBytes(DType t) {
   switch (t) {
     case DType::Bool:

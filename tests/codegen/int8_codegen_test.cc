@@ -18,25 +18,12 @@ using namespace te;
 
 constexpr int64_t kRows = 3, kCols = 37;  // 37: a vector tail on every target
 
-// Inputs over the whole range of their type (floats in [-3, 3)).
-std::vector<runtime::NDArray> fullRangeInputs(const ComputeDAG& dag, uint64_t seed) {
-  std::vector<runtime::NDArray> out;
-  for (size_t i = 0; i < dag.inputs().size(); ++i) {
-    const Tensor& t = dag.inputs()[i];
-    runtime::NDArray a = runtime::NDArray::empty(t.shape(), t.dtype());
-    if (isFloat(t.dtype())) a.fillRandom(seed + i, -3.0, 3.0);
-    else a.fillRandom(seed + i, static_cast<double>(intTypeMin(t.dtype())), static_cast<double>(intTypeMax(t.dtype())) + 1);
-    out.push_back(a);
-  }
-  return out;
-}
-
 // Compiles `out` (one element-wise stage over [kRows, kCols]) unscheduled and with its inner axis
 // vectorized by 16, on every ISA this machine runs, and compares each with the evaluator.
 void checkCompiled(const std::vector<Tensor>& ins, const Tensor& out, const std::string& what) {
   SCOPED_TRACE(what);
   auto dag = std::make_shared<const ComputeDAG>(ins, std::vector<Tensor>{out});
-  testing::Checker checker(dag, fullRangeInputs(*dag, 7));
+  testing::Checker checker(dag, testing::fullRangeInputs(*dag, 7));
   std::vector<std::vector<schedule::Step>> schedules = {
       {},
       {schedule::SplitStep{out.name(), out.op().compute().axes[1].var.name(), kCols, {16}, true},
@@ -120,7 +107,7 @@ TEST(Int8Codegen, ReductionsOverEightBitValues) {
       IterVar k = reduceAxis(kCols, "k");
       Tensor r = compute("R", {kRows}, [&](const std::vector<Var>& v) { return reduce(kind, a(v[0], k.var), {k}); });
       auto dag = std::make_shared<const ComputeDAG>(std::vector<Tensor>{a}, std::vector<Tensor>{r});
-      testing::Checker checker(dag, fullRangeInputs(*dag, 3));
+      testing::Checker checker(dag, testing::fullRangeInputs(*dag, 3));
       testing::CheckResult res = checker.check(schedule::State(dag), 3, 0, 0);
       ASSERT_TRUE(res.built) << res.error;
       EXPECT_TRUE(res.cmp.ok()) << res.lowered;

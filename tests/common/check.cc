@@ -21,6 +21,19 @@ std::vector<runtime::NDArray> randomInputs(const te::ComputeDAG& dag, uint64_t s
   return out;
 }
 
+std::vector<runtime::NDArray> fullRangeInputs(const te::ComputeDAG& dag, uint64_t seed) {
+  std::vector<runtime::NDArray> out;
+  for (size_t i = 0; i < dag.inputs().size(); ++i) {
+    const te::Tensor& t = dag.inputs()[i];
+    runtime::NDArray a = runtime::NDArray::empty(t.shape(), t.dtype());
+    if (te::isFloat(t.dtype())) a.fillRandom(seed + i, -3.0, 3.0);
+    else
+      a.fillRandom(seed + i, static_cast<double>(te::intTypeMin(t.dtype())), static_cast<double>(te::intTypeMax(t.dtype())) + 1);
+    out.push_back(a);
+  }
+  return out;
+}
+
 std::vector<runtime::NDArray> referenceOutputs(const te::ComputeDAG& dag, const std::vector<runtime::NDArray>& inputs) {
   std::vector<runtime::NDArray> outs;
   std::vector<void*> args;

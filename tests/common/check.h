@@ -22,6 +22,9 @@ struct CheckResult {
 
 // Random inputs for every DAG input (integers in [0, int_hi) for integer tensors).
 std::vector<runtime::NDArray> randomInputs(const te::ComputeDAG& dag, uint64_t seed, int64_t int_hi = 4);
+// Random inputs over the whole range of each integer type (floats in [-3, 3)): what exposes
+// wrong widening, saturation or signedness in integer code.
+std::vector<runtime::NDArray> fullRangeInputs(const te::ComputeDAG& dag, uint64_t seed);
 // Reference outputs from the evaluator.
 std::vector<runtime::NDArray> referenceOutputs(const te::ComputeDAG& dag, const std::vector<runtime::NDArray>& inputs);
 // Lowers, compiles and runs the state; compares all outputs with the reference on the state's

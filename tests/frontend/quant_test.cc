@@ -11,6 +11,7 @@
 
 #include "executor/executor.h"
 #include "frontend/onnx/onnx_importer.h"
+#include "graph/fusion.h"
 #include "graph/passes.h"
 #include "graph/reference.h"
 #include "onnx_builder.h"
@@ -399,6 +400,87 @@ TEST(OnnxQuant, MaxPoolOfUint8) {
         want.push_back(v);
       }
   checkModel(b, {x}, {arrayOf({1, 2, 3, 3}, DType::UInt8, want)});
+}
+
+// ---- QDQ: DequantizeLinear -> Conv / Gemm -> QuantizeLinear runs on integer kernels -------------
+
+// The kernels of the imported, optimized graph whose class says they compute in `precision`.
+int kernelsOf(const graph::Graph& imported, const std::string& precision) {
+  graph::Graph g = imported;
+  graph::optimizeGraph(g);
+  int n = 0;
+  for (const graph::Kernel& k : graph::partition(g)) n += k.class_name.find("_" + precision) != std::string::npos;
+  return n;
+}
+
+// Float x quantized, then the layer as PyTorch exports a quantized one: per-channel int8 weights
+// and an int32 bias in units of x_scale * w_scale, all dequantized into a float Conv / Gemm, relu,
+// and quantized again. ttune computes it on the integers; against ONNX's float semantics every
+// output is within one quantization step (the float rounding of the scales differs).
+TEST(OnnxQuant, QdqConvolutionAndGemmRunOnIntegerKernels) {
+  const float sx = 0.02f, ys = 0.05f;
+  const double zx = 110, yz = 3;
+  for (bool gemm : {false, true})
+    for (I c : {I(8), I(3)}) {
+      SCOPED_TRACE(std::string(gemm ? "Gemm" : "Conv") + " with " + std::to_string(c) + " input channels");
+      const I m = 6, h = gemm ? 1 : 6, wd = gemm ? 1 : 5, r = gemm ? 1 : 3, pad = gemm ? 0 : 1;
+      runtime::NDArray x(gemm ? te::Shape{2, c} : te::Shape{1, c, h, wd}, DType::Float32);
+      x.fillRandom(31, -2.0, 2.0);
+      runtime::NDArray w = randomInts(gemm ? te::Shape{m, c} : te::Shape{m, c, r, r}, DType::Int8, 32);
+      std::vector<double> ws = {0.01, 0.02, 0.005, 0.03, 0.015, 0.008}, bias = {-40, 0, 900, 5, -1234, 77}, bscale;
+      for (double v : ws) bscale.push_back(static_cast<float>(sx) * static_cast<float>(v));
+      ModelBuilder b(13);
+      b.input("x", gemm ? std::vector<Dim>{I(2), I(c)} : std::vector<Dim>{I(1), I(c), I(h), I(wd)});
+      b.floats("sx", {}, {sx});
+      b.initializer("zx", arrayOf({}, DType::UInt8, {zx}));
+      b.initializer("wq", w);
+      b.initializer("ws", arrayOf({m}, DType::Float32, ws));
+      b.initializer("wz", arrayOf({m}, DType::Int8, std::vector<double>(m, 0)));
+      b.initializer("bq", arrayOf({m}, DType::Int32, bias));
+      b.initializer("bs", arrayOf({m}, DType::Float32, bscale));
+      b.initializer("bz", arrayOf({m}, DType::Int32, std::vector<double>(m, 0)));
+      b.floats("ys", {}, {ys});
+      b.initializer("yz", arrayOf({}, DType::UInt8, {yz}));
+      b.node("QuantizeLinear", {"x", "sx", "zx"}, {"xq"});
+      b.node("DequantizeLinear", {"xq", "sx", "zx"}, {"xf"});
+      setAttr(b.node("DequantizeLinear", {"wq", "ws", "wz"}, {"wf"}), "axis", int64_t{0});
+      setAttr(b.node("DequantizeLinear", {"bq", "bs", "bz"}, {"bf"}), "axis", int64_t{0});
+      if (gemm) {
+        setAttr(b.node("Gemm", {"xf", "wf", "bf"}, {"acc"}), "transB", int64_t{1});
+      } else {
+        setAttr(b.node("Conv", {"xf", "wf", "bf"}, {"acc"}), "pads", std::vector<int64_t>{pad, pad, pad, pad});
+      }
+      b.node("Relu", {"acc"}, {"act"});
+      b.node("QuantizeLinear", {"act", "ys", "yz"}, {"y"});
+      b.output("y");
+      // ONNX's semantics in double: quantize x, then the float layer on the dequantized values.
+      const I rows = gemm ? 2 : 1, oh = gemm ? 1 : h, ow = gemm ? 1 : wd;
+      std::vector<double> xq;
+      for (I i = 0; i < x.numElements(); ++i) xq.push_back(saturate(x.as<float>()[i] / sx, zx, DType::UInt8));
+      std::vector<double> want;
+      for (I n = 0; n < rows; ++n)
+        for (I o = 0; o < m; ++o)
+          for (I i = 0; i < oh; ++i)
+            for (I j = 0; j < ow; ++j) {
+              double acc = bias[o] * bscale[o];
+              for (I ci = 0; ci < c; ++ci)
+                for (I p = 0; p < r; ++p)
+                  for (I q = 0; q < r; ++q) {
+                    I yy = i + p - pad, xx = j + q - pad;
+                    if (yy < 0 || yy >= h || xx < 0 || xx >= wd) continue;
+                    double xv = (xq[static_cast<size_t>(((n * c + ci) * h + yy) * wd + xx)] - zx) * sx;
+                    acc += xv * get(w, ((o * c + ci) * r + p) * r + q) * ws[o];
+                  }
+              want.push_back(std::clamp(std::nearbyint(std::max(acc, 0.0) / ys) + yz, 0.0, 255.0));
+            }
+      graph::Graph g = importOnnxModel(b.model());
+      EXPECT_EQ(kernelsOf(g, "u8s8"), 1);
+      graph::optimizeGraph(g);
+      std::vector<runtime::NDArray> got = executor::CompiledModel::compile(g).run({x});
+      ASSERT_EQ(got[0].numElements(), static_cast<I>(want.size()));
+      ASSERT_EQ(got[0].dtype(), DType::UInt8);
+      for (size_t i = 0; i < want.size(); ++i) EXPECT_LE(std::fabs(get(got[0], static_cast<I>(i)) - want[i]), 1.0) << i;
+    }
 }
 
 TEST(OnnxQuant, BadScalesAndZeroPointsAreOneSentence) {

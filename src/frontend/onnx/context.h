@@ -22,6 +22,17 @@
 
 namespace ttune::frontend::detail {
 
+// A value that is a dequantized 8-bit (or int32) tensor, real = (q - zero_point) * scale, with
+// constant scales and zero points: what DequantizeLinear produced it from. Convolutions and
+// matrix products whose operands are such values compute on `q` in integer arithmetic
+// (ops_quant.cc) instead of on the float values.
+struct Dequantized {
+  int q = -1;                       // the quantized value
+  std::vector<double> scale;        // one, or one per element of `axis`
+  std::vector<int64_t> zero_point;  // as many as scale (zeros when absent)
+  int64_t axis = -1;                // -1: per tensor
+};
+
 class Ctx {
  public:
   Ctx(graph::Graph& graph, std::map<std::string, int>& names, std::set<std::string>& used, int opset)
@@ -124,6 +135,14 @@ class Ctx {
   // References into the graph stay valid only until the next node or constant is added.
   const graph::Value& val(int id) const { return graph_.value(id); }
 
+  // ---- quantized values ------------------------------------------------------------------------
+  void noteDequantized(int value, Dequantized d) { dequantized_[value] = std::move(d); }
+  // What `value` was dequantized from, or null.
+  const Dequantized* dequantized(int value) const {
+    auto it = dequantized_.find(value);
+    return it == dequantized_.end() ? nullptr : &it->second;
+  }
+
  private:
   bool staged_ = false;
   int emitEmpty(const graph::OpAttrs& attrs, const std::vector<int>& inputs, const graph::Value& empty,
@@ -138,6 +157,7 @@ class Ctx {
   int index_ = 0;
   std::string name_;
   int first_value_ = 0;  // values created for the current node have ids >= first_value_
+  std::map<int, Dequantized> dequantized_;
 };
 
 // Normalizes an ONNX axis in [-rank, rank) (fails through `c` otherwise).

@@ -28,8 +28,10 @@ WindowNd readWindowNd(const Ctx& c, const std::vector<int64_t>& kernel, const st
                       bool has_dilations);
 
 // y = conv(x, w) + bias: x is [N, C, spatial...] with 1 to 3 spatial axes, w [M, C/groups,
-// kernel...] (a graph value, constant or not), bias a [M] value or -1 for none.
-int emitConvNd(Ctx& c, int x, int w, const WindowNd& window, int64_t groups, std::string_view tag, int bias = -1);
+// kernel...] (a graph value, constant or not), bias a [M] value or -1 for none. Padded taps read
+// `pad_value` (an 8-bit input's zero point; 0 for float inputs).
+int emitConvNd(Ctx& c, int x, int w, const WindowNd& window, int64_t groups, std::string_view tag, int bias = -1,
+               int64_t pad_value = 0);
 
 // y + bias: y is [N, M, spatial...], bias a [M] value reshaped to broadcast along the channels.
 int addBias(Ctx& c, int y, int bias, std::string_view tag);

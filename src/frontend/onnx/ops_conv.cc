@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "frontend/onnx/int8_products.h"
 #include "frontend/onnx/nn_common.h"
 #include "frontend/onnx/op_table.h"
 
@@ -94,7 +95,7 @@ int addBias(Ctx& c, int y, int bias, std::string_view tag) {
   return c.binary(graph::BinaryKind::Add, y, b, tag);
 }
 
-int emitConvNd(Ctx& c, int x, int w, const WindowNd& win, int64_t groups, std::string_view tag, int bias) {
+int emitConvNd(Ctx& c, int x, int w, const WindowNd& win, int64_t groups, std::string_view tag, int bias, int64_t pad_value) {
   te::Shape xs = c.val(x).shape, ws = c.val(w).shape;
   size_t s = xs.size() - 2;
   auto sub = [&](std::string_view t) { return tag.empty() ? std::string(t) : std::string(tag) + "_" + std::string(t); };
@@ -103,6 +104,7 @@ int emitConvNd(Ctx& c, int x, int w, const WindowNd& win, int64_t groups, std::s
   if (s <= 2) {
     graph::Conv2dAttrs a;
     a.groups = groups;
+    a.pad_value = pad_value;
     if (s == 2) {
       a.strides = {win.strides[0], win.strides[1]};
       a.dilation = {win.dilation[0], win.dilation[1]};
@@ -124,7 +126,9 @@ int emitConvNd(Ctx& c, int x, int w, const WindowNd& win, int64_t groups, std::s
   int64_t od = (depth + pb + pe - ((kd - 1) * dd + 1)) / sd + 1;
   if (depth + pb + pe < (kd - 1) * dd + 1) c.fail("the kernel depth ", kd, " does not fit the padded input depth ", depth + pb + pe);
   int xp = x;
-  if (pb > 0 || pe > 0) xp = c.emit(graph::PadAttrs{{0, 0, pb, 0, 0}, {0, 0, pe, 0, 0}, 0.0, ops::PadMode::Constant}, {x}, sub("pad_depth"));
+  if (pb > 0 || pe > 0)
+    xp = c.emit(graph::PadAttrs{{0, 0, pb, 0, 0}, {0, 0, pe, 0, 0}, static_cast<double>(pad_value), ops::PadMode::Constant}, {x},
+                sub("pad_depth"));
   // One gather of the kd taps of every output depth: [N, C, D', kd, H, W], then channels-major.
   runtime::NDArray taps({od, kd}, te::DType::Int64);
   for (int64_t o = 0; o < od; ++o)
@@ -135,6 +139,7 @@ int emitConvNd(Ctx& c, int x, int w, const WindowNd& win, int64_t groups, std::s
   int w4 = c.reshape(w, {ws[0], ws[1] * kd, ws[3], ws[4]}, sub("weight_2d"));
   graph::Conv2dAttrs a;
   a.groups = groups;
+  a.pad_value = pad_value;
   a.strides = {win.strides[1], win.strides[2]};
   a.dilation = {win.dilation[1], win.dilation[2]};
   a.pads = {win.pads[1], win.pads[2], win.pads[4], win.pads[5]};
@@ -159,7 +164,22 @@ void importConv(Ctx& c) {
   WindowNd w = readWindowNd(c, kernel, std::vector<int64_t>(xs.begin() + 2, xs.end()), true);
   int64_t groups = c.attrInt("group", 1);
   if (groups <= 0) c.fail("group ", groups, " must be positive");
-  c.setOutput(0, emitConvNd(c, c.in(0), c.in(1, "weight"), w, groups, {}, c.has(2) ? c.in(2, "bias") : -1));
+  int bias = c.has(2) ? c.in(2, "bias") : -1;
+  // Dequantized 8-bit operands (QDQ): the convolution runs on the integers (int8_products.h).
+  const Dequantized* dx = c.dequantized(c.in(0));
+  const Dequantized* dw = c.dequantized(c.in(1, "weight"));
+  if (dx && dw) {
+    const int64_t outputs = ws[0];
+    std::optional<std::vector<int64_t>> ib = bias >= 0 ? integerBias(c, bias, *dx, *dw, outputs) : std::nullopt;
+    Dequantized x = *dx, wq = *dw;  // copies: the map may grow below
+    if (std::optional<IntegerProduct> p = integerConv(c, x, wq, w, groups, ib ? &*ib : nullptr)) {
+      int y = scaledToFloat(c, *p, 1, 1.0);
+      if (bias >= 0 && !ib) y = addBias(c, y, bias, "bias");
+      c.setOutput(0, y);
+      return;
+    }
+  }
+  c.setOutput(0, emitConvNd(c, c.in(0), c.in(1, "weight"), w, groups, {}, bias));
 }
 
 void importConvTranspose(Ctx& c) {

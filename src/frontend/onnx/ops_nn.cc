@@ -9,6 +9,7 @@
 // is a (batched) matmul.
 #include <algorithm>
 
+#include "frontend/onnx/int8_products.h"
 #include "frontend/onnx/nn_common.h"
 #include "frontend/onnx/op_table.h"
 
@@ -91,6 +92,27 @@ void importMatMul(Ctx& c) {
   c.setOutput(0, c.reshape(y, out, {}));
 }
 
+// Gemm of dequantized 8-bit operands with a constant B (QDQ's linear layers): the integer product
+// with the bias C folded into it when C is the layer's int32 bias; -1 when it does not apply.
+int integerGemm(Ctx& c, int a, int b, bool ta, bool tb, double alpha, double beta) {
+  const Dequantized *da = c.dequantized(a), *db = c.dequantized(b);
+  if (!da || !db || ta || alpha != 1.0 || (c.present(2) && beta != 1.0)) return -1;
+  Dequantized qa = *da, qb = *db;
+  const int64_t n = c.shape(1)[tb ? 0 : 1];
+  int bias = c.present(2) ? c.in(2, "C") : -1;
+  std::optional<std::vector<int64_t>> ib;
+  if (bias >= 0 && c.val(bias).shape == te::Shape{n}) ib = integerBias(c, bias, qa, qb, n);
+  std::optional<IntegerProduct> p = integerDense(c, qa, qb, tb, ib ? &*ib : nullptr);
+  if (!p) return -1;
+  int y = scaledToFloat(c, *p, 1, 1.0);
+  if (bias >= 0 && !ib) {
+    y = c.binary(BinaryKind::Add, y, bias, "bias");
+    if (c.val(y).shape != c.val(p->acc).shape)
+      c.fail("C of shape ", te::shapeToString(c.shape(2)), " does not broadcast to the result ", te::shapeToString(c.val(p->acc).shape));
+  }
+  return y;
+}
+
 void importGemm(Ctx& c) {
   c.checkAttrs({"alpha", "beta", "transA", "transB"});
   requireFloat(c, 0);
@@ -100,6 +122,10 @@ void importGemm(Ctx& c) {
   double alpha = c.attrFloat("alpha", 1.0), beta = c.attrFloat("beta", 1.0);
   int a = c.in(0), b = c.in(1);
   int64_t m = c.shape(0)[ta ? 1 : 0], n = c.shape(1)[tb ? 0 : 1];
+  if (int y = integerGemm(c, a, b, ta, tb, alpha, beta); y >= 0) {
+    c.setOutput(0, y);
+    return;
+  }
   int y;
   if (isConstFloat2d(c, b)) {
     int w = tb ? b : c.transpose(b, {1, 0}, "weight");
@@ -157,9 +183,18 @@ void importPool(Ctx& c, graph::PoolKind kind, int64_t lp = 0) {
     return importPool3d(c, kind);
   }
   checkSpatialRank(c, "pooling");
-  // Max pooling of 8-bit values runs on their float32 images (exact) and casts back.
+  // Max pooling of 8-bit values pools the integers. So does max pooling of dequantized values
+  // (QDQ): max commutes with the increasing (q - zero point) * scale, so the window's maximum
+  // is found on the integers, and the result is the dequantized pooled value, which a following
+  // QuantizeLinear of the same parameters returns to the integers without a float round trip.
   te::DType dt = c.dtype(0);
-  bool quantized = is_max && (dt == te::DType::Int8 || dt == te::DType::UInt8);
+  const Dequantized* dq = c.dequantized(c.in(0));
+  std::optional<Dequantized> pooled_from;
+  if (is_max && !indices && lp == 0 && dq && dq->scale.size() == 1 && dq->scale[0] > 0 && te::is8BitInt(c.val(dq->q).dtype))
+    pooled_from = *dq;
+  int src = pooled_from ? pooled_from->q : c.in(0);
+  if (pooled_from) dt = c.val(src).dtype;
+  bool quantized = is_max && te::is8BitInt(dt);
   if (!quantized) requireFloat(c, 0);
   bool one_d = c.rank(0) == 3;
   std::vector<int64_t> kernel = c.attrInts("kernel_shape");
@@ -174,10 +209,15 @@ void importPool(Ctx& c, graph::PoolKind kind, int64_t lp = 0) {
   a.dilation = w.dilation;
   a.ceil_mode = c.attrInt("ceil_mode", 0) != 0;
   a.count_include_pad = lp > 0 || c.attrInt("count_include_pad", 0) != 0;
-  int x0 = quantized ? c.cast(c.in(0), te::DType::Float32, "input_float") : lp > 0 ? absPow(c, c.in(0), lp) : c.in(0);
+  int x0 = lp > 0 ? absPow(c, c.in(0), lp) : src;
   int x = c.reshape(x0, to4d(xs), "input_2d");
-  int y = c.emit(a, {x}, one_d || quantized || lp > 0 ? "pool_2d" : "");
-  if (quantized) y = c.cast(y, dt, one_d ? "pool_2d_cast" : "");
+  int y = c.emit(a, {x}, one_d || pooled_from || lp > 0 ? "pool_2d" : "");
+  if (pooled_from) {
+    int q = back3d(c, y, one_d);
+    y = dequantizedFrom(c, q, *pooled_from);
+    c.setOutput(0, y);
+    return;
+  }
   if (lp > 0) {
     double area = static_cast<double>(a.kernel[0] * a.kernel[1]);
     y = rootP(c, c.binary(BinaryKind::Mul, y, c.scalarConstant(area, c.val(y).dtype, "window"), "window_sum"), lp,
@@ -371,6 +411,12 @@ int logSoftmax(Ctx& c, int x, int64_t axis, std::string_view tag) {
 int matmul(Ctx& c, int a, int b, std::string_view tag) {
   te::Shape as = c.val(a).shape;
   te::Shape bs = c.val(b).shape;
+  // Dequantized 8-bit operands with a constant right side: an integer product (int8_products.h).
+  if (const Dequantized *da = c.dequantized(a), *db = c.dequantized(b); da && db && bs.size() == 2) {
+    Dequantized qa = *da, qb = *db;
+    if (std::optional<IntegerProduct> p = integerDense(c, qa, qb, false, nullptr))
+      return scaledToFloat(c, *p, static_cast<int64_t>(as.size()) - 1, 1.0);
+  }
   if (isConstFloat2d(c, b) && c.val(a).dtype == DType::Float32) {
     bool lead_ones = true;
     for (size_t d = 0; d + 2 < as.size(); ++d) lead_ones = lead_ones && as[d] == 1;

@@ -21,6 +21,7 @@
 #include <functional>
 #include <string>
 
+#include "frontend/onnx/int8_products.h"
 #include "frontend/onnx/nn_common.h"
 #include "frontend/onnx/op_table.h"
 
@@ -116,6 +117,17 @@ void importQuantizeLinear(Ctx& c) {
   requireScale(c, 1, "y_scale");
   int64_t axis = axisAttr(c, s.size(), 1);
   int64_t extent = s.empty() ? 1 : s[static_cast<size_t>(axis)];
+  // Quantizing a dequantized value with its own parameters returns its integers (exactly:
+  // (q - z) * s / s rounds back to q - z): QDQ's pooling and reshapes need no float round trip.
+  if (const Dequantized* d = c.dequantized(c.in(0)); d && d->scale.size() == 1 && c.isConst(1) && te::shapeElements(c.shape(1)) == 1) {
+    const DType to = c.present(2) ? c.dtype(2) : DType::UInt8;
+    const int64_t zp = c.present(2) && c.isConst(2) ? c.ints(2, "y_zero_point")[0] : 0;
+    if ((!c.present(2) || c.isConst(2)) && c.val(d->q).dtype == to && d->zero_point[0] == zp &&
+        static_cast<float>(d->scale[0]) == static_cast<float>(c.scalar(1, "y_scale"))) {
+      c.setOutput(0, d->q);
+      return;
+    }
+  }
   int x = c.cast(c.in(0), DType::Float32, "input_float");
   int scale = alongAxis(c, 1, "y_scale", s.size(), axis, extent);
   auto [to, zp] = outputZeroPoint(c, 2, "y_zero_point", s.size(), axis, extent);
@@ -134,7 +146,10 @@ void importDequantizeLinear(Ctx& c) {
   int64_t extent = s.empty() ? 1 : s[static_cast<size_t>(axis)];
   int x = centered(c, 0, "x", 2, "x_zero_point", axis);
   int scale = alongAxis(c, 1, "x_scale", s.size(), axis, extent);
-  c.setOutput(0, c.binary(BinaryKind::Mul, x, scale, {}));
+  int y = c.binary(BinaryKind::Mul, x, scale, {});
+  // Convolutions and products reading y compute on the integers instead (int8_products.h).
+  if (std::optional<Dequantized> d = quantizedInput(c, 0, 1, 2, axis)) c.noteDequantized(y, std::move(*d));
+  c.setOutput(0, y);
 }
 
 // uint8 quantization with a scale and zero point from the data's range (including 0):
@@ -249,9 +264,46 @@ Centered centeredProduct(Ctx& c, int a, int azp, int b, int bzp) {
   return op;
 }
 
+// MatMulInteger with a constant B (ORT's dynamically quantized layers): the integer product, the
+// zero point of A compensated in int32 whether it is a constant or computed at run time
+// (DynamicQuantizeLinear's); -1 when it does not apply.
+int integerMatMulInteger(Ctx& c) {
+  if (!c.isConst(1) || c.rank(1) != 2 || c.rank(0) < 2 || !is8Bit(c.dtype(0)) || !is8Bit(c.dtype(1))) return -1;
+  if (c.present(3) && !c.isConst(3)) return -1;
+  const int64_t n = c.shape(1)[1];
+  Dequantized a{c.in(0), {1.0}, {0}, -1}, b{c.in(1), {1.0}, {0}, -1};
+  int runtime_zp = -1;
+  if (c.present(2)) {
+    if (te::shapeElements(c.shape(2)) != 1 || c.dtype(2) != c.dtype(0)) return -1;
+    if (c.isConst(2)) a.zero_point = c.ints(2, "a_zero_point");
+    else runtime_zp = c.in(2, "a_zero_point");
+  }
+  if (c.present(3)) {
+    b.zero_point = c.ints(3, "b_zero_point");
+    if (static_cast<int64_t>(b.zero_point.size()) == n && n > 1) {
+      b.scale.assign(static_cast<size_t>(n), 1.0);
+      b.axis = 1;
+    } else if (b.zero_point.size() != 1) {
+      return -1;
+    }
+  }
+  std::optional<IntegerProduct> p = integerDense(c, a, b, false, nullptr);
+  if (!p) return -1;
+  if (runtime_zp < 0) return p->acc;
+  runtime::NDArray sums({n}, DType::Int32);
+  for (int64_t m = 0; m < n; ++m) sums.as<int32_t>()[m] = static_cast<int32_t>(te::wrapInt(DType::Int32, p->weight_sums[static_cast<size_t>(m)]));
+  int zp = c.reshape(c.cast(runtime_zp, DType::Int32, "a_zero_point_int32"), {}, "a_zero_point_scalar");
+  int comp = c.binary(BinaryKind::Mul, zp, c.addConstant(std::move(sums), "weight_sums"), "zero_point_compensation");
+  return c.binary(BinaryKind::Sub, p->acc, comp, {});
+}
+
 // int32 (A - a_zero_point) x (B - b_zero_point)
 void importMatMulInteger(Ctx& c) {
   c.checkAttrs({});
+  if (int y = integerMatMulInteger(c); y >= 0) {
+    c.setOutput(0, y);
+    return;
+  }
   Centered op = centeredProduct(c, 0, 2, 1, 3);
   c.setOutput(0, exactInt32(c, op, [&](int a, std::string_view tag) { return matmul(c, a, op.b, tag); }));
 }
@@ -261,6 +313,19 @@ void importMatMulInteger(Ctx& c) {
 void importQLinearMatMul(Ctx& c) {
   c.checkAttrs({});
   for (int i : {1, 4, 6}) requireScale(c, i, i == 1 ? "a_scale" : i == 4 ? "b_scale" : "y_scale");
+  // Constant scales and a constant B: the integer product, rescaled once (int8_products.h).
+  std::optional<Dequantized> qa = quantizedInput(c, 0, 1, 2, static_cast<int64_t>(c.rank(0)) - 2);
+  std::optional<Dequantized> qb = quantizedInput(c, 3, 4, 5, static_cast<int64_t>(c.rank(3)) - 1);
+  if (qa && qb && c.isConst(6) && te::shapeElements(c.shape(6)) == 1) {
+    if (std::optional<IntegerProduct> p = integerDense(c, *qa, *qb, false, nullptr)) {
+      te::Shape ys = c.val(p->acc).shape;
+      int64_t last = static_cast<int64_t>(ys.size()) - 1;
+      int y = scaledToFloat(c, *p, last, c.scalar(6, "y_scale"));
+      auto [to, zp] = outputZeroPoint(c, 7, "y_zero_point", ys.size(), last, ys.back());
+      c.setOutput(0, saturateTo(c, y, zp, to, {}));
+      return;
+    }
+  }
   Centered op = centeredProduct(c, 0, 2, 3, 5);
   int acc = matmul(c, op.a, op.b, "product");
   te::Shape ys = c.val(acc).shape;
@@ -327,6 +392,20 @@ CenteredConv centeredConv(Ctx& c, int x, int xzp, int w, int wzp) {
 
 // int32 conv(x - x_zero_point, w - w_zero_point)
 void importConvInteger(Ctx& c) {
+  // A constant weight and zero points: the integer convolution (int8_products.h).
+  if (c.isConst(1) && is8Bit(c.dtype(0)) && is8Bit(c.dtype(1)) && (!c.present(2) || c.isConst(2)) && (!c.present(3) || c.isConst(3))) {
+    ConvShape s = readConv(c, 0, 1);
+    Dequantized x{c.in(0), {1.0}, {0}, -1}, w{c.in(1), {1.0}, {0}, -1};
+    if (c.present(2)) x.zero_point = c.ints(2, "x_zero_point");
+    if (c.present(3)) w.zero_point = c.ints(3, "w_zero_point");
+    w.scale.assign(w.zero_point.size(), 1.0);
+    w.axis = w.zero_point.size() > 1 ? 0 : -1;
+    if (x.zero_point.size() == 1)
+      if (std::optional<IntegerProduct> p = integerConv(c, x, w, s.window, s.groups, nullptr)) {
+        c.setOutput(0, p->acc);
+        return;
+      }
+  }
   CenteredConv conv = centeredConv(c, 0, 2, 1, 3);
   c.setOutput(0, exactInt32(c, conv.op, [&](int x, std::string_view tag) {
                 return conv.emit(c, x, tag == "product" ? "conv" : tag == "product_high" ? "conv_high" : "conv_low");
@@ -338,6 +417,21 @@ void importConvInteger(Ctx& c) {
 // x_scale * w_scale.
 void importQLinearConv(Ctx& c) {
   for (int i : {1, 4, 6}) requireScale(c, i, i == 1 ? "x_scale" : i == 4 ? "w_scale" : "y_scale");
+  // Constant scales, zero points, weight and bias: the integer convolution (int8_products.h).
+  std::optional<Dequantized> qx = quantizedInput(c, 0, 1, 2, 1), qw = quantizedInput(c, 3, 4, 5, 0);
+  if (qx && qw && c.isConst(6) && te::shapeElements(c.shape(6)) == 1 && (!c.present(8) || (c.isConst(8) && c.dtype(8) == DType::Int32))) {
+    ConvShape s = readConv(c, 0, 3);
+    std::optional<std::vector<int64_t>> bias;
+    if (c.present(8)) bias = c.ints(8, "B");
+    if (!bias || static_cast<int64_t>(bias->size()) == c.shape(3)[0])
+      if (std::optional<IntegerProduct> p = integerConv(c, *qx, *qw, s.window, s.groups, bias ? &*bias : nullptr)) {
+        int y = scaledToFloat(c, *p, 1, c.scalar(6, "y_scale"));
+        te::Shape ys = c.val(y).shape;
+        auto [to, zp] = outputZeroPoint(c, 7, "y_zero_point", ys.size(), 1, 1);
+        c.setOutput(0, saturateTo(c, y, zp, to, {}));
+        return;
+      }
+  }
   CenteredConv conv = centeredConv(c, 0, 2, 3, 5);
   int acc = conv.emit(c, conv.op.a, "conv");
   te::Shape ys = c.val(acc).shape;
