@@ -5,6 +5,7 @@
 
 #include "autotune/analysis.h"
 #include "autotune/sketch.h"
+#include "schedule/dot_group.h"
 #include "support/assert.h"
 
 namespace ttune::autotune {
@@ -116,8 +117,9 @@ void chooseInnerOrder(State& s, Rng& rng) {
   for (const Stage& st : std::vector<Stage>(s.stages())) {
     int si = s.stageIndex(st.op);
     if (st.is_placeholder || !isTiled(s, si) || !st.isReduction() || rng.bernoulli(0.5)) continue;
-    // The trailing run of spatial iterators is the innermost tile level.
-    size_t end = st.iters.size(), begin = end;
+    // The trailing run of spatial iterators is the innermost tile level (before a dot group).
+    const bool group = schedule::endsInDotGroup(st);
+    size_t end = st.iters.size() - (group ? 1 : 0), begin = end;
     while (begin > 0 && st.iters[begin - 1].kind == te::IterKind::Spatial) --begin;
     std::vector<size_t> cand;
     for (size_t k = begin; k + 1 < end; ++k)
@@ -128,6 +130,7 @@ void chooseInnerOrder(State& s, Rng& rng) {
     for (size_t k = 0; k < end; ++k)
       if (k != move) order.push_back(st.iters[k].name);
     order.push_back(st.iters[move].name);
+    if (group) order.push_back(st.iters.back().name);
     (void)s.apply(ReorderStep{st.op, order});
   }
 }
@@ -177,7 +180,8 @@ void annotateVectorize(State& s, Rng& rng, const SamplerOptions& opt) {
     if (st.is_placeholder || st.location == ComputeLocation::Inlined || st.iters.empty()) continue;
     std::vector<std::string> inner;
     int64_t prod = 1;
-    for (auto it = st.iters.rbegin(); it != st.iters.rend(); ++it) {
+    // A dot group stays innermost: the loop vectorized is the one around it.
+    for (auto it = st.iters.rbegin() + (schedule::endsInDotGroup(st) ? 1 : 0); it != st.iters.rend(); ++it) {
       if (it->kind != te::IterKind::Spatial || it->annotation != IterAnnotation::None || !it->extent) break;
       if (!s.attachedAt(st.op, it->name).empty()) break;
       if (prod * *it->extent > opt.max_vectorize) break;
@@ -214,8 +218,22 @@ void rewriteLayouts(State& s) {
 // The innermost tile of a tiled reduction stage: its trailing spatial iterators.
 std::vector<const Iterator*> innermostTile(const Stage& st) {
   std::vector<const Iterator*> out;
-  for (size_t k = st.iters.size(); k > 0 && st.iters[k - 1].kind == te::IterKind::Spatial; --k) out.insert(out.begin(), &st.iters[k - 1]);
+  size_t end = st.iters.size() - (schedule::endsInDotGroup(st) ? 1 : 0);
+  for (size_t k = end; k > 0 && st.iters[k - 1].kind == te::IterKind::Spatial; --k) out.insert(out.begin(), &st.iters[k - 1]);
   return out;
+}
+
+// Every dot group of `before` is still there, whole, in `after` (mutations move factors between
+// a split's parts, and the group is one of its split's parts).
+bool dotGroupsKept(const State& before, const State& after) {
+  for (const Stage& st : before.stages()) {
+    if (!schedule::endsInDotGroup(st)) continue;
+    const Stage* now = nullptr;
+    for (const Stage& a : after.stages())
+      if (a.op == st.op) now = &a;
+    if (!now || !schedule::endsInDotGroup(*now) || now->iters.back().extent != st.iters.back().extent) return false;
+  }
+  return true;
 }
 
 int stageTileRegisters(const Stage& st, int lanes) {
@@ -318,7 +336,15 @@ std::optional<State> sampleState(const State& sketch, Rng& rng, const SamplerOpt
     for (const auto& l : sp->lengths) unset = unset || !l;
     if (!unset) continue;
     if (!sp->extent) return std::nullopt;
-    sp->lengths = sampleLengths(*sp->extent, static_cast<int>(sp->lengths.size()), opt, rng);
+    // Lengths the sketch fixed at the inner end (a dot-product group) stay; the unset ones
+    // before them split what is left.
+    size_t fixed = 0;
+    int64_t fixed_prod = 1;
+    for (size_t k = sp->lengths.size(); k > 0 && sp->lengths[k - 1]; --k, ++fixed) fixed_prod *= *sp->lengths[k - 1];
+    std::vector<std::optional<int64_t>> tail(sp->lengths.end() - static_cast<long>(fixed), sp->lengths.end());
+    const int free_parts = static_cast<int>(sp->lengths.size() - fixed);
+    sp->lengths = sampleLengths((*sp->extent + fixed_prod - 1) / fixed_prod, free_parts, opt, rng);
+    sp->lengths.insert(sp->lengths.end(), tail.begin(), tail.end());
   }
   auto s = replay(sketch, steps);
   if (!s) return std::nullopt;
@@ -432,6 +458,7 @@ std::optional<State> mutateState(const State& state, Rng& rng, const SamplerOpti
   }
   auto out = replay(state, steps);
   if (!out || tileRegisters(*out, opt.target.lanes()) > opt.target.vector_registers) return std::nullopt;
+  if (!dotGroupsKept(state, *out)) return std::nullopt;
   return out;
 }
 

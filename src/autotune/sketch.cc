@@ -1,6 +1,7 @@
 #include "autotune/sketch.h"
 
 #include "autotune/analysis.h"
+#include "schedule/dot_group.h"
 #include "support/assert.h"
 
 namespace ttune::autotune {
@@ -142,6 +143,11 @@ class SketchGenerator {
     for (char c : opt_.tiling) (c == 'S' ? ns : nr)++;
     std::vector<std::string> sp, rd;
     for (const Iterator& it : st.iters) (it.kind == te::IterKind::Spatial ? sp : rd).push_back(it.name);
+    // An int8 product: its innermost reduction axis ends in a fixed dot-product group.
+    schedule::Target dot_target;
+    dot_target.int8_group = opt_.int8_group;
+    const te::Operation& op = s.dag().op(s.stageIndex(stage));
+    const int64_t dot_group = op.isCompute() && !rd.empty() ? schedule::int8DotGroup(op.compute(), dot_target) : 1;
     std::vector<std::optional<int64_t>> extents;
     std::vector<std::pair<std::string, int64_t>> all;
     for (const Iterator& it : st.iters) all.push_back({it.name, it.extent.value_or(0)});
@@ -149,8 +155,10 @@ class SketchGenerator {
     std::vector<std::vector<std::string>> sp_parts, rd_parts;
     for (const auto& [name, ext] : all) {
       bool spatial = std::find(sp.begin(), sp.end(), name) != sp.end();
-      int parts = spatial ? ns : nr;
+      const bool grouped = dot_group > 1 && !spatial && name == rd.back();
+      int parts = spatial ? ns : nr + (grouped ? 1 : 0);
       std::vector<std::optional<int64_t>> lengths(parts - 1, std::nullopt);
+      if (grouped) lengths.back() = dot_group;
       std::vector<std::string> names;
       if (parts > 1) {
         if (spatial) split_ids.push_back(static_cast<int>(s.steps().size()));
@@ -170,7 +178,10 @@ class SketchGenerator {
       for (auto& names : group)
         if (level < static_cast<int>(names.size())) order.push_back(names[level]);
     }
+    if (dot_group > 1) order.push_back(rd_parts.back().back());
     TT_ASSERT(s.apply(ReorderStep{stage, order}).ok(), "multi-level tiling reorder failed");
+    if (dot_group > 1)
+      TT_ASSERT(s.apply(AnnotationStep{stage, order.back(), IterAnnotation::Unroll}).ok(), "dot group annotation failed");
     return split_ids;
   }
 

@@ -10,6 +10,9 @@
 //   MultiLevelTilingWithFusion  tile SSRSRS and fuse the element-wise consumer at level 1 or 2
 //   MultiLevelTiling        tile SSRSRS
 //   SkipStage               leave the stage as it is
+// An int8 product's innermost reduction axis gets one more, fixed part: the target's
+// dot-product group, innermost and unrolled (schedule/dot_group.h); sampling and mutation keep
+// it whole.
 // A rule either adds states and lets later rules run on the same input (apply) or ends the rule
 // list for the stage (apply and skip rest), as in the reference.
 #pragma once
@@ -25,6 +28,7 @@ namespace ttune::autotune {
 struct SketchOptions {
   int num_cores = 2;                    // for the rfactor rule's parallelism test
   std::string tiling = "SSRSRS";        // multi-level tiling structure
+  int int8_group = 1;                   // the target's dot-product group (Target::int8_group)
 };
 
 std::vector<schedule::State> generateSketches(const std::shared_ptr<const te::ComputeDAG>& dag,

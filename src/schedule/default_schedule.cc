@@ -5,6 +5,7 @@
 #include <map>
 
 #include "schedule/bound.h"
+#include "schedule/dot_group.h"
 #include "schedule/state.h"
 #include "te/arith.h"
 #include "te/expr_functor.h"
@@ -286,19 +287,6 @@ int64_t dividingWidth(int64_t extent, int64_t cap, int64_t vector_lanes) {
   return best;
 }
 
-// The dot-product group of an int8 product (a sum of widened 8-bit operands into int32) on the
-// target, when its innermost reduction axis holds whole groups; 1 otherwise.
-int64_t int8Group(const te::ComputeOp& c, const Target& t) {
-  const te::Reduce* red = c.reduce();
-  if (!red || red->source.dtype() != te::DType::Int32 || t.int8_group <= 1 || c.reduceAxes().empty()) return 1;
-  bool bytes = false;
-  te::visitAll(red->source, [&](const te::Expr& e) {
-    if (const te::TensorRead* read = e.as<te::TensorRead>()) bytes = bytes || te::is8BitInt(read->tensor.dtype());
-  });
-  const int64_t extent = c.reduceAxes().back().extent;
-  return bytes && extent % t.int8_group == 0 ? t.int8_group : 1;
-}
-
 // A reduction with a register tile: the reduction is computed into a private tile of
 // (rows x vector) outputs, inside the loops of the stage that writes it out -- its element-wise
 // consumer when it has one (so the epilogue is fused), else a copy stage (cache_write). The
@@ -453,7 +441,7 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   // the group loop inside the vector loop, so each vector of accumulators takes one dot-product
   // instruction per group (codegen/emitter_dot.cc) and the packed weights hold each lane's group
   // contiguously.
-  const int64_t dot_group = !elementwise ? int8Group(c, opt.target) : 1;
+  const int64_t dot_group = !elementwise ? int8DotGroup(c, opt.target) : 1;
   std::string group_loop;
   if (dot_group > 1) {
     const std::string a = reduce.back();

@@ -3,6 +3,8 @@
 
 #include "autotune/sampler.h"
 #include "autotune/sketch.h"
+#include "common/check.h"
+#include "schedule/dot_group.h"
 #include "measure/builder.h"
 #include "ops/ops.h"
 #include "ops/winograd.h"
@@ -141,6 +143,54 @@ TEST(Sampler, RegisterTilesFitTheTargetsRegisterFile) {
       EXPECT_GT(bigger_than_lanes, 20) << name << ": the repair should shrink tiles, not collapse them";
     }
   }
+}
+
+// An int8 product's sketches end in the target's dot-product group; sampled and mutated states
+// keep it innermost and whole, vectorize the loop around it, and compute exactly (AVX2 code
+// runs a group of four as vpmaddwd pairs, so every x86 machine checks them).
+TEST(Sampler, Int8ProductsKeepTheirDotProductGroup) {
+  Tensor x = placeholder("X", {1, 9, 9, 32}, te::DType::UInt8);
+  Tensor w = placeholder("W", {3, 3, 32, 48}, te::DType::Int8, true);
+  auto dag = dagOf({x, w}, {ops::conv2d_nhwc(x, w, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1, 7)});
+  SamplerOptions opt;
+  opt.target = *codegen::resolveTarget("x86-64-v3");
+  opt.target.int8_group = 4;
+  auto sketches = generateSketches(dag, SketchOptions{2, "SSRSRS", 4});
+  ASSERT_FALSE(sketches.empty());
+  const std::string conv = dag->outputs()[0].name();
+  auto endsInGroup = [&](const schedule::State& s) {
+    for (const schedule::Stage& st : s.stages())
+      if (schedule::endsInDotGroup(st) && *st.iters.back().extent == 4) return true;
+    return false;
+  };
+  testing::Checker checker(dag, testing::fullRangeInputs(*dag, 3));
+  int sampled = 0, mutated = 0, checked = 0, vectorized_states = 0;
+  for (int i = 0; i < 60; ++i) {
+    Rng rng(300 + i);
+    auto st = sampleState(sketches[rng.index(sketches.size())], rng, opt);
+    if (!st) continue;
+    ++sampled;
+    EXPECT_TRUE(endsInGroup(*st)) << schedule::stepToString(st->steps().back());
+    bool vectorized = false;
+    for (const schedule::Stage& stage : st->stages())
+      for (const schedule::Iterator& it : stage.iters) vectorized = vectorized || it.annotation == schedule::IterAnnotation::Vectorize;
+    vectorized_states += vectorized;  // not when the loop around the group exceeds max_vectorize
+    if (auto m = mutateState(*st, rng, opt)) {
+      ++mutated;
+      EXPECT_TRUE(endsInGroup(*m));
+    }
+    if (checked < 6 && testing::skipReason(opt.target).empty()) {
+      auto built = schedule::State::replay(dag, finalizeForMeasurement(*st));
+      ASSERT_TRUE(built.ok()) << built.error();
+      testing::CheckResult r = checker.check(*built, 3, 0, 0, {}, opt.target);
+      ASSERT_TRUE(r.built) << r.error;
+      EXPECT_TRUE(r.cmp.ok()) << r.lowered;
+      ++checked;
+    }
+  }
+  EXPECT_GT(sampled, 30);
+  EXPECT_GT(vectorized_states, sampled / 2);
+  EXPECT_GT(mutated, 5);
 }
 
 }  // namespace

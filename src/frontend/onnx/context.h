@@ -33,6 +33,16 @@ struct Dequantized {
   int64_t axis = -1;                // -1: per tensor
 };
 
+// A float value that is an int32 product scaled per channel, real = acc * scale[m] along
+// `channel_axis` (one scale: per tensor): what an integer convolution or product produced. A
+// following relu runs on the integers and a QuantizeLinear folds its scale into one multiplier
+// per channel, as int8 runtimes requantize (int8_products.h).
+struct ScaledInteger {
+  int acc = -1;
+  std::vector<double> scale;
+  int64_t channel_axis = 1;
+};
+
 class Ctx {
  public:
   Ctx(graph::Graph& graph, std::map<std::string, int>& names, std::set<std::string>& used, int opset)
@@ -142,6 +152,12 @@ class Ctx {
     auto it = dequantized_.find(value);
     return it == dequantized_.end() ? nullptr : &it->second;
   }
+  void noteScaledInteger(int value, ScaledInteger s) { scaled_[value] = std::move(s); }
+  // The scaled int32 product `value` is, or null.
+  const ScaledInteger* scaledInteger(int value) const {
+    auto it = scaled_.find(value);
+    return it == scaled_.end() ? nullptr : &it->second;
+  }
 
  private:
   bool staged_ = false;
@@ -158,6 +174,7 @@ class Ctx {
   std::string name_;
   int first_value_ = 0;  // values created for the current node have ids >= first_value_
   std::map<int, Dequantized> dequantized_;
+  std::map<int, ScaledInteger> scaled_;
 };
 
 // Normalizes an ONNX axis in [-rank, rank) (fails through `c` otherwise).

@@ -190,20 +190,34 @@ std::optional<IntegerProduct> integerDense(Ctx& c, const Dequantized& a, const D
 }
 
 int scaledToFloat(Ctx& c, const IntegerProduct& p, int64_t channel_axis, double divide_by) {
-  int y = c.cast(p.acc, DType::Float32, "dequantized");
+  return scaledToFloat(c, ScaledInteger{p.acc, p.scale, channel_axis}, divide_by);
+}
+
+int scaledToFloat(Ctx& c, const ScaledInteger& si, double divide_by) {
+  int y = c.cast(si.acc, DType::Float32, "dequantized");
   const te::Shape ys = c.val(y).shape;
-  const int64_t n = static_cast<int64_t>(p.scale.size());
+  const int64_t n = static_cast<int64_t>(si.scale.size());
   runtime::NDArray s({n}, DType::Float32);
-  for (int64_t m = 0; m < n; ++m) s.as<float>()[m] = static_cast<float>(p.scale[static_cast<size_t>(m)] / divide_by);
+  for (int64_t m = 0; m < n; ++m) s.as<float>()[m] = static_cast<float>(si.scale[static_cast<size_t>(m)] / divide_by);
   int sv = c.addConstant(std::move(s), "output_scale");
   if (n > 1) {
     te::Shape b(ys.size(), 1);
-    b[static_cast<size_t>(channel_axis)] = n;
+    b[static_cast<size_t>(si.channel_axis)] = n;
     sv = c.reshape(sv, b, "output_scale_nd");
   } else {
     sv = c.reshape(sv, {}, "output_scale_scalar");
   }
-  return c.binary(BinaryKind::Mul, y, sv, "scaled");
+  int out = c.binary(BinaryKind::Mul, y, sv, "scaled");
+  if (divide_by == 1.0) c.noteScaledInteger(out, si);
+  return out;
+}
+
+int integerRelu(Ctx& c, const ScaledInteger& s) {
+  for (double v : s.scale)
+    if (!(v > 0)) return -1;
+  ScaledInteger r = s;
+  r.acc = c.binary(BinaryKind::Max, s.acc, c.scalarConstant(0, DType::Int32, "zero"), "relu_int32");
+  return scaledToFloat(c, r, 1.0);
 }
 
 }  // namespace ttune::frontend::detail

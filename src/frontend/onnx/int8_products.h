@@ -46,8 +46,14 @@ std::optional<IntegerProduct> integerDense(Ctx& c, const Dequantized& a, const D
                                            const std::vector<int64_t>* int_bias);
 
 // acc as float32 scaled per output channel (`channel_axis` of acc: 1 for a convolution, the last
-// for a product) and divided by `divide_by` (1: none), for the epilogue.
+// for a product) and divided by `divide_by` (1: none), for the epilogue. Without a divisor the
+// result is noted as a ScaledInteger (context.h).
 int scaledToFloat(Ctx& c, const IntegerProduct& p, int64_t channel_axis, double divide_by);
+// The same for a noted ScaledInteger.
+int scaledToFloat(Ctx& c, const ScaledInteger& s, double divide_by);
+// relu of a ScaledInteger with positive scales, computed on the integers (max(acc, 0) scales
+// to max(acc * scale, 0)); -1 when a scale is not positive.
+int integerRelu(Ctx& c, const ScaledInteger& s);
 
 // The operand view of a Dequantized value: input `i` quantized with constant scale input `s`
 // and zero point input `z` (absent: 0) along `axis` (for a 1-D scale), or nullopt when the scale

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "frontend/onnx/int8_products.h"
 #include "frontend/onnx/nn_common.h"
 #include "frontend/onnx/op_table.h"
 
@@ -31,6 +32,14 @@ void simpleUnary(Ctx& c) {
 
 void importRelu(Ctx& c) {
   c.checkAttrs({});
+  // The relu of an int8 layer runs on its int32 sums (int8_products.h).
+  if (const ScaledInteger* s = c.scaledInteger(c.in(0))) {
+    ScaledInteger copy = *s;
+    if (int y = integerRelu(c, copy); y >= 0) {
+      c.setOutput(0, y);
+      return;
+    }
+  }
   if (te::isInt(c.dtype(0))) {
     int zero = c.scalarConstant(0, c.dtype(0), "zero");
     c.setOutput(0, c.binary(BinaryKind::Max, c.in(0), zero, {}));

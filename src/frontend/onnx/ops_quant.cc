@@ -128,6 +128,15 @@ void importQuantizeLinear(Ctx& c) {
       return;
     }
   }
+  // An int8 layer's scaled sums: one multiplier per channel, scale / y_scale, as int8 runtimes
+  // requantize (and without a division per element).
+  if (const ScaledInteger* si = c.scaledInteger(c.in(0)); si && c.isConst(1) && te::shapeElements(c.shape(1)) == 1) {
+    ScaledInteger copy = *si;
+    int y = scaledToFloat(c, copy, c.scalar(1, "y_scale"));
+    auto [to, zp] = outputZeroPoint(c, 2, "y_zero_point", s.size(), axis, extent);
+    c.setOutput(0, saturateTo(c, y, zp, to, {}));
+    return;
+  }
   int x = c.cast(c.in(0), DType::Float32, "input_float");
   int scale = alongAxis(c, 1, "y_scale", s.size(), axis, extent);
   auto [to, zp] = outputZeroPoint(c, 2, "y_zero_point", s.size(), axis, extent);
