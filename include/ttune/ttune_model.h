@@ -85,6 +85,10 @@ TTUNE_API void ttune_model_destroy(ttune_model* model);
 /* The exported model's name (--name), and the target its kernels were compiled for. */
 TTUNE_API const char* ttune_model_name(const ttune_model* model);
 TTUNE_API const char* ttune_model_target(const ttune_model* model);
+/* What its convolutions and matrix products compute in: "fp32", or "bf16" (bfloat16 operands,
+ * float32 sums; exported with --precision bf16). int8 models report "fp32": their integer
+ * kernels come from the model file's quantization, whatever this says. */
+TTUNE_API const char* ttune_model_precision(const ttune_model* model);
 TTUNE_API int ttune_model_threads(const ttune_model* model);
 
 /* Number of inputs and outputs, or -1 for a NULL model. */

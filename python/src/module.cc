@@ -30,11 +30,14 @@ namespace {
 py::object toPython(const Json& j) { return py::module_::import("json").attr("loads")(j.dump()); }
 
 cli::ModelSource modelSource(const std::string& model, const std::map<std::string, std::vector<int64_t>>& input_shapes,
-                             const std::map<std::string, int64_t>& dims, const std::string& layout) {
+                             const std::map<std::string, int64_t>& dims, const std::string& layout,
+                             const std::string& precision) {
   cli::ModelSource src;
   src.spec = model;
   src.layout = layout;
+  src.precision = precision;
   if (layout != "nhwc" && layout != "nchw") fail("layout must be \"nhwc\" or \"nchw\", got \"", layout, "\"");
+  if (precision != "fp32" && precision != "bf16") fail("precision must be \"fp32\" or \"bf16\", got \"", precision, "\"");
   for (const auto& [name, shape] : input_shapes) {
     std::string s = name + "=";
     for (size_t i = 0; i < shape.size(); ++i) {
@@ -141,6 +144,7 @@ class Model {
     eo.dir = dir;
     eo.name = name.empty() ? deploy::exportName(this->name()) : name;
     eo.source = src_.spec;
+    eo.precision = src_.precision;
     eo.compiler = compiler;
     eo.static_archive = static_archive;
     Json j;
@@ -190,14 +194,14 @@ py::list tensorList(const std::vector<runtime::TensorSpec>& ts) {
 std::unique_ptr<Model> compileModel(const std::string& model, const std::optional<std::string>& db, const std::string& records,
                                     const std::string& target, int threads, const std::string& layout,
                                     const std::map<std::string, std::vector<int64_t>>& input_shapes,
-                                    const std::map<std::string, int64_t>& dims, bool validate) {
-  cli::ModelSource src = modelSource(model, input_shapes, dims, layout);
+                                    const std::map<std::string, int64_t>& dims, bool validate, const std::string& precision) {
+  cli::ModelSource src = modelSource(model, input_shapes, dims, layout, precision);
   py::gil_scoped_release release;
   useThreads(threads);
   executor::ModelOptions opt;
   opt.target = cli::resolveTargetOption(target, cli::TargetUse::RunHere);
   graph::Graph g = cli::loadModel(src, opt.target);
-  opt.schedules = cli::scheduleOption(records, db, cli::modelName(src.spec), g, opt.target, cli::BankUse{src.spec, validate});
+  opt.schedules = cli::scheduleOption(records, db, cli::modelName(src), g, opt.target, cli::BankUse{src.spec, validate});
   return std::make_unique<Model>(executor::CompiledModel::compile(g, opt), src, threads);
 }
 
@@ -222,14 +226,14 @@ PYBIND11_MODULE(_ttune, m) {
       .def("export", &Model::exportTo, py::arg("dir"), py::arg("name"), py::arg("compiler"), py::arg("static"));
 
   m.def("compile", &compileModel, py::arg("model"), py::arg("db"), py::arg("records"), py::arg("target"), py::arg("threads"),
-        py::arg("layout"), py::arg("input_shapes"), py::arg("dims"), py::arg("validate"));
+        py::arg("layout"), py::arg("input_shapes"), py::arg("dims"), py::arg("validate"), py::arg("precision"));
 
   m.def("tune", [](const std::string& model, int64_t trials, const std::optional<std::string>& db, double time_budget_min,
                    uint64_t seed, int threads, const std::string& target, bool new_run, bool warm_start, bool refine,
                    const std::string& layout, const std::map<std::string, std::vector<int64_t>>& input_shapes,
-                   const std::map<std::string, int64_t>& dims) {
+                   const std::map<std::string, int64_t>& dims, const std::string& precision) {
     cli::TuneArgs a;
-    a.src = modelSource(model, input_shapes, dims, layout);
+    a.src = modelSource(model, input_shapes, dims, layout, precision);
     a.trials = trials;
     a.db = db.value_or("");
     a.time_budget_min = time_budget_min;
@@ -245,9 +249,10 @@ PYBIND11_MODULE(_ttune, m) {
   m.def("transfer", [](const std::string& model, const std::optional<std::string>& db, const std::vector<std::string>& from,
                        const std::string& sources, int64_t budget, int top_k, const std::string& adapt, bool refine,
                        int threads, const std::string& target, const std::string& layout,
-                       const std::map<std::string, std::vector<int64_t>>& input_shapes, const std::map<std::string, int64_t>& dims) {
+                       const std::map<std::string, std::vector<int64_t>>& input_shapes, const std::map<std::string, int64_t>& dims,
+                       const std::string& precision) {
     cli::TransferArgs a;
-    a.src = modelSource(model, input_shapes, dims, layout);
+    a.src = modelSource(model, input_shapes, dims, layout, precision);
     a.db = db.value_or("");
     a.from = from;
     a.sources = sources;

@@ -109,7 +109,7 @@ def _shape_options(input_shapes, dims):
 
 
 def compile(model, db=None, records=None, target="host", threads=0, layout="nhwc", input_shapes=None, dims=None,
-            validate=True):
+            validate=True, precision="fp32"):
     """Compiles a model: a zoo name (ttune.models()) or an .onnx path.
 
     Schedules: records (a records file) or db (a schedule bank; "" for the default bank), else the
@@ -117,31 +117,33 @@ def compile(model, db=None, records=None, target="host", threads=0, layout="nhwc
     this CPU: the first compile of a model here that has no choice of its own times them against the
     defaults (kernels side by side, then the whole model) and stores what it keeps, as `ttune run
     --db` does; validate=False takes them as they are. input_shapes ({"input": (1, 3, 224, 224)})
-    and dims ({"batch": 1}) fix an ONNX model's symbolic dimensions. threads=0 uses every core."""
+    and dims ({"batch": 1}) fix an ONNX model's symbolic dimensions. threads=0 uses every core.
+    precision="bf16" computes convolutions, dense layers and matrix products with bfloat16 operands
+    and float32 sums (CPUs with AVX512-BF16), as `--precision bf16` does."""
     shapes, dims = _shape_options(input_shapes, dims)
     db = None if db is None else os.fspath(db)
     native = _ttune.compile(os.fspath(model), db, os.fspath(records) if records else "", target, threads, layout, shapes, dims,
-                            validate)
+                            validate, precision)
     return Model(native)
 
 
 def tune(model, trials=1000, db=None, time_budget_min=0, seed=0, threads=0, target="host", new_run=False,
-         warm_start=False, refine=True, layout="nhwc", input_shapes=None, dims=None):
+         warm_start=False, refine=True, layout="nhwc", input_shapes=None, dims=None, precision="fp32"):
     """Tunes the model's kernels (as `ttune tune`), storing records in the bank (db; None for the
     default bank); returns the summary `ttune tune --json` prints, as a dict. refine=False keeps
     the isolated picks (`--no-refine`)."""
     shapes, dims = _shape_options(input_shapes, dims)
     return _ttune.tune(os.fspath(model), trials, None if db is None else os.fspath(db), time_budget_min, seed, threads,
-                       target, new_run, warm_start, refine, layout, shapes, dims)
+                       target, new_run, warm_start, refine, layout, shapes, dims, precision)
 
 
 def transfer(model, db=None, from_models=None, sources="pool", budget=0, top_k=0, adapt="both", refine=False, threads=0,
-             target="host", layout="nhwc", input_shapes=None, dims=None):
+             target="host", layout="nhwc", input_shapes=None, dims=None, precision="fp32"):
     """Transfer-tunes the model from the bank's other models (as `ttune transfer`); returns the
     summary `ttune transfer --json` prints, as a dict."""
     shapes, dims = _shape_options(input_shapes, dims)
     return _ttune.transfer(os.fspath(model), None if db is None else os.fspath(db), list(from_models or []), sources,
-                           budget, top_k, adapt, refine, threads, target, layout, shapes, dims)
+                           budget, top_k, adapt, refine, threads, target, layout, shapes, dims, precision)
 
 
 def models():
@@ -162,6 +164,7 @@ def _bind(lib):
         "ttune_model_destroy": (None, [p]),
         "ttune_model_name": (c, [p]),
         "ttune_model_target": (c, [p]),
+        "ttune_model_precision": (c, [p]),
         "ttune_model_threads": (i, [p]),
         "ttune_model_num_inputs": (i, [p]),
         "ttune_model_num_outputs": (i, [p]),
@@ -200,6 +203,7 @@ class ExportedModel:
 
     name = property(lambda self: self._lib.ttune_model_name(self._m).decode())
     target = property(lambda self: self._lib.ttune_model_target(self._m).decode())
+    precision = property(lambda self: self._lib.ttune_model_precision(self._m).decode())
     threads = property(lambda self: self._lib.ttune_model_threads(self._m))
 
     def run(self, *arrays):

@@ -59,6 +59,7 @@ SearchTask::SearchTask(std::shared_ptr<const te::ComputeDAG> dag, std::string wo
   if (opt_.threads <= 0) opt_.threads = runtime::defaultNumThreads();
   opt_.sampler.target = opt_.target;
   opt_.sketch.int8_group = opt_.target.int8_group;
+  opt_.sketch.bf16_group = opt_.target.bf16_group;
   sketches_ = generateSketches(dag_, opt_.sketch);
   if (opt_.seed_with_default) {
     // The untuned baseline the executor would run. Search states carry no layout rewrite

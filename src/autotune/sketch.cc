@@ -143,11 +143,12 @@ class SketchGenerator {
     for (char c : opt_.tiling) (c == 'S' ? ns : nr)++;
     std::vector<std::string> sp, rd;
     for (const Iterator& it : st.iters) (it.kind == te::IterKind::Spatial ? sp : rd).push_back(it.name);
-    // An int8 product: its innermost reduction axis ends in a fixed dot-product group.
+    // An int8 or bfloat16 product: its innermost reduction axis ends in a fixed dot-product group.
     schedule::Target dot_target;
     dot_target.int8_group = opt_.int8_group;
+    dot_target.bf16_group = opt_.bf16_group;
     const te::Operation& op = s.dag().op(s.stageIndex(stage));
-    const int64_t dot_group = op.isCompute() && !rd.empty() ? schedule::int8DotGroup(op.compute(), dot_target) : 1;
+    const int64_t dot_group = op.isCompute() && !rd.empty() ? schedule::dotGroup(op.compute(), dot_target) : 1;
     std::vector<std::optional<int64_t>> extents;
     std::vector<std::pair<std::string, int64_t>> all;
     for (const Iterator& it : st.iters) all.push_back({it.name, it.extent.value_or(0)});

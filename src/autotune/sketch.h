@@ -10,7 +10,7 @@
 //   MultiLevelTilingWithFusion  tile SSRSRS and fuse the element-wise consumer at level 1 or 2
 //   MultiLevelTiling        tile SSRSRS
 //   SkipStage               leave the stage as it is
-// An int8 product's innermost reduction axis gets one more, fixed part: the target's
+// An int8 or bfloat16 product's innermost reduction axis gets one more, fixed part: the target's
 // dot-product group, innermost and unrolled (schedule/dot_group.h); sampling and mutation keep
 // it whole.
 // A rule either adds states and lets later rules run on the same input (apply) or ends the rule
@@ -28,7 +28,8 @@ namespace ttune::autotune {
 struct SketchOptions {
   int num_cores = 2;                    // for the rfactor rule's parallelism test
   std::string tiling = "SSRSRS";        // multi-level tiling structure
-  int int8_group = 1;                   // the target's dot-product group (Target::int8_group)
+  int int8_group = 1;                   // the target's dot-product groups (Target::int8_group,
+  int bf16_group = 1;                   // Target::bf16_group)
 };
 
 std::vector<schedule::State> generateSketches(const std::shared_ptr<const te::ComputeDAG>& dag,

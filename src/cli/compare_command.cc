@@ -93,7 +93,7 @@ void compare(const CompareArgs& a) {
   transfer::CompareOptions o;
   o.target = resolveTargetOption(a.target, TargetUse::RunHere);
   graph::Graph g = loadModel(a.src, o.target);
-  std::string name = modelName(a.src.spec);
+  std::string name = modelName(a.src);
   store::Bank bank = openBank(a.db);
   o.baseline = baselineOf(a.src);
   o.tune_run = a.tune_run;

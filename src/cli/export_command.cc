@@ -40,21 +40,22 @@ Json exportCommand(const ExportArgs& a) {
     g = loadModel(a.src, opt.target);
   } catch (const frontend::RuntimeValueError& e) {
     // An export is one static plan; a model that needs stages has none.
-    fail("cannot export ", modelName(a.src.spec), ": its later shapes depend on run-time values, and an exported "
+    fail("cannot export ", modelName(a.src), ": its later shapes depend on run-time values, and an exported "
          "library runs one static plan (`ttune run` runs it in stages) — ", e.what());
   }
   opt.baseline = baselineOf(a.src);
   Json validation;
-  opt.schedules = scheduleOption(a.records, a.db, modelName(a.src.spec), g, opt.target,
+  opt.schedules = scheduleOption(a.records, a.db, modelName(a.src), g, opt.target,
                                  BankUse{a.src.spec, a.validate, a.json, &validation, opt.baseline});
   executor::ModelArtifacts art = executor::compileArtifacts(g, opt);
   deploy::ExportOptions eo;
   eo.dir = a.out;
-  eo.name = a.name.empty() ? deploy::exportName(modelName(a.src.spec)) : a.name;
+  eo.name = a.name.empty() ? deploy::exportName(modelName(a.src)) : a.name;
   eo.source = a.src.spec;
   eo.compiler = a.compiler;
   eo.static_archive = a.static_archive;
-  Json j = exportArtifacts(art, eo, modelName(a.src.spec));
+  eo.precision = a.src.precision;
+  Json j = exportArtifacts(art, eo, modelName(a.src));
   if (!validation.empty()) j["validation"] = validation;
   return j;
 }

@@ -1,6 +1,7 @@
 // `ttune models`, `ttune inspect` and `ttune run`: whole models.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <iostream>
 #include <map>
@@ -318,9 +319,9 @@ void runStaged(const RunArgs& a, const std::string& why) {
     if (!a.records.empty()) fail("--records and --db both give schedules; use one");
     store::Bank bank = openBank(a.db);
     std::optional<std::vector<schedule::Record>> own =
-        transfer::inModelChoice(bank, modelName(a.src.spec), currentTarget(opt.target), opt.baseline);
+        transfer::inModelChoice(bank, modelName(a.src), currentTarget(opt.target), opt.baseline);
     if (!own)
-      fail("the bank ", bank.path(), " holds no choice of schedules for ", modelName(a.src.spec),
+      fail("the bank ", bank.path(), " holds no choice of schedules for ", modelName(a.src),
            " made on this CPU, and a model that runs in stages (", why, ") takes no other; tune it here first (`ttune tune`)");
     opt.schedules = executor::recordsProvider(*own);
   } else if (!a.records.empty()) {
@@ -354,7 +355,7 @@ void runStaged(const RunArgs& a, const std::string& why) {
   executor::StagedStats first = m.stats();
   Json shapes = Json::array();
   for (const auto& o : outs) shapes.push_back(o.shape());
-  Json j{{"model", modelName(a.src.spec)}, {"staged", true}, {"stages", first.stages_run},
+  Json j{{"model", modelName(a.src)}, {"staged", true}, {"stages", first.stages_run},
          {"stages_compiled", first.stages_compiled}, {"host_nodes", first.host_nodes}, {"compile_s", first.compile_s},
          {"output_shapes", shapes}, {"threads", runtime::ThreadPool::global().numThreads()},
          {"target", codegen::describe(opt.target)}, {"isa", schedule::isaName(opt.target.isa)},
@@ -369,7 +370,7 @@ void runStaged(const RunArgs& a, const std::string& why) {
   if (a.json) {
     printJson(j);
   } else {
-    std::cout << modelName(a.src.spec) << ": run in " << first.stages_run << " stages (shapes depend on run-time values), "
+    std::cout << modelName(a.src) << ": run in " << first.stages_run << " stages (shapes depend on run-time values), "
               << first.stages_compiled << " compiled in " << formatSeconds(first.compile_s) << ", " << first.host_nodes
               << " nodes evaluated on the host\n";
     std::cout << "  target   " << codegen::describe(opt.target) << "\n";
@@ -389,6 +390,27 @@ void runStaged(const RunArgs& a, const std::string& why) {
   if (a.check && !rep.ok()) fail("the compiled model differs from the reference evaluator (kernel ", rep.worst_kernel, ")");
 }
 
+// The error of a bf16 build against the same model in float32 (compiled with its defaults), on
+// the same inputs: the largest absolute difference over the outputs, and the same relative to
+// the largest float32 output magnitude.
+Json bf16Error(const RunArgs& a, const executor::ModelOptions& opt, const std::vector<runtime::NDArray>& inputs,
+               const std::vector<runtime::NDArray>& outs) {
+  ModelSource fp32 = a.src;
+  fp32.precision = "fp32";
+  executor::ModelOptions o = opt;
+  o.schedules = {};
+  std::vector<runtime::NDArray> ref = executor::CompiledModel::compile(loadModel(fp32, opt.target), o).run(inputs);
+  double max_abs = 0, max_ref = 0;
+  for (size_t i = 0; i < ref.size() && i < outs.size(); ++i) {
+    if (ref[i].dtype() != te::DType::Float32 || outs[i].dtype() != te::DType::Float32) continue;
+    for (int64_t e = 0; e < ref[i].numElements(); ++e) {
+      max_abs = std::max(max_abs, std::fabs(static_cast<double>(outs[i].as<float>()[e]) - ref[i].as<float>()[e]));
+      max_ref = std::max(max_ref, std::fabs(static_cast<double>(ref[i].as<float>()[e])));
+    }
+  }
+  return Json{{"max_abs_err", max_abs}, {"max_rel_err", max_ref > 0 ? max_abs / max_ref : 0.0}};
+}
+
 void runModel(const RunArgs& a) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
   executor::ModelOptions opt;
@@ -402,7 +424,7 @@ void runModel(const RunArgs& a) {
   }
   opt.baseline = baselineOf(a.src);
   Json validation;
-  opt.schedules = scheduleOption(a.records, a.use_db ? std::optional<std::string>(a.db) : std::nullopt, modelName(a.src.spec), g,
+  opt.schedules = scheduleOption(a.records, a.use_db ? std::optional<std::string>(a.db) : std::nullopt, modelName(a.src), g,
                                  opt.target, BankUse{a.src.spec, a.validate, a.json, &validation, opt.baseline});
   executor::CompiledModel m = executor::CompiledModel::compile(g, opt);
 
@@ -415,24 +437,28 @@ void runModel(const RunArgs& a) {
   }
   int provided = 0;
   for (const auto& k : m.kernels()) provided += k.schedule_source == "provided";
-  Json j{{"model", modelName(a.src.spec)}, {"kernels", m.kernels().size()}, {"kernel_instances", m.instances().size()},
+  Json j{{"model", modelName(a.src)}, {"kernels", m.kernels().size()}, {"kernel_instances", m.instances().size()},
          {"flops", m.flops()}, {"compile_s", m.compileSeconds()}, {"workspace_bytes", m.workspaceBytes()},
          {"threads", runtime::ThreadPool::global().numThreads()}, {"scheduled_kernels", provided},
          {"default_kernels", static_cast<int>(m.kernels().size()) - provided}, {"target", codegen::describe(opt.target)},
          {"isa", schedule::isaName(opt.target.isa)}};
   if (!validation.empty()) j["validation"] = validation;
   if (a.check) addCheckJson(j, rep);
+  if (a.check && a.src.precision == "bf16") j["bf16_against_fp32"] = bf16Error(a, opt, inputs, outs);
   measure::Timing t;
   if (a.bench) t = benchRuns([&] { m.run(inputs); }, a.repeat, j);
   if (a.profile) addProfileJson(j, profileModel(m, inputs, a.repeat));
   if (a.json) {
     printJson(j);
   } else {
-    std::cout << modelName(a.src.spec) << ": " << m.kernels().size() << " kernels (" << m.instances().size() << " instances), "
+    std::cout << modelName(a.src) << ": " << m.kernels().size() << " kernels (" << m.instances().size() << " instances), "
               << provided << " with provided schedules, compiled in " << formatSeconds(m.compileSeconds()) << " on "
               << j["threads"].get<int>() << " threads\n";
     std::cout << "  target   " << codegen::describe(opt.target) << "\n";
     if (a.check) printCheck(rep);
+    if (j.contains("bf16_against_fp32"))
+      std::cout << "  bf16     against float32: max abs error " << j["bf16_against_fp32"]["max_abs_err"].get<double>() << " ("
+                << 100 * j["bf16_against_fp32"]["max_rel_err"].get<double>() << "% of the largest float32 output)\n";
     if (a.bench)
       std::cout << "  latency  median " << formatSeconds(t.median_s) << ", min " << formatSeconds(t.min_s) << " over "
                 << t.costs_s.size() << " runs\n";

@@ -27,6 +27,10 @@ void addSourceOptions(CLI::App* cmd, ModelSource& src) {
                   "Untuned baseline: strong (ttune's default schedules, default) or basic (the transfer-tuning paper's "
                   "conditions: schedules of the kind TVM falls back to without tuning logs, direct convolutions)")
       ->check(CLI::IsMember({"strong", "basic"}));
+  cmd->add_option("--precision", src.precision,
+                  "Convolutions, dense layers and matrix products compute in fp32 (default) or with bf16 operands and "
+                  "float32 sums (needs AVX512-BF16)")
+      ->check(CLI::IsMember({"fp32", "bf16"}));
 }
 
 schedule::Baseline baselineOf(const ModelSource& src) {
@@ -38,6 +42,8 @@ std::string modelName(const std::string& spec) {
   if (endsWith(n, ".onnx")) n = n.substr(0, n.size() - 5);
   return n;
 }
+
+std::string modelName(const ModelSource& src) { return modelName(src.spec) + (src.precision == "bf16" ? "_bf16" : ""); }
 
 bool isOnnxSource(const ModelSource& src) {
   return endsWith(src.spec, ".onnx") || src.spec.find('/') != std::string::npos;
@@ -66,11 +72,15 @@ frontend::OnnxOptions onnxOptions(const ModelSource& src) {
 }
 
 graph::GraphOptions graphOptions(const ModelSource& src, const schedule::Target& target) {
+  if (src.precision == "bf16" && target.bf16_group < 2)
+    fail("--precision bf16 needs bfloat16 dot products (AVX512-BF16), which target ", target.name, " (", target.cpu,
+         ") does not have");
   return {.channels_last = src.layout == "nhwc",
           .winograd = src.conv == "winograd" && baselineOf(src) == schedule::Baseline::Strong,
           .vector_lanes = target.lanes(),
           .flatten_pointwise = baselineOf(src) == schedule::Baseline::Strong ? graph::flattenByTileModel(target)
-                                                                             : graph::FlattenDecision()};
+                                                                             : graph::FlattenDecision(),
+          .bf16 = src.precision == "bf16"};
 }
 
 graph::Graph loadModel(const ModelSource& src, const schedule::Target& target) {

@@ -28,6 +28,9 @@ struct ModelSource {
   // The untuned baseline (schedule/baseline.h): "strong", or "basic" (the paper's conditions:
   // basic default schedules and direct convolutions whatever --conv says).
   std::string defaults = "strong";
+  // Convolutions, dense layers and matrix products compute in "fp32" or with "bf16" operands
+  // (graph/bf16.h; needs AVX512-BF16).
+  std::string precision = "fp32";
 };
 
 // The baseline the source names.
@@ -57,5 +60,8 @@ frontend::OnnxOptions onnxOptions(const ModelSource& source);
 graph::GraphOptions graphOptions(const ModelSource& source, const schedule::Target& target);
 // The display name of a model spec (zoo name, or file name without directory and extension).
 std::string modelName(const std::string& spec);
+// The name a model's runs and choices go under in the bank: the spec's, with "_bf16" for a
+// bfloat16 build (its kernels, schedules and choice are its own).
+std::string modelName(const ModelSource& source);
 
 }  // namespace ttune::cli

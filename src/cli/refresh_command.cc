@@ -37,7 +37,7 @@ Json refreshModel(const RefreshArgs& a) {
   if (baselineOf(a.src) != schedule::Baseline::Strong)
     fail("db refresh measures the bank's schedules against the strong default schedules users run; drop --defaults basic");
   graph::Graph g = loadModel(a.src, code);
-  std::string name = modelName(a.src.spec);
+  std::string name = modelName(a.src);
   std::vector<graph::Kernel> kernels = graph::partition(g);
   if (graph::tunableKernels(kernels).empty()) fail("model ", name, " has no kernel to tune");
   store::Bank bank = openBank(a.db);

@@ -106,7 +106,7 @@ Json transferModel(const TransferArgs& a) {
   if (!a.workers.empty()) remote = workersMeasurement(a.db, a.workers, a.target);
   schedule::Target code = remote ? remote->code : resolveTargetOption(a.target, TargetUse::Measure);
   transfer::Adapt adapt = parseAdapt(a.adapt);
-  std::string name = modelName(a.src.spec);
+  std::string name = modelName(a.src);
   // A model that runs in stages: the kernels of one run's stages, checked at the kernel level.
   graph::Graph g;
   bool staged = false;
@@ -346,7 +346,7 @@ void sourcesCmd(const ModelSource& src, const std::string& db, const std::string
   graph::Graph g;
   bool staged = false;
   std::vector<graph::Kernel> kernels = modelKernels(src, resolveTargetOption(target, TargetUse::Compile), &g, &staged);
-  std::string name = modelName(src.spec);
+  std::string name = modelName(src);
   store::Bank bank = openBank(db);
   std::vector<transfer::SourceCoverage> cover = transfer::rankSources(kernels, bank, name, baselineOf(src));
   if (json) {

@@ -96,7 +96,7 @@ Json tuneModel(const TuneArgs& a) {
   std::optional<WorkersMeasurement> remote;
   if (!a.workers.empty()) remote = workersMeasurement(a.db, a.workers, a.target);
   schedule::Target code = remote ? remote->code : resolveTargetOption(a.target, TargetUse::Measure);
-  std::string name = modelName(a.src.spec);
+  std::string name = modelName(a.src);
   // A model whose later shapes depend on run-time values: the kernels of the stages one run on
   // sample inputs compiles are tuned; the end-of-run check is then the kernels' side-by-side
   // re-timing (there is no one whole-model graph to time).

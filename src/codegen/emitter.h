@@ -39,15 +39,16 @@ class Emitter {
   void emitIf(const lower::IfThenElse& s);
   void emitPrefetch(const lower::Prefetch& p);
 
-  // ---- integer dot products (emitter_dot.cc)
+  // ---- dot products of int8 and bfloat16 operands (emitter_dot.cc)
   // The dot-product instructions the target's features allow at its vector width.
   struct DotUnits {
     bool vnni = false;     // vpdpbusd
     bool pairs = false;    // vpmaddwd
     bool arm_dot = false;  // sdot / udot
+    bool bf16 = false;     // vdpbf16ps
   };
   static DotUnits dotUnits(const std::string& features, int vector_bits);
-  // Emits f, a group loop of an int8 reduction inside a vector loop, as dot-product
+  // Emits f, a group loop of an int8 or bfloat16 reduction inside a vector loop, as dot-product
   // instructions; false (nothing emitted) when f is not of that form or the target lacks them.
   bool tryEmitDot(const lower::For& f);
   llvm::Value* dotOperand(const te::BufferLoad& ld, const te::Var& gvar, int group);

@@ -1,9 +1,10 @@
-// Integer dot products in vector loops (the int8 kernels' inner loop).
+// Dot products in vector loops (the int8 and bfloat16 kernels' inner loop).
 //
 // An int8 reduction's register tile ends in a short loop over a group of G consecutive reduction
-// elements (G = 4 or 2, schedule::int8DotGroup) inside the vectorized loop over its int32
+// elements (G = 4 or 2, schedule::dotGroup) inside the vectorized loop over its int32
 // accumulators:
 //     for g in [0, G): acc[i] = acc[i] + int32(a[..g..]) * int32(b[..g..])
+// and a bfloat16 one the same with float32 accumulators and widenings (G = 2).
 // Emitted as it reads, that is G widened multiplies and adds per vector, each operand vector
 // gathered at a stride of G. This file emits it as the target's dot-product instruction instead,
 // one per native vector, on operands loaded as G * lanes contiguous bytes when the weights are
@@ -12,8 +13,11 @@
 //   vpdpbusd (AVX512-VNNI, AVX-VNNI)   four u8 x s8 products summed into each int32 lane;
 //   vpmaddwd (x86 AVX2 / AVX-512 BW)   operands widened to int16, pairs summed into int32 lanes
 //                                      (exact for every signedness: no vpmaddubsw saturation);
-//   sdot / udot (AArch64 dotprod)      four s8 x s8 (u8 x u8) products per lane.
-// Sums wrap in int32 exactly like the evaluator's (te/dtype.h). Anything else -- other element
+//   sdot / udot (AArch64 dotprod)      four s8 x s8 (u8 x u8) products per lane;
+//   vdpbf16ps (AVX512-BF16)            two bfloat16 products per float32 lane (the pair's sum is
+//                                      rounded once, and denormals flushed, so bfloat16 kernels
+//                                      agree with the evaluator to float32 rounding, not bits).
+// Integer sums wrap in int32 exactly like the evaluator's (te/dtype.h). Anything else -- other element
 // types, masked lanes (tail tiles, conditions), lane counts that are not a native vector --
 // returns false and is emitted as written.
 #include <llvm/IR/Intrinsics.h>
@@ -39,11 +43,13 @@ bool hasFeature(const std::string& features, const std::string& f) {
   return false;
 }
 
-// The 8-bit operand under an int32 widening cast: int32(load of int8 / uint8).
-const te::BufferLoad* widenedByte(const te::Expr& e) {
+// The narrow operand under a widening cast: int32(load of int8 / uint8) or float32(load of
+// bfloat16), whichever `acc` (the accumulator's type) takes.
+const te::BufferLoad* widened(const te::Expr& e, te::DType acc) {
   const te::Cast* c = e.as<te::Cast>();
-  if (!c || e.dtype() != te::DType::Int32 || !te::is8BitInt(c->a.dtype())) return nullptr;
-  return c->a.as<te::BufferLoad>();
+  if (!c || e.dtype() != acc) return nullptr;
+  const bool narrow = acc == te::DType::Int32 ? te::is8BitInt(c->a.dtype()) : c->a.dtype() == te::DType::BFloat16;
+  return narrow ? c->a.as<te::BufferLoad>() : nullptr;
 }
 
 }  // namespace
@@ -56,23 +62,25 @@ Emitter::DotUnits Emitter::dotUnits(const std::string& features, int vector_bits
                                            (hasFeature(features, "avx512vnni") && hasFeature(features, "avx512vl")))));
   d.pairs = x86 && (vector_bits == 512 ? hasFeature(features, "avx512bw") : vector_bits == 256 ? hasFeature(features, "avx2") : true);
   d.arm_dot = hasFeature(features, "dotprod") && hasFeature(features, "neon");
+  d.bf16 = x86 && hasFeature(features, "avx512bf16") && (vector_bits == 512 || hasFeature(features, "avx512vl"));
   return d;
 }
 
-// One operand of the group as G * lanes bytes in (lane, g) order, from its load `ld` (whose index
-// depends on g = gvar). Lane-invariant: one G-byte word broadcast to every lane; varying: one
-// contiguous load when the index moves by 1 along g and by G along the lanes, else G vectors
-// interleaved.
+// One operand of the group as G * lanes elements in (lane, g) order, from its load `ld` (whose
+// index depends on g = gvar). Lane-invariant: one G-element word broadcast to every lane;
+// varying: one contiguous load when the index moves by 1 along g and by G along the lanes, else
+// G vectors interleaved.
 llvm::Value* Emitter::dotOperand(const te::BufferLoad& ld, const te::Var& gvar, int group) {
   const te::Buffer* buf = ld.buffer.get();
   te::VarMap<te::Expr> at0{{gvar.get(), te::intImm(0)}};
   te::Expr first = te::simplify(te::substitute(ld.index, at0));
   std::optional<int64_t> along_g = te::linearCoefficient(ld.index, gvar.get());
   LaneUse lanes = laneUse(first);
-  llvm::Type* bytes = llvm::FixedVectorType::get(b_.getInt8Ty(), static_cast<unsigned>(group * lanes_));
+  llvm::Type* elem = storageType(buf->dtype);
+  llvm::Type* bytes = llvm::FixedVectorType::get(elem, static_cast<unsigned>(group * lanes_));
   if (along_g && *along_g == 1) {
     if (!lanes.varying) {
-      llvm::Type* word = b_.getIntNTy(static_cast<unsigned>(8 * group));
+      llvm::Type* word = b_.getIntNTy(static_cast<unsigned>(8 * te::dtypeBytes(buf->dtype) * group));
       auto* w = b_.CreateAlignedLoad(word, address(buf, emitExpr(first)), llvm::Align(1));
       tagAccess(w, buf);
       return b_.CreateBitCast(b_.CreateVectorSplat(lanes_, w), bytes);
@@ -146,7 +154,9 @@ bool Emitter::tryEmitDot(const lower::For& f) {
   if (!vvar_ || mask_ || tail_mask_ || !te::isConstInt(f.extent, &group) || (group != 2 && group != 4)) return false;
   if (lanes_ != vector_bits_ / 32) return false;
   const lower::Store* st = f.body ? std::get_if<lower::Store>(&f.body->kind) : nullptr;
-  if (!st || st->buffer->dtype != te::DType::Int32 || te::usesVar(st->index, f.var.get())) return false;
+  if (!st || te::usesVar(st->index, f.var.get())) return false;
+  const te::DType acc_type = st->buffer->dtype;
+  if (acc_type != te::DType::Int32 && acc_type != te::DType::Float32) return false;
   const te::Binary* add = st->value.as<te::Binary>();
   if (!add || add->op != te::BinOp::Add) return false;
   // acc + product, either way round, acc read where it is written.
@@ -157,13 +167,16 @@ bool Emitter::tryEmitDot(const lower::For& f) {
   const te::Expr& prod = isAcc(add->a) ? add->b : isAcc(add->b) ? add->a : te::Expr();
   const te::Binary* mul = prod.defined() ? prod.as<te::Binary>() : nullptr;
   if (!mul || mul->op != te::BinOp::Mul) return false;
-  const te::BufferLoad* x = widenedByte(mul->a);
-  const te::BufferLoad* y = widenedByte(mul->b);
+  const te::BufferLoad* x = widened(mul->a, acc_type);
+  const te::BufferLoad* y = widened(mul->b, acc_type);
   if (!x || !y) return false;
   const bool x_signed = x->buffer->dtype == te::DType::Int8, y_signed = y->buffer->dtype == te::DType::Int8;
   const DotUnits units = dotUnits(features_, vector_bits_);
-  enum class Unit { Vnni, Pairs, ArmDot } unit;
-  if (group == 4 && units.vnni && x_signed != y_signed) unit = Unit::Vnni;
+  enum class Unit { Vnni, Pairs, ArmDot, Bf16 } unit;
+  if (acc_type == te::DType::Float32) {
+    if (group != 2 || !units.bf16 || vector_bits_ < 256) return false;
+    unit = Unit::Bf16;
+  } else if (group == 4 && units.vnni && x_signed != y_signed) unit = Unit::Vnni;
   else if (group == 4 && units.arm_dot && x_signed == y_signed && vector_bits_ == 128) unit = Unit::ArmDot;
   else if (units.pairs) unit = Unit::Pairs;
   else return false;
@@ -190,6 +203,14 @@ bool Emitter::tryEmitDot(const lower::For& f) {
       break;
     }
     case Unit::Pairs: result = b_.CreateAdd(acc, pairDot(a, x_signed, b, y_signed, g)); break;
+    case Unit::Bf16: {
+      llvm::Type* pairs = llvm::FixedVectorType::get(b_.getBFloatTy(), static_cast<unsigned>(2 * lanes_));
+      llvm::Intrinsic::ID id = vector_bits_ == 512 ? llvm::Intrinsic::x86_avx512bf16_dpbf16ps_512
+                                                   : llvm::Intrinsic::x86_avx512bf16_dpbf16ps_256;
+      result = b_.CreateCall(llvm::Intrinsic::getDeclaration(&mod_, id),
+                             {acc, b_.CreateBitCast(a, pairs), b_.CreateBitCast(b, pairs)});
+      break;
+    }
   }
   storeValue(st->buffer, st->index, result);
   return true;

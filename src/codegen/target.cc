@@ -141,6 +141,7 @@ void classify(Target& t, const llvm::MCSubtargetInfo& sti) {
   if (x86) {
     bool vnni = (t.isa == Isa::Avx512 && enabled(sti, "avx512vnni")) || (t.isa == Isa::Avx2 && enabled(sti, "avxvnni"));
     t.int8_group = vnni ? 4 : t.isa == Isa::Scalar ? 1 : 2;
+    t.bf16_group = t.isa == Isa::Avx512 && enabled(sti, "avx512bf16") ? 2 : 1;
   } else {
     t.int8_group = t.isa == Isa::Neon && enabled(sti, "dotprod") ? 4 : 1;
   }

@@ -188,6 +188,9 @@ void ttune_model_destroy(ttune_model* model) { delete model; }
 
 const char* ttune_model_name(const ttune_model* model) { return nameOr(model, &ttune::deploy::ModelImage::name); }
 const char* ttune_model_target(const ttune_model* model) { return nameOr(model, &ttune::deploy::ModelImage::target); }
+const char* ttune_model_precision(const ttune_model* model) {
+  return nameOr(model, &ttune::deploy::ModelImage::precision);
+}
 
 int ttune_model_threads(const ttune_model* model) {
   clearError();

@@ -206,6 +206,7 @@ ExportResult exportModel(const executor::ModelArtifacts& a, const ExportOptions&
   ModelImage image;
   image.name = o.name;
   image.target = codegen::describe(a.target);
+  image.precision = o.precision;
   image.cpu_features = codegen::kernelFeatures(a.target);
   image.plan = a.plan;
   std::vector<WeightSpan> spans;

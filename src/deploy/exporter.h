@@ -26,6 +26,7 @@ struct ExportOptions {
   std::string source;    // what was exported (model name or file), for the generated header
   std::string compiler;  // C++ compiler driver; empty: $CXX, else c++
   bool static_archive = true;
+  std::string precision = "fp32";  // what its products compute in (ttune_model_precision)
 };
 
 struct ExportResult {

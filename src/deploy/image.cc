@@ -6,7 +6,7 @@ namespace ttune::deploy {
 
 namespace {
 constexpr uint32_t kImageMagic = 0x474d4954;  // "TIMG"
-constexpr uint32_t kImageVersion = 1;
+constexpr uint32_t kImageVersion = 2;  // 2: precision
 }  // namespace
 
 std::string serializeImage(const ModelImage& m) {
@@ -16,6 +16,7 @@ std::string serializeImage(const ModelImage& m) {
   w.u32(kImageVersion);
   w.str(m.name);
   w.str(m.target);
+  w.str(m.precision);
   w.u32(static_cast<uint32_t>(m.cpu_features.size()));
   for (const std::string& f : m.cpu_features) w.str(f);
   w.u64(m.weights_digest);
@@ -34,6 +35,7 @@ bool parseImage(const char* data, size_t size, ModelImage& m, std::string& error
            false;
   m.name = r.str();
   m.target = r.str();
+  m.precision = r.str();
   m.cpu_features.resize(r.count(4));
   for (std::string& f : m.cpu_features) f = r.str();
   m.weights_digest = r.u64();

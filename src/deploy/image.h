@@ -16,6 +16,7 @@ namespace ttune::deploy {
 struct ModelImage {
   std::string name;
   std::string target;                     // codegen::describe() of the target
+  std::string precision = "fp32";         // what its convolutions and products compute in: fp32, bf16
   std::vector<std::string> cpu_features;  // instruction-set features the kernels may use
   uint64_t weights_digest = 0;            // weightsDigest() of the weights, in plan order
   runtime::Plan plan;

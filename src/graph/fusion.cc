@@ -140,6 +140,26 @@ std::vector<Kernel> partition(const Graph& g) {
   std::unordered_set<int> outputs(g.outputs().begin(), g.outputs().end());
   std::vector<int> group(nodes.size(), -1);
   std::vector<std::vector<int>> groups;
+  // Whether value v comes from an anchor not yet in a kernel, through the chain of single-reader
+  // nodes that anchor's kernel will absorb: an element-wise node reading v and a value of an
+  // earlier chain is left to the anchor's kernel (its epilogue), not taken by that chain.
+  auto fromPendingAnchor = [&](int v) {
+    for (int depth = 0; depth < 64 && v >= 0; ++depth) {
+      const int p = g.value(v).producer;
+      if (p < 0 || group[p] >= 0 || consumers[v].size() != 1) return false;
+      const Node& pn = nodes[p];
+      if (fusionRole(pn.attrs) == FusionRole::Anchor) return true;
+      int next = -1;
+      for (int in : pn.inputs)
+        if (in >= 0 && !g.value(in).isConstant()) {
+          if (next >= 0) return false;
+          next = in;
+        }
+      if (next < 0 || !isAbsorbable(g, pn, next)) return false;
+      v = next;
+    }
+    return false;
+  };
   for (size_t i = 0; i < nodes.size(); ++i) {
     if (group[i] >= 0) continue;
     int gid = static_cast<int>(groups.size());
@@ -157,6 +177,9 @@ std::vector<Kernel> partition(const Graph& g) {
       if (outputs.count(v) || consumers[v].size() != 1) break;
       int next = consumers[v][0];
       if (group[next] >= 0 || !isAbsorbable(g, nodes[next], v)) break;
+      if (fusionRole(nodes[i].attrs) != FusionRole::Anchor &&
+          std::any_of(nodes[next].inputs.begin(), nodes[next].inputs.end(), [&](int in) { return in != v && fromPendingAnchor(in); }))
+        break;
       if (view && !std::holds_alternative<ReshapeAttrs>(nodes[next].attrs)) break;
       if (winograd && movesInnermostAxis(nodes[next])) break;
       winograd = winograd || std::holds_alternative<WinogradOutputAttrs>(nodes[next].attrs);

@@ -1,10 +1,12 @@
 #include "graph/passes.h"
+
 #include "graph/winograd.h"
 
 #include <algorithm>
 #include <cmath>
 #include <unordered_map>
 
+#include "graph/bf16.h"
 #include "graph/layout.h"
 #include "support/assert.h"
 #include "support/overload.h"
@@ -224,6 +226,7 @@ void optimizeGraph(Graph& g, const GraphOptions& options) {
   if (options.channels_last) convertToChannelsLast(g, options.vector_lanes);
   if (options.channels_last && options.winograd) useWinograd(g);
   if (options.channels_last) flattenPointwiseConvs(g, options.flatten_pointwise);
+  if (options.bf16) useBf16(g);
   removeIdentities(g);
   eliminateDeadCode(g);
 }

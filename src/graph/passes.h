@@ -45,6 +45,8 @@ struct GraphOptions {
   // Whether a stride-1 1x1 convolution runs with its image's pixels as one axis (graph/flatten.h:
   // the target's register-tile model decides); unset: never.
   FlattenDecision flatten_pointwise = {};
+  // Convolutions, dense layers and matrix products compute with bfloat16 operands (graph/bf16.h).
+  bool bf16 = false;
 };
 void optimizeGraph(Graph& g, const GraphOptions& options = {});
 

@@ -21,26 +21,42 @@ void checkWindowAttrs(std::string_view op, const Hw& strides, const Pad4& paddin
     TT_CHECK_ARG(p >= 0, op, ": padding must be non-negative, got ", listToString(padding));
 }
 
-// The element types of a product's operands: float (float32 or float64: the expressions promote) or
-// 8-bit integers of either signedness, whose products are widened to int32 and summed in int32
-// (an int8 kernel: exact, with int32's wrap-around as the only overflow, far beyond any real
-// reduction: 65793 terms of the largest products). Throws naming the operator otherwise.
-bool integerOperands(std::string_view op, const Tensor& a, const Tensor& b, std::string_view role_a,
+// The element types of a product's operands:
+//   Float  float32 (or float64: the expressions promote), summed as they are;
+//   Int8   8-bit integers of either signedness, widened to int32 and summed in int32 (an int8
+//          kernel: exact, with int32's wrap-around as the only overflow, far beyond any real
+//          reduction: 65793 terms of the largest products);
+//   Bf16   bfloat16, widened to float32 (exactly) and summed in float32 (a bf16 kernel).
+enum class Operands { Float, Int8, Bf16 };
+
+// Throws naming the operator unless both operands are of one kind.
+Operands operandKind(std::string_view op, const Tensor& a, const Tensor& b, std::string_view role_a,
                      std::string_view role_b) {
   bool a8 = te::is8BitInt(a.dtype()), b8 = te::is8BitInt(b.dtype());
   if (a8 || b8) {
     TT_CHECK_ARG(a8 && b8, op, ": the ", role_a, " has dtype ", te::dtypeName(a.dtype()), " and the ", role_b, " ",
                  te::dtypeName(b.dtype()), ", but an integer product needs both int8 or uint8");
-    return true;
+    return Operands::Int8;
+  }
+  bool ah = a.dtype() == DType::BFloat16, bh = b.dtype() == DType::BFloat16;
+  if (ah || bh) {
+    TT_CHECK_ARG(ah && bh, op, ": the ", role_a, " has dtype ", te::dtypeName(a.dtype()), " and the ", role_b, " ",
+                 te::dtypeName(b.dtype()), ", but a bfloat16 product needs both bfloat16");
+    return Operands::Bf16;
   }
   checkDType(op, a, DType::Float32, role_a);
   checkDType(op, b, DType::Float32, role_b);
-  return false;
+  return Operands::Float;
 }
 
-// One term of a product's sum: 8-bit operands widened to int32.
-Expr term(const Expr& a, const Expr& b, bool integer) {
-  return integer ? te::cast(DType::Int32, a) * te::cast(DType::Int32, b) : a * b;
+// One term of a product's sum, its operands widened as `kind` says.
+Expr term(const Expr& a, const Expr& b, Operands kind) {
+  switch (kind) {
+    case Operands::Float: return a * b;
+    case Operands::Int8: return te::cast(DType::Int32, a) * te::cast(DType::Int32, b);
+    case Operands::Bf16: return te::cast(DType::Float32, a) * te::cast(DType::Float32, b);
+  }
+  return a * b;
 }
 
 int64_t windowOut(std::string_view op, const char* dim, int64_t in, int64_t pb, int64_t pa, int64_t k,
@@ -56,8 +72,8 @@ Tensor conv2dImpl(std::string_view op, bool nhwc, const Tensor& data, const Tens
                   Hw dil, int64_t groups, int64_t pad_value) {
   checkRank(op, data, 4, "input");
   checkRank(op, weight, 4, "weight");
-  const bool integer = integerOperands(op, data, weight, "input", "weight");
-  TT_CHECK_ARG(pad_value == 0 || (integer && pad_value >= te::intTypeMin(data.dtype()) && pad_value <= te::intTypeMax(data.dtype())),
+  const Operands kind = operandKind(op, data, weight, "input", "weight");
+  TT_CHECK_ARG(pad_value == 0 || (kind == Operands::Int8 && pad_value >= te::intTypeMin(data.dtype()) && pad_value <= te::intTypeMax(data.dtype())),
                op, ": the padding value ", pad_value, " is not a value of the ", te::dtypeName(data.dtype()), " input");
   checkWindowAttrs(op, st, pad4, dil);
   TT_CHECK_ARG(groups >= 1, op, ": groups must be positive, got ", groups);
@@ -92,7 +108,7 @@ Tensor conv2dImpl(std::string_view op, bool nhwc, const Tensor& data, const Tens
           name, {N, OH, OW, K},
           [&](const std::vector<Var>& v) {
             const Var &nn = v[0], &yy = v[1], &xx = v[2], &ff = v[3];
-            return te::sum(term(in(nn, row(yy), col(xx), Expr(ff) / m), weight(ry.var, rx.var, 0, ff), integer), {ry, rx});
+            return te::sum(term(in(nn, row(yy), col(xx), Expr(ff) / m), weight(ry.var, rx.var, 0, ff), kind), {ry, rx});
           },
           name, {"nn", "yy", "xx", "ff"});
     }
@@ -100,7 +116,7 @@ Tensor conv2dImpl(std::string_view op, bool nhwc, const Tensor& data, const Tens
         name, {N, K, OH, OW},
         [&](const std::vector<Var>& v) {
           const Var &nn = v[0], &ff = v[1], &yy = v[2], &xx = v[3];
-          return te::sum(term(in(nn, Expr(ff) / m, row(yy), col(xx)), weight(ff, 0, ry.var, rx.var), integer), {ry, rx});
+          return te::sum(term(in(nn, Expr(ff) / m, row(yy), col(xx)), weight(ff, 0, ry.var, rx.var), kind), {ry, rx});
         },
         name, {"nn", "ff", "yy", "xx"});
   }
@@ -113,7 +129,7 @@ Tensor conv2dImpl(std::string_view op, bool nhwc, const Tensor& data, const Tens
                        [&](const std::vector<Var>& v) {
                          const Var &nn = v[0], &yy = v[1], &xx = v[2], &ff = v[3];
                          return te::sum(
-                             term(in(nn, row(yy), col(xx), channel(ff)), weight(ry.var, rx.var, rc.var, ff), integer),
+                             term(in(nn, row(yy), col(xx), channel(ff)), weight(ry.var, rx.var, rc.var, ff), kind),
                              {ry, rx, rc});
                        },
                        "conv2d_nhwc", {"nn", "yy", "xx", "ff"});
@@ -122,7 +138,7 @@ Tensor conv2dImpl(std::string_view op, bool nhwc, const Tensor& data, const Tens
                      [&](const std::vector<Var>& v) {
                        const Var &nn = v[0], &ff = v[1], &yy = v[2], &xx = v[3];
                        return te::sum(
-                           term(in(nn, channel(ff), row(yy), col(xx)), weight(ff, rc.var, ry.var, rx.var), integer),
+                           term(in(nn, channel(ff), row(yy), col(xx)), weight(ff, rc.var, ry.var, rx.var), kind),
                            {rc, ry, rx});
                      },
                      "conv2d_nchw", {"nn", "ff", "yy", "xx"});
@@ -174,21 +190,21 @@ Tensor depthwise_conv2d_nhwc(const Tensor& data, const Tensor& weight, Hw stride
 Tensor dense(const Tensor& x, const Tensor& w) {
   checkRank("dense", x, 2, "input");
   checkRank("dense", w, 2, "weight");
-  const bool integer = integerOperands("dense", x, w, "input", "weight");
+  const Operands kind = operandKind("dense", x, w, "input", "weight");
   int64_t M = x.shape()[0], K = x.shape()[1], N = w.shape()[0];
   TT_CHECK_ARG(w.shape()[1] == K, "dense: the input ", te::shapeToString(x.shape()), " has ", K,
                " features but the weight ", te::shapeToString(w.shape()), " (laid out [N, K]) expects ",
                w.shape()[1]);
   IterVar k = te::reduceAxis(K, "k");
   return te::compute("dense", {M, N},
-                     [&](const std::vector<Var>& v) { return te::sum(term(x(v[0], k.var), w(v[1], k.var), integer), {k}); },
+                     [&](const std::vector<Var>& v) { return te::sum(term(x(v[0], k.var), w(v[1], k.var), kind), {k}); },
                      "dense", {"i", "j"});
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   checkRank("matmul", a, 2, "first operand");
   checkRank("matmul", b, 2, "second operand");
-  const bool integer = integerOperands("matmul", a, b, "first operand", "second operand");
+  const Operands kind = operandKind("matmul", a, b, "first operand", "second operand");
   const Shape &as = a.shape(), &bs = b.shape();
   int64_t M = ta ? as[1] : as[0], Ka = ta ? as[0] : as[1];
   int64_t Kb = tb ? bs[1] : bs[0], N = tb ? bs[0] : bs[1];
@@ -200,7 +216,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
                      [&](const std::vector<Var>& v) {
                        Expr x = ta ? a(k.var, v[0]) : a(v[0], k.var);
                        Expr y = tb ? b(v[1], k.var) : b(k.var, v[1]);
-                       return te::sum(term(x, y, integer), {k});
+                       return te::sum(term(x, y, kind), {k});
                      },
                      "matmul", {"i", "j"});
 }
@@ -208,7 +224,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
 Tensor batch_matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   checkMinRank("batch_matmul", a, 2, "first operand");
   checkMinRank("batch_matmul", b, 2, "second operand");
-  const bool integer = integerOperands("batch_matmul", a, b, "first operand", "second operand");
+  const Operands kind = operandKind("batch_matmul", a, b, "first operand", "second operand");
   const Shape &as = a.shape(), &bs = b.shape();
   size_t ra = as.size(), rb = bs.size();
   Shape a_batch(as.begin(), as.end() - 2), b_batch(bs.begin(), bs.end() - 2);
@@ -239,7 +255,7 @@ Tensor batch_matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
         ai.push_back(ta ? i : k.var);
         bi.push_back(tb ? j : k.var);
         bi.push_back(tb ? k.var : j);
-        return te::sum(term(a(ai), b(bi), integer), {k});
+        return te::sum(term(a(ai), b(bi), kind), {k});
       },
       "batch_matmul", names);
 }

@@ -2,9 +2,10 @@
 // weights; grouped and depthwise), dense, matmul and batch matmul. Fusion makes these the anchors of
 // their kernels, so their op and axis names are what most schedules refer to.
 //
-// Operands are float (float32 / float64) or 8-bit integers (int8 / uint8, any mix): an integer
-// product widens each operand to int32 and sums in int32 (the int8 kernels; scales, zero points
-// and requantization are element-wise ops around it, see frontend/onnx/ops_quant.cc). An integer
+// Operands are float (float32 / float64), 8-bit integers (int8 / uint8, any mix) or bfloat16: an
+// integer product widens each operand to int32 and sums in int32 (the int8 kernels; scales, zero
+// points and requantization are element-wise ops around it, see frontend/onnx/int8_products.h);
+// a bfloat16 one widens to float32 and sums in float32 (graph/bf16.h). An integer
 // convolution pads with `pad_value` (its input's zero point, so padded taps add nothing after
 // the zero-point compensation); float ones pad with 0.
 //

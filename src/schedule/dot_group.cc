@@ -4,15 +4,20 @@
 
 namespace ttune::schedule {
 
-int64_t int8DotGroup(const te::ComputeOp& c, const Target& t) {
+int64_t dotGroup(const te::ComputeOp& c, const Target& t) {
   const te::Reduce* red = c.reduce();
-  if (!red || red->source.dtype() != te::DType::Int32 || t.int8_group <= 1 || c.reduceAxes().empty()) return 1;
-  bool bytes = false;
+  if (!red || c.reduceAxes().empty()) return 1;
+  bool bytes = false, halves = false;
   te::visitAll(red->source, [&](const te::Expr& e) {
-    if (const te::TensorRead* read = e.as<te::TensorRead>()) bytes = bytes || te::is8BitInt(read->tensor.dtype());
+    if (const te::TensorRead* read = e.as<te::TensorRead>()) {
+      bytes = bytes || te::is8BitInt(read->tensor.dtype());
+      halves = halves || read->tensor.dtype() == te::DType::BFloat16;
+    }
   });
-  const int64_t extent = c.reduceAxes().back().extent;
-  return bytes && extent % t.int8_group == 0 ? t.int8_group : 1;
+  int64_t group = 1;
+  if (bytes && red->source.dtype() == te::DType::Int32) group = t.int8_group;
+  if (halves && red->source.dtype() == te::DType::Float32) group = t.bf16_group;
+  return group > 1 && c.reduceAxes().back().extent % group == 0 ? group : 1;
 }
 
 bool endsInDotGroup(const Stage& st) {

@@ -52,6 +52,8 @@ struct Target {
   // vpmaddwd (x86 AVX2 / AVX-512 without VNNI, on operands widened to int16), 1 without one.
   // int8 reductions are split by it, innermost (codegen/emitter_dot.cc).
   int int8_group = 1;
+  // The same for bfloat16 reductions (float32 sums): 2 with vdpbf16ps (AVX512-BF16), else 1.
+  int bf16_group = 1;
 
   // float32 (or int32) lanes of one vector register.
   int lanes(int elem_bytes = 4) const { return std::max(1, vector_bits / (8 * elem_bytes)); }
