@@ -12,7 +12,7 @@
 // Every reply is one JSON line on stdout. The first line is {"ready": true, ...} once compiled,
 // or {"error": "...", "step": "import|compile|run"} (also on stderr) with exit status 1.
 //
-//   bench_model_worker MODEL.onnx --input X.npy [--threads T] [--db PATH]
+//   bench_model_worker MODEL.onnx --input X.npy [--threads T] [--db PATH] [--precision bf16]
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <iostream>
@@ -75,9 +75,10 @@ int main(int argc, char** argv) {
   app.add_option("--input", input_paths, "Input .npy files, one per model input, in order")->required();
   app.add_option("--threads", threads, "Threads (default: all cores)");
   app.add_option("--db", db, cli::kBankOptionHelp)->each([&](const std::string&) { use_db = true; });
+  app.add_option("--precision", src.precision, "fp32 or bf16 (as ttune run --precision)")->check(CLI::IsMember({"fp32", "bf16"}));
   CLI11_PARSE(app, argc, argv);
   if (threads > 0) runtime::ThreadPool::global().setNumThreads(threads);
-  const std::string name = cli::modelName(src.spec);
+  const std::string name = cli::modelName(src);
 
   executor::ModelOptions opt;
   try {

@@ -56,8 +56,11 @@ INT8_MODELS = ["resnet18_int8", "resnet50_int8", "mobilenet_v2_int8", "mobilenet
                "inception_v3_int8", "bert_base_128_dynint8"]
 EXTRA_MODELS += INT8_MODELS
 RUNTIMES = ["ttune", "onnxruntime", "pytorch"]
+# --precision bf16: ttune's bfloat16 build, its float32 build beside it (the speedup bf16 buys),
+# ONNX Runtime in float32 (it has no bfloat16 CPU kernels) and PyTorch under bf16 autocast.
+BF16_RUNTIMES = ["ttune", "ttune_fp32", "onnxruntime", "pytorch"]
 OTHER_LOAD_WARNING = 0.05  # share of the machine's CPU time taken by other processes while timing
-LABEL = {"ttune": "ttune", "onnxruntime": "ORT", "pytorch": "PyTorch", "all": "every runtime"}
+LABEL = {"ttune": "ttune", "ttune_fp32": "ttune float32", "onnxruntime": "ORT", "pytorch": "PyTorch", "all": "every runtime"}
 
 
 class WorkerError(Exception):
@@ -203,11 +206,13 @@ def start_workers(model, a, input_path, tmp):
              "--threads", str(a.threads), "--target", a.ttune_target]
     if a.db is not None:
         ttune += ["--db", a.db]
-    argv = {"ttune": ttune,
+    if a.precision == "bf16":
+        pt_path = os.path.join(a.models_dir, model + ".bf16.pt")
+    argv = {"ttune": ttune + ["--precision", a.precision], "ttune_fp32": ttune,
             "onnxruntime": ["node", os.path.join(HERE, "ort_worker.js"), onnx_path, input_path, str(a.threads)],
             "pytorch": [PYTHON, os.path.join(HERE, "torch_worker.py"), pt_path, input_path, str(a.threads)]}
     workers, errors = {}, {}
-    for rt in RUNTIMES:
+    for rt in a.runtimes:
         try:
             workers[rt] = Worker(rt, argv[rt], env, os.path.join(tmp, f"{model}.{rt}.log"))
         except OSError as e:
@@ -334,7 +339,7 @@ def bench_model(model, a, tmp):
                 del workers[rt]
         result["runs_per_block"] = blocks
 
-        live = [rt for rt in RUNTIMES if rt in workers]
+        live = [rt for rt in a.runtimes if rt in workers]
         times = {rt: [] for rt in live}          # every run
         block_medians = {rt: [] for rt in live}  # one per round
         snapshot = cpu_snapshot([w.proc.pid for w in workers.values()])
@@ -359,9 +364,12 @@ def bench_model(model, a, tmp):
             result["other_cpu_share"] = other_cpu_share(snapshot, cpu_snapshot([workers[rt].proc.pid for rt in timed]))
             result["median_ms"] = {rt: statistics.median(times[rt]) for rt in timed}
             result["min_ms"] = {rt: min(times[rt]) for rt in timed}
-        for peer, key in (("onnxruntime", "ratio_ttune_ort"), ("pytorch", "ratio_ttune_pytorch")):
+        for peer, key in (("onnxruntime", "ratio_ttune_ort"), ("pytorch", "ratio_ttune_pytorch"),
+                          ("ttune_fp32", "ratio_ttune_fp32")):
             if a.rounds > 0 and "ttune" in timed and peer in timed:
-                result[key] = statistics.median(t / p for t, p in zip(block_medians["ttune"], block_medians[peer]))
+                ratios = [t / p for t, p in zip(block_medians["ttune"], block_medians[peer])]
+                result[key] = statistics.median(ratios)
+                result[key + "_interval"] = median_interval(ratios)
 
         outputs = {}
         for rt in timed:  # with --rounds 0: every runtime that loaded the model
@@ -373,14 +381,16 @@ def bench_model(model, a, tmp):
                 result["errors"][rt] = f"{LABEL[rt]} could not write the output of {model}: {e}"
         agreement = {}
         step = quant_step(onnx_path) if model in INT8_MODELS else None
-        for i, x in enumerate(RUNTIMES):
-            for y in RUNTIMES[i + 1:]:
+        for i, x in enumerate(a.runtimes):
+            for y in a.runtimes[i + 1:]:
                 if x in outputs and y in outputs:
                     if step:
                         agreement[f"{x}-{y}"] = compare_steps(outputs[x], outputs[y].astype(np.float64), step)
                         continue
                     cmp = compare_rows if model in DETECTION_MODELS else compare
-                    agreement[f"{x}-{y}"] = cmp(outputs[x], outputs[y].astype(np.float64), a.tolerance)
+                    # bfloat16 against float32: operands rounded to 8 bits, reported at --bf16-tolerance.
+                    tol = a.bf16_tolerance if a.precision == "bf16" and (x == "ttune" or y == "pytorch") else a.tolerance
+                    agreement[f"{x}-{y}"] = cmp(outputs[x], outputs[y].astype(np.float64), tol)
         if model in DETECTION_MODELS and "onnxruntime-pytorch" in agreement:
             # With random weights these models are chaotic (eager PyTorch itself keeps a different
             # set of boxes for 1e-5 of input noise), and the traced PyTorch module keeps control
@@ -395,6 +405,20 @@ def bench_model(model, a, tmp):
         for w in workers.values():
             w.close()
     return result
+
+
+def median_interval(values):
+    """A distribution-free confidence interval of the median of `values` (order statistics: the
+    k-th smallest and largest, k the largest with P(Binomial(n, 1/2) < k) <= 2.5%); with 10
+    rounds it is the 2nd and 9th of the sorted ratios (97.9%)."""
+    xs = sorted(values)
+    n, k, cdf = len(xs), 0, 0.0
+    while k < n:
+        cdf_next = cdf + math.comb(n, k) / 2 ** n
+        if cdf_next > 0.025:
+            break
+        cdf, k = cdf_next, k + 1
+    return [xs[k], xs[n - 1 - k]] if n and k < n - k else [xs[0], xs[-1]] if n else None
 
 
 def fmt(v, spec):
@@ -417,6 +441,13 @@ def print_row(r):
     print(f"{r['model']:<16} {fmt(m.get('ttune'), '10.2f')} {fmt(m.get('onnxruntime'), '10.2f')} "
           f"{fmt(m.get('pytorch'), '10.2f')} {fmt(r.get('ratio_ttune_ort'), '10.2f')} "
           f"{fmt(r.get('ratio_ttune_pytorch'), '14.2f')} {other:>7}  {agree}", flush=True)
+    intervals = [f"ttune/{LABEL[p]} {r[k]:.2f} ({r[k + '_interval'][0]:.2f}-{r[k + '_interval'][1]:.2f})"
+                 for p, k in (("onnxruntime", "ratio_ttune_ort"), ("pytorch", "ratio_ttune_pytorch"),
+                              ("ttune_fp32", "ratio_ttune_fp32")) if r.get(k + "_interval")]
+    if intervals:
+        print(f"  {r['model']}: " + ", ".join(intervals) + " (medians and their intervals over the rounds)", flush=True)
+    if "ttune_fp32" in m:
+        print(f"  {r['model']}: ttune float32 {m['ttune_fp32']:.2f} ms", flush=True)
 
 
 def report_problems(r, tolerance):
@@ -447,8 +478,9 @@ def geomean(values):
 
 def ensure_exported(models, a):
     # Only the models export_models.py knows; other names must already have their files.
+    exts = (".onnx", ".pt", ".bf16.pt") if a.precision == "bf16" else (".onnx", ".pt")
     missing = [m for m in models if m in MODELS + EXTRA_MODELS and not all(os.path.exists(os.path.join(a.models_dir, m + ext))
-                                                            for ext in (".onnx", ".pt"))]
+                                                            for ext in exts)]
     if missing:
         print(f"exporting {' '.join(missing)} into {a.models_dir}", file=sys.stderr, flush=True)
         subprocess.run([PYTHON, os.path.join(HERE, "export_models.py"), a.models_dir, "--models", *missing],
@@ -479,10 +511,16 @@ def main():
     ap.add_argument("--seed", type=int, default=1, help="seed of the input")
     ap.add_argument("--tolerance", type=float, default=1e-3,
                     help="outputs agree when max |a - b| <= tolerance * max |b|")
+    ap.add_argument("--precision", choices=["fp32", "bf16"], default="fp32",
+                    help="bf16: ttune's bfloat16 build (with its float32 build beside it) and PyTorch under bf16 "
+                         "autocast (NAME.bf16.pt); ORT stays float32")
+    ap.add_argument("--bf16-tolerance", type=float, default=5e-2,
+                    help="with --precision bf16: bfloat16 outputs agree with float32 ones within this (relative to max |b|)")
     ap.add_argument("--load-timeout", type=float, default=1800, help="seconds for a worker to load a model")
     ap.add_argument("--run-timeout", type=float, default=600, help="seconds for one command")
     a = ap.parse_args()
     a.models_dir, a.build_dir = os.path.abspath(a.models_dir), os.path.abspath(a.build_dir)
+    a.runtimes = BF16_RUNTIMES if a.precision == "bf16" else RUNTIMES
     if a.threads < 1 or a.rounds < 0:
         ap.error("--threads must be positive and --rounds not negative")
 
@@ -534,6 +572,7 @@ def main():
                "versions": versions,
                "geomean_ratio_ttune_ort": geomean([r.get("ratio_ttune_ort") for r in results]),
                "geomean_ratio_ttune_pytorch": geomean([r.get("ratio_ttune_pytorch") for r in results]),
+               "precision": a.precision,
                "failed": {r["model"]: r["errors"] for r in results if r["errors"]},
                "mismatched": [r["model"] for r in results if not r.get("outputs_agree", True)]}
     if a.json:

@@ -327,6 +327,8 @@ QUANTIZED_MODELS = {
     "bert_base_128_dynint8": dynamic_int8(lambda: bert_base(128)),
 }
 MODELS.update(QUANTIZED_MODELS)
+# Float models also exported for PyTorch's bf16 autocast (NAME.bf16.pt).
+BF16_MODELS = ["bert_base_128", "bert_base_256", "resnet50"]
 
 
 def randomize_batch_norms(model):
@@ -341,7 +343,8 @@ def randomize_batch_norms(model):
 def export(name, out_dir, opset):
     onnx_path = os.path.join(out_dir, name + ".onnx")
     pt_path = os.path.join(out_dir, name + ".pt")
-    if os.path.exists(onnx_path) and os.path.exists(pt_path):
+    if os.path.exists(onnx_path) and os.path.exists(pt_path) and (
+            name not in BF16_MODELS or os.path.exists(os.path.join(out_dir, name + ".bf16.pt"))):
         print(f"{name}: present in {out_dir}")
         return
     torch.manual_seed(SEED)
@@ -379,6 +382,20 @@ def export(name, out_dir, opset):
             tmp = pt_path + ".tmp"
             torch.jit.save(frozen, tmp)
             os.replace(tmp, pt_path)
+    bf16_path = os.path.join(out_dir, name + ".bf16.pt")
+    if name in BF16_MODELS and not os.path.exists(bf16_path):
+        # PyTorch's bfloat16 side (bench_models.py --precision bf16): traced under CPU autocast,
+        # so the frozen graph holds autocast's casts around its convolutions and matrix products.
+        # The encoder layers' fused fast path fails under autocast in PyTorch 1.13 ("expected
+        # scalar type BFloat16 but found Float"): they take their plain path, which autocast covers.
+        for m in model.modules():
+            if isinstance(m, nn.TransformerEncoderLayer):
+                m.activation_relu_or_gelu = False
+        with torch.no_grad(), torch.cpu.amp.autocast(dtype=torch.bfloat16, cache_enabled=False):
+            frozen = torch.jit.freeze(torch.jit.trace(model, (x,)))
+            tmp = bf16_path + ".tmp"
+            torch.jit.save(frozen, tmp)
+            os.replace(tmp, bf16_path)
     print(f"{name}: wrote {onnx_path} (opset {opset}) and {pt_path}, input {'x'.join(map(str, shape))}")
 
 
