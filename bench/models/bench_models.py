@@ -208,7 +208,11 @@ def start_workers(model, a, input_path, tmp):
         ttune += ["--db", a.db]
     if a.precision == "bf16":
         pt_path = os.path.join(a.models_dir, model + ".bf16.pt")
-    argv = {"ttune": ttune + ["--precision", a.precision], "ttune_fp32": ttune,
+    fp32_ttune = list(ttune)
+    if a.versus_fp32 and model in INT8_MODELS:
+        # The float32 model of the same network (NAME without its int8 suffix), same input.
+        fp32_ttune[1] = os.path.join(a.models_dir, float_counterpart(model) + ".onnx")
+    argv = {"ttune": ttune + ["--precision", a.precision], "ttune_fp32": fp32_ttune,
             "onnxruntime": ["node", os.path.join(HERE, "ort_worker.js"), onnx_path, input_path, str(a.threads)],
             "pytorch": [PYTHON, os.path.join(HERE, "torch_worker.py"), pt_path, input_path, str(a.threads)]}
     workers, errors = {}, {}
@@ -383,6 +387,8 @@ def bench_model(model, a, tmp):
         step = quant_step(onnx_path) if model in INT8_MODELS else None
         for i, x in enumerate(a.runtimes):
             for y in a.runtimes[i + 1:]:
+                if a.versus_fp32 and "ttune_fp32" in (x, y):
+                    continue  # another model's output
                 if x in outputs and y in outputs:
                     if step:
                         agreement[f"{x}-{y}"] = compare_steps(outputs[x], outputs[y].astype(np.float64), step)
@@ -405,6 +411,14 @@ def bench_model(model, a, tmp):
         for w in workers.values():
             w.close()
     return result
+
+
+def float_counterpart(model):
+    """The float32 model an int8 one was quantized from: resnet50_int8 -> resnet50."""
+    for suffix in ("_dynint8", "_int8"):
+        if model.endswith(suffix):
+            return model[: -len(suffix)]
+    return model
 
 
 def median_interval(values):
@@ -514,13 +528,16 @@ def main():
     ap.add_argument("--precision", choices=["fp32", "bf16"], default="fp32",
                     help="bf16: ttune's bfloat16 build (with its float32 build beside it) and PyTorch under bf16 "
                          "autocast (NAME.bf16.pt); ORT stays float32")
+    ap.add_argument("--versus-fp32", action="store_true",
+                    help="int8 models: also time ttune on the float32 model of the same network (exported as NAME without "
+                         "_int8), interleaved: what int8 buys")
     ap.add_argument("--bf16-tolerance", type=float, default=5e-2,
                     help="with --precision bf16: bfloat16 outputs agree with float32 ones within this (relative to max |b|)")
     ap.add_argument("--load-timeout", type=float, default=1800, help="seconds for a worker to load a model")
     ap.add_argument("--run-timeout", type=float, default=600, help="seconds for one command")
     a = ap.parse_args()
     a.models_dir, a.build_dir = os.path.abspath(a.models_dir), os.path.abspath(a.build_dir)
-    a.runtimes = BF16_RUNTIMES if a.precision == "bf16" else RUNTIMES
+    a.runtimes = BF16_RUNTIMES if a.precision == "bf16" or a.versus_fp32 else RUNTIMES
     if a.threads < 1 or a.rounds < 0:
         ap.error("--threads must be positive and --rounds not negative")
 
@@ -537,7 +554,7 @@ def main():
         print(f"{'model':<16} {'ttune ms':>10} {'ORT ms':>10} {'PyTorch ms':>10} {'ttune/ORT':>10} "
               f"{'ttune/PyTorch':>14} {'other':>7}  outputs", flush=True)
 
-    ensure_exported(a.models, a)
+    ensure_exported(a.models + ([float_counterpart(m) for m in a.models if m in INT8_MODELS] if a.versus_fp32 else []), a)
     if a.peer_isa == "avx2":
         # The AVX2-restricted ONNX Runtime, made once from the installed package.
         made = subprocess.run([sys.executable, os.path.join(HERE, "ort_avx2.py"), os.path.join(a.build_dir, "bench-peers"),

@@ -104,9 +104,12 @@ Tensor silu(const Tensor& x) {
   return unaryOp("silu", x, [](const Expr& e) { return e * te::sigmoid(e); });
 }
 
+// ONNX's definition, x * hardsigmoid(x) with alpha 1/6 and beta 1/2, in its order of operations
+// (the same real function as x * clip(x + 3, 0, 6) / 6, but float32 rounds the two differently,
+// and a quantized model requantizing the result sees the ties that decides).
 Tensor hardswish(const Tensor& x) {
   return unaryOp("hardswish", x,
-                 [](const Expr& e) { return e * te::min(te::max(e + 3.0, 0.0), 6.0) * (1.0 / 6.0); });
+                 [](const Expr& e) { return e * te::min(te::max(e * (1.0 / 6.0) + 0.5, 0.0), 1.0); });
 }
 
 Tensor hardsigmoid(const Tensor& x, double alpha, double beta) {

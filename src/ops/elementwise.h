@@ -36,7 +36,7 @@ Tensor sqrt(const Tensor& x);
 Tensor erf(const Tensor& x);
 Tensor gelu(const Tensor& x);                                                // 0.5 x (1 + erf(x / sqrt(2)))
 Tensor silu(const Tensor& x);                                                // x sigmoid(x)
-Tensor hardswish(const Tensor& x);                                           // x clip(x + 3, 0, 6) / 6
+Tensor hardswish(const Tensor& x);                                           // x clip(x / 6 + 1/2, 0, 1) (ONNX)
 Tensor hardsigmoid(const Tensor& x, double alpha = 0.2, double beta = 0.5);  // clip(alpha x + beta, 0, 1)
 Tensor neg(const Tensor& x);
 Tensor abs(const Tensor& x);

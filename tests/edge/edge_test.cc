@@ -214,14 +214,15 @@ TEST(Edge, KernelsWithDefaultAndRandomSchedulesAgreeUnderQemu) {
 // pointed at each export through the guest's LD_LIBRARY_PATH.
 class QemuExports {
  public:
-  explicit QemuExports(const measure::WorkerCommand& worker) : worker_(worker), dir_("ttune-edge") {}
+  explicit QemuExports(const measure::WorkerCommand& worker, schedule::Target target = armTarget())
+      : worker_(worker), target_(std::move(target)), dir_("ttune-edge") {}
 
   // The outputs of `g` on `inputs` as AArch64 code, or the reason it failed.
   Expected<std::vector<runtime::NDArray>> run(const graph::Graph& g, const std::vector<runtime::NDArray>& inputs) {
     const std::string case_dir = dir_.path + "/case" + std::to_string(count_++);
     fs::create_directories(case_dir);
     executor::ModelOptions opt;
-    opt.target = armTarget();
+    opt.target = target_;
     try {
       executor::ModelArtifacts art = executor::compileArtifacts(g, opt);
       deploy::ExportOptions eo;
@@ -235,7 +236,7 @@ class QemuExports {
     const fs::path log = case_dir + "/log.txt";
     if (run_model_.empty()) {
       std::string exe = dir_.path + "/run_model";
-      std::string cc = codegen::linkerDriver(armTarget());
+      std::string cc = codegen::linkerDriver(target_);
       if (shell(cc + " -x c -std=c99 -O1 -I" + case_dir + "/export " + TTUNE_EXAMPLES + "/c/run_model.c -L" + case_dir +
                     "/export -lmodel -o " + exe,
                 log) != 0)
@@ -269,6 +270,7 @@ class QemuExports {
 
  private:
   measure::WorkerCommand worker_;
+  schedule::Target target_;
   TempDir dir_;
   std::string run_model_;
   int count_ = 0;
@@ -310,6 +312,60 @@ TEST_P(EdgeZoo, ExportedForCortexA72MatchesThisMachineUnderQemu) {
 
 INSTANTIATE_TEST_SUITE_P(Models, EdgeZoo, ::testing::ValuesIn(edgeModels()),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
+
+// An int8 network as the QDQ importer builds one: 8-bit activations (uint8 into the first layer,
+// int8 into the second: u8 x s8 takes widened multiply-adds on Arm, s8 x s8 sdot), int8
+// weights, int32 sums, the zero point padded, requantized between layers.
+graph::Graph int8Net() {
+  graph::Graph g;
+  auto bytes = [](te::Shape s, te::DType t, uint64_t seed) {
+    runtime::NDArray a(s, t);
+    a.fillRandom(seed, static_cast<double>(te::intTypeMin(t)), static_cast<double>(te::intTypeMax(t)) + 1);
+    return a;
+  };
+  auto channelwise = [&](int y, te::DType t, double lo, double hi, uint64_t seed, int64_t k) {
+    runtime::NDArray a({1, k, 1, 1}, t);
+    a.fillRandom(seed, lo, hi);
+    return g.addNode("epilogue" + std::to_string(seed), graph::BinaryAttrs{t == te::DType::Int32 ? graph::BinaryKind::Add : graph::BinaryKind::Mul},
+                     {y, g.addConstant("c" + std::to_string(seed), a)});
+  };
+  int x = g.addInput("x", {1, 16, 10, 10}, te::DType::UInt8);
+  graph::Conv2dAttrs c3;
+  c3.pads = {1, 1, 1, 1};
+  c3.pad_value = 7;
+  int y = g.addNode("conv1", c3, {x, g.addConstant("w1", bytes({32, 16, 3, 3}, te::DType::Int8, 1))});
+  y = channelwise(y, te::DType::Int32, -3000, 3000, 2, 32);
+  y = g.addNode("to_float", graph::CastAttrs{te::DType::Float32}, {y});
+  y = channelwise(y, te::DType::Float32, 0.001, 0.004, 3, 32);
+  y = g.addNode("round", graph::UnaryAttrs{graph::UnaryKind::Round}, {y});
+  y = g.addNode("saturate", graph::UnaryAttrs{graph::UnaryKind::Clip, -128, 127}, {y});
+  y = g.addNode("to_s8", graph::CastAttrs{te::DType::Int8}, {y});
+  y = g.addNode("conv2", graph::Conv2dAttrs{}, {y, g.addConstant("w2", bytes({24, 32, 1, 1}, te::DType::Int8, 4))});
+  g.markOutput(y);
+  graph::optimizeGraph(g);
+  return g;
+}
+
+// int8 exports for an Arm CPU with dot-product instructions (cortex-a76: sdot / udot) and one
+// without (cortex-a72: widened multiply-adds) compute what this machine does, exactly.
+TEST(Edge, Int8ExportsWithAndWithoutDotprodMatchThisMachineUnderQemu) {
+  TTUNE_NEED_QEMU();
+  graph::Graph g = int8Net();
+  std::vector<runtime::NDArray> inputs = executor::randomInputs(g, 9);
+  inputs[0].fillRandom(9, 0, 256);
+  std::vector<runtime::NDArray> here = executor::CompiledModel::compile(g).run(inputs);
+  for (const char* cpu : {"cortex-a76", "cortex-a72"}) {
+    SCOPED_TRACE(cpu);
+    QemuExports exports(worker, armTarget(cpu));
+    Timer timer;
+    auto arm = exports.run(g, inputs);
+    ASSERT_TRUE(arm.ok()) << arm.error();
+    std::cout << "[ edge ] int8 network for " << cpu << ": exported and run under QEMU in " << timer.seconds() << " s\n";
+    ASSERT_EQ(arm->size(), here.size());
+    runtime::Comparison c = runtime::compare((*arm)[0], here[0], 0, 0);
+    EXPECT_TRUE(c.ok()) << c.mismatches << " mismatches, max abs error " << c.max_abs_err;
+  }
+}
 
 // ---- ONNX node tests under QEMU ----------------------------------------------------------------
 

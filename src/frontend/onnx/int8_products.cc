@@ -69,6 +69,11 @@ bool isInteger8(const Ctx& c, int v) { return te::is8BitInt(c.val(v).dtype); }
 
 constexpr int64_t kChannelGroup = 4;
 
+// The scales multiply and divide in float32, one rounding per operation, as ONNX Runtime's
+// QLinearConv computes its multipliers (x_scale * w_scale / y_scale): a multiplier one ulp off
+// decides some rounding ties the other way.
+double floatProduct(double a, double b) { return static_cast<double>(static_cast<float>(a) * static_cast<float>(b)); }
+
 }  // namespace
 
 std::optional<Dequantized> quantizedInput(const Ctx& c, int i, int s, int z, int64_t axis) {
@@ -148,7 +153,7 @@ std::optional<IntegerProduct> integerConv(Ctx& c, const Dequantized& x, const De
   IntegerProduct p;
   p.acc = emitConvNd(c, xq, wq, window, groups, "int8", -1, zx);
   p.acc = compensate(c, p.acc, 1, zx, cw->sums, int_bias);
-  for (int64_t m = 0; m < (w.scale.size() == 1 ? 1 : outputs); ++m) p.scale.push_back(x.scale[0] * along(w.scale, m));
+  for (int64_t m = 0; m < (w.scale.size() == 1 ? 1 : outputs); ++m) p.scale.push_back(floatProduct(x.scale[0], along(w.scale, m)));
   p.weight_sums = std::move(cw->sums);
   return p;
 }
@@ -184,7 +189,7 @@ std::optional<IntegerProduct> integerDense(Ctx& c, const Dequantized& a, const D
   te::Shape out = as;
   out.back() = n;
   p.acc = c.reshape(p.acc, out, "int8_nd");
-  for (int64_t m = 0; m < (b.scale.size() == 1 ? 1 : n); ++m) p.scale.push_back(a.scale[0] * along(b.scale, m));
+  for (int64_t m = 0; m < (b.scale.size() == 1 ? 1 : n); ++m) p.scale.push_back(floatProduct(a.scale[0], along(b.scale, m)));
   p.weight_sums = std::move(cw->sums);
   return p;
 }
@@ -198,7 +203,8 @@ int scaledToFloat(Ctx& c, const ScaledInteger& si, double divide_by) {
   const te::Shape ys = c.val(y).shape;
   const int64_t n = static_cast<int64_t>(si.scale.size());
   runtime::NDArray s({n}, DType::Float32);
-  for (int64_t m = 0; m < n; ++m) s.as<float>()[m] = static_cast<float>(si.scale[static_cast<size_t>(m)] / divide_by);
+  for (int64_t m = 0; m < n; ++m)
+    s.as<float>()[m] = static_cast<float>(si.scale[static_cast<size_t>(m)]) / static_cast<float>(divide_by);
   int sv = c.addConstant(std::move(s), "output_scale");
   if (n > 1) {
     te::Shape b(ys.size(), 1);
