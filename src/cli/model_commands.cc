@@ -140,6 +140,7 @@ void inspect(const ModelSource& src, const std::string& target, bool json) {
   double total = 0;
   for (const auto& s : sum) total += s.kernel->dag->flops() * s.occurrences;
   Json arr = Json::array();
+  std::map<std::string, double> by_precision;
   for (const auto& s : sum) {
     const graph::Kernel& k = *s.kernel;
     Json shapes = Json::array();
@@ -147,17 +148,25 @@ void inspect(const ModelSource& src, const std::string& target, bool json) {
     Json outs = Json::array();
     for (int v : k.outputs) outs.push_back(g.value(v).shape);
     double fl = k.dag->flops() * s.occurrences;
+    const std::string precision = te::computePrecision(*k.dag);
+    by_precision[precision] += fl;
     arr.push_back({{"class", k.class_name}, {"class_id", k.class_id}, {"workload_key", k.workload_key},
                    {"input_shapes", shapes}, {"output_shapes", outs}, {"flops", k.dag->flops()},
-                   {"occurrences", s.occurrences}, {"flops_share", total > 0 ? fl / total : 0.0}});
+                   {"occurrences", s.occurrences}, {"flops_share", total > 0 ? fl / total : 0.0}, {"precision", precision}});
   }
+  // Which share of the work runs on integer (or bfloat16) kernels: the float fallback is visible.
+  std::string shares;
+  for (const auto& [p, fl] : by_precision)
+    shares += (shares.empty() ? "" : ", ") + p + " " + strFormat("%.1f%%", 100.0 * fl / std::max(total, 1.0));
   if (json) {
+    Json flops_by_precision = Json::object();
+    for (const auto& [p, fl] : by_precision) flops_by_precision[p] = fl;
     printJson({{"model", modelName(src.spec)}, {"nodes", g.nodes().size()}, {"kernel_instances", ks.size()},
-               {"kernels", sum.size()}, {"flops", total}, {"kernel_list", arr}});
+               {"kernels", sum.size()}, {"flops", total}, {"flops_by_precision", flops_by_precision}, {"kernel_list", arr}});
     return;
   }
   std::cout << modelName(src.spec) << ": " << g.nodes().size() << " nodes, " << ks.size() << " kernel instances, "
-            << sum.size() << " distinct kernels, " << formatCount(total) << "FLOP\n\n";
+            << sum.size() << " distinct kernels, " << formatCount(total) << "FLOP (" << shares << " of the FLOPs)\n\n";
   std::cout << strFormat("%-4s %-48s %-10s %5s %10s %6s  %s\n", "#", "class", "class_id", "occ", "FLOPs", "share", "workload");
   for (size_t i = 0; i < sum.size(); ++i) {
     const graph::Kernel& k = *sum[i].kernel;

@@ -37,7 +37,7 @@ std::string throughputText(double flops, double seconds, double peak_gflops) {
   if (seconds <= 0) return "";
   double gflops = flops / seconds * 1e-9;
   if (peak_gflops <= 0) return strFormat("%.0f GFLOP/s", gflops);
-  return strFormat("%.0f GFLOP/s, %.0f%% of the FMA peak", gflops, 100 * gflops / peak_gflops);
+  return strFormat("%.0f GFLOP/s, %.0f%% of the float32 FMA peak", gflops, 100 * gflops / peak_gflops);
 }
 
 std::string formatCount(double v) {

@@ -21,7 +21,8 @@ std::string refineSummary(const Json& summary);
 
 // A model's throughput against this machine's measured FMA peak (measure/peak.h), from the
 // nominal FLOPs of its operators (a Winograd or other algorithmic rewrite counts as the direct
-// convolution it replaces): "365 GFLOP/s, 91% of the FMA peak"; without a peak, the rate only.
+// convolution it replaces): "365 GFLOP/s, 91% of the float32 FMA peak" (int8 and bf16 kernels
+// exceed it); without a peak, the rate only.
 std::string throughputText(double flops, double seconds, double peak_gflops);
 
 }  // namespace ttune::cli

@@ -73,6 +73,15 @@ std::string precisionTag(const Operation& op) {
   return tag;
 }
 
+std::string computePrecision(const ComputeDAG& dag) {
+  for (const Tensor& t : dag.ops()) {
+    std::string tag = precisionTag(t.op());
+    if (tag.find("u8") != std::string::npos || tag.find("s8") != std::string::npos) return "int8";
+    if (tag == "bf16") return "bf16";
+  }
+  return "fp32";
+}
+
 double opFlops(const Operation& op) {
   if (!op.isCompute()) return 0;
   return static_cast<double>(op.numElements()) * exprFlops(op.compute().body);

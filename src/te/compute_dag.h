@@ -70,5 +70,8 @@ double opFlops(const Operation& op);
 // unsigned activations times signed weights) or "bf16"; empty for float32 (and non-reductions).
 // Part of a kernel's class (graph/fusion.h): precision is structure, not shape.
 std::string precisionTag(const Operation& op);
+// What a DAG's reductions compute in: "int8" when one multiplies 8-bit integers, "bf16" when one
+// multiplies bfloat16 values, else "fp32" (what `ttune inspect` reports per kernel).
+std::string computePrecision(const ComputeDAG& dag);
 
 }  // namespace ttune::te
