@@ -483,6 +483,40 @@ TEST(OnnxQuant, QdqConvolutionAndGemmRunOnIntegerKernels) {
     }
 }
 
+// GlobalAveragePool of a dequantized value, quantized again (QDQ's squeeze-excitation and
+// classifier pooling): summed on the integers and requantized with scale / (y_scale * count) as
+// ONNX Runtime's QLinearGlobalAveragePool does, within one step of ONNX's float semantics.
+TEST(OnnxQuant, QdqGlobalAveragePoolSumsTheIntegers) {
+  const I n = 2, c = 5, h = 7, wd = 6;
+  const float sx = 0.03f, sy = 0.01f;
+  const double zx = 37, zy = 12;
+  runtime::NDArray q = randomInts({n, c, h, wd}, DType::UInt8, 41);
+  ModelBuilder b(13);
+  b.input("q", {I(n), I(c), I(h), I(wd)}, DType::UInt8);
+  b.floats("sx", {}, {sx});
+  b.initializer("zx", arrayOf({}, DType::UInt8, {zx}));
+  b.floats("sy", {}, {sy});
+  b.initializer("zy", arrayOf({}, DType::UInt8, {zy}));
+  b.node("DequantizeLinear", {"q", "sx", "zx"}, {"x"});
+  b.node("GlobalAveragePool", {"x"}, {"avg"});
+  b.node("QuantizeLinear", {"avg", "sy", "zy"}, {"y"});
+  b.output("y");
+  std::vector<double> ort_like, onnx;
+  const float mult = sx / (sy * static_cast<float>(h * wd));
+  for (I p = 0; p < n * c; ++p) {
+    int64_t sum = 0;
+    for (I e = 0; e < h * wd; ++e) sum += static_cast<int64_t>(get(q, p * h * wd + e)) - static_cast<int64_t>(zx);
+    ort_like.push_back(saturate(static_cast<float>(sum) * mult, zy, DType::UInt8));
+    onnx.push_back(std::clamp(std::nearbyint(static_cast<double>(sum) * sx / (h * wd) / sy) + zy, 0.0, 255.0));
+  }
+  graph::Graph g = importOnnxModel(b.model());
+  graph::optimizeGraph(g);
+  for (const graph::Kernel& k : graph::partition(g))
+    EXPECT_EQ(k.class_name.find("global_pool_avg"), std::string::npos) << k.class_name;  // no float average
+  checkModel(b, {q}, {arrayOf({n, c, 1, 1}, DType::UInt8, ort_like)});
+  for (size_t i = 0; i < onnx.size(); ++i) EXPECT_LE(std::fabs(ort_like[i] - onnx[i]), 1.0);
+}
+
 TEST(OnnxQuant, BadScalesAndZeroPointsAreOneSentence) {
   {
     ModelBuilder b(13);

@@ -41,6 +41,7 @@ struct ScaledInteger {
   int acc = -1;
   std::vector<double> scale;
   int64_t channel_axis = 1;
+  double divisor = 1;  // real = acc * scale[m] / divisor (a pooled average: the window's size)
 };
 
 class Ctx {

@@ -203,8 +203,9 @@ int scaledToFloat(Ctx& c, const ScaledInteger& si, double divide_by) {
   const te::Shape ys = c.val(y).shape;
   const int64_t n = static_cast<int64_t>(si.scale.size());
   runtime::NDArray s({n}, DType::Float32);
-  for (int64_t m = 0; m < n; ++m)
-    s.as<float>()[m] = static_cast<float>(si.scale[static_cast<size_t>(m)]) / static_cast<float>(divide_by);
+  // float32 as ONNX Runtime rounds it: scale / (y_scale * window).
+  const float denominator = static_cast<float>(divide_by) * static_cast<float>(si.divisor);
+  for (int64_t m = 0; m < n; ++m) s.as<float>()[m] = static_cast<float>(si.scale[static_cast<size_t>(m)]) / denominator;
   int sv = c.addConstant(std::move(s), "output_scale");
   if (n > 1) {
     te::Shape b(ys.size(), 1);
@@ -216,6 +217,26 @@ int scaledToFloat(Ctx& c, const ScaledInteger& si, double divide_by) {
   int out = c.binary(BinaryKind::Mul, y, sv, "scaled");
   if (divide_by == 1.0) c.noteScaledInteger(out, si);
   return out;
+}
+
+int integerGlobalAverage(Ctx& c, int x) {
+  const Dequantized* d = c.dequantized(x);
+  if (!d || d->scale.size() != 1 || !(d->scale[0] > 0) || !isInteger8(c, d->q)) return -1;
+  Dequantized dq = *d;
+  const te::Shape s = c.val(dq.q).shape;
+  if (s.size() < 3) return -1;
+  std::vector<int64_t> axes;
+  int64_t count = 1;
+  for (size_t a = 2; a < s.size(); ++a) {
+    axes.push_back(static_cast<int64_t>(a));
+    count *= s[a];
+  }
+  int wide = c.cast(dq.q, DType::Int32, "pool_int32");
+  int sum = c.emit(graph::ReduceAttrs{graph::ReduceKind::Sum, axes, true}, {wide}, "pool_sum");
+  if (int64_t zp = dq.zero_point[0]; zp != 0)
+    sum = c.binary(BinaryKind::Add, sum, c.scalarConstant(static_cast<double>(-zp * count), DType::Int32, "pool_zero_points"),
+                   "pool_centered");
+  return scaledToFloat(c, ScaledInteger{sum, {dq.scale[0]}, 1, static_cast<double>(count)}, 1.0);
 }
 
 int integerRelu(Ctx& c, const ScaledInteger& s) {

@@ -51,6 +51,11 @@ std::optional<IntegerProduct> integerDense(Ctx& c, const Dequantized& a, const D
 int scaledToFloat(Ctx& c, const IntegerProduct& p, int64_t channel_axis, double divide_by);
 // The same for a noted ScaledInteger.
 int scaledToFloat(Ctx& c, const ScaledInteger& s, double divide_by);
+// The average over axes [2, rank) of a dequantized 8-bit value (per tensor): the int32 sum of
+// the integers minus zero point x count, scaled by scale / count, noted as a ScaledInteger so a
+// following QuantizeLinear requantizes the sums as ONNX Runtime's QLinearGlobalAveragePool
+// does; -1 when x is not such a value.
+int integerGlobalAverage(Ctx& c, int x);
 // relu of a ScaledInteger with positive scales, computed on the integers (max(acc, 0) scales
 // to max(acc * scale, 0)); -1 when a scale is not positive.
 int integerRelu(Ctx& c, const ScaledInteger& s);

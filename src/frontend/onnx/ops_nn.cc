@@ -271,6 +271,12 @@ void importGlobalPool(Ctx& c, graph::PoolKind kind) {
   requireFloat(c, 0);
   size_t r = c.rank(0);
   if (r < 3) c.fail("the input has rank ", r, ", but global pooling needs N, C and spatial dimensions");
+  // The average of a dequantized 8-bit value sums its integers (int8_products.h).
+  if (kind == graph::PoolKind::Avg)
+    if (int y = integerGlobalAverage(c, c.in(0)); y >= 0) {
+      c.setOutput(0, y);
+      return;
+    }
   if (r == 4) {
     c.setOutput(0, c.emit(graph::GlobalPool2dAttrs{kind}, {c.in(0)}));
     return;
