@@ -48,14 +48,9 @@ TEST(Bf16Kernels, Avx512Bf16CodeUsesVdpbf16ps) {
   ASSERT_TRUE(t.ok()) << t.error();
   EXPECT_EQ(t->bf16_group, 2);
   EXPECT_EQ(codegen::resolveTarget("x86-64-v4")->bf16_group, 1);  // AVX-512 without BF16
-  auto dag = bf16Dags()[1];
-  auto st = schedule::State::replay(dag, measure::defaultScheduleFor(*dag, *t));
-  ASSERT_TRUE(st.ok()) << st.error();
-  auto f = lower::lower(*st, "kernel", lower::lowerOptionsFor(*t));
-  ASSERT_TRUE(f.ok()) << f.error();
-  auto as = codegen::emitAssembly(*f, *t);
-  ASSERT_TRUE(as.ok()) << as.error();
-  EXPECT_NE(as->find("vdpbf16ps"), std::string::npos) << lower::toString(*f);
+  auto code = testing::defaultScheduleAssembly(bf16Dags()[1], *t);
+  ASSERT_TRUE(code.ok()) << code.error();
+  EXPECT_NE(code->assembly.find("vdpbf16ps"), std::string::npos) << code->lowered;
 }
 
 }  // namespace

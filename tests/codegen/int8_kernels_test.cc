@@ -108,14 +108,9 @@ TEST(Int8Kernels, CodeUsesTheTargetsDotProductUnit) {
     auto t = codegen::resolveTarget(e.target);
     ASSERT_TRUE(t.ok()) << t.error();
     EXPECT_EQ(t->int8_group, e.group);
-    auto dag = std::make_shared<const te::ComputeDAG>(ops::buildOp(e.op, e.params).dag());
-    auto st = schedule::State::replay(dag, measure::defaultScheduleFor(*dag, *t));
-    ASSERT_TRUE(st.ok()) << st.error();
-    auto f = lower::lower(*st, "kernel", lower::lowerOptionsFor(*t));
-    ASSERT_TRUE(f.ok()) << f.error();
-    auto as = codegen::emitAssembly(*f, *t);
-    ASSERT_TRUE(as.ok()) << as.error();
-    EXPECT_NE(as->find(e.instruction), std::string::npos) << lower::toString(*f);
+    auto code = testing::defaultScheduleAssembly(std::make_shared<const te::ComputeDAG>(ops::buildOp(e.op, e.params).dag()), *t);
+    ASSERT_TRUE(code.ok()) << code.error();
+    EXPECT_NE(code->assembly.find(e.instruction), std::string::npos) << code->lowered;
   }
   auto a72 = codegen::resolveTarget("cortex-a72");
   ASSERT_TRUE(a72.ok());

@@ -3,6 +3,7 @@
 #include "codegen/codegen.h"
 #include "codegen/jit.h"
 #include "lower/lower.h"
+#include "measure/builder.h"
 #include "measure/measurer.h"
 #include "schedule/dag_rewrite.h"
 #include "te/evaluator.h"
@@ -58,6 +59,16 @@ Checker::Checker(std::shared_ptr<const te::ComputeDAG> dag, uint64_t seed) : dag
 Checker::Checker(std::shared_ptr<const te::ComputeDAG> dag, std::vector<runtime::NDArray> inputs)
     : dag_(std::move(dag)), inputs_(std::move(inputs)) {
   expected_ = referenceOutputs(*dag_, inputs_);
+}
+
+Expected<DefaultCode> defaultScheduleAssembly(std::shared_ptr<const te::ComputeDAG> dag, const schedule::Target& target) {
+  auto st = schedule::State::replay(dag, measure::defaultScheduleFor(*dag, target));
+  if (!st.ok()) return Unexpected("replay: " + st.error());
+  auto f = lower::lower(*st, "kernel", lower::lowerOptionsFor(target));
+  if (!f.ok()) return Unexpected("lower: " + f.error());
+  auto as = codegen::emitAssembly(*f, target);
+  if (!as.ok()) return Unexpected("assembly: " + as.error());
+  return DefaultCode{*as, lower::toString(*f)};
 }
 
 std::vector<schedule::Target> isaTargets() {

@@ -47,6 +47,13 @@ class Checker {
   std::vector<runtime::NDArray> inputs_, expected_;
 };
 
+// The assembly of `dag` with its default schedule for `target` (any target: nothing runs), with
+// the loop IR for failure messages; the reason when a step fails.
+struct DefaultCode {
+  std::string assembly, lowered;
+};
+Expected<DefaultCode> defaultScheduleAssembly(std::shared_ptr<const te::ComputeDAG> dag, const schedule::Target& target);
+
 // The x86-64 ISA levels every code-generation test covers: AVX2 (x86-64-v3) and AVX-512
 // (x86-64-v4), whichever this machine is; tests skip (visibly) the ones it cannot run.
 std::vector<schedule::Target> isaTargets();
