@@ -18,6 +18,9 @@ PACKAGES=(
   # the AArch64 target: cross compiler and libc for exports and the emulated worker, QEMU to run them
   g++-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user
   pybind11-dev python3-dev python3-numpy python3-pytest python3-onnx
+  # `pip install .` and wheels (pyproject.toml), offline: setuptools and wheel, and their wheels for
+  # pip's isolated build environment (/usr/share/python-wheels)
+  python3-setuptools python3-wheel python3-build python3-venv python3-pip python3-setuptools-whl python3-wheel-whl
 )
 
 missing=()

@@ -14,11 +14,13 @@
 #include "cli/commands.h"
 #include "cli/model_loader.h"
 #include "cli/target_option.h"
+#include "cli/version.h"
 #include "codegen/target.h"
 #include "executor/executor.h"
 #include "models/zoo.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
+#include "support/version.h"
 #include "ttune/ttune_model.h"
 
 namespace py = pybind11;
@@ -264,6 +266,9 @@ PYBIND11_MODULE(_ttune, m) {
     a.target = target;
     return runCommand(&cli::transferModel, a);
   });
+
+  m.attr("VERSION") = TTUNE_VERSION;
+  m.def("version", [] { return toPython(cli::versionJson()); });
 
   m.def("models", [] {
     Json arr = Json::array();

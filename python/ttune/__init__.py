@@ -22,9 +22,19 @@ import numpy as np
 from . import _ttune
 from ._ttune import Error
 
-__all__ = ["Error", "TensorInfo", "Model", "ExportedModel", "compile", "load", "tune", "transfer", "models", "ABI_VERSION"]
+__all__ = ["Error", "TensorInfo", "Model", "ExportedModel", "compile", "load", "tune", "transfer", "models", "version",
+           "ABI_VERSION", "__version__"]
 
 ABI_VERSION = _ttune.ABI_VERSION
+
+
+def version():
+    """What `ttune --version --json` prints: version, commit, build, LLVM and XGBoost versions, the
+    detected host target and the default bank, as a dict."""
+    return _ttune.version()
+
+
+__version__ = _ttune.VERSION
 
 TensorInfo = collections.namedtuple("TensorInfo", ["name", "shape", "dtype"])
 TensorInfo.__doc__ = "An input or output of a model: its name, shape (a tuple) and numpy dtype."

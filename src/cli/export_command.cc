@@ -75,6 +75,8 @@ Json exportArtifacts(const executor::ModelArtifacts& art, const deploy::ExportOp
               {"weights_bytes", r.weights_bytes},
               {"header", r.header},
               {"api_header", r.api_header},
+              {"cmake_config", r.cmake_config},
+              {"pkg_config", r.pkg_config},
               {"workspace_bytes", r.workspace_bytes},
               {"kernels", r.kernels},
               {"calls", r.calls},
@@ -115,6 +117,8 @@ void addExportCommand(CLI::App& app) {
       std::cout << "  archive  " << j["archive"].get<std::string>() << " (" << megabytes(j["archive_bytes"]) << ")\n";
     std::cout << "  weights  " << j["weights"].get<std::string>() << " (" << megabytes(j["weights_bytes"]) << ")\n";
     std::cout << "  headers  " << j["header"].get<std::string>() << ", " << j["api_header"].get<std::string>() << "\n";
+    std::cout << "  packages " << j["cmake_config"].get<std::string>() << " (CMake find_package), "
+              << j["pkg_config"].get<std::string>() << " (pkg-config)\n";
     for (const Json& t : j["inputs"]) std::cout << "  input    " << tensorText(t) << "\n";
     for (const Json& t : j["outputs"]) std::cout << "  output   " << tensorText(t) << "\n";
   });

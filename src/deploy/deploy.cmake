@@ -46,7 +46,7 @@ add_custom_command(OUTPUT ${TTUNE_EMBED_DIGEST_H}
   DEPENDS ${TTUNE_EMBED_DEPENDS} ${PROJECT_SOURCE_DIR}/include/ttune/ttune_model.h ${CMAKE_CURRENT_SOURCE_DIR}/deploy/embedded.h
           ${PROJECT_SOURCE_DIR}/cmake/EmbedDigest.cmake
   VERBATIM)
-ttune_module(deploy SOURCES deploy/exporter.cc deploy/runtime_files.cc deploy/image.cc deploy/weights_file.cc deploy/cpu_features.cc
+ttune_module(deploy SOURCES deploy/exporter.cc deploy/package_files.cc deploy/runtime_files.cc deploy/image.cc deploy/weights_file.cc deploy/cpu_features.cc
              ${TTUNE_EMBED_DIGEST_H} DEPS ttune_executor)
 target_include_directories(ttune_deploy PRIVATE ${CMAKE_CURRENT_BINARY_DIR})
 target_compile_definitions(ttune_deploy PRIVATE

@@ -17,6 +17,7 @@
 #include "codegen/target.h"
 #include "codegen/toolchain.h"
 #include "deploy/image.h"
+#include "deploy/package_files.h"
 #include "deploy/runtime_files.h"
 #include "deploy/weights_file.h"
 #include "support/error.h"
@@ -270,6 +271,12 @@ ExportResult exportModel(const executor::ModelArtifacts& a, const ExportOptions&
   writeFile(r.api_header, apiHeader());
   r.header = (dir / (o.name + ".h")).string();
   writeFile(r.header, modelHeader(o.name, o.source, image));
+  const PackageInfo package{o.name, o.source, a.target.cpu, o.static_archive};
+  r.cmake_config = (dir / (o.name + "-config.cmake")).string();
+  writeFile(r.cmake_config, cmakeConfigFile(package));
+  r.pkg_config = (dir / (o.name + ".pc")).string();
+  writeFile(r.pkg_config, pkgConfigFile(package));
+  if (o.static_archive) writeFile(dir / (o.name + "-static.pc"), pkgConfigStaticFile(package));
   r.weights = (dir / (o.name + ".weights")).string();
   std::string error;
   if (!writeWeightsFile(r.weights, spans, image.weights_digest, error)) fail(error);

@@ -8,6 +8,8 @@
 //   DIR/NAME.weights the weights the plan reads, packed as the schedules want them
 //   DIR/NAME.h       the model's inputs and outputs as C constants
 //   DIR/ttune_model.h the public C API (include/ttune/ttune_model.h)
+//   DIR/NAME-config.cmake, DIR/NAME.pc, DIR/NAME-static.pc  for CMake's find_package and for
+//                    pkg-config (deploy/package_files.h)
 // The kernels, plan and weights are the executor's (executor::ModelArtifacts), so the exported
 // model computes bit for bit what the in-process executor computes.
 #pragma once
@@ -30,7 +32,7 @@ struct ExportOptions {
 };
 
 struct ExportResult {
-  std::string dir, name, library, archive, weights, header, api_header, compiler;
+  std::string dir, name, library, archive, weights, header, api_header, cmake_config, pkg_config, compiler;
   int64_t library_bytes = 0, archive_bytes = 0, weights_bytes = 0, workspace_bytes = 0;
   int kernels = 0, calls = 0;
   std::vector<std::string> cpu_features;

@@ -9,8 +9,10 @@
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 
 #include "measure/wire.h"
+#include "support/install_layout.h"
 #include "support/log.h"
 
 extern char** environ;
@@ -20,18 +22,15 @@ namespace ttune::measure {
 using schedule::ErrorKind;
 
 std::string workerPath() {
-  if (const char* env = std::getenv("TTUNE_WORKER")) return env;
-  char buf[4096];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n > 0) {
-    buf[n] = 0;
-    std::string dir(buf);
-    dir = dir.substr(0, dir.rfind('/'));
-    std::string p = dir + "/ttune-worker";
-    struct stat st;
-    if (stat(p.c_str(), &st) == 0) return p;
-  }
-  return TTUNE_WORKER_DEFAULT_PATH;
+  if (const char* env = std::getenv("TTUNE_WORKER"); env && *env) return env;
+  // Beside the program first (build/bin/ttune and the test binaries), then the install layout.
+  const std::filesystem::path beside = support::codeDirectory() / "ttune-worker";
+  struct stat st;
+  if (stat(beside.c_str(), &st) == 0) return beside.string();
+  const std::filesystem::path relative = "libexec/ttune/ttune-worker";
+  if (std::filesystem::path found = support::findInPrefixes(relative); !found.empty()) return found.string();
+  // Not found: name where an installed tree keeps it, so that the start failure says so.
+  return (support::codeDirectory().parent_path() / relative).string();
 }
 
 Runner::Runner() : Runner(WorkerCommand{{workerPath()}}) {}

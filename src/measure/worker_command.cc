@@ -4,11 +4,13 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <sstream>
 
 #include "codegen/target.h"
 #include "codegen/toolchain.h"
 #include "measure/runner.h"
+#include "support/install_layout.h"
 
 namespace ttune::measure {
 
@@ -42,7 +44,9 @@ std::string findProgram(const std::string& program) {
 
 std::string aarch64WorkerPath() {
   if (std::string e = env("TTUNE_WORKER_AARCH64"); !e.empty()) return e;
-  return TTUNE_WORKER_AARCH64_DEFAULT_PATH;
+  const std::filesystem::path relative = "libexec/ttune/aarch64/ttune-worker";
+  if (std::filesystem::path found = support::findInPrefixes(relative); !found.empty()) return found.string();
+  return (support::codeDirectory().parent_path() / relative).string();
 }
 
 }  // namespace

@@ -7,11 +7,8 @@
 #include <iterator>
 
 #include "support/hash.h"
+#include "support/install_layout.h"
 #include "support/log.h"
-
-#ifndef TTUNE_SHIPPED_BANK_DIR
-#define TTUNE_SHIPPED_BANK_DIR "bank"
-#endif
 
 namespace ttune::store {
 
@@ -36,7 +33,7 @@ std::string defaultBankPath() {
 
 std::string shippedBankDir() {
   if (std::string dir = env("TTUNE_SHIPPED_BANK"); !dir.empty()) return dir;
-  return TTUNE_SHIPPED_BANK_DIR;
+  return support::findInPrefixes("share/ttune/bank").string();
 }
 
 Expected<std::string> fileContentHash(const std::string& path) {

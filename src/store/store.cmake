@@ -5,4 +5,3 @@ pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)
 ttune_module(store SOURCES store/sql_db.cc store/sqlite.cc store/postgres.cc store/types.cc store/bank.cc store/bank_read.cc
              store/bank_io.cc store/seed.cc store/job_queue.cc
              DEPS ttune_schedule SQLite::SQLite3 PkgConfig::LIBPQ)
-target_compile_definitions(ttune_store PRIVATE TTUNE_SHIPPED_BANK_DIR="${PROJECT_SOURCE_DIR}/bank")

@@ -162,10 +162,11 @@ TEST(Experiment, BasicBaselineOnASmallSetCompletesResumesAndRefusesTheOtherBasel
   ASSERT_TRUE(tc.contains("continued_speedup_lo")) << tc.dump();
   EXPECT_LE(tc["continued_speedup_lo"].get<double>(), tc["continued_speedup"].get<double>());
   EXPECT_LE(tc["continued_speedup"].get<double>(), tc["continued_speedup_hi"].get<double>());
-  if (tc["speedup_transfer"].get<double>() >= tc["speedup_tuned"].get<double>())
+  if (tc["speedup_transfer"].get<double>() >= tc["speedup_tuned"].get<double>()) {
     EXPECT_EQ(tc["continued_s_to_match_tuned"], tc["transfer_s"]) << tc.dump();
-  else if (tc["continued_s_to_match_tuned"].is_number())
+  } else if (tc["continued_s_to_match_tuned"].is_number()) {
     EXPECT_GT(tc["continued_s_to_match_tuned"].get<double>(), tc["transfer_s"].get<double>()) << tc.dump();
+  }
   auto continued = bank->run(tt["continued"]["run_id"]);
   ASSERT_TRUE(continued.has_value());
   EXPECT_EQ(continued->settings["warm_start_run"], res["models"]["cnn_a"]["modes"]["ranked-nearest"]["transfer"]["run_id"]);

@@ -156,7 +156,8 @@ TEST(Export, SmallOnnxModelMatchesTheExecutorBitForBitAndTheReference) {
   EXPECT_TRUE(fs::exists(dir.path / "libsmall.a"));
   EXPECT_TRUE(fs::exists(dir.path / "small.h"));
   EXPECT_TRUE(fs::exists(dir.path / "ttune_model.h"));
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()), 6) << "no scratch files are left";
+  for (const char* f : {"small-config.cmake", "small.pc", "small-static.pc"}) EXPECT_TRUE(fs::exists(dir.path / f)) << f;
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()), 9) << "no scratch files are left";
 
   Library lib(r.library);
   ASSERT_NE(lib.handle, nullptr);
@@ -523,45 +524,65 @@ std::vector<runtime::NDArray> readAll(const fs::path& dir, const std::string& pr
 }
 
 struct ExampleRun {
-  std::vector<runtime::NDArray> shared, statically_linked, ttune_run;
+  std::vector<runtime::NDArray> ttune_run;
+  // Per build of the C example (its Makefile with -l / the archive / pkg-config, the CMake consumer
+  // with each imported target): the program's name and its outputs.
+  std::vector<std::pair<std::string, std::vector<runtime::NDArray>>> programs;
   std::string ldd;
 };
 
 // `ttune export MODEL`, the C example built against it with the system compiler (linking the
-// shared library and, separately, the static archive), both run on `inputs`, and `ttune run` on
-// the same inputs.
+// shared library and, separately, the static archive; with `consumers` also through the export's
+// pkg-config files and by the CMake project examples/cmake through find_package), every program
+// run on `inputs`, and `ttune run` on the same inputs.
 ExampleRun exportAndRunTheCExample(const std::string& model, const std::vector<runtime::NDArray>& inputs, int outputs,
-                                   const fs::path& dir) {
+                                   const fs::path& dir, bool consumers = false) {
   const std::string ttune = TTUNE_BIN;
   fs::path out = dir / "export", log = dir / "log.txt";
   ExampleRun r;
   EXPECT_EQ(shell(ttune + " export " + model + " -o " + out.string() + " --name m", log), 0) << slurp(log);
-  EXPECT_EQ(shell("make -s -C " + std::string(TTUNE_EXAMPLES) + "/c MODEL_DIR=" + out.string() + " NAME=m OUT=" + dir.string() +
-                      " " + (dir / "run_model").string() + " static",
-                  log),
-            0)
-      << slurp(log);
-  std::string in_args, s_args, t_args, r_args;
+  const std::string make = "make -s -C " + std::string(TTUNE_EXAMPLES) + "/c MODEL_DIR=" + out.string() + " NAME=m OUT=" + dir.string();
+  EXPECT_EQ(shell(make + " " + (dir / "run_model").string() + " static", log), 0) << slurp(log);
+  std::vector<fs::path> programs = {dir / "run_model", dir / "run_model_static"};
+  if (consumers) {
+    EXPECT_EQ(shell(make + " pkgconfig", log), 0) << slurp(log);
+    const fs::path build = dir / "cmake-consumer";
+    EXPECT_EQ(shell(std::string(TTUNE_CMAKE) + " -S " + TTUNE_EXAMPLES + "/cmake -B " + build.string() +
+                        " -DTTUNE_MODEL=m -Dm_DIR=" + out.string() + " && " + TTUNE_CMAKE + " --build " + build.string(),
+                    log),
+              0)
+        << slurp(log);
+    for (const char* p : {"run_model_pc", "run_model_pc_static"}) programs.push_back(dir / p);
+    for (const char* p : {"run_model", "run_model_static"}) programs.push_back(build / p);
+  }
+  std::string in_args, r_args;
   for (size_t i = 0; i < inputs.size(); ++i) {
     fs::path p = dir / ("in" + std::to_string(i) + ".npy");
     EXPECT_TRUE(runtime::writeNpy(p.string(), inputs[i]).ok());
     in_args += " " + p.string();
   }
-  for (int i = 0; i < outputs; ++i) {
-    s_args += " " + (dir / ("s" + std::to_string(i) + ".npy")).string();
-    t_args += " " + (dir / ("t" + std::to_string(i) + ".npy")).string();
-    r_args += " " + (dir / ("r" + std::to_string(i) + ".npy")).string();
+  for (int i = 0; i < outputs; ++i) r_args += " " + (dir / ("r" + std::to_string(i) + ".npy")).string();
+  for (size_t k = 0; k < programs.size(); ++k) {
+    const std::string prefix = "p" + std::to_string(k) + "_";
+    std::string o_args;
+    for (int i = 0; i < outputs; ++i) o_args += " " + (dir / (prefix + std::to_string(i) + ".npy")).string();
+    EXPECT_EQ(shell(programs[k].string() + " " + out.string() + in_args + " -o" + o_args + " --threads 2", log), 0)
+        << programs[k] << ": " << slurp(log);
+    r.programs.emplace_back(programs[k].string(), readAll(dir, prefix, outputs));
   }
-  EXPECT_EQ(shell((dir / "run_model").string() + " " + out.string() + in_args + " -o" + s_args + " --threads 2", log), 0)
-      << slurp(log);
-  EXPECT_EQ(shell((dir / "run_model_static").string() + " " + out.string() + in_args + " -o" + t_args, log), 0) << slurp(log);
   EXPECT_EQ(shell(ttune + " run " + model + " --threads 2 --inputs" + in_args + " --outputs" + r_args, log), 0) << slurp(log);
-  r.shared = readAll(dir, "s", outputs);
-  r.statically_linked = readAll(dir, "t", outputs);
   r.ttune_run = readAll(dir, "r", outputs);
   EXPECT_EQ(shell("ldd " + (out / "libm.so").string(), log), 0);
   r.ldd = slurp(log);
   return r;
+}
+
+// Every build of the example computes bit for bit what `ttune run` computes.
+void expectEveryProgramAgrees(const ExampleRun& r) {
+  for (const auto& [program, got] : r.programs) {
+    SCOPED_TRACE(program);
+    expectBitIdentical(got, r.ttune_run);
+  }
 }
 
 void expectNoCompilerInside(const std::string& ldd) {
@@ -569,16 +590,17 @@ void expectNoCompilerInside(const std::string& ldd) {
     EXPECT_EQ(ldd.find(lib), std::string::npos) << "the exported library depends on " << lib << ":\n" << ldd;
 }
 
-TEST(CExample, SmallOnnxModelAgreesWithTtuneRunAndTheReference) {
+TEST(CExample, SmallOnnxModelAgreesWithTtuneRunAndTheReferenceHoweverItIsLinked) {
   TempDir dir;
   std::string onnx = smallOnnx(dir.path);
   std::vector<runtime::NDArray> inputs = executor::randomInputs(loadOptimized(onnx), 7);
-  ExampleRun r = exportAndRunTheCExample(onnx, inputs, 3, dir.path);
-  expectBitIdentical(r.shared, r.ttune_run);
-  expectBitIdentical(r.statically_linked, r.ttune_run);
+  ExampleRun r = exportAndRunTheCExample(onnx, inputs, 3, dir.path, /*consumers=*/true);
+  ASSERT_EQ(r.programs.size(), 6u);
+  expectEveryProgramAgrees(r);
+  const std::vector<runtime::NDArray>& shared = r.programs[0].second;
   std::vector<runtime::NDArray> ref = graph::evaluateGraph(frontend::importOnnx(onnx), inputs);
-  for (size_t i = 0; i < ref.size() && i < r.shared.size(); ++i)
-    EXPECT_TRUE(runtime::compare(r.shared[i], ref[i], 1e-5, 1e-5).ok()) << "output " << i;
+  ASSERT_EQ(shared.size(), ref.size());
+  for (size_t i = 0; i < ref.size(); ++i) EXPECT_TRUE(runtime::compare(shared[i], ref[i], 1e-5, 1e-5).ok()) << "output " << i;
   expectNoCompilerInside(r.ldd);
 }
 
@@ -587,11 +609,11 @@ TEST(CExample, MobileNetV2AgreesWithTtuneRunAndAnIndependentImplementation) {
   graph::Graph g = models::buildModel("mobilenet_v2");
   std::vector<runtime::NDArray> inputs = executor::randomInputs(g, 3);
   ExampleRun r = exportAndRunTheCExample("mobilenet_v2", inputs, 1, dir.path);
-  expectBitIdentical(r.shared, r.ttune_run);
-  expectBitIdentical(r.statically_linked, r.ttune_run);
+  ASSERT_EQ(r.programs.size(), 2u);
+  expectEveryProgramAgrees(r);
   std::vector<runtime::NDArray> expected = models::testing::interpret(g, inputs);
-  ASSERT_EQ(r.shared.size(), 1u);
-  EXPECT_TRUE(models::testing::near(r.shared[0], expected[0], 1e-3, 1e-3));
+  ASSERT_EQ(r.programs[0].second.size(), 1u);
+  EXPECT_TRUE(models::testing::near(r.programs[0].second[0], expected[0], 1e-3, 1e-3));
   expectNoCompilerInside(r.ldd);
 }
 

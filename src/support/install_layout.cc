@@ -1,0 +1,75 @@
+#include "support/install_layout.h"
+
+#include <link.h>
+
+#include <cstdint>
+#include <system_error>
+
+#include "support/strings.h"
+
+namespace ttune::support {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Lookup {
+  std::uintptr_t address = 0;
+  std::string file;
+  bool found = false;
+};
+
+// dl_iterate_phdr names the object whose loaded segments contain the address; the main program
+// comes with an empty name, and /proc/self/exe names it then (dladdr would give argv[0]).
+int visitObject(dl_phdr_info* info, size_t, void* data) {
+  Lookup* l = static_cast<Lookup*>(data);
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr)& ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD) continue;
+    const std::uintptr_t begin = info->dlpi_addr + ph.p_vaddr;
+    if (l->address >= begin && l->address < begin + ph.p_memsz) {
+      l->file = info->dlpi_name ? info->dlpi_name : "";
+      l->found = true;
+      return 1;
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+
+fs::path codeDirectory() {
+  Lookup l;
+  l.address = reinterpret_cast<std::uintptr_t>(&codeDirectory);
+  dl_iterate_phdr(visitObject, &l);
+  if (!l.found) return {};
+  std::error_code ec;
+  fs::path file = fs::canonical(l.file.empty() ? fs::path("/proc/self/exe") : fs::path(l.file), ec);
+  return ec ? fs::path() : file.parent_path();
+}
+
+std::vector<fs::path> searchPrefixes() {
+  std::vector<fs::path> out;
+  fs::path d = codeDirectory();
+  for (int level = 0; level <= 4 && !d.empty(); ++level) {
+    out.push_back(d);
+    if (d == d.root_path()) break;
+    d = d.parent_path();
+  }
+  return out;
+}
+
+fs::path findInPrefixes(const fs::path& relative) {
+  std::error_code ec;
+  for (const fs::path& p : searchPrefixes())
+    if (fs::exists(p / relative, ec)) return p / relative;
+  return {};
+}
+
+std::string describeSearch(const fs::path& relative) {
+  std::vector<fs::path> prefixes = searchPrefixes();
+  if (prefixes.empty()) return "nowhere (the loader did not name ttune's own file)";
+  return join(prefixes, ", ", [&](const fs::path& p) { return (p / relative).string(); });
+}
+
+}  // namespace ttune::support

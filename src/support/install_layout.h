@@ -1,0 +1,35 @@
+// Where ttune finds the files it needs at run time (the measurement workers, the shipped schedule
+// bank): relative to the file that holds this code — the `ttune` executable, a test binary, or the
+// Python module — never through a path fixed at build time. An installed tree can therefore be
+// moved, and it never reads the source or build tree it came from.
+//
+// The layout is the install layout (`cmake --install`, docs/install.md), searched upwards from the
+// code's directory D: D itself, then its parents (up to four levels), each taken as a prefix P with
+//   P/libexec/ttune/ttune-worker            the measurement worker for this machine
+//   P/libexec/ttune/aarch64/ttune-worker    the AArch64 worker (run under QEMU or on a device)
+//   P/share/ttune/bank                      the shipped bank
+// The nearest prefix that has the file wins, so a wheel's own copy (site-packages/ttune/libexec/...)
+// wins over a system one. The build tree mirrors the layout with links (CMakeLists.txt), so the
+// same rule serves build/bin/ttune, build/python/ttune and an installed prefix.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace ttune::support {
+
+// The directory of the executable or shared object that contains this function, symbolic links
+// resolved; empty when the loader does not say (never seen on Linux).
+std::filesystem::path codeDirectory();
+
+// The prefixes searched, nearest first: codeDirectory() and its parents.
+std::vector<std::filesystem::path> searchPrefixes();
+
+// The first existing P/relative over searchPrefixes(), or an empty path when none has it.
+std::filesystem::path findInPrefixes(const std::filesystem::path& relative);
+
+// Where findInPrefixes() looked for `relative`, for error messages ("looked in A, B and C").
+std::string describeSearch(const std::filesystem::path& relative);
+
+}  // namespace ttune::support
