@@ -32,6 +32,46 @@ TEST(OnnxErrors, UnsupportedOperatorNamesNodeAndOp) {
   EXPECT_EQ(importError(b.model()), "node \"my_coin\" (Bernoulli): operator Bernoulli is not supported");
 }
 
+// Every value has one definition (ONNX's single static assignment): a second producer, a node
+// redefining an input, a duplicate initializer are refused in one sentence naming both sites;
+// subgraphs are their own scopes.
+TEST(OnnxErrors, AValueDefinedTwiceIsRefusedNamingBothDefinitions) {
+  ModelBuilder twice(13);
+  twice.input("x", {I(4)});
+  twice.node("Relu", {"x"}, {"r"}, "first");
+  twice.node("Neg", {"x"}, {"r"});
+  twice.node("Abs", {"r"}, {"y"});
+  twice.output("y");
+  EXPECT_EQ(importError(twice.model()),
+            "the model is not a valid ONNX model: value \"r\" is produced by node #1 (Neg) and already by node "
+            "\"first\" (Relu) (every value has one definition)");
+
+  ModelBuilder shadow(13);
+  shadow.input("x", {I(4)});
+  shadow.node("Relu", {"x"}, {"x"});
+  shadow.output("x");
+  EXPECT_EQ(importError(shadow.model()),
+            "the model is not a valid ONNX model: value \"x\" is produced by node #0 (Relu) and already by a graph input "
+            "(every value has one definition)");
+
+  ModelBuilder init(13);
+  init.input("x", {I(2)});
+  init.floats("w", {2}, {1, 2});
+  init.floats("w", {2}, {3, 4});
+  init.node("Add", {"x", "w"}, {"y"});
+  init.output("y");
+  EXPECT_EQ(importError(init.model()), "the model is not a valid ONNX model: initializer \"w\" is given twice");
+
+  // An initializer also listed as an input (IR < 4) is one definition, not two.
+  ModelBuilder listed(13);
+  listed.input("x", {I(2)});
+  listed.floats("w", {2}, {1, 2});
+  listed.input("w", {I(2)});
+  listed.node("Add", {"x", "w"}, {"y"});
+  listed.output("y");
+  EXPECT_NO_THROW(importOnnxBytes(listed.bytes()));
+}
+
 // Output shapes that depend on values: evaluated at import from constants, otherwise one sentence
 // naming the model input the values come from (which OnnxOptions::constant_inputs can bind).
 TEST(OnnxErrors, DataDependentShapesNameTheModelInput) {

@@ -4,6 +4,7 @@
 #include <fstream>
 
 #include "frontend/onnx/context.h"
+#include "frontend/onnx/graph_rules.h"
 #include "frontend/onnx/onnx_importer.h"
 #include "frontend/onnx/op_table.h"
 #include "frontend/onnx/opset_upgrade.h"
@@ -266,6 +267,7 @@ graph::Graph importModel(const onnx::ModelProto& m, const OnnxOptions& opt, cons
          kMaxOnnxOpset, " (convert the model, e.g. with onnx.version_converter)");
   const onnx::GraphProto& gp = m.graph();
   if (gp.sparse_initializer_size() > 0) fail(what, " has sparse initializers, which are not supported");
+  if (!req || req->start_node == 0) checkSingleAssignment(gp, what);  // once per model: its first import
 
   graph::Graph g;
   std::map<std::string, int> names;
