@@ -227,6 +227,10 @@ MODELS = {
     "swin_t": vision(tvm.swin_t),
     "fcn_resnet50": segmentation(tvm.segmentation.fcn_resnet50, aux_loss=False),
     "lraspp_mobilenet_v3_large": segmentation(tvm.segmentation.lraspp_mobilenet_v3_large),
+    # ASPP's atrous 3x3 convolutions (rates 12, 24, 36) on a 28x28 (resnet50, output stride 8) and
+    # a 14x14 map (mobilenet_v3, stride 16): the larger rates' outer taps read only padding.
+    "deeplabv3_resnet50": segmentation(tvm.segmentation.deeplabv3_resnet50, aux_loss=False),
+    "deeplabv3_mobilenet_v3_large": segmentation(tvm.segmentation.deeplabv3_mobilenet_v3_large, aux_loss=False),
     # Random weights score every box near 1/91: thresholds low enough that detections remain.
     "ssdlite320_mobilenet_v3_large": detection(tvm.detection.ssdlite320_mobilenet_v3_large, 320),
     "fasterrcnn_mobilenet_v3_large_320_fpn": detection(tvm.detection.fasterrcnn_mobilenet_v3_large_320_fpn, 320,

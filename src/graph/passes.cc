@@ -8,6 +8,7 @@
 
 #include "graph/bf16.h"
 #include "graph/layout.h"
+#include "graph/padding_taps.h"
 #include "support/assert.h"
 #include "support/overload.h"
 
@@ -221,6 +222,7 @@ void eliminateDeadCode(Graph& g) {
 void optimizeGraph(Graph& g, const GraphOptions& options) {
   foldConstants(g);
   foldBatchNorm(g);
+  dropPaddingTaps(g);
   fuseActivations(g);
   transposeRightOperands(g);
   if (options.channels_last) convertToChannelsLast(g, options.vector_lanes);

@@ -305,5 +305,47 @@ TEST(StagedModel, TopKOverALongAxisIsSortedOnTheHost) {
   EXPECT_EQ(m.stats().host_nodes, 1);
 }
 
+// A detector level's TopK (torchvision's one-stage heads): the scores that pass a threshold are
+// selected, K = min(count, limit), and the kept scores are concatenated with another level's.
+// When nothing passes, K = 0: empty values and indices, as ONNX Runtime returns, and the
+// concatenation is the other level alone.
+TEST(StagedModel, TopKOfAnEmptySelectionTakesKZero) {
+  TempDir dir("ttune-staged");
+  ModelBuilder b(13);
+  b.input("x", {int64_t{6}});
+  b.input("other", {int64_t{2}});
+  b.floats("thr", {}, {0.5f});
+  b.ints("limit", {3});
+  b.ints("flat", {-1});
+  b.node("Greater", {"x", "thr"}, {"pass"});
+  b.node("NonZero", {"pass"}, {"nz"});
+  b.node("Reshape", {"nz", "flat"}, {"idx"});
+  setAttr(b.node("Gather", {"x", "idx"}, {"sel"}), "axis", int64_t{0});
+  b.node("Shape", {"sel"}, {"count"});
+  b.node("Min", {"count", "limit"}, {"k"});
+  b.node("TopK", {"sel", "k"}, {"top", "top_idx"});
+  setAttr(b.node("Concat", {"top", "other"}, {"scores"}), "axis", int64_t{0});
+  b.output("scores");
+  b.output("top_idx");
+  executor::StagedModel m = staged(save(dir, b, "topk_level"));
+  const runtime::NDArray other = floats({2}, {7, 8});
+  std::vector<runtime::NDArray> outs = m.run({floats({6}, {0.1f, 0.2f, 0.3f, 0.0f, 0.4f, 0.1f}), other});
+  ASSERT_EQ(outs.size(), 2u);
+  ASSERT_EQ(outs[0].shape(), (te::Shape{2}));
+  EXPECT_EQ(outs[0].as<float>()[0], 7.0f);
+  EXPECT_EQ(outs[0].as<float>()[1], 8.0f);
+  EXPECT_EQ(outs[1].shape(), (te::Shape{0}));
+  EXPECT_EQ(outs[1].dtype(), te::DType::Int64);
+  // Some pass: the best min(count, 3) in order, then the other level.
+  outs = m.run({floats({6}, {0.9f, 0.2f, 0.7f, 0.6f, 0.8f, 0.1f}), other});
+  ASSERT_EQ(outs[0].shape(), (te::Shape{5}));
+  const std::vector<float> want = {0.9f, 0.8f, 0.7f, 7, 8};
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(outs[0].as<float>()[i], want[i]) << i;
+  ASSERT_EQ(outs[1].shape(), (te::Shape{3}));
+  EXPECT_EQ(outs[1].as<int64_t>()[0], 0);  // positions within the 4 selected: 0.9, 0.8, 0.7
+  EXPECT_EQ(outs[1].as<int64_t>()[1], 3);
+  EXPECT_EQ(outs[1].as<int64_t>()[2], 1);
+}
+
 }  // namespace
 }  // namespace ttune::frontend

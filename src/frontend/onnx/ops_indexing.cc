@@ -294,7 +294,16 @@ void importTopK(Ctx& c) {
   int64_t k = scalarInt(c, 1, "K");
   int64_t axis = normAxis(c, c.attrInt("axis", -1), c.rank(0));
   int64_t n = c.shape(0)[axis];
-  if (k < 1 || k > n) c.fail("K = ", k, " is outside [1, ", n, "] for axis ", axis);
+  if (k < 0 || k > n) c.fail("K = ", k, " is outside [0, ", n, "] for axis ", axis);
+  if (k == 0) {
+    // Nothing selected (a detector level where no anchor passed the score threshold: K =
+    // min(n, limit) with n = 0): empty values and indices, as ONNX Runtime returns them.
+    te::Shape empty = c.shape(0);
+    empty[static_cast<size_t>(axis)] = 0;
+    c.setOutput(0, c.addConstant(runtime::NDArray(empty, c.dtype(0)), "values"));
+    if (c.numOutputs() > 1) c.setOutput(1, c.addConstant(runtime::NDArray(empty, DType::Int64), "indices"));
+    return;
+  }
   bool largest = c.attrInt("largest", 1) != 0;
   // A staged run sorts run-time data on the host (a TopK kernel compares every pair); constants
   // (and so that host step) are sorted here in O(n log n). Beyond kMaxTopKKernelAxis elements the
