@@ -1,4 +1,4 @@
-// Throughput of the cost model's feature extraction (Ansor's bottleneck, ansor-study §9) on the
+// Throughput of the cost model's feature extraction (a bottleneck of Ansor's implementation) on the
 // states the search itself samples for the bench_tune workloads: extraction from already
 // lowered IR, and lowering + extraction (what the search pays for each new state). Counters:
 // states/s and stores/s (one feature row per store). The model/<name>/<kernel class> cases do

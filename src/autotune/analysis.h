@@ -1,4 +1,4 @@
-// Static analysis of a ComputeDAG's ops for the sketch rules (ansor-study §1.1):
+// Static analysis of a ComputeDAG's ops for the sketch rules (Ansor §4.1, Table 1):
 //  - simple access: every read index is a constant or `axis +/- constant` of the op's own axes;
 //  - strictly inlineable: simple access, same axis order, no duplicated axis, no exp and no
 //    select/branch (a stage that reads nothing is always inlineable);

@@ -9,7 +9,7 @@
 //  - Deterministic: the same sequence of calls with the same seed gives the same scores.
 //  - Not thread-safe: call from one thread (XGBoostModel uses its own threads inside).
 //
-// XGBoostModel follows Ansor (reference/ansor-study.md §5.2) in structure: one row per store, the
+// XGBoostModel follows Ansor (Zheng et al., OSDI 2020, §5.2) in structure: one row per store, the
 // score of a state is the sum of its rows' predictions ("pack-sum"), boosted with a custom
 // objective through XGBoosterBoostOneIter; label = normalized throughput = best cost of the task /
 // cost, in (0, 1], 0 for failures (normalizedThroughputs). Training restarts from scratch on all

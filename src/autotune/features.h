@@ -27,7 +27,7 @@
 //   4 allocation (5)    of the written buffer when the kernel allocates it.
 //   5 outer scope (3)   expected executions, number of loops, the stage's auto-unroll limit.
 //
-// Deviations from Ansor (reference/ansor-study.md §5.1), each deliberate:
+// Deviations from Ansor's features (OSDI 2020, §5.2 and its appendix), each deliberate:
 //  - Trip counts are *expected* trip counts: a loop whose extent is an expression (tail of a
 //    non-dividing split, clamped region) gets the mean of its extent over the iterations of the
 //    loops the extent depends on (enumerated exactly, or stratified-sampled beyond a budget, always

@@ -1,4 +1,4 @@
-// Random annotation of sketches (the initial population, ansor-study §3) and mutation of
+// Random annotation of sketches (the initial population, Ansor §4.2) and mutation of
 // complete states. Both work on step lists and replay them, so every result is a valid State.
 //
 // Differences from the reference: split lengths may also be non-dividing (ttune lowers them

@@ -1,4 +1,4 @@
-// SearchTask: the Ansor-style search for one workload (ansor-study §4). Each round proposes a
+// SearchTask: the Ansor-style search for one workload (Ansor §5.1). Each round proposes a
 // batch of unmeasured candidates: an initial population sampled from the sketches (plus the best
 // measured states and the default schedule), evolved for a few generations by mutation with
 // roulette-wheel selection on the cost model's scores, and picked eps-greedily (mostly the best

@@ -1,4 +1,4 @@
-// Sketch generation (ansor-study §2): the high-level structures of schedules for a DAG, derived
+// Sketch generation (Ansor, OSDI 2020, §4.1): the high-level structures of schedules for a DAG, derived
 // by per-stage rules applied from the last stage to the first. A sketch is a State whose split
 // steps have unset lengths; annotation (sampler.h) fills them and adds the low-level choices.
 //

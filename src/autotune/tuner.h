@@ -3,7 +3,7 @@
 // tasks (heaviest first, each batch committed at once): the model's estimated latency is known
 // from the first batch, a small budget is never wasted on per-task warm-up rounds, and no task
 // ends slower than untuned. Then rounds of measurements go to the task with the steepest
-// expected gain per the reference's gradient task scheduler (ansor-study §6; weights are
+// expected gain per Ansor's gradient task scheduler (Zheng et al., OSDI 2020, §6; weights are
 // occurrences, so early rounds go where the model's time is), with per-task early stopping and
 // dead tasks (no valid schedule, or search space exhausted). Rounds shrink with the budget per
 // task (at least 8 candidates), and the search's population with the round. Every measured

@@ -1,6 +1,6 @@
 // Runner: executes compiled candidates in a separate worker process (the `ttune-worker`
 // executable) so that a candidate that crashes, hangs or computes garbage costs only that
-// candidate (DESIGN decision 4). The worker is started on first use and restarted after it dies
+// candidate (docs/measurement.md). The worker is started on first use and restarted after it dies
 // or is killed for exceeding its timeout; the error kind is reported per candidate.
 #pragma once
 

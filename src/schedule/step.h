@@ -2,7 +2,7 @@
 //
 // Steps are plain structs in a closed std::variant. Stages are named by op name and iterators by
 // name, never by position, so a schedule replayed on another kernel of the same class either
-// applies to the same loops or is rejected with a reason (DESIGN decision 2).
+// applies to the same loops or is rejected with a reason (docs/architecture.md).
 //
 // Iterator naming is deterministic: splitting `i` into n+1 parts gives `i.0` (outermost) ..
 // `i.n`; fusing `a`, `b` gives `a@b@`; cache stages are `<op>.local`/`<op>.<scope>`; rfactor adds

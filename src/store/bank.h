@@ -3,7 +3,7 @@
 // runs they belong to). Schema: src/store/README.md and bank.cc.
 //
 // Invariants and guarantees (on both engines):
-//  - Durability (DESIGN decision 6): every write is one transaction, serialized against every
+//  - Durability: every write is one transaction, serialized against every
 //    other writer (SQLite: WAL journal, synchronous=FULL, BEGIN IMMEDIATE; PostgreSQL: BEGIN and
 //    the bank's advisory lock) and rolled back on any error. A process killed at any moment loses
 //    nothing it committed, never leaves half a batch, and leaves a bank that opens and passes

@@ -3,7 +3,7 @@
 // lowers that exactly (tail loops), but the tiles may fit the new shape badly. adaptSplits
 // re-factorizes each such split to the exact factorization of the new extent closest to the
 // original lengths (log distance, the innermost length weighted most: it is the vector width),
-// and records the new extents in the steps (the reference keeps stale ones, ansor-study §8.3).
+// and records the new extents in the steps (Ansor's implementation keeps stale ones).
 #pragma once
 
 #include <memory>

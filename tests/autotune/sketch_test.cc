@@ -1,4 +1,4 @@
-// Conformance with the reference's sketch counts (ansor-study §2; num_cores = 4 as in its tests).
+// Conformance with Ansor's sketch counts (its rules, OSDI 2020 §4.1; num_cores = 4 as in TVM's tests).
 #include <gtest/gtest.h>
 
 #include "autotune/sampler.h"

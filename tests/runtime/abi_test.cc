@@ -44,12 +44,28 @@ TEST(Scratch, ALargeBlockIsKeptForTheNextCallOfTheKernel) {
 
 TEST(Scratch, ABlockFreedByAnotherThreadAndManyBlocksAreFine) {
   void* p = ttune_alloc(int64_t(1) << 20);
+  ASSERT_NE(p, nullptr);
   std::thread([p] { ttune_free(p); }).join();
-  std::vector<void*> blocks;
-  for (int i = 0; i < 12; ++i) blocks.push_back(ttune_alloc((int64_t(1) << 18) * (i + 1)));
-  for (void* b : blocks) ttune_free(b);
-  for (int i = 0; i < 12; ++i) blocks[static_cast<size_t>(i)] = ttune_alloc((int64_t(1) << 18) * (12 - i));
-  for (void* b : blocks) ttune_free(b);
+  // Blocks live at once are distinct and usable end to end, whatever order they were kept in.
+  auto fill = [](std::vector<void*>& blocks, auto size_of) {
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      const int64_t bytes = size_of(static_cast<int64_t>(i));
+      auto* b = static_cast<unsigned char*>(ttune_alloc(bytes));
+      ASSERT_NE(b, nullptr) << "block " << i;
+      b[0] = static_cast<unsigned char>(i);
+      b[bytes - 1] = static_cast<unsigned char>(i + 1);
+      blocks[i] = b;
+    }
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      const int64_t bytes = size_of(static_cast<int64_t>(i));
+      EXPECT_EQ(static_cast<unsigned char*>(blocks[i])[0], i) << "block " << i << " was overwritten";
+      EXPECT_EQ(static_cast<unsigned char*>(blocks[i])[bytes - 1], i + 1) << "block " << i << " was overwritten";
+    }
+    for (void* b : blocks) ttune_free(b);
+  };
+  std::vector<void*> blocks(12);
+  fill(blocks, [](int64_t i) { return (int64_t(1) << 18) * (i + 1); });
+  fill(blocks, [](int64_t i) { return (int64_t(1) << 18) * (12 - i); });
 }
 
 }  // namespace

@@ -1,4 +1,4 @@
-// DESIGN decision 6: a writer killed at any moment (SIGKILL) loses nothing it committed and leaves
+// Durability (store/bank.h): a writer killed at any moment (SIGKILL) loses nothing it committed and leaves
 // a bank that opens and passes integrity_check; several processes write one bank at once. On
 // both backends (an SQLite file; a PostgreSQL database whose clients are killed mid-transaction).
 #include <gtest/gtest.h>
