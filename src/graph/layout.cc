@@ -267,10 +267,12 @@ class Converter {
               convertTo(n, p, {toNHWC(n.inputs[0])});
             },
             [&](const ConcatAttrs& a) {
-              if (!anyInputFollowsNHWC(n) || !rank4(n.output) || normalizeAxis(a.axis, 4) != 1) return keep(n);
+              // Along the channels (inception's branches) or the image (a convolution computed
+              // by output regions, conv_regions.h): the same axis of the NHWC values.
+              if (!anyInputFollowsNHWC(n) || !rank4(n.output)) return keep(n);
               std::vector<int> ins;
               for (int v : n.inputs) ins.push_back(toNHWC(v));
-              convertTo(n, ConcatAttrs{3}, ins);
+              convertTo(n, ConcatAttrs{nhwcAxis(normalizeAxis(a.axis, 4))}, ins);
             },
             [&](const auto& a) {
               using A = std::decay_t<decltype(a)>;

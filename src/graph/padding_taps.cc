@@ -39,24 +39,24 @@ std::optional<AxisTaps> axisTaps(int64_t in, int64_t out, int64_t kernel, int64_
   return t;
 }
 
-// w[:, :, rows.first..rows.last, cols.first..cols.last] of an [O, I, KH, KW] weight.
-runtime::NDArray sliceTaps(const runtime::NDArray& w, const AxisTaps& rows, const AxisTaps& cols) {
+}  // namespace
+
+runtime::NDArray sliceTaps(const runtime::NDArray& w, int64_t row_first, int64_t row_last, int64_t col_first,
+                           int64_t col_last) {
   const te::Shape& s = w.shape();
-  const int64_t kh = rows.last - rows.first + 1, kw = cols.last - cols.first + 1;
+  const int64_t kh = row_last - row_first + 1, kw = col_last - col_first + 1;
   runtime::NDArray out = runtime::NDArray::empty({s[0], s[1], kh, kw}, w.dtype());
   const size_t elem = static_cast<size_t>(te::dtypeBytes(w.dtype()));
   const char* src = static_cast<const char*>(w.data());
   char* dst = static_cast<char*>(out.data());
   for (int64_t oi = 0; oi < s[0] * s[1]; ++oi)
     for (int64_t r = 0; r < kh; ++r) {
-      const int64_t from = (oi * s[2] + rows.first + r) * s[3] + cols.first;
+      const int64_t from = (oi * s[2] + row_first + r) * s[3] + col_first;
       std::memcpy(dst + static_cast<size_t>((oi * kh + r) * kw) * elem, src + static_cast<size_t>(from) * elem,
                   static_cast<size_t>(kw) * elem);
     }
   return out;
 }
-
-}  // namespace
 
 int dropPaddingTaps(Graph& g) {
   std::vector<Node> nodes = g.nodes();
@@ -76,7 +76,7 @@ int dropPaddingTaps(Graph& g) {
     narrowed.pads = {rows->pad_begin, cols->pad_begin, rows->pad_end, cols->pad_end};
     if (rows->first == rows->last) narrowed.dilation[0] = 1;
     if (cols->first == cols->last) narrowed.dilation[1] = 1;
-    runtime::NDArray taps = sliceTaps(*w.constant, *rows, *cols);
+    runtime::NDArray taps = sliceTaps(*w.constant, rows->first, rows->last, cols->first, cols->last);
     const std::string name = w.name + ".taps";
     n.inputs[1] = g.addConstant(name, std::move(taps));  // invalidates x, w and y
     n.attrs = narrowed;

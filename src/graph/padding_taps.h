@@ -22,4 +22,8 @@ namespace ttune::graph {
 // Returns how many convolutions were rewritten.
 int dropPaddingTaps(Graph& g);
 
+// w[:, :, row_first..row_last, col_first..col_last] of an [O, I, KH, KW] weight (inclusive ranges).
+runtime::NDArray sliceTaps(const runtime::NDArray& w, int64_t row_first, int64_t row_last, int64_t col_first,
+                           int64_t col_last);
+
 }  // namespace ttune::graph

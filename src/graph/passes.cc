@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "graph/bf16.h"
+#include "graph/conv_regions.h"
 #include "graph/layout.h"
 #include "graph/padding_taps.h"
 #include "support/assert.h"
@@ -223,6 +224,7 @@ void optimizeGraph(Graph& g, const GraphOptions& options) {
   foldConstants(g);
   foldBatchNorm(g);
   dropPaddingTaps(g);
+  splitConvRegions(g);
   fuseActivations(g);
   transposeRightOperands(g);
   if (options.channels_last) convertToChannelsLast(g, options.vector_lanes);

@@ -5,6 +5,8 @@
 //                     bias (inference statistics are constants);
 //   dropPaddingTaps   convolution taps that read only padding go (a dilated 3x3 on a map smaller
 //                     than its dilation becomes a 1x1; graph/padding_taps.h);
+//   splitConvRegions  a convolution whose taps read mostly padding runs as one convolution per
+//                     output region, each with the taps that read input there (conv_regions.h);
 //   fuseActivations  x * sigmoid(x) becomes silu(x), x * hardsigmoid(x) (ONNX HardSwish's
 //                     1/6, 1/2) hardswish(x): the exporters' spelling of one activation, which
 //                     fusion could not follow (x has two readers), becomes the op the zoo uses;

@@ -3,6 +3,7 @@
 // and paddings, and the atrous case becomes a 1x1.
 #include <gtest/gtest.h>
 
+#include "graph/conv_regions.h"
 #include "graph/padding_taps.h"
 #include "graph/reference.h"
 #include "graph_test_util.h"
@@ -69,6 +70,30 @@ TEST(PaddingTaps, OneSidedAndPartialNarrowingKeepsTheOutput) {
   expectSameResult(g, r, 6);
 }
 
+// ASPP at rate 12 on a 14x14 map: every tap reads input somewhere, but the outer ones only for
+// two rows or columns; nine regions, each without padding.
+TEST(ConvRegions, AnAtrousConvolutionOnAMapNearItsRateRunsByRegion) {
+  ConvCase c{14, 14, 3, 3, 1, 12, 12, {12, 12, 12, 12}};
+  Graph g = *convGraph(c), r = g;
+  EXPECT_EQ(dropPaddingTaps(r), 0);
+  EXPECT_EQ(splitConvRegions(r), 1);
+  int convs = 0, taps = 0;
+  for (const Node& n : r.nodes())
+    if (const Conv2dAttrs* a = std::get_if<Conv2dAttrs>(&n.attrs)) {
+      ++convs;
+      EXPECT_EQ(a->pads, (Pad4{0, 0, 0, 0}));
+      const te::Shape& w = r.value(n.inputs[1]).shape;
+      const te::Shape& y = r.value(n.output).shape;
+      taps += static_cast<int>(w[2] * w[3] * y[2] * y[3]);
+    }
+  EXPECT_EQ(convs, 9);
+  EXPECT_EQ(taps, 18 * 18);  // (14 + 2 + 2)^2 tap positions read input, of 9 * 14^2
+  expectSameResult(g, r, 8);
+  // A plain 3x3 with padding 1 wastes little: left alone.
+  Graph plain = *convGraph({14, 14, 3, 3, 1, 1, 1, {1, 1, 1, 1}});
+  EXPECT_EQ(splitConvRegions(plain), 0);
+}
+
 TEST(PaddingTaps, ConvolutionsWhoseTapsAllReadInputAreLeftAlone) {
   ConvCase c{7, 7, 3, 3, 1, 1, 1, {1, 1, 1, 1}};
   Graph g = *convGraph(c);
@@ -83,7 +108,7 @@ TEST(PaddingTaps, ConvolutionsWhoseTapsAllReadInputAreLeftAlone) {
 
 // Every valid case of a sweep computes the same after the pass; the sweep must rewrite some.
 TEST(PaddingTaps, SweepOfShapesStridesDilationsAndPaddingsComputesTheSame) {
-  int rewritten = 0, cases = 0;
+  int rewritten = 0, cases = 0, split = 0;
   uint64_t seed = 1;
   for (int64_t h : {1, 2, 5, 8})
     for (int64_t k : {1, 2, 3})
@@ -97,7 +122,10 @@ TEST(PaddingTaps, SweepOfShapesStridesDilationsAndPaddingsComputesTheSame) {
               if (!g) continue;
               ++cases;
               Graph r = *g;
-              if (dropPaddingTaps(r) == 0) continue;
+              const int narrowed = dropPaddingTaps(r);
+              const int regions = splitConvRegions(r);
+              split += regions;
+              if (narrowed + regions == 0) continue;
               ++rewritten;
               SCOPED_TRACE(::testing::Message() << "h " << h << " k " << k << " stride " << stride << " dilation " << dil
                                                 << " pads " << pb << "," << pe << " groups " << groups);
@@ -106,6 +134,7 @@ TEST(PaddingTaps, SweepOfShapesStridesDilationsAndPaddingsComputesTheSame) {
           }
   EXPECT_GT(cases, 200);
   EXPECT_GT(rewritten, 50);
+  EXPECT_GT(split, 10);
 }
 
 }  // namespace
