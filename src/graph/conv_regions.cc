@@ -27,9 +27,9 @@ std::optional<std::vector<Segment>> segments(int64_t in, int64_t out, int64_t ke
     int64_t h = (in - 1 - shift) < 0 ? -1 : std::min(out - 1, (in - 1 - shift) / stride);
     lo[static_cast<size_t>(t)] = l;
     hi[static_cast<size_t>(t)] = h;
-    if (l <= h) {
-      cuts.insert(std::clamp<int64_t>(l, 0, out));
-      cuts.insert(std::clamp<int64_t>(h + 1, 0, out));
+    if (l <= h) {  // then 0 <= l and h + 1 <= out
+      cuts.insert(l);
+      cuts.insert(h + 1);
     }
   }
   std::vector<Segment> segs;

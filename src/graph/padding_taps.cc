@@ -22,7 +22,6 @@ struct AxisTaps {
 std::optional<AxisTaps> axisTaps(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t dilation,
                                  int64_t pad_begin) {
   AxisTaps t;
-  t.last = kernel - 1;
   // The first tap whose last output position reads at or after index 0.
   const int64_t reach = pad_begin - (out - 1) * stride;
   if (reach > 0) t.first = (reach + dilation - 1) / dilation;

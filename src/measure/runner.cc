@@ -27,10 +27,7 @@ std::string workerPath() {
   const std::filesystem::path beside = support::codeDirectory() / "ttune-worker";
   struct stat st;
   if (stat(beside.c_str(), &st) == 0) return beside.string();
-  const std::filesystem::path relative = "libexec/ttune/ttune-worker";
-  if (std::filesystem::path found = support::findInPrefixes(relative); !found.empty()) return found.string();
-  // Not found: name where an installed tree keeps it, so that the start failure says so.
-  return (support::codeDirectory().parent_path() / relative).string();
+  return support::installedFile("libexec/ttune/ttune-worker").string();
 }
 
 Runner::Runner() : Runner(WorkerCommand{{workerPath()}}) {}

@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <sstream>
 
 #include "codegen/target.h"
@@ -44,9 +43,7 @@ std::string findProgram(const std::string& program) {
 
 std::string aarch64WorkerPath() {
   if (std::string e = env("TTUNE_WORKER_AARCH64"); !e.empty()) return e;
-  const std::filesystem::path relative = "libexec/ttune/aarch64/ttune-worker";
-  if (std::filesystem::path found = support::findInPrefixes(relative); !found.empty()) return found.string();
-  return (support::codeDirectory().parent_path() / relative).string();
+  return support::installedFile("libexec/ttune/aarch64/ttune-worker").string();
 }
 
 }  // namespace

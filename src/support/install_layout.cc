@@ -3,9 +3,9 @@
 #include <link.h>
 
 #include <cstdint>
+#include <string>
 #include <system_error>
 
-#include "support/strings.h"
 
 namespace ttune::support {
 
@@ -39,13 +39,16 @@ int visitObject(dl_phdr_info* info, size_t, void* data) {
 }  // namespace
 
 fs::path codeDirectory() {
-  Lookup l;
-  l.address = reinterpret_cast<std::uintptr_t>(&codeDirectory);
-  dl_iterate_phdr(visitObject, &l);
-  if (!l.found) return {};
-  std::error_code ec;
-  fs::path file = fs::canonical(l.file.empty() ? fs::path("/proc/self/exe") : fs::path(l.file), ec);
-  return ec ? fs::path() : file.parent_path();
+  static const fs::path dir = [] {
+    Lookup l;
+    l.address = reinterpret_cast<std::uintptr_t>(&codeDirectory);
+    dl_iterate_phdr(visitObject, &l);
+    if (!l.found) return fs::path();
+    std::error_code ec;
+    fs::path file = fs::canonical(l.file.empty() ? fs::path("/proc/self/exe") : fs::path(l.file), ec);
+    return ec ? fs::path() : file.parent_path();
+  }();
+  return dir;
 }
 
 std::vector<fs::path> searchPrefixes() {
@@ -66,10 +69,9 @@ fs::path findInPrefixes(const fs::path& relative) {
   return {};
 }
 
-std::string describeSearch(const fs::path& relative) {
-  std::vector<fs::path> prefixes = searchPrefixes();
-  if (prefixes.empty()) return "nowhere (the loader did not name ttune's own file)";
-  return join(prefixes, ", ", [&](const fs::path& p) { return (p / relative).string(); });
+fs::path installedFile(const fs::path& relative) {
+  fs::path found = findInPrefixes(relative);
+  return found.empty() ? codeDirectory().parent_path() / relative : found;
 }
 
 }  // namespace ttune::support

@@ -14,13 +14,12 @@
 #pragma once
 
 #include <filesystem>
-#include <string>
 #include <vector>
 
 namespace ttune::support {
 
 // The directory of the executable or shared object that contains this function, symbolic links
-// resolved; empty when the loader does not say (never seen on Linux).
+// resolved (found once per process); empty when the loader does not say (never seen on Linux).
 std::filesystem::path codeDirectory();
 
 // The prefixes searched, nearest first: codeDirectory() and its parents.
@@ -29,7 +28,8 @@ std::vector<std::filesystem::path> searchPrefixes();
 // The first existing P/relative over searchPrefixes(), or an empty path when none has it.
 std::filesystem::path findInPrefixes(const std::filesystem::path& relative);
 
-// Where findInPrefixes() looked for `relative`, for error messages ("looked in A, B and C").
-std::string describeSearch(const std::filesystem::path& relative);
+// findInPrefixes(relative), else where an installed tree keeps it (the parent of codeDirectory()),
+// so that the failure to start or open it names the expected place.
+std::filesystem::path installedFile(const std::filesystem::path& relative);
 
 }  // namespace ttune::support
