@@ -1,7 +1,8 @@
 // dump_kernels: a refactoring check, not a benchmark. Prints, for each model and target given,
-// every kernel's class, workload key, default schedule (its steps as JSON) and the loop IR that
-// schedule lowers to, in partition order. Two builds that must not differ in behaviour (a change
-// that only restructures code) print byte-identical dumps:
+// every kernel's class, workload key, default schedule (its steps as JSON), the loop IR that
+// schedule lowers to and the same with the full-tile versions code generation adds, in
+// partition order. Two builds that must not differ in behaviour (a change that only
+// restructures code) print byte-identical dumps:
 //
 //   dump_kernels --models resnet18,bert_base --targets x86-64-v3,x86-64-v4,aarch64 > before.txt
 //   (rebuild)  ... > after.txt; cmp before.txt after.txt
@@ -15,6 +16,7 @@
 #include "codegen/target.h"
 #include "graph/fusion.h"
 #include "lower/lower.h"
+#include "lower/register_tiles.h"
 #include "models/zoo.h"
 #include "schedule/default_schedule.h"
 #include "schedule/record.h"
@@ -62,6 +64,10 @@ void dumpModel(const std::string& model, const std::string& target_name, schedul
       continue;
     }
     std::cout << lower::toString(*lowered);
+    // What codegen::compile emits: the loop IR with full-tile versions.
+    lower::LoweredFunc versioned = *lowered;
+    versioned.body = lower::versionTiles(lowered->body);
+    std::cout << "versioned:\n" << lower::toString(versioned);
   }
 }
 
