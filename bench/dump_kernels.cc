@@ -16,7 +16,7 @@
 #include "codegen/target.h"
 #include "graph/fusion.h"
 #include "lower/lower.h"
-#include "lower/register_tiles.h"
+#include "lower/version_tiles.h"
 #include "models/zoo.h"
 #include "schedule/default_schedule.h"
 #include "schedule/record.h"

@@ -13,7 +13,7 @@
 
 #include "codegen/codegen.h"
 #include "codegen/emitter.h"
-#include "lower/register_tiles.h"
+#include "lower/version_tiles.h"
 #include "support/assert.h"
 
 namespace ttune::codegen {

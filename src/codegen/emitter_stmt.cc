@@ -5,7 +5,7 @@
 #include <unordered_set>
 
 #include "codegen/emitter.h"
-#include "lower/register_tiles.h"
+#include "lower/vector_loops.h"
 #include "support/assert.h"
 #include "support/overload.h"
 #include "te/expr_functor.h"

@@ -3,7 +3,9 @@
 #include <functional>
 #include <unordered_map>
 
-#include "lower/register_tiles.h"
+#include "lower/limit_unrolling.h"
+#include "lower/register_tile_unroll.h"
+#include "lower/vector_loops.h"
 #include "schedule/bound.h"
 #include "support/assert.h"
 #include "te/arith.h"

@@ -26,7 +26,7 @@ struct LowerOptions {
   // An `unroll` annotation is honoured while the replicated body stays within this many steps.
   int64_t max_explicit_unroll = 1024;
   // Expression nodes of one loop nest after unrolling (bounds compile time; see
-  // limitUnrolling), counting vectorized loops per `vector_lanes` lanes.
+  // lower/limit_unrolling.h), counting vectorized loops per `vector_lanes` lanes.
   int64_t max_unrolled_statements = 24000;
   int vector_lanes = 16;
   // Software prefetch of the next parallel iteration's blocks (lower/prefetch.h); off when unset

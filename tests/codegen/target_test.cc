@@ -1,11 +1,10 @@
-// Targets by name, what this machine can run, register-tile shapes per register file, full-tile
-// versions of register tiles, and code for both x86 ISA levels checked against the reference.
+// Targets by name, what this machine can run, register-tile shapes per register file, and code
+// for both x86 ISA levels checked against the reference (full-tile versions: tests/lower).
 #include <gtest/gtest.h>
 
 #include "codegen/codegen.h"
 #include "codegen/target.h"
 #include "common/check.h"
-#include "lower/register_tiles.h"
 #include "measure/builder.h"
 #include "ops/elementwise.h"
 #include "ops/nn.h"
@@ -14,7 +13,6 @@
 #include "ops/winograd.h"
 #include "schedule/record.h"
 #include "support/json.h"
-#include "support/overload.h"
 
 namespace ttune {
 namespace {
@@ -149,127 +147,6 @@ TEST(RegisterTile, SixteenRegistersTakeSlackWhereItClearlyPays) {
   for (int64_t rows : {7, 14, 28, 56}) {
     schedule::RegisterTile rt = schedule::registerTileFor(v4, rows, 4);
     EXPECT_GE(rt.rows * rt.vectors, 14) << rows;
-  }
-}
-
-int countIfs(const lower::Stmt& s) {
-  if (!s) return 0;
-  return std::visit(Overload{
-                        [&](const lower::For& f) { return countIfs(f.body); },
-                        [&](const lower::Store&) { return 0; },
-                        [&](const lower::IfThenElse& i) { return 1 + countIfs(i.then_case) + countIfs(i.else_case); },
-                        [&](const lower::Allocate& a) { return countIfs(a.body); },
-                        [&](const lower::Seq& q) {
-                          int n = 0;
-                          for (const auto& c : q.stmts) n += countIfs(c);
-                          return n;
-                        },
-                        [&](const lower::LetStmt& l) { return countIfs(l.body); },
-                        [&](const lower::Prefetch&) { return 0; },
-                    },
-                    s->kind);
-}
-
-// An NHWC convolution's output C computed through its cache-write tile L: columns in tiles of 4
-// rows, channels in vectors of 16.
-std::vector<schedule::Step> columnTileSteps(const std::string& C, const std::string& L) {
-  using namespace schedule;
-  return {
-      CacheWriteStep{C, "local"},
-      SplitStep{L, "ff", std::nullopt, {16}, true},
-      SplitStep{L, "xx", std::nullopt, {4}, true},
-      ReorderStep{L, {"nn", "yy", "xx.0", "ff.0", "rc", "ry", "rx", "xx.1", "ff.1"}},
-      FollowSplitStep{C, "ff", 1, 1},
-      FollowSplitStep{C, "xx", 2, 1},
-      ReorderStep{C, {"nn", "yy", "xx.0", "ff.0", "xx.1", "ff.1"}},
-      ComputeAtStep{L, C, "ff.0"},
-      AnnotationStep{L, "ff.1", IterAnnotation::Vectorize},
-      AnnotationStep{C, "ff.1", IterAnnotation::Vectorize},
-  };
-}
-
-// A 1x1 convolution on a 7x7 NHWC image.
-std::shared_ptr<const te::ComputeDAG> pointwiseConv7x7(int64_t c, int64_t k) {
-  te::Tensor x = te::placeholder("X", {1, 7, 7, c});
-  te::Tensor w = te::placeholder("W", {1, 1, c, k}, te::DType::Float32, true);
-  return std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{x, w},
-                                                std::vector<te::Tensor>{ops::conv2d_nhwc(x, w, {1, 1}, {0, 0, 0, 0})});
-}
-
-TEST(RegisterTile, TailTilesGetAFullTileVersionAndStayExact) {
-  // 7 output columns in tiles of 4 and 40 channels in vectors of 16: full tiles and tails.
-  auto dag = pointwiseConv7x7(24, 40);
-  using namespace schedule;
-  std::string C = dag->outputs()[0].name(), L = C + ".local";
-  std::vector<Step> steps = columnTileSteps(C, L);
-  auto st = State::replay(dag, steps);
-  ASSERT_TRUE(st.ok()) << st.error();
-  auto f = lower::lower(*st, "kernel");
-  ASSERT_TRUE(f.ok()) << f.error();
-  EXPECT_GT(countIfs(lower::versionTiles(f->body)), countIfs(f->body));
-  testing::Checker checker(dag);
-  for (const schedule::Target& t : testing::isaTargets()) {
-    std::string skip = testing::skipReason(t);
-    if (!skip.empty()) {
-      std::cout << "[  SKIPPED ] " << schedule::isaName(t.isa) << ": " << skip << "\n";
-      continue;
-    }
-    auto r = checker.check(*st, 3, 1e-4, 1e-4, {}, t);
-    ASSERT_TRUE(r.built) << r.error;
-    EXPECT_TRUE(r.cmp.ok()) << schedule::isaName(t.isa) << " max abs err " << r.cmp.max_abs_err << "\n" << r.lowered;
-  }
-}
-
-// Loops whose extent is the constant `n`.
-int countLoopsOfExtent(const lower::Stmt& s, int64_t n) {
-  if (!s) return 0;
-  return std::visit(Overload{
-                        [&](const lower::For& f) {
-                          int64_t e;
-                          return (te::isConstInt(f.extent, &e) && e == n ? 1 : 0) + countLoopsOfExtent(f.body, n);
-                        },
-                        [&](const lower::Store&) { return 0; },
-                        [&](const lower::IfThenElse& i) { return countLoopsOfExtent(i.then_case, n) + countLoopsOfExtent(i.else_case, n); },
-                        [&](const lower::Allocate& a) { return countLoopsOfExtent(a.body, n); },
-                        [&](const lower::Seq& q) {
-                          int k = 0;
-                          for (const auto& c : q.stmts) k += countLoopsOfExtent(c, n);
-                          return k;
-                        },
-                        [&](const lower::LetStmt& l) { return countLoopsOfExtent(l.body, n); },
-                        [&](const lower::Prefetch&) { return 0; },
-                    },
-                    s->kind);
-}
-
-// The tail tile of a non-dividing split (7 columns in tiles of 4: one tail of 3) gets its own
-// version with constant extents, besides the full tiles' one, so it runs straight-line code; the
-// results stay exact on both ISAs, with and without a fused parallel loop over the tiles.
-TEST(RegisterTile, TheTailTileGetsAConstantExtentVersion) {
-  auto dag = pointwiseConv7x7(24, 32);
-  using namespace schedule;
-  std::string C = dag->outputs()[0].name(), L = C + ".local";
-  for (bool fused : {false, true}) {
-    std::vector<Step> steps = columnTileSteps(C, L);
-    if (fused) {
-      steps.push_back(FuseStep{C, {"nn", "yy", "xx.0", "ff.0"}});
-      steps.push_back(AnnotationStep{C, "nn@yy@xx.0@ff.0@", IterAnnotation::Parallel});
-    }
-    auto st = State::replay(dag, steps);
-    ASSERT_TRUE(st.ok()) << st.error();
-    auto f = lower::lower(*st, "kernel");
-    ASSERT_TRUE(f.ok()) << f.error();
-    EXPECT_EQ(countLoopsOfExtent(f->body, 3), 0);
-    lower::Stmt v = lower::versionTiles(f->body);
-    // The tile's init, reduction and write-back loops over its rows, once more with extent 3.
-    EXPECT_GE(countLoopsOfExtent(v, 3), 3) << "fused " << fused << "\n" << lower::toString(v);
-    testing::Checker checker(dag);
-    for (const schedule::Target& t : testing::isaTargets()) {
-      if (!testing::skipReason(t).empty()) continue;
-      auto r = checker.check(*st, 3, 1e-4, 1e-4, {}, t);
-      ASSERT_TRUE(r.built) << r.error;
-      EXPECT_TRUE(r.cmp.ok()) << schedule::isaName(t.isa) << " max abs err " << r.cmp.max_abs_err << "\n" << r.lowered;
-    }
   }
 }
 
