@@ -4,7 +4,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "support/overload.h"
+#include "lower/stmt_functor.h"
 #include "te/arith.h"
 #include "te/expr_functor.h"
 
@@ -14,24 +14,14 @@ namespace {
 
 using te::Expr;
 
-void storedBuffers(const Stmt& s, std::unordered_set<const te::Buffer*>& out) {
-  if (!s) return;
-  std::visit(Overload{
-                 [&](const For& f) { storedBuffers(f.body, out); },
-                 [&](const Store& x) { out.insert(x.buffer.get()); },
-                 [&](const IfThenElse& i) {
-                   storedBuffers(i.then_case, out);
-                   storedBuffers(i.else_case, out);
-                 },
-                 [&](const Allocate& a) { storedBuffers(a.body, out); },
-                 [&](const Seq& q) {
-                   for (const Stmt& c : q.stmts) storedBuffers(c, out);
-                 },
-                 [&](const LetStmt& l) { storedBuffers(l.body, out); },
-                 [&](const Prefetch&) {},
-             },
-             s->kind);
-}
+// Buffers the statement stores to.
+class StoredBuffers : public StmtVisitor {
+ public:
+  std::unordered_set<const te::Buffer*> buffers;
+
+ protected:
+  void visitStore(const Store& x) override { buffers.insert(x.buffer.get()); }
+};
 
 // A read of a kernel argument inside the streaming loop, its index with every let-bound variable
 // replaced by its value (so that it names loop variables only).
@@ -41,136 +31,68 @@ struct Read {
   bool consistent = true;  // false once two different indices of the buffer were seen
 };
 
-class Pass {
+// Reads of read-only arguments in a loop's body (`stored` are the buffers the kernel writes), and
+// the loops inside it; lets are those enclosing the body, then its own.
+class Reads : public StmtVisitor {
  public:
-  Pass(const PrefetchOptions& o, std::unordered_set<const te::Buffer*> stored) : opt_(o), stored_(std::move(stored)) {}
+  Reads(const std::unordered_set<const te::Buffer*>& stored, te::VarMap<Expr> lets) : stored_(stored), lets_(std::move(lets)) {}
+  std::vector<const For*> loops;
+  std::vector<Read> reads;
 
-  // Outside the parallel loop: find it.
-  Stmt outside(const Stmt& s) {
-    if (!s) return s;
-    return std::visit(Overload{
-                          [&](const For& f) -> Stmt {
-                            if (f.kind != ForKind::Parallel) {
-                              Stmt b = outside(f.body);
-                              return b == f.body ? s : makeFor(f.var, f.extent, f.max_extent, f.kind, b);
-                            }
-                            par_ = &f;
-                            lets_.clear();
-                            passes_.clear();
-                            Stmt b = inside(f.body);
-                            par_ = nullptr;
-                            return b == f.body ? s : makeFor(f.var, f.extent, f.max_extent, f.kind, b);
-                          },
-                          [&](const Store&) { return s; },
-                          [&](const IfThenElse& i) -> Stmt {
-                            Stmt t = outside(i.then_case), e = outside(i.else_case);
-                            return t == i.then_case && e == i.else_case ? s : makeIf(i.cond, t, e);
-                          },
-                          [&](const Allocate& a) -> Stmt {
-                            Stmt b = outside(a.body);
-                            return b == a.body ? s : makeAllocate(a.buffer, b);
-                          },
-                          [&](const Seq& q) -> Stmt { return rebuildSeq(s, q, [&](const Stmt& c) { return outside(c); }); },
-                          [&](const LetStmt& l) -> Stmt {
-                            Stmt b = outside(l.body);
-                            return b == l.body ? s : makeLet(l.var, l.value, b);
-                          },
-                          [&](const Prefetch&) { return s; },
-                      },
-                      s->kind);
+ protected:
+  void visitExpr(const Expr& e) override {
+    te::visitAll(e, [&](const Expr& x) {
+      const te::BufferLoad* ld = x.as<te::BufferLoad>();
+      if (!ld || ld->buffer->scope != te::MemScope::Arg || stored_.count(ld->buffer.get())) return;
+      Expr idx = te::substitute(ld->index, lets_);
+      for (Read& r : reads)
+        if (r.buffer == ld->buffer) {
+          r.consistent = r.consistent && te::structurallyEqual(r.index, idx);
+          return;
+        }
+      reads.push_back(Read{ld->buffer, idx, true});
+    });
+  }
+  void visitFor(const For& f) override {
+    loops.push_back(&f);
+    StmtVisitor::visitFor(f);
+  }
+  void visitLet(const LetStmt& l) override {
+    visitExpr(l.value);
+    lets_[l.var.get()] = te::substitute(l.value, lets_);
+    visit(l.body);
+  }
+  void visitPrefetch(const Prefetch&) override {}
+
+ private:
+  const std::unordered_set<const te::Buffer*>& stored_;
+  te::VarMap<Expr> lets_;
+};
+
+// Inside parallel loop `par`, under the loops in passes_: rewrites the loops that stream a block.
+class Streamer : public StmtMutator {
+ public:
+  Streamer(const PrefetchOptions& o, const std::unordered_set<const te::Buffer*>& stored, const For& par)
+      : opt_(o), stored_(stored), par_(&par) {}
+
+ protected:
+  Stmt mutateFor(const Stmt& s, const For& f) override {
+    if (f.kind == ForKind::Vectorized) return s;
+    if (f.kind == ForKind::Serial)
+      if (Stmt r = streamed(s, f)) return r;
+    passes_.push_back(&f);
+    Stmt r = StmtMutator::mutateFor(s, f);
+    passes_.pop_back();
+    return r;
+  }
+  Stmt mutateLet(const Stmt& s, const LetStmt& l) override {
+    lets_[l.var.get()] = te::substitute(l.value, lets_);
+    Stmt r = StmtMutator::mutateLet(s, l);
+    lets_.erase(l.var.get());
+    return r;
   }
 
  private:
-  template <class F>
-  static Stmt rebuildSeq(const Stmt& s, const Seq& q, F&& f) {
-    std::vector<Stmt> out;
-    bool changed = false;
-    for (const Stmt& c : q.stmts) {
-      out.push_back(f(c));
-      changed |= out.back() != c;
-    }
-    return changed ? makeSeq(std::move(out)) : s;
-  }
-
-  // Inside the parallel loop, under the loops in passes_.
-  Stmt inside(const Stmt& s) {
-    if (!s) return s;
-    return std::visit(Overload{
-                          [&](const For& f) -> Stmt {
-                            if (f.kind == ForKind::Vectorized) return s;
-                            if (f.kind == ForKind::Serial)
-                              if (Stmt r = streamed(s, f)) return r;
-                            passes_.push_back(&f);
-                            Stmt b = inside(f.body);
-                            passes_.pop_back();
-                            return b == f.body ? s : makeFor(f.var, f.extent, f.max_extent, f.kind, b);
-                          },
-                          [&](const Store&) { return s; },
-                          [&](const IfThenElse& i) -> Stmt {
-                            Stmt t = inside(i.then_case), e = inside(i.else_case);
-                            return t == i.then_case && e == i.else_case ? s : makeIf(i.cond, t, e);
-                          },
-                          [&](const Allocate& a) -> Stmt {
-                            Stmt b = inside(a.body);
-                            return b == a.body ? s : makeAllocate(a.buffer, b);
-                          },
-                          [&](const Seq& q) -> Stmt { return rebuildSeq(s, q, [&](const Stmt& c) { return inside(c); }); },
-                          [&](const LetStmt& l) -> Stmt {
-                            lets_[l.var.get()] = te::substitute(l.value, lets_);
-                            Stmt b = inside(l.body);
-                            lets_.erase(l.var.get());
-                            return b == l.body ? s : makeLet(l.var, l.value, b);
-                          },
-                          [&](const Prefetch&) { return s; },
-                      },
-                      s->kind);
-  }
-
-  // Reads of read-only arguments in the body of loop `l`, and the loops inside it.
-  void collect(const Stmt& s, te::VarMap<Expr>& lets, std::vector<const For*>& loops, std::vector<Read>& reads) {
-    if (!s) return;
-    auto scan = [&](const Expr& e) {
-      te::visitAll(e, [&](const Expr& x) {
-        const te::BufferLoad* ld = x.as<te::BufferLoad>();
-        if (!ld || ld->buffer->scope != te::MemScope::Arg || stored_.count(ld->buffer.get())) return;
-        Expr idx = te::substitute(ld->index, lets);
-        for (Read& r : reads)
-          if (r.buffer == ld->buffer) {
-            r.consistent = r.consistent && te::structurallyEqual(r.index, idx);
-            return;
-          }
-        reads.push_back(Read{ld->buffer, idx, true});
-      });
-    };
-    std::visit(Overload{
-                   [&](const For& f) {
-                     scan(f.extent);
-                     loops.push_back(&f);
-                     collect(f.body, lets, loops, reads);
-                   },
-                   [&](const Store& x) {
-                     scan(x.index);
-                     scan(x.value);
-                   },
-                   [&](const IfThenElse& i) {
-                     scan(i.cond);
-                     collect(i.then_case, lets, loops, reads);
-                     collect(i.else_case, lets, loops, reads);
-                   },
-                   [&](const Allocate& a) { collect(a.body, lets, loops, reads); },
-                   [&](const Seq& q) {
-                     for (const Stmt& c : q.stmts) collect(c, lets, loops, reads);
-                   },
-                   [&](const LetStmt& l) {
-                     scan(l.value);
-                     lets[l.var.get()] = te::substitute(l.value, lets);
-                     collect(l.body, lets, loops, reads);
-                   },
-                   [&](const Prefetch&) {},
-               },
-               s->kind);
-  }
-
   // The prefetches for `read` when loop l streams its block (empty when the pattern does not hold).
   std::vector<Stmt> prefetchesFor(const Read& read, const For& l, const std::vector<const For*>& inner) {
     const te::VarNode* p = par_->var.get();
@@ -225,13 +147,11 @@ class Pass {
 
   // Rewrites loop l (statement s) when it streams a block: null when it does not.
   Stmt streamed(const Stmt& s, const For& l) {
-    te::VarMap<Expr> lets = lets_;
-    std::vector<const For*> inner;
-    std::vector<Read> reads;
-    collect(l.body, lets, inner, reads);
+    Reads found(stored_, lets_);
+    found.visit(l.body);
     std::vector<Stmt> prefetches;
-    for (const Read& r : reads) {
-      std::vector<Stmt> p = prefetchesFor(r, l, inner);
+    for (const Read& r : found.reads) {
+      std::vector<Stmt> p = prefetchesFor(r, l, found.loops);
       prefetches.insert(prefetches.end(), p.begin(), p.end());
     }
     if (prefetches.empty()) return nullptr;
@@ -244,19 +164,35 @@ class Pass {
     return makeIf(cond, with, s);
   }
 
-  PrefetchOptions opt_;
-  std::unordered_set<const te::Buffer*> stored_;
-  const For* par_ = nullptr;
+  const PrefetchOptions& opt_;
+  const std::unordered_set<const te::Buffer*>& stored_;
+  const For* par_;
   te::VarMap<Expr> lets_;
   std::vector<const For*> passes_;
+};
+
+// Outside the parallel loops: finds them.
+class ParallelLoops : public StmtMutator {
+ public:
+  ParallelLoops(const PrefetchOptions& o, std::unordered_set<const te::Buffer*> stored) : opt_(o), stored_(std::move(stored)) {}
+
+ protected:
+  Stmt mutateFor(const Stmt& s, const For& f) override {
+    if (f.kind != ForKind::Parallel) return StmtMutator::mutateFor(s, f);
+    return rebuildFor(s, f, f.kind, Streamer(opt_, stored_, f).mutate(f.body));
+  }
+
+ private:
+  const PrefetchOptions& opt_;
+  std::unordered_set<const te::Buffer*> stored_;
 };
 
 }  // namespace
 
 Stmt prefetchNextBlocks(const Stmt& s, const PrefetchOptions& options) {
-  std::unordered_set<const te::Buffer*> stored;
-  storedBuffers(s, stored);
-  return Pass(options, std::move(stored)).outside(s);
+  StoredBuffers stored;
+  stored.visit(s);
+  return ParallelLoops(options, std::move(stored.buffers)).mutate(s);
 }
 
 }  // namespace ttune::lower

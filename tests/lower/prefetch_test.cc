@@ -10,9 +10,9 @@
 #include "codegen/target.h"
 #include "common/check.h"
 #include "lower/lower.h"
+#include "lower/stmt_functor.h"
 #include "measure/builder.h"
 #include "ops/registry.h"
-#include "support/overload.h"
 #include "te/arith.h"
 #include "te/printer.h"
 
@@ -42,47 +42,40 @@ struct Scan {
   int prefetches = 0;
 };
 
-void scan(const Stmt& s, std::vector<Loop>& loops, Scan& out) {
-  if (!s) return;
-  std::visit(Overload{
-                 [&](const lower::For& f) {
-                   if (f.kind == lower::ForKind::Parallel) {
-                     out.parallel = &f;
-                     scan(f.body, loops, out);
-                     return;
-                   }
-                   loops.push_back({f.var.get(), f.max_extent});
-                   scan(f.body, loops, out);
-                   loops.pop_back();
-                 },
-                 [&](const lower::Store&) {},
-                 [&](const lower::IfThenElse& i) {
-                   const lower::For* with = i.then_case ? std::get_if<lower::For>(&i.then_case->kind) : nullptr;
-                   const lower::Seq* body = with ? std::get_if<lower::Seq>(&with->body->kind) : nullptr;
-                   if (body && std::holds_alternative<lower::Prefetch>(body->stmts.front()->kind)) {
-                     Rewritten r{loops, i.cond, with, std::get_if<lower::For>(&i.else_case->kind), {}};
-                     for (const Stmt& c : body->stmts)
-                       if (const auto* p = std::get_if<lower::Prefetch>(&c->kind)) r.prefetches.push_back(p);
-                     out.rewritten.push_back(r);
-                   }
-                   scan(i.then_case, loops, out);
-                   scan(i.else_case, loops, out);
-                 },
-                 [&](const lower::Allocate& a) { scan(a.body, loops, out); },
-                 [&](const lower::Seq& q) {
-                   for (const Stmt& c : q.stmts) scan(c, loops, out);
-                 },
-                 [&](const lower::LetStmt& l) { scan(l.body, loops, out); },
-                 [&](const lower::Prefetch&) { ++out.prefetches; },
-             },
-             s->kind);
-}
+// Records the parallel loop, the rewritten loops and the prefetches.
+struct Scanner : lower::StmtVisitor {
+  std::vector<Loop> loops;  // enclosing the statement visited, inside the parallel loop
+  Scan out;
+
+  void visitFor(const lower::For& f) override {
+    if (f.kind == lower::ForKind::Parallel) {
+      out.parallel = &f;
+      visit(f.body);
+      return;
+    }
+    loops.push_back({f.var.get(), f.max_extent});
+    visit(f.body);
+    loops.pop_back();
+  }
+  void visitIf(const lower::IfThenElse& i) override {
+    const lower::For* with = i.then_case ? std::get_if<lower::For>(&i.then_case->kind) : nullptr;
+    const lower::Seq* body = with ? std::get_if<lower::Seq>(&with->body->kind) : nullptr;
+    if (body && std::holds_alternative<lower::Prefetch>(body->stmts.front()->kind)) {
+      Rewritten r{loops, i.cond, with, std::get_if<lower::For>(&i.else_case->kind), {}};
+      for (const Stmt& c : body->stmts)
+        if (const auto* p = std::get_if<lower::Prefetch>(&c->kind)) r.prefetches.push_back(p);
+      out.rewritten.push_back(r);
+    }
+    visit(i.then_case);
+    visit(i.else_case);
+  }
+  void visitPrefetch(const lower::Prefetch&) override { ++out.prefetches; }
+};
 
 Scan scanFunc(const lower::LoweredFunc& f) {
-  Scan out;
-  std::vector<Loop> loops;
-  scan(f.body, loops, out);
-  return out;
+  Scanner s;
+  s.visit(f.body);
+  return s.out;
 }
 
 using Values = std::unordered_map<const te::VarNode*, int64_t>;
@@ -120,38 +113,30 @@ int64_t eval(const te::Expr& e, const Values& v) {
   }
 }
 
-// Every index of `buffer` read inside loop f (lets substituted), with the loops inside f.
-void reads(const Stmt& s, const te::Buffer* buffer, te::VarMap<te::Expr>& lets, std::vector<Loop>& inner,
-           std::vector<te::Expr>& out) {
-  if (!s) return;
-  auto look = [&](const te::Expr& e) {
-    te::visitAll(e, [&](const te::Expr& x) {
-      if (const auto* ld = x.as<te::BufferLoad>(); ld && ld->buffer.get() == buffer)
+// Every index at which the values stored inside loop f read `buffer` (lets substituted), with the
+// loops inside f.
+struct Reads : lower::StmtVisitor {
+  Reads(const te::Buffer* buffer, std::vector<Loop> inner) : buffer(buffer), inner(std::move(inner)) {}
+  const te::Buffer* buffer;
+  std::vector<Loop> inner;
+  te::VarMap<te::Expr> lets;
+  std::vector<te::Expr> out;
+
+  void visitFor(const lower::For& f) override {
+    inner.push_back({f.var.get(), f.max_extent});
+    visit(f.body);
+  }
+  void visitStore(const lower::Store& x) override {
+    te::visitAll(x.value, [&](const te::Expr& e) {
+      if (const auto* ld = e.as<te::BufferLoad>(); ld && ld->buffer.get() == buffer)
         out.push_back(te::substitute(ld->index, lets));
     });
-  };
-  std::visit(Overload{
-                 [&](const lower::For& f) {
-                   inner.push_back({f.var.get(), f.max_extent});
-                   reads(f.body, buffer, lets, inner, out);
-                 },
-                 [&](const lower::Store& x) { look(x.value); },
-                 [&](const lower::IfThenElse& i) {
-                   reads(i.then_case, buffer, lets, inner, out);
-                   reads(i.else_case, buffer, lets, inner, out);
-                 },
-                 [&](const lower::Allocate& a) { reads(a.body, buffer, lets, inner, out); },
-                 [&](const lower::Seq& q) {
-                   for (const Stmt& c : q.stmts) reads(c, buffer, lets, inner, out);
-                 },
-                 [&](const lower::LetStmt& l) {
-                   lets[l.var.get()] = l.value;
-                   reads(l.body, buffer, lets, inner, out);
-                 },
-                 [&](const lower::Prefetch&) {},
-             },
-             s->kind);
-}
+  }
+  void visitLet(const lower::LetStmt& l) override {
+    lets[l.var.get()] = l.value;
+    visit(l.body);
+  }
+};
 
 // Every combination of the loops' values, each as a substitution.
 void combinations(const std::vector<Loop>& loops, size_t k, Values& values, const std::function<void()>& fn) {
@@ -204,10 +189,10 @@ TEST(Prefetch, SecondPassFetchesExactlyTheLinesTheNextBlockReads) {
 
     // Lines (16 floats) of the buffer iteration `it` reads in the original loop...
     constexpr int64_t kLine = 16;
-    te::VarMap<te::Expr> lets;
-    std::vector<Loop> inner{{r.without->var.get(), r.without->max_extent}};
-    std::vector<te::Expr> idx;
-    reads(r.without->body, w, lets, inner, idx);
+    Reads found(w, {{r.without->var.get(), r.without->max_extent}});
+    found.visit(r.without->body);
+    const std::vector<Loop>& inner = found.inner;
+    const std::vector<te::Expr>& idx = found.out;
     ASSERT_FALSE(idx.empty());
     auto read = [&](int64_t it) {
       std::set<int64_t> lines;
