@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "lower/stmt_functor.h"
 #include "support/overload.h"
 
 namespace ttune::autotune::detail {
@@ -260,12 +261,12 @@ struct Moments {
   bool ok = true;
 };
 
-class Walker {
+class Walker : public lower::StmtVisitor {
  public:
   explicit Walker(int budget) : budget_(std::max(budget, 2)) {}
 
   WalkResult run(const lower::Stmt& s) {
-    walk(s);
+    visit(s);
     return std::move(out_);
   }
 
@@ -276,32 +277,20 @@ class Walker {
     frames_.push_back(std::move(f));
   }
 
-  void walk(const lower::Stmt& s) {
-    if (!s) return;
-    std::visit(Overload{
-                   [&](const lower::For& f) { visitFor(f); },
-                   [&](const lower::Store& st) { visitStore(st); },
-                   [&](const lower::IfThenElse& i) { visitIf(i); },
-                   [&](const lower::Allocate& a) {
-                     out_.allocs.push_back({a.buffer.get(), execs()});
-                     alloc_stack_.push_back(static_cast<int>(out_.allocs.size()) - 1);
-                     walk(a.body);
-                     alloc_stack_.pop_back();
-                   },
-                   [&](const lower::Seq& q) {
-                     for (const lower::Stmt& c : q.stmts) walk(c);
-                   },
-                   [&](const lower::LetStmt& l) {
-                     push(Frame::kLet, l.var.get(), l.value, -1);
-                     walk(l.body);
-                     frames_.pop_back();
-                   },
-                   // Features describe the schedule's own loops; the cost model lowers without the
-                   // prefetch pass, and a hint would not change what they count.
-                   [&](const lower::Prefetch&) {},
-               },
-               s->kind);
+  void visitAllocate(const lower::Allocate& a) override {
+    out_.allocs.push_back({a.buffer.get(), execs()});
+    alloc_stack_.push_back(static_cast<int>(out_.allocs.size()) - 1);
+    visit(a.body);
+    alloc_stack_.pop_back();
   }
+  void visitLet(const lower::LetStmt& l) override {
+    push(Frame::kLet, l.var.get(), l.value, -1);
+    visit(l.body);
+    frames_.pop_back();
+  }
+  // Features describe the schedule's own loops; the cost model lowers without the prefetch
+  // pass, and a hint would not change what they count.
+  void visitPrefetch(const lower::Prefetch&) override {}
 
   double execs() const {
     double p = guard_prob_;
@@ -309,7 +298,7 @@ class Walker {
     return p;
   }
 
-  void visitFor(const lower::For& f) {
+  void visitFor(const lower::For& f) override {
     LoopInfo info;
     info.var = f.var.get();
     info.kind = f.kind;
@@ -331,12 +320,12 @@ class Walker {
     int li = static_cast<int>(out_.loops.size()) - 1;
     push(Frame::kLoop, f.var.get(), f.extent, li);
     loop_stack_.push_back(li);
-    walk(f.body);
+    visit(f.body);
     loop_stack_.pop_back();
     frames_.pop_back();
   }
 
-  void visitStore(const lower::Store& st) {
+  void visitStore(const lower::Store& st) override {
     StoreInfo s;
     s.store = &st;
     s.loops = loop_stack_;
@@ -350,7 +339,7 @@ class Walker {
     out_.stores.push_back(std::move(s));
   }
 
-  void visitIf(const lower::IfThenElse& i) {
+  void visitIf(const lower::IfThenElse& i) override {
     // Fraction of iterations passing the condition; 1 when it depends on data.
     Moments m = moments(i.cond, 1);
     double pass = (m.ok && m.weight > 0) ? 1.0 - m.below / m.weight : 1.0;
@@ -358,12 +347,12 @@ class Walker {
     ++guard_ifs_;
     guard_prob_ = saved * pass;
     if (m.ok) push(Frame::kIf, nullptr, i.cond, -1, false);
-    walk(i.then_case);
+    visit(i.then_case);
     if (m.ok) frames_.pop_back();
     if (i.else_case) {
       guard_prob_ = saved * (m.ok ? 1.0 - pass : 1.0);
       if (m.ok) push(Frame::kIf, nullptr, i.cond, -1, true);
-      walk(i.else_case);
+      visit(i.else_case);
       if (m.ok) frames_.pop_back();
     }
     guard_prob_ = saved;

@@ -1,10 +1,10 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Intrinsics.h>
 
-#include <functional>
 #include <unordered_set>
 
 #include "codegen/emitter.h"
+#include "lower/stmt_functor.h"
 #include "lower/vector_loops.h"
 #include "support/assert.h"
 #include "support/overload.h"
@@ -43,20 +43,15 @@ void Emitter::emitKernel(const lower::LoweredFunc& f) {
   // Alias scopes for every buffer of the kernel.
   std::vector<const te::Buffer*> all;
   for (const te::BufferRef& b : f.args) all.push_back(b.get());
-  std::function<void(const Stmt&)> collect = [&](const Stmt& s) {
-    if (!s) return;
-    std::visit(Overload{
-                   [&](const lower::For& x) { collect(x.body); },
-                   [&](const lower::Store&) {},
-                   [&](const lower::IfThenElse& x) { collect(x.then_case); collect(x.else_case); },
-                   [&](const lower::Allocate& x) { all.push_back(x.buffer.get()); collect(x.body); },
-                   [&](const lower::Seq& x) { for (const Stmt& c : x.stmts) collect(c); },
-                   [&](const lower::LetStmt& x) { collect(x.body); },
-                   [&](const lower::Prefetch&) {},
-               },
-               s->kind);
+  struct Allocations : lower::StmtVisitor {
+    std::vector<const te::Buffer*>& all;
+    explicit Allocations(std::vector<const te::Buffer*>& a) : all(a) {}
+    void visitAllocate(const lower::Allocate& a) override {
+      all.push_back(a.buffer.get());
+      StmtVisitor::visitAllocate(a);
+    }
   };
-  collect(f.body);
+  Allocations(all).visit(f.body);
   llvm::MDBuilder md(ctx_);
   alias_domain_ = md.createAnonymousAliasScopeDomain(f.name);
   for (const te::Buffer* b : all) scope_[b] = llvm::MDNode::get(ctx_, {md.createAnonymousAliasScope(alias_domain_, b->name)});
@@ -341,28 +336,27 @@ void Emitter::emitVectorized(const lower::For& f) {
 void Emitter::emitParallel(const lower::For& f) {
   llvm::Value* ext = emitExpr(f.extent);
   // Capture the body's free variables and the buffers it touches in an array of i64.
-  std::unordered_set<const te::VarNode*> used_vars;
-  std::unordered_set<const te::Buffer*> used_bufs;
-  auto scan = [&](const te::Expr& e) {
-    te::visitAll(e, [&](const te::Expr& x) {
-      if (const te::VarRef* v = x.as<te::VarRef>()) used_vars.insert(v->var.get());
-      if (const te::BufferLoad* l = x.as<te::BufferLoad>()) used_bufs.insert(l->buffer.get());
-    });
-  };
-  std::function<void(const Stmt&)> walk = [&](const Stmt& st) {
-    if (!st) return;
-    std::visit(Overload{
-                   [&](const lower::For& x) { scan(x.extent); walk(x.body); },
-                   [&](const lower::Store& x) { used_bufs.insert(x.buffer.get()); scan(x.index); scan(x.value); },
-                   [&](const lower::IfThenElse& x) { scan(x.cond); walk(x.then_case); walk(x.else_case); },
-                   [&](const lower::Allocate& x) { walk(x.body); },
-                   [&](const lower::Seq& x) { for (const Stmt& c : x.stmts) walk(c); },
-                   [&](const lower::LetStmt& x) { scan(x.value); walk(x.body); },
-                   [&](const lower::Prefetch& x) { used_bufs.insert(x.buffer.get()); scan(x.index); },
-               },
-               st->kind);
-  };
-  walk(f.body);
+  struct Uses : lower::StmtVisitor {
+    std::unordered_set<const te::VarNode*> vars;
+    std::unordered_set<const te::Buffer*> bufs;
+    void visitExpr(const te::Expr& e) override {
+      te::visitAll(e, [&](const te::Expr& x) {
+        if (const te::VarRef* v = x.as<te::VarRef>()) vars.insert(v->var.get());
+        if (const te::BufferLoad* l = x.as<te::BufferLoad>()) bufs.insert(l->buffer.get());
+      });
+    }
+    void visitStore(const lower::Store& x) override {
+      bufs.insert(x.buffer.get());
+      StmtVisitor::visitStore(x);
+    }
+    void visitPrefetch(const lower::Prefetch& x) override {
+      bufs.insert(x.buffer.get());
+      StmtVisitor::visitPrefetch(x);
+    }
+  } uses;
+  uses.visit(f.body);
+  const std::unordered_set<const te::VarNode*>& used_vars = uses.vars;
+  const std::unordered_set<const te::Buffer*>& used_bufs = uses.bufs;
   std::vector<std::pair<const te::VarNode*, llvm::Value*>> vars;
   std::vector<std::pair<const te::Buffer*, llvm::Value*>> bufs;
   for (const auto& [v, val] : vars_)

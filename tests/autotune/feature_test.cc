@@ -10,9 +10,9 @@
 #include "autotune/features.h"
 #include "common/random_schedule.h"
 #include "lower/lower.h"
+#include "lower/stmt_functor.h"
 #include "ops/registry.h"
 #include "schedule/default_schedule.h"
-#include "support/overload.h"
 #include "support/timer.h"
 
 namespace ttune::autotune {
@@ -149,52 +149,56 @@ TEST(FeatureValues, ConvWindowFootprint) {
   ASSERT_NE(data, nullptr) << "no read of the whole input";
 }
 
-// Counts store executions by running the loop structure (small kernels only).
-std::vector<double> bruteForceCounts(const lower::Stmt& body) {
+// Counts store executions by running the loop structure (small kernels only). Statements that do
+// not run are walked all the same (live false), so that every store has its place in the order.
+struct BruteForce : lower::StmtVisitor {
   std::vector<double> counts;
   std::vector<const lower::Store*> order;
   detail::Env env;
-  std::function<void(const lower::Stmt&, bool)> run = [&](const lower::Stmt& s, bool live) {
-    if (!s) return;
-    std::visit(Overload{
-                   [&](const lower::For& f) {
-                     int64_t ext = live ? detail::evalInt(f.extent, env).value() : 0;
-                     if (!live || ext <= 0) return run(f.body, false);
-                     for (int64_t i = 0; i < ext; ++i) {
-                       env.emplace_back(f.var.get(), i);
-                       run(f.body, true);
-                       env.pop_back();
-                     }
-                   },
-                   [&](const lower::Store& st) {
-                     auto it = std::find(order.begin(), order.end(), &st);
-                     if (it == order.end()) {
-                       order.push_back(&st);
-                       counts.push_back(0);
-                       it = order.end() - 1;
-                     }
-                     if (live) counts[it - order.begin()] += 1;
-                   },
-                   [&](const lower::IfThenElse& i) {
-                     bool c = live && detail::evalInt(i.cond, env).value() != 0;
-                     run(i.then_case, live && c);
-                     run(i.else_case, live && !c);
-                   },
-                   [&](const lower::Allocate& a) { run(a.body, live); },
-                   [&](const lower::Seq& q) {
-                     for (const auto& c : q.stmts) run(c, live);
-                   },
-                   [&](const lower::LetStmt& l) {
-                     env.emplace_back(l.var.get(), live ? detail::evalInt(l.value, env).value() : 0);
-                     run(l.body, live);
-                     env.pop_back();
-                   },
-                   [&](const lower::Prefetch&) {},
-               },
-               s->kind);
-  };
-  run(body, true);
-  return counts;
+  bool live = true;
+
+  void visitFor(const lower::For& f) override {
+    int64_t ext = live ? detail::evalInt(f.extent, env).value() : 0;
+    if (!live || ext <= 0) return walk(f.body, false);
+    for (int64_t i = 0; i < ext; ++i) {
+      env.emplace_back(f.var.get(), i);
+      visit(f.body);
+      env.pop_back();
+    }
+  }
+  void visitStore(const lower::Store& st) override {
+    auto it = std::find(order.begin(), order.end(), &st);
+    if (it == order.end()) {
+      order.push_back(&st);
+      counts.push_back(0);
+      it = order.end() - 1;
+    }
+    if (live) counts[it - order.begin()] += 1;
+  }
+  void visitIf(const lower::IfThenElse& i) override {
+    bool c = live && detail::evalInt(i.cond, env).value() != 0;
+    bool was = live;
+    walk(i.then_case, was && c);
+    walk(i.else_case, was && !c);
+  }
+  void visitLet(const lower::LetStmt& l) override {
+    env.emplace_back(l.var.get(), live ? detail::evalInt(l.value, env).value() : 0);
+    visit(l.body);
+    env.pop_back();
+  }
+  void visitPrefetch(const lower::Prefetch&) override {}
+  void walk(const lower::Stmt& s, bool now_live) {
+    bool was = live;
+    live = now_live;
+    visit(s);
+    live = was;
+  }
+};
+
+std::vector<double> bruteForceCounts(const lower::Stmt& body) {
+  BruteForce run;
+  run.visit(body);
+  return run.counts;
 }
 
 TEST(FeatureValues, ImperfectTilesCountRealWork) {
