@@ -35,7 +35,8 @@ struct Read {
 // the loops inside it; lets are those enclosing the body, then its own.
 class Reads : public StmtVisitor {
  public:
-  Reads(const std::unordered_set<const te::Buffer*>& stored, te::VarMap<Expr> lets) : stored_(stored), lets_(std::move(lets)) {}
+  Reads(const std::unordered_set<const te::Buffer*>& stored, te::VarMap<Expr> lets)
+      : stored_(stored), lets_(std::move(lets)) {}
   std::vector<const For*> loops;
   std::vector<Read> reads;
 
