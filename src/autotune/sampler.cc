@@ -7,6 +7,7 @@
 #include "autotune/sketch.h"
 #include "schedule/dot_group.h"
 #include "support/assert.h"
+#include "schedule/names.h"
 
 namespace ttune::autotune {
 
@@ -158,13 +159,8 @@ void annotateParallel(State& s, const SamplerOptions& opt) {
     }
     if (fuse.empty() || prod <= 1) continue;
     std::string name = st.op;
-    std::string par = fuse[0];
-    if (fuse.size() > 1) {
-      if (!s.apply(FuseStep{name, fuse}).ok()) continue;
-      par.clear();
-      for (const std::string& f : fuse) par += f + "@";
-    }
-    (void)s.apply(AnnotationStep{name, par, IterAnnotation::Parallel});
+    if (fuse.size() > 1 && !s.apply(FuseStep{name, fuse}).ok()) continue;
+    (void)s.apply(AnnotationStep{name, names::fused(fuse), IterAnnotation::Parallel});
   }
 }
 
@@ -194,13 +190,8 @@ void annotateVectorize(State& s, Rng& rng, const SamplerOptions& opt) {
       size_t n = static_cast<size_t>(rng.uniformInt(1, static_cast<int64_t>(inner.size())));
       inner.erase(inner.begin(), inner.end() - n);
     }
-    std::string name = inner[0];
-    if (inner.size() > 1) {
-      if (!s.apply(FuseStep{st.op, inner}).ok()) continue;
-      name.clear();
-      for (const std::string& f : inner) name += f + "@";
-    }
-    (void)s.apply(AnnotationStep{st.op, name, IterAnnotation::Vectorize});
+    if (inner.size() > 1 && !s.apply(FuseStep{st.op, inner}).ok()) continue;
+    (void)s.apply(AnnotationStep{st.op, names::fused(inner), IterAnnotation::Vectorize});
   }
 }
 
@@ -276,16 +267,15 @@ std::optional<State> fitRegisters(const State& state, int lanes, int registers) 
       if (tile[k]->extent.value_or(1) > 1 && (!pick || *tile[k]->extent > *pick->extent)) pick = tile[k];
     if (!pick && tile.back()->extent.value_or(1) > 1) pick = tile.back();
     if (!pick) return std::nullopt;
-    // The split that made the iterator: "<axis>.<n>" is the innermost of n lengths.
-    size_t dot = pick->name.rfind('.');
-    if (dot == std::string::npos) return std::nullopt;
-    std::string axis = pick->name.substr(0, dot);
+    // The split that made the iterator: part n is the innermost of n lengths.
+    const std::optional<names::SplitPart> part = names::parseSplitPart(pick->name);
+    if (!part) return std::nullopt;
     std::vector<Step> steps = s->steps();
     bool changed = false;
     for (Step& step : steps) {
       SplitStep* sp = std::get_if<SplitStep>(&step);
-      if (!sp || sp->stage != over->op || sp->iter != axis || sp->lengths.empty() || !sp->lengths.back()) continue;
-      if (std::to_string(sp->lengths.size()) != pick->name.substr(dot + 1)) continue;
+      if (!sp || sp->stage != over->op || sp->iter != part->parent || sp->lengths.empty() || !sp->lengths.back()) continue;
+      if (sp->lengths.size() != part->index) continue;
       int64_t inner = *sp->lengths.back();
       if (inner <= 1) return std::nullopt;
       int p = smallestPrimeFactor(inner);
@@ -444,12 +434,10 @@ std::optional<State> mutateState(const State& state, Rng& rng, const SamplerOpti
     size_t n = fu.iters.size();
     size_t want = rng.bernoulli(0.5) ? n + 1 : n - 1;
     if (want < 2 || want > st.iters.size() || st.iters[want - 1].kind != te::IterKind::Spatial) return std::nullopt;
-    std::string old_name;
-    for (const std::string& f : fu.iters) old_name += f + "@";
+    const std::string old_name = names::fused(fu.iters);
     fu.iters.clear();
     for (size_t k = 0; k < want; ++k) fu.iters.push_back(st.iters[k].name);
-    std::string new_name;
-    for (const std::string& f : fu.iters) new_name += f + "@";
+    const std::string new_name = names::fused(fu.iters);
     // Later steps that name the fused loop follow the new name.
     for (size_t k = i + 1; k < steps.size(); ++k) {
       if (AnnotationStep* a = std::get_if<AnnotationStep>(&steps[k]); a && a->iter == old_name) a->iter = new_name;

@@ -3,6 +3,7 @@
 #include "autotune/analysis.h"
 #include "schedule/dot_group.h"
 #include "support/assert.h"
+#include "schedule/names.h"
 
 namespace ttune::autotune {
 
@@ -11,7 +12,7 @@ using namespace schedule;
 bool isCacheWriteStage(const State& s, const std::string& stage) {
   for (const Step& st : s.steps())
     if (const CacheWriteStep* cw = std::get_if<CacheWriteStep>(&st))
-      if (cw->stage + "." + cw->scope == stage) return true;
+      if (names::cacheStage(cw->stage, cw->scope) == stage) return true;
   return false;
 }
 
@@ -107,19 +108,16 @@ class SketchGenerator {
     for (const RootAxis& a : st.root) nspatial += a.kind == te::IterKind::Spatial;
     for (int inner = 0; inner < 2; ++inner) {
       State s = s0;
-      std::string fused = red.size() == 1 ? red[0] : "";
-      if (red.size() > 1) {
-        if (!s.apply(FuseStep{st.op, red}).ok()) return RuleResult::Skip;
-        for (const std::string& r : red) fused += r + "@";
-      }
+      if (red.size() > 1 && !s.apply(FuseStep{st.op, red}).ok()) return RuleResult::Skip;
+      const std::string fused = names::fused(red);
       int64_t ext = info.reduce_len;
       if (!s.apply(SplitStep{st.op, fused, ext, {std::nullopt}, true}).ok()) return RuleResult::Skip;
-      std::string part = fused + (inner ? ".1" : ".0");
+      std::string part = names::splitPart(fused, inner ? 1 : 0);
       // The factored axis goes innermost in the rfactor stage when it is the inner part (so the
       // stage vectorizes over it), outermost otherwise.
       int axis = inner ? nspatial : 0;
       if (!s.apply(RfactorStep{st.op, part, axis}).ok()) continue;
-      int rf = s.stageIndex(st.op + ".rf");
+      int rf = s.stageIndex(names::rfactorStage(st.op));
       out.push_back({s, rf - 1});
     }
     return RuleResult::Apply;
@@ -130,8 +128,8 @@ class SketchGenerator {
     const Stage& st = s0.stages()[w.stage];
     if (!info.needs_multi_level_tiling || hasElementwiseConsumer(s0, w.stage, an)) return RuleResult::Skip;
     State s = s0;
-    if (!s.apply(CacheWriteStep{st.op, "local"}).ok()) return RuleResult::Skip;
-    out.push_back({s, s.stageIndex(st.op + ".local")});
+    if (!s.apply(CacheWriteStep{st.op, std::string(names::kLocalScope)}).ok()) return RuleResult::Skip;
+    out.push_back({s, s.stageIndex(names::cacheStage(st.op, names::kLocalScope))});
     return RuleResult::Apply;
   }
 
@@ -160,24 +158,24 @@ class SketchGenerator {
       int parts = spatial ? ns : nr + (grouped ? 1 : 0);
       std::vector<std::optional<int64_t>> lengths(parts - 1, std::nullopt);
       if (grouped) lengths.back() = dot_group;
-      std::vector<std::string> names;
+      std::vector<std::string> loops;
       if (parts > 1) {
         if (spatial) split_ids.push_back(static_cast<int>(s.steps().size()));
         Status ok = s.apply(SplitStep{stage, name, ext > 0 ? std::optional<int64_t>(ext) : std::nullopt, lengths, true});
         TT_ASSERT(ok.ok(), "multi-level tiling split failed: " + (ok.ok() ? std::string() : ok.error()));
-        for (int k = 0; k < parts; ++k) names.push_back(name + "." + std::to_string(k));
+        for (int k = 0; k < parts; ++k) loops.push_back(names::splitPart(name, k));
       } else {
-        names.push_back(name);
+        loops.push_back(name);
       }
-      (spatial ? sp_parts : rd_parts).push_back(names);
+      (spatial ? sp_parts : rd_parts).push_back(loops);
     }
     std::vector<std::string> order;
     int si = 0, ri = 0;
     for (char c : opt_.tiling) {
       auto& group = c == 'S' ? sp_parts : rd_parts;
       int level = c == 'S' ? si++ : ri++;
-      for (auto& names : group)
-        if (level < static_cast<int>(names.size())) order.push_back(names[level]);
+      for (auto& loops : group)
+        if (level < static_cast<int>(loops.size())) order.push_back(loops[level]);
     }
     if (dot_group > 1) order.push_back(rd_parts.back().back());
     TT_ASSERT(s.apply(ReorderStep{stage, order}).ok(), "multi-level tiling reorder failed");
@@ -203,7 +201,7 @@ class SketchGenerator {
         if (!s.apply(FollowSplitStep{consumer, axes[d], split_ids[d], level}).ok()) return RuleResult::Skip;
       std::vector<std::string> order;
       for (int l = 0; l <= level; ++l)
-        for (const std::string& a : axes) order.push_back(a + "." + std::to_string(l));
+        for (const std::string& a : axes) order.push_back(names::splitPart(a, l));
       if (!s.apply(ReorderStep{consumer, order}).ok()) return RuleResult::Skip;
       const std::string& at = order[level * axes.size() - 1];
       if (!s.apply(ComputeAtStep{st.op, consumer, at}).ok()) return RuleResult::Skip;

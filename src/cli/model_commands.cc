@@ -12,6 +12,7 @@
 #include "cli/model_loader.h"
 #include "cli/output.h"
 #include "cli/target_option.h"
+#include "support/assert.h"
 #include "codegen/target.h"
 #include "executor/executor.h"
 #include "executor/staged_model.h"
@@ -61,16 +62,51 @@ std::vector<runtime::NDArray> sampleInputs(const ModelSource& src, const graph::
 
 namespace {
 
-// What a kernel spends its time on, for the profile's breakdown.
-const char* kernelCategory(const std::string& cls) {
-  for (const char* a : {"conv2d", "dense", "matmul"})
-    if (cls.find(a) != std::string::npos) return "compute";
-  if (cls.find("winograd_input") != std::string::npos) return "winograd transform";
-  for (const char* r : {"pool", "softmax", "layer_norm", "reduce", "mean"})
-    if (cls.find(r) != std::string::npos) return "reduction";
-  for (const char* d : {"transpose", "concat", "reshape", "slice", "pad", "gather", "expand"})
-    if (cls.find(d) != std::string::npos) return "data movement";
-  return "element-wise";
+// The profile's categories of what a kernel spends its time on, from the least to the most
+// telling: a kernel is put in the highest category any of its ops belongs to (a convolution with
+// its padding and activation is "compute").
+enum class Category { Elementwise, DataMovement, Reduction, WinogradTransform, Compute };
+
+Category categoryOf(te::OpTag tag) {
+  switch (tag) {
+    case te::OpTag::Convolution:
+    case te::OpTag::Dense:
+    case te::OpTag::Matmul:
+    case te::OpTag::BatchMatmul:
+      return Category::Compute;
+    case te::OpTag::WinogradInput:
+      return Category::WinogradTransform;
+    case te::OpTag::Reduction:
+    case te::OpTag::Pool:
+    case te::OpTag::Softmax:
+    case te::OpTag::LayerNorm:
+      return Category::Reduction;
+    case te::OpTag::Injective:
+    case te::OpTag::Pad:
+    case te::OpTag::CacheCopy:
+    case te::OpTag::LayoutTransform:
+      return Category::DataMovement;
+    case te::OpTag::Other:
+    case te::OpTag::Elementwise:
+    case te::OpTag::Broadcast:
+    case te::OpTag::WinogradOutput:  // fused after its batch matmul, which decides
+    case te::OpTag::Constant:
+      return Category::Elementwise;
+  }
+  TT_UNREACHABLE("unknown operator tag");
+}
+
+const char* kernelCategory(const std::vector<te::OpTag>& tags) {
+  Category c = Category::Elementwise;
+  for (te::OpTag t : tags) c = std::max(c, categoryOf(t));
+  switch (c) {
+    case Category::Compute: return "compute";
+    case Category::WinogradTransform: return "winograd transform";
+    case Category::Reduction: return "reduction";
+    case Category::DataMovement: return "data movement";
+    case Category::Elementwise: return "element-wise";
+  }
+  TT_UNREACHABLE("unknown kernel category");
 }
 
 }  // namespace
@@ -100,10 +136,10 @@ Json profileModel(executor::CompiledModel& m, const std::vector<runtime::NDArray
   for (const auto& [sec, k] : prof) {
     const executor::KernelStats& ks = m.kernels()[k];
     pj.push_back({{"workload_key", ks.workload_key}, {"class", ks.class_name}, {"occurrences", ks.occurrences},
-                  {"schedule", ks.schedule_source}, {"category", kernelCategory(ks.class_name)}, {"ms", sec * 1e3},
+                  {"schedule", ks.schedule_source}, {"category", kernelCategory(ks.op_tags)}, {"ms", sec * 1e3},
                   {"share", total > 0 ? sec / total : 0.0},
                   {"gflops", sec > 0 ? ks.flops * ks.occurrences / sec * 1e-9 : 0.0}});
-    by_category[kernelCategory(ks.class_name)] += sec;
+    by_category[kernelCategory(ks.op_tags)] += sec;
   }
   // The profile adds up to the run: kernels (each including its own parallel regions' wake-up and
   // join, estimated separately), plus what happens between them (binding, output copies).

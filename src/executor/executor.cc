@@ -21,6 +21,7 @@
 #include "support/timer.h"
 #include "te/dtype_io.h"
 #include "te/evaluator.h"
+#include "schedule/names.h"
 
 namespace ttune::executor {
 
@@ -175,6 +176,8 @@ void CompiledModel::Impl::build(const graph::Graph& g, const ModelOptions& optio
       st.class_name = k.class_name;
       st.class_id = k.class_id;
       st.flops = k.dag->flops();
+      for (const te::Tensor& t : k.dag->ops())
+        if (t.op().isCompute()) st.op_tags.push_back(t.op().tag());
       stats.push_back(st);
     }
     stats[it->second].occurrences++;
@@ -360,7 +363,7 @@ void CompiledModel::Impl::makePlan(const ModelOptions& options) {
       for (size_t p = 0; p < k.dag->inputs().size() && !a; ++p) {
         const std::string& pn = k.dag->inputs()[p].name();
         if (n == pn) a = ref(k.inputs[p]);
-        else if (n == pn + ".packed") {
+        else if (n == schedule::names::packedWeight(pn)) {
           const graph::Value& v = graph.value(k.inputs[p]);
           TT_ASSERT(v.isConstant(), "a packed weight that is not a constant");
           for (const auto& lay : c.layouts)

@@ -65,6 +65,7 @@ struct KernelStats {
   int occurrences = 0;
   double flops = 0;  // one occurrence
   double compile_s = 0;
+  std::vector<te::OpTag> op_tags;  // of the kernel's compute ops, producers first
   bool cached = false;  // taken from the model's KernelCache, not compiled for this model
 };
 

@@ -120,14 +120,17 @@ std::vector<TunableKernel> tunableKernels(const std::vector<Kernel>& kernels) {
 
 std::string classId(const te::ComputeDAG& dag) { return toHex(Hasher().add(std::string_view(classSignature(dag))).value()); }
 
+std::string operatorName(std::string_view name) {
+  name = name.substr(0, name.find('.'));
+  if (startsWith(name, "T_")) name.remove_prefix(2);
+  return std::string(name);
+}
+
 std::string className(const te::ComputeDAG& dag) {
   std::vector<std::string> parts;
   for (const te::Tensor& t : dag.ops()) {
     if (t.op().isPlaceholder()) continue;
-    std::string n = t.name();
-    size_t dot = n.find('.');  // drop the ".1" of renamed repeats
-    if (dot != std::string::npos) n = n.substr(0, dot);
-    if (startsWith(n, "T_")) n = n.substr(2);
+    std::string n = operatorName(t.name());
     if (std::string p = te::precisionTag(t.op()); !p.empty()) n += "_" + p;
     parts.push_back(n);
   }
@@ -213,7 +216,7 @@ std::vector<Kernel> partition(const Graph& g) {
           te::Tensor t;
           if (val.isConstant() && te::shapeElements(val.shape) == 1 && val.dtype == te::DType::Float32) {
             double c = val.constant->as<float>()[0];
-            t = te::compute("const", val.shape, [c](const std::vector<te::Var>&) { return te::floatImm(c); }, "const");
+            t = te::compute("const", val.shape, [c](const std::vector<te::Var>&) { return te::floatImm(c); }, te::OpTag::Constant);
           } else {
             t = te::placeholder("p" + std::to_string(dag_inputs.size()), val.shape, val.dtype, val.isConstant());
             dag_inputs.push_back(t);

@@ -16,6 +16,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "graph/graph.h"
@@ -55,6 +56,10 @@ std::vector<TunableKernel> tunableKernels(const std::vector<Kernel>& kernels);
 std::string classSignature(const te::ComputeDAG& dag);
 // The op names joined by "+", a non-float32 reduction's with its precision: "conv2d_nhwc_u8s8+add+...".
 std::string className(const te::ComputeDAG& dag);
+// The operator an op or stage name stands for, as className spells it: without the "T_" prefix of
+// element-wise and layout ops (ops/elementwise.h) and without the suffix of a renamed repeat
+// ("pad.1", te/compute_dag.h) or of a stage a step derived ("conv.local", schedule/names.h).
+std::string operatorName(std::string_view name);
 // The class id: a hex hash of classSignature (Kernel::class_id).
 std::string classId(const te::ComputeDAG& dag);
 

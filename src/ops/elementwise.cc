@@ -38,7 +38,7 @@ Tensor arith(const std::string& label, const Tensor& a, const Tensor& b, bool in
 Tensor unaryOp(const std::string& label, const Tensor& x, const std::function<Expr(const Expr&)>& fn) {
   checkDType(label, x, DType::Float32, "input");
   return te::compute(
-      "T_" + label, x.shape(), [&](const std::vector<Var>& v) { return fn(x(v)); }, "elemwise");
+      "T_" + label, x.shape(), [&](const std::vector<Var>& v) { return fn(x(v)); }, te::OpTag::Elementwise);
 }
 
 Tensor binaryOp(const std::string& label, const Tensor& a, const Tensor& b,
@@ -53,7 +53,7 @@ Tensor binaryOp(const std::string& label, const Tensor& a, const Tensor& b,
       [&](const std::vector<Var>& v) {
         return fn(a(broadcastIndices(a, v, out)), b(broadcastIndices(b, v, out)));
       },
-      sameShapes(out, {&a, &b}) ? "elemwise" : "broadcast");
+      sameShapes(out, {&a, &b}) ? te::OpTag::Elementwise : te::OpTag::Broadcast);
 }
 
 Tensor relu(const Tensor& x) {
@@ -178,7 +178,7 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
         return te::select(cond(broadcastIndices(cond, v, out)), a(broadcastIndices(a, v, out)),
                           b(broadcastIndices(b, v, out)));
       },
-      sameShapes(out, {&cond, &a, &b}) ? "elemwise" : "broadcast");
+      sameShapes(out, {&cond, &a, &b}) ? te::OpTag::Elementwise : te::OpTag::Broadcast);
 }
 
 }  // namespace ttune::ops

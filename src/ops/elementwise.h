@@ -2,8 +2,8 @@
 // arithmetic / comparisons / where with numpy broadcasting.
 //
 // Invariants: each call makes one compute op named "T_<op>" whose axes are the te defaults
-// (i, j, k, ...). Unary ops are tagged "elemwise"; binary ops "elemwise" when both operands have
-// the output's shape and "broadcast" otherwise. Broadcast reads use index 0 on stretched axes.
+// (i, j, k, ...). Unary ops are tagged OpTag::Elementwise; binary ops Elementwise when both operands have
+// the output's shape and Broadcast otherwise. Broadcast reads use index 0 on stretched axes.
 #pragma once
 
 #include <functional>

@@ -88,7 +88,7 @@ Tensor argReduce(const std::string& name, bool is_max, const Tensor& x, int64_t 
       [&](const std::vector<Var>& v) {
         return te::reduce(is_max ? ReduceKind::Max : ReduceKind::Min, x(inserted(exprs(v), ax, r.var)), {r});
       },
-      "reduce");
+      te::OpTag::Reduction);
   Shape out = in;
   if (keepdims) out[ax] = 1;
   else out.erase(out.begin() + static_cast<std::ptrdiff_t>(ax));
@@ -100,7 +100,7 @@ Tensor argReduce(const std::string& name, bool is_max, const Tensor& x, int64_t 
         Expr holds = x(inserted(base, ax, p.var)) == extreme(base);
         return te::reduce(last ? ReduceKind::Max : ReduceKind::Min, Expr(p.var), {p}, holds);
       },
-      "reduce");
+      te::OpTag::Reduction);
 }
 
 }  // namespace
@@ -137,7 +137,7 @@ Tensor cumsum(const Tensor& x, int64_t axis, bool exclusive, bool reverse) {
           Expr pos = Expr(v[ax]) * bw + t.var;
           return te::sum(x(replaced(exprs(v), ax, clampIndex(pos, n))), {t}, pos < n);
         },
-        "reduce");
+        te::OpTag::Reduction);
     IterVar q = te::reduceAxis(nb, "q");
     Tensor before = te::compute(
         "cumsum_blocks", bs,
@@ -145,7 +145,7 @@ Tensor cumsum(const Tensor& x, int64_t axis, bool exclusive, bool reverse) {
           Expr b = v[ax], o = q.var;
           return te::sum(block(replaced(exprs(v), ax, o)), {q}, reverse ? o > b : o < b);
         },
-        "reduce");
+        te::OpTag::Reduction);
     IterVar w = te::reduceAxis(bw, "w");
     Tensor within = te::compute(
         "cumsum_within", x.shape(),
@@ -154,11 +154,11 @@ Tensor cumsum(const Tensor& x, int64_t axis, bool exclusive, bool reverse) {
           Expr cond = reverse ? (exclusive ? j > i : j >= i) : (exclusive ? j < i : j <= i);
           return te::sum(x(replaced(exprs(v), ax, clampIndex(j, n))), {w}, cond && j < n);
         },
-        "reduce");
+        te::OpTag::Reduction);
     return te::compute(
         "cumsum", x.shape(),
         [&](const std::vector<Var>& v) { return within(v) + before(replaced(exprs(v), ax, Expr(v[ax]) / bw)); },
-        "injective");
+        te::OpTag::Injective);
   }
   IterVar r = te::reduceAxis(n, "r0");
   return te::compute(
@@ -168,7 +168,7 @@ Tensor cumsum(const Tensor& x, int64_t axis, bool exclusive, bool reverse) {
         Expr cond = reverse ? (exclusive ? j > i : j >= i) : (exclusive ? j < i : j <= i);
         return te::sum(x(replaced(exprs(v), ax, j)), {r}, cond);
       },
-      "reduce");
+      te::OpTag::Reduction);
 }
 
 Tensor hardmax(const Tensor& x, int64_t axis) {
@@ -179,7 +179,7 @@ Tensor hardmax(const Tensor& x, int64_t axis) {
       [&](const std::vector<Var>& v) {
         return te::select(Expr(v[ax]) == am(erased(exprs(v), ax)), constantOf(1, x.dtype()), constantOf(0, x.dtype()));
       },
-      "injective");
+      te::OpTag::Injective);
 }
 
 Tensor lrn(const Tensor& x, int64_t size, double alpha, double beta, double bias) {
@@ -195,14 +195,14 @@ Tensor lrn(const Tensor& x, int64_t size, double alpha, double beta, double bias
         Expr xv = x(replaced(exprs(v), 1, clampIndex(ch, c)));
         return te::sum(xv * xv, {r}, ch >= int64_t{0} && ch < c);
       },
-      "reduce");
+      te::OpTag::Reduction);
   return te::compute(
       "lrn", x.shape(),
       [&](const std::vector<Var>& v) {
         Expr base = te::floatImm(bias) + te::floatImm(alpha / static_cast<double>(size)) * sq(v);
         return x(v) / te::pow(base, te::floatImm(beta));
       },
-      "elemwise");
+      te::OpTag::Elementwise);
 }
 
 Tensor gather_elements(const Tensor& data, const Tensor& indices, int64_t axis) {
@@ -219,7 +219,7 @@ Tensor gather_elements(const Tensor& data, const Tensor& indices, int64_t axis) 
   return te::compute(
       "gather_elements", is,
       [&](const std::vector<Var>& v) { return data(replaced(exprs(v), ax, wrapIndex(indices(v), ds[ax]))); },
-      "injective");
+      te::OpTag::Injective);
 }
 
 Tensor gather_nd(const Tensor& data, const Tensor& indices, int64_t batch_dims) {
@@ -248,7 +248,7 @@ Tensor gather_nd(const Tensor& data, const Tensor& indices, int64_t batch_dims) 
         idx.insert(idx.end(), v.begin() + static_cast<std::ptrdiff_t>(q - 1), v.end());
         return data(idx);
       },
-      "injective");
+      te::OpTag::Injective);
 }
 
 namespace {
@@ -273,7 +273,7 @@ Tensor finishScatter(const std::string& name, const Tensor& data, ScatterReducti
         }
         TT_UNREACHABLE("scatter reduction");
       },
-      "injective");
+      te::OpTag::Injective);
 }
 
 void checkScatterDType(std::string_view op, const Tensor& data, const Tensor& updates, ScatterReduction reduction) {
@@ -348,7 +348,7 @@ Tensor scatter_elements(const Tensor& data, const Tensor& indices, const Tensor&
         Expr value = reduction == ScatterReduction::None ? Expr(r.var) : updates(updateAt(ve, r.var));
         return te::reduce(kind, value, {r}, allOf(conds));
       },
-      "reduce");
+      te::OpTag::Reduction);
   return te::compute(
       "scatter_elements", ds,
       [&](const std::vector<Var>& v) -> Expr {
@@ -367,7 +367,7 @@ Tensor scatter_elements(const Tensor& data, const Tensor& indices, const Tensor&
         }
         TT_UNREACHABLE("scatter reduction");
       },
-      "injective");
+      te::OpTag::Injective);
 }
 
 Tensor scatter_nd(const Tensor& data, const Tensor& indices_in, const Tensor& updates_in, ScatterReduction reduction) {
@@ -420,7 +420,7 @@ Tensor scatter_nd(const Tensor& data, const Tensor& indices_in, const Tensor& up
         Expr value = reduction == ScatterReduction::None ? linearIndex(u, batch) : updateAt(u, v);
         return te::reduce(kind, value, raxes, allOf(conds));
       },
-      "reduce");
+      te::OpTag::Reduction);
   return finishScatter("scatter_nd", data, reduction, found, whole_from,
                        [&](const std::vector<Var>& v, const Expr& w) { return updateAt(unravel(w, batch), v); });
 }
@@ -435,7 +435,7 @@ Tensor trilu(const Tensor& x, int64_t k, bool upper) {
         Expr diff = Expr(v[n - 1]) - Expr(v[n - 2]);
         return te::select(upper ? diff >= k : diff <= k, x(v), constantOf(0, x.dtype()));
       },
-      "injective");
+      te::OpTag::Injective);
 }
 
 Tensor one_hot(const Tensor& indices, const Tensor& values, int64_t depth, int64_t axis) {
@@ -455,7 +455,7 @@ Tensor one_hot(const Tensor& indices, const Tensor& values, int64_t depth, int64
         Expr d = v[ax];
         return te::select(i == d || i + depth == d, values(1), values(0));
       },
-      "injective");
+      te::OpTag::Injective);
 }
 
 Tensor topk_indices(const Tensor& x, int64_t k, int64_t axis, bool largest) {
@@ -474,7 +474,7 @@ Tensor topk_indices(const Tensor& x, int64_t k, int64_t axis, bool largest) {
         Expr before = (largest ? other > self : other < self) || (other == self && Expr(r.var) < Expr(v[ax]));
         return te::sum(te::select(before, Expr(int64_t{1}), Expr(int64_t{0})), {r});
       },
-      "reduce");
+      te::OpTag::Reduction);
   Shape out = x.shape();
   out[ax] = k;
   IterVar p = te::reduceAxis(n, "r0");
@@ -483,7 +483,7 @@ Tensor topk_indices(const Tensor& x, int64_t k, int64_t axis, bool largest) {
       [&](const std::vector<Var>& v) {
         return te::minReduce(Expr(p.var), {p}, rank(replaced(exprs(v), ax, p.var)) == Expr(v[ax]));
       },
-      "reduce");
+      te::OpTag::Reduction);
 }
 
 Tensor reverse_sequence(const Tensor& x, const Tensor& lens, int64_t batch_axis, int64_t time_axis) {
@@ -504,7 +504,7 @@ Tensor reverse_sequence(const Tensor& x, const Tensor& lens, int64_t batch_axis,
         Expr src = clampIndex(len - int64_t{1} - t, steps);
         return te::select(t < len, x(replaced(exprs(v), ta, src)), x(v));
       },
-      "injective");
+      te::OpTag::Injective);
 }
 
 Tensor max_unpool(const Tensor& x, const Tensor& indices, const Shape& output_shape) {
@@ -525,14 +525,14 @@ Tensor max_unpool(const Tensor& x, const Tensor& indices, const Shape& output_sh
         Expr match = te::cast(DType::Int64, indices(u)) == linearIndex(exprs(v), output_shape);
         return te::maxReduce(linearIndex(u, xs), raxes, match);
       },
-      "reduce");
+      te::OpTag::Reduction);
   return te::compute(
       "max_unpool", output_shape,
       [&](const std::vector<Var>& v) {
         Expr w = writer(v);
         return te::select(w >= int64_t{0}, x(unravel(te::max(w, Expr(int64_t{0})), xs)), constantOf(0, x.dtype()));
       },
-      "injective");
+      te::OpTag::Injective);
 }
 
 }  // namespace ttune::ops

@@ -110,7 +110,7 @@ Tensor conv2dImpl(std::string_view op, bool nhwc, const Tensor& data, const Tens
             const Var &nn = v[0], &yy = v[1], &xx = v[2], &ff = v[3];
             return te::sum(term(in(nn, row(yy), col(xx), Expr(ff) / m), weight(ry.var, rx.var, 0, ff), kind), {ry, rx});
           },
-          name, {"nn", "yy", "xx", "ff"});
+          te::OpTag::Convolution, {"nn", "yy", "xx", "ff"});
     }
     return te::compute(
         name, {N, K, OH, OW},
@@ -118,7 +118,7 @@ Tensor conv2dImpl(std::string_view op, bool nhwc, const Tensor& data, const Tens
           const Var &nn = v[0], &ff = v[1], &yy = v[2], &xx = v[3];
           return te::sum(term(in(nn, Expr(ff) / m, row(yy), col(xx)), weight(ff, 0, ry.var, rx.var), kind), {ry, rx});
         },
-        name, {"nn", "ff", "yy", "xx"});
+        te::OpTag::Convolution, {"nn", "ff", "yy", "xx"});
   }
 
   IterVar rc = te::reduceAxis(Cg, "rc");
@@ -132,7 +132,7 @@ Tensor conv2dImpl(std::string_view op, bool nhwc, const Tensor& data, const Tens
                              term(in(nn, row(yy), col(xx), channel(ff)), weight(ry.var, rx.var, rc.var, ff), kind),
                              {ry, rx, rc});
                        },
-                       "conv2d_nhwc", {"nn", "yy", "xx", "ff"});
+                       te::OpTag::Convolution, {"nn", "yy", "xx", "ff"});
   }
   return te::compute("conv2d_nchw", {N, K, OH, OW},
                      [&](const std::vector<Var>& v) {
@@ -141,7 +141,7 @@ Tensor conv2dImpl(std::string_view op, bool nhwc, const Tensor& data, const Tens
                            term(in(nn, channel(ff), row(yy), col(xx)), weight(ff, rc.var, ry.var, rx.var), kind),
                            {rc, ry, rx});
                      },
-                     "conv2d_nchw", {"nn", "ff", "yy", "xx"});
+                     te::OpTag::Convolution, {"nn", "ff", "yy", "xx"});
 }
 
 Tensor depthwiseImpl(std::string_view op, bool nhwc, const Tensor& data, const Tensor& weight, Hw st,
@@ -198,7 +198,7 @@ Tensor dense(const Tensor& x, const Tensor& w) {
   IterVar k = te::reduceAxis(K, "k");
   return te::compute("dense", {M, N},
                      [&](const std::vector<Var>& v) { return te::sum(term(x(v[0], k.var), w(v[1], k.var), kind), {k}); },
-                     "dense", {"i", "j"});
+                     te::OpTag::Dense, {"i", "j"});
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
@@ -218,7 +218,7 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
                        Expr y = tb ? b(v[1], k.var) : b(k.var, v[1]);
                        return te::sum(term(x, y, kind), {k});
                      },
-                     "matmul", {"i", "j"});
+                     te::OpTag::Matmul, {"i", "j"});
 }
 
 Tensor batch_matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
@@ -257,7 +257,7 @@ Tensor batch_matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
         bi.push_back(tb ? k.var : j);
         return te::sum(term(a(ai), b(bi), kind), {k});
       },
-      "batch_matmul", names);
+      te::OpTag::BatchMatmul, names);
 }
 
 }  // namespace ttune::ops

@@ -119,7 +119,7 @@ Tensor max_pool2d(const Tensor& data, Hw kernel, Hw strides, Pad4 padding, Hw di
                                                   Expr(v[ax.w()]) * w.stride + Expr(rx.var) * w.dilation),
                                             {ry, rx});
                      },
-                     "pool", ax.names());
+                     te::OpTag::Pool, ax.names());
 }
 
 Tensor avg_pool2d(const Tensor& data, Hw kernel, Hw strides, Pad4 padding, bool ceil_mode,
@@ -140,14 +140,14 @@ Tensor avg_pool2d(const Tensor& data, Hw kernel, Hw strides, Pad4 padding, bool 
                              Expr(v[ax.w()]) * w.stride + rx.var),
                        {ry, rx});
       },
-      "pool", ax.names());
+      te::OpTag::Pool, ax.names());
   return te::compute("pool_avg", out,
                      [&](const std::vector<Var>& v) {
                        Expr count = windowCount(h, v[ax.h()], count_include_pad) *
                                     windowCount(w, v[ax.w()], count_include_pad);
                        return total(v) / te::cast(DType::Float32, count);
                      },
-                     "pool", ax.names());
+                     te::OpTag::Pool, ax.names());
 }
 
 namespace {
@@ -167,17 +167,17 @@ Tensor globalPool(std::string_view op, const Tensor& data, bool is_max, bool nhw
         [&](const std::vector<Var>& v) {
           return te::maxReduce(window(v), {ry, rx});
         },
-        "pool", names);
+        te::OpTag::Pool, names);
   }
   Tensor total = te::compute(
       "global_pool_sum", out,
       [&](const std::vector<Var>& v) {
         return te::sum(window(v), {ry, rx});
       },
-      "pool", names);
+      te::OpTag::Pool, names);
   double count = static_cast<double>(s[ax.h()] * s[ax.w()]);
   return te::compute(
-      "global_pool_avg", out, [&](const std::vector<Var>& v) { return total(v) / count; }, "pool", names);
+      "global_pool_avg", out, [&](const std::vector<Var>& v) { return total(v) / count; }, te::OpTag::Pool, names);
 }
 
 }  // namespace

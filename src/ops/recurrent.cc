@@ -40,7 +40,7 @@ te::Tensor lstm_cell(const te::Tensor& z, const te::Tensor& c, const te::Tensor&
         Expr o = te::sigmoid(clipped(gate(1) + peep(1, next), clip));
         return te::select(s == Expr(0), o * te::tanh(next), next);
       },
-      "injective");
+      te::OpTag::Injective);
 }
 
 te::Tensor gru_cell(const te::Tensor& x, const te::Tensor& hr, const te::Tensor& h, double clip) {
@@ -59,7 +59,7 @@ te::Tensor gru_cell(const te::Tensor& x, const te::Tensor& hr, const te::Tensor&
         Expr cand = te::tanh(clipped(at(x, 2) + rg * at(hr, 2), clip));
         return cand + zg * (h(r, j) - cand);
       },
-      "injective");
+      te::OpTag::Injective);
 }
 
 }  // namespace ttune::ops

@@ -59,7 +59,7 @@ Tensor reduceImpl(const std::string& name, ReduceKind kind, const Tensor& x, con
         }
         return te::reduce(kind, x(idx), raxes);
       },
-      "reduce");
+      te::OpTag::Reduction);
 }
 
 // v with `extra` inserted at position `axis`, and v without position `axis`.
@@ -108,7 +108,7 @@ Tensor reduce_mean(const Tensor& x, const std::vector<int64_t>& axes, bool keepd
   Tensor total = reduceImpl("reduce_sum", ReduceKind::Sum, x, reduced, keepdims);
   return te::compute(
       "reduce_mean", total.shape(),
-      [&](const std::vector<Var>& v) { return total(v) / static_cast<double>(count); }, "elemwise");
+      [&](const std::vector<Var>& v) { return total(v) / static_cast<double>(count); }, te::OpTag::Elementwise);
 }
 
 Tensor softmax(const Tensor& x, int64_t axis) {
@@ -122,16 +122,16 @@ Tensor softmax(const Tensor& x, int64_t axis) {
   Tensor maxelem = te::compute(
       "softmax_maxelem", rest,
       [&](const std::vector<Var>& v) { return te::maxReduce(x(withAxis(v, ax, rmax.var)), {rmax}); },
-      "softmax");
+      te::OpTag::Softmax);
   Tensor exps = te::compute(
       "softmax_exp", x.shape(),
-      [&](const std::vector<Var>& v) { return te::exp(x(v) - maxelem(withoutAxis(v, ax))); }, "softmax");
+      [&](const std::vector<Var>& v) { return te::exp(x(v) - maxelem(withoutAxis(v, ax))); }, te::OpTag::Softmax);
   Tensor expsum = te::compute(
       "softmax_expsum", rest,
-      [&](const std::vector<Var>& v) { return te::sum(exps(withAxis(v, ax, rsum.var)), {rsum}); }, "softmax");
+      [&](const std::vector<Var>& v) { return te::sum(exps(withAxis(v, ax, rsum.var)), {rsum}); }, te::OpTag::Softmax);
   return te::compute(
       "softmax_norm", x.shape(),
-      [&](const std::vector<Var>& v) { return exps(v) / expsum(withoutAxis(v, ax)); }, "softmax");
+      [&](const std::vector<Var>& v) { return exps(v) / expsum(withoutAxis(v, ax)); }, te::OpTag::Softmax);
 }
 
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, int64_t axis, double epsilon) {
@@ -161,14 +161,14 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, int6
   // Means are sums of pre-scaled terms so that each pass is a single reduction op.
   Tensor mean = te::compute(
       "layer_norm_mean", outer,
-      [&](const std::vector<Var>& v) { return te::sum(x(point(v, r1)) * inv_n, r1); }, "layer_norm");
+      [&](const std::vector<Var>& v) { return te::sum(x(point(v, r1)) * inv_n, r1); }, te::OpTag::LayerNorm);
   Tensor var = te::compute(
       "layer_norm_var", outer,
       [&](const std::vector<Var>& v) {
         Expr dev = x(point(v, r2)) - mean(v);
         return te::sum(dev * dev * inv_n, r2);
       },
-      "layer_norm");
+      te::OpTag::LayerNorm);
   return te::compute(
       "layer_norm", s,
       [&](const std::vector<Var>& v) {
@@ -179,7 +179,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, int6
         if (beta.defined()) y = y + beta(iv);
         return y;
       },
-      "layer_norm");
+      te::OpTag::LayerNorm);
 }
 
 Tensor batch_norm_inference(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& mean,
@@ -201,7 +201,7 @@ Tensor batch_norm_inference(const Tensor& x, const Tensor& gamma, const Tensor& 
         const Var& ch = v[1];
         return (x(v) - mean(ch)) * (gamma(ch) * te::rsqrt(var(ch) + epsilon)) + beta(ch);
       },
-      "broadcast");
+      te::OpTag::Broadcast);
 }
 
 }  // namespace ttune::ops

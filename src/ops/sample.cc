@@ -103,7 +103,7 @@ Tensor grid_sample(const Tensor& x, const Tensor& grid, GridSampleMode mode, Gri
           Expr ix = floorIndex(te::round(px), -2, static_cast<double>(w + 2));
           return readOrZero(x, v[0], v[1], iy, ix);
         },
-        "injective", {"n", "c", "y", "x"});
+        te::OpTag::Injective, {"n", "c", "y", "x"});
   }
   int64_t taps = mode == GridSampleMode::Bilinear ? 2 : 4;
   IterVar ry = te::reduceAxis(taps, "ty"), rx = te::reduceAxis(taps, "tx");
@@ -131,7 +131,7 @@ Tensor grid_sample(const Tensor& x, const Tensor& grid, GridSampleMode mode, Gri
         Expr iy = floorIndex(cy, -8, static_cast<double>(h + 8)), ix = floorIndex(cx, -8, static_cast<double>(w + 8));
         return te::sum(wy * wx * readOrZero(x, v[0], v[1], iy, ix), {ry, rx});
       },
-      "injective", {"n", "c", "y", "x"});
+      te::OpTag::Injective, {"n", "c", "y", "x"});
 }
 
 Tensor roi_align(const Tensor& x, const Tensor& rois, const Tensor& batch_indices, const RoiAlignParams& p) {
@@ -183,7 +183,7 @@ Tensor roi_align(const Tensor& x, const Tensor& rois, const Tensor& batch_indice
         if (p.max_mode) return te::maxReduce(val, {sy, sx, cy, cx});
         return te::sum(val * f32(1.0 / static_cast<double>(p.sampling_h * p.sampling_w)), {sy, sx, cy, cx});
       },
-      "pool", {"r", "c", "y", "x"});
+      te::OpTag::Pool, {"r", "c", "y", "x"});
 }
 
 Tensor max_pool2d_indices(const Tensor& x, Hw kernel, Hw strides, Pad4 padding, Hw dilation, bool ceil_mode,
@@ -204,7 +204,7 @@ Tensor max_pool2d_indices(const Tensor& x, Hw kernel, Hw strides, Pad4 padding, 
         Expr flat = (Expr(v[0]) * c + Expr(v[1])) * (h * w) + y * w + xx;
         return te::minReduce(flat, {ry, rx}, inside && value == pooled(v[0], v[1], v[2], v[3]));
       },
-      "pool", {"nn", "cc", "yy", "xx"});
+      te::OpTag::Pool, {"nn", "cc", "yy", "xx"});
   if (!column_major) return first;
   return te::compute(
       op, pooled.shape(),
@@ -213,7 +213,7 @@ Tensor max_pool2d_indices(const Tensor& x, Hw kernel, Hw strides, Pad4 padding, 
         Expr in_plane = f % (h * w);
         return f - in_plane + (in_plane % w) * h + in_plane / w;
       },
-      "injective", {"nn", "cc", "yy", "xx"});
+      te::OpTag::Injective, {"nn", "cc", "yy", "xx"});
 }
 
 }  // namespace ttune::ops

@@ -50,7 +50,7 @@ Tensor reshapeImpl(std::string_view op, const std::string& name, const Tensor& x
         }
         return x(idx);
       },
-      "injective");
+      te::OpTag::Injective);
 }
 
 }  // namespace
@@ -108,7 +108,7 @@ Tensor pad(const Tensor& x, const std::vector<int64_t>& before, const std::vecto
         Expr read = x(idx);
         return inside.defined() ? te::select(inside, read, fill) : read;
       },
-      "injective");
+      mode == PadMode::Constant ? te::OpTag::Pad : te::OpTag::Injective);
 }
 
 Tensor concat(const std::vector<Tensor>& xs, int64_t axis) {
@@ -145,7 +145,7 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t axis) {
         }
         return result;
       },
-      "injective");
+      te::OpTag::Injective);
 }
 
 Tensor reshape(const Tensor& x, const Shape& shape) { return reshapeImpl("reshape", "T_reshape", x, shape); }
@@ -184,7 +184,7 @@ Tensor transpose(const Tensor& x, const std::vector<int64_t>& perm_in) {
         for (size_t d = 0; d < rank; ++d) idx[perm[d]] = v[d];
         return x(idx);
       },
-      "injective");
+      te::OpTag::Injective);
 }
 
 SliceBox sliceBox(const Shape& in, const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
@@ -255,7 +255,7 @@ Tensor slice(const Tensor& x, const std::vector<int64_t>& starts, const std::vec
         for (size_t d = 0; d < in.size(); ++d) idx.push_back(Expr(v[d]) * step[d] + first[d]);
         return x(idx);
       },
-      "injective");
+      te::OpTag::Injective);
 }
 
 Tensor gather(const Tensor& data, const Tensor& indices, int64_t axis) {
@@ -282,7 +282,7 @@ Tensor gather(const Tensor& data, const Tensor& indices, int64_t axis) {
         idx.insert(idx.end(), v.begin() + ax + is.size(), v.end());
         return data(idx);
       },
-      "injective");
+      te::OpTag::Injective);
 }
 
 Tensor expand(const Tensor& x, const Shape& shape) {
@@ -293,7 +293,7 @@ Tensor expand(const Tensor& x, const Shape& shape) {
   Shape out = broadcastShapes("expand", x.shape(), shape);
   return te::compute(
       "T_expand", out, [&](const std::vector<Var>& v) { return x(broadcastIndices(x, v, out)); },
-      "broadcast");
+      te::OpTag::Broadcast);
 }
 
 Tensor broadcast_to(const Tensor& x, const Shape& shape) {
@@ -308,13 +308,13 @@ Tensor broadcast_to(const Tensor& x, const Shape& shape) {
                te::shapeToString(shape));
   return te::compute(
       "T_broadcast_to", shape, [&](const std::vector<Var>& v) { return x(broadcastIndices(x, v, shape)); },
-      "broadcast");
+      te::OpTag::Broadcast);
 }
 
 Tensor cast(const Tensor& x, te::DType dtype) {
   checkDefined("cast", x, "input");
   return te::compute(
-      "T_cast", x.shape(), [&](const std::vector<Var>& v) { return te::cast(dtype, x(v)); }, "elemwise");
+      "T_cast", x.shape(), [&](const std::vector<Var>& v) { return te::cast(dtype, x(v)); }, te::OpTag::Elementwise);
 }
 
 }  // namespace ttune::ops

@@ -2,7 +2,7 @@
 // arithmetic alone (gather: by an index tensor). pad, concat, reshape, flatten, transpose, slice,
 // gather, expand/broadcast_to and cast follow ONNX semantics where the two differ from numpy.
 //
-// Invariants: one compute op per call, tagged "injective" (cast: "elemwise"); reads that could
+// Invariants: one compute op per call, tagged OpTag::Injective (cast: OpTag::Elementwise); reads that could
 // leave the input (padding, concat) sit under a select whose condition guarantees bounds; every
 // other index expression is in bounds for every output point.
 #pragma once

@@ -115,7 +115,7 @@ te::Tensor winograd_input(const te::Tensor& data, int64_t m, Pad4 padding) {
           return rowSelect(BT, nu, [&](int q) { return in(n, ty * m + r, tx * m + q, c); });
         });
       },
-      op, {"eps", "nu", "p", "ci"});
+      te::OpTag::WinogradInput, {"eps", "nu", "p", "ci"});
 }
 
 te::Tensor winograd_output(const te::Tensor& tiles, int64_t m, int64_t N, int64_t OH, int64_t OW) {
@@ -138,7 +138,7 @@ te::Tensor winograd_output(const te::Tensor& tiles, int64_t m, int64_t N, int64_
           return rowSelect(AT, Expr(xx) % m, [&](int nu) { return tiles(xi, nu, p, ff); });
         });
       },
-      op, {"nn", "yy", "xx", "ff"});
+      te::OpTag::WinogradOutput, {"nn", "yy", "xx", "ff"});
 }
 
 }  // namespace ttune::ops

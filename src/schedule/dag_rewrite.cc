@@ -7,6 +7,7 @@
 #include "support/assert.h"
 #include "support/keyed_memo.h"
 #include "te/expr_functor.h"
+#include "schedule/names.h"
 
 namespace ttune::schedule {
 
@@ -88,7 +89,7 @@ Expected<ComputeDAG> cacheWriteDag(const ComputeDAG& dag, const std::string& op,
   int idx = dag.opIndex(op);
   if (idx < 0) return Unexpected("no stage named " + op);
   if (!dag.op(idx).isCompute()) return Unexpected("cannot cache the writes of placeholder " + op);
-  std::string name = op + "." + scope;
+  std::string name = names::cacheStage(op, scope);
   if (dag.opIndex(name) >= 0) return Unexpected("stage " + name + " already exists");
   return rebuild(dag, [&](int i, const std::function<Expr(const Expr&)>& remap) -> Tensor {
     if (i != idx) return Tensor();
@@ -104,7 +105,7 @@ Expected<ComputeDAG> cacheReadDag(const ComputeDAG& dag, const std::string& prod
                                   const std::vector<std::string>& readers) {
   int p = dag.opIndex(producer);
   if (p < 0) return Unexpected("no stage named " + producer);
-  std::string name = producer + "." + scope;
+  std::string name = names::cacheStage(producer, scope);
   if (dag.opIndex(name) >= 0) return Unexpected("stage " + name + " already exists");
   if (readers.empty()) return Unexpected("cache_read of " + producer + " names no readers");
   std::vector<int> reader_ids;
@@ -127,7 +128,7 @@ Expected<ComputeDAG> cacheReadDag(const ComputeDAG& dag, const std::string& prod
         Expr body = remap(c.body);
         orig = body.same(c.body) ? orig : te::computeWithAxes(pop.name(), c.axes, body, pop.tag());
       }
-      cached = te::compute(name, pop.shape(), [&](const std::vector<te::Var>& v) { return orig(v); }, "cache");
+      cached = te::compute(name, pop.shape(), [&](const std::vector<te::Var>& v) { return orig(v); }, te::OpTag::CacheCopy);
       return orig;
     }
     if (std::find(reader_ids.begin(), reader_ids.end(), i) == reader_ids.end()) return Tensor();
@@ -146,7 +147,7 @@ Expected<ComputeDAG> rfactorDag(const ComputeDAG& dag, const Stage& stage, const
   if (idx < 0) return Unexpected("no stage named " + stage.op);
   const te::Operation& o = dag.op(idx);
   if (!o.isCompute() || !o.compute().reduce()) return Unexpected("stage " + stage.op + " is not a reduction");
-  std::string name = stage.op + ".rf";
+  std::string name = names::rfactorStage(stage.op);
   if (dag.opIndex(name) >= 0) return Unexpected("stage " + name + " already exists");
   int fi = stage.iterIndex(iter);
   if (fi < 0) return Unexpected("stage " + stage.op + " has no iterator " + iter);
@@ -264,7 +265,7 @@ Expected<ComputeDAG> layoutRewriteDag(const ComputeDAG& dag, const Stage& stage,
   // Packed dims: the stage's leaves that contribute to an axis indexing the weight, in loop order.
   WeightLayout lay;
   lay.original = placeholder;
-  lay.packed = placeholder + ".packed";
+  lay.packed = names::packedWeight(placeholder);
   lay.original_shape = pop.shape();
   if (dag.opIndex(lay.packed) >= 0) return Unexpected("tensor " + lay.packed + " already exists");
   std::vector<Expr> packed_index;  // in the stage's root axis vars, via leaf decomposition
@@ -336,7 +337,7 @@ ComputeDAG packingDag(const WeightLayout& layout, te::DType dtype) {
     std::vector<Expr> clamped;
     for (size_t d = 0; d < idx.size(); ++d) clamped.push_back(te::min(idx[d], te::intImm(layout.original_shape[d] - 1)));
     return te::select(inside, orig(clamped), te::reduceIdentity(te::ReduceKind::Sum, dtype));
-  }, "layout_transform");
+  }, te::OpTag::LayoutTransform);
   return ComputeDAG({orig}, {packed});
 }
 

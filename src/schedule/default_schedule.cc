@@ -729,13 +729,13 @@ void winogradOutputStage(std::vector<Step>& steps, const te::ComputeOp& c, const
   steps.push_back(AnnotationStep{name, vec, IterAnnotation::Vectorize});
 }
 
-// For every op tagged winograd_output: the stage that computes it once single-consumer
+// For every op tagged OpTag::WinogradOutput: the stage that computes it once single-consumer
 // element-wise stages are inlined (itself, or the end of its epilogue chain), with its tile m.
 std::map<int, int64_t> winogradOutputStages(const te::ComputeDAG& dag, const std::vector<bool>& inlined) {
   std::map<int, int64_t> out;
   for (int i = 0; i < dag.numOps(); ++i) {
     const te::Operation& op = dag.op(i);
-    if (op.tag() != "winograd_output" || !op.isCompute()) continue;
+    if (op.tag() != te::OpTag::WinogradOutput || !op.isCompute()) continue;
     int cur = i;
     while (inlined[cur] && dag.consumers(cur).size() == 1) cur = dag.consumers(cur)[0];
     int64_t a = 0;
@@ -775,7 +775,7 @@ std::vector<Step> defaultSchedule(const te::ComputeDAG& dag, const DefaultSchedu
     if (opt.baseline == Baseline::Strong && consumer.isCompute() && !consumer.compute().reduce() &&
         broadcastBy(consumer.compute(), op))
       continue;
-    if (opt.baseline == Baseline::Strong && (op.tag() == "pad" || op.name() == "pad")) {
+    if (opt.baseline == Baseline::Strong && op.tag() == te::OpTag::Pad) {
       if (consumer.isCompute() && consumer.compute().reduce() && reduceLength(consumer.compute()) >= kMinTiledReduce &&
           hasBroadcastAxis(consumer.compute(), opt.target.lanes()))
         continue;
@@ -802,7 +802,7 @@ std::vector<Step> defaultSchedule(const te::ComputeDAG& dag, const DefaultSchedu
       continue;
     }
     if (c.axes.empty()) continue;
-    if (op.tag() == "winograd_input" && c.axes.size() == 4) {
+    if (op.tag() == te::OpTag::WinogradInput && c.axes.size() == 4) {
       winogradInputStage(steps, c, op.name(), opt);
       continue;
     }

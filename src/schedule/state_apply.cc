@@ -9,6 +9,7 @@
 #include "support/assert.h"
 #include "support/overload.h"
 #include "support/strings.h"
+#include "schedule/names.h"
 
 namespace ttune::schedule {
 
@@ -67,7 +68,7 @@ class StepApplier {
     rel.factors = factors;
     std::vector<Iterator> kids;
     for (size_t k = 0; k <= factors.size(); ++k) {
-      std::string name = old.name + "." + std::to_string(k);
+      std::string name = names::splitPart(old.name, k);
       if (nameTaken(st, name)) return Unexpected("iterator name " + name + " is already used in stage " + st.op);
       rel.children.push_back(name);
       kids.push_back(Iterator{name, std::nullopt, old.kind, IterAnnotation::None});
@@ -150,16 +151,15 @@ class StepApplier {
     for (size_t k = 1; k < pos.size(); ++k)
       if (pos[k] != pos[k - 1] + 1) return Unexpected("fused iterators of " + st->op + " are not consecutive");
     te::IterKind kind = st->iters[pos[0]].kind;
-    std::string child;
     for (size_t k = 0; k < pos.size(); ++k) {
       const Iterator& it = st->iters[pos[k]];
       if (it.annotation != IterAnnotation::None) return Unexpected("iterator " + it.name + " is already annotated");
       if (it.kind != kind) return Unexpected("fuse would mix spatial and reduction iterators in " + st->op);
       if (k + 1 < pos.size() && !s_.attachedAt(st->op, it.name).empty())
         return Unexpected("iterator " + it.name + " is an attach point and cannot be fused into an outer loop");
-      child += it.name + "@";
     }
     if (pos.size() == 1) return okStatus();
+    const std::string child = names::fused(step.iters);
     if (nameTaken(*st, child)) return Unexpected("iterator name " + child + " is already used");
     st->relations.push_back(FuseRelation{step.iters, child});
     moveAttach(st->op, step.iters.back(), child);

@@ -30,7 +30,7 @@ std::vector<Tensor> Operation::inputs() const {
 
 Tensor placeholder(std::string name, Shape shape, DType dtype, bool is_constant) {
   for (int64_t d : shape) TT_CHECK_ARG(d > 0, "placeholder ", name, " has a non-positive dimension in shape ", shapeToString(shape));
-  return Tensor(std::make_shared<Operation>(std::move(name), std::move(shape), dtype, "placeholder",
+  return Tensor(std::make_shared<Operation>(std::move(name), std::move(shape), dtype, OpTag::Other,
                                             PlaceholderOp{is_constant}));
 }
 
@@ -39,7 +39,7 @@ IterVar reduceAxis(int64_t extent, std::string name) {
   return IterVar{Var(std::move(name)), extent, IterKind::Reduce};
 }
 
-Tensor computeWithAxes(std::string name, std::vector<IterVar> axes, Expr body, std::string tag) {
+Tensor computeWithAxes(std::string name, std::vector<IterVar> axes, Expr body, OpTag tag) {
   Shape shape;
   std::unordered_set<std::string> names;
   for (const IterVar& iv : axes) {
@@ -57,12 +57,12 @@ Tensor computeWithAxes(std::string name, std::vector<IterVar> axes, Expr body, s
     if (e.as<Reduce>() && !e.same(body)) TT_UNREACHABLE("compute " + name + " nests a reduction inside its body");
   });
   DType dtype = body.dtype();
-  return Tensor(std::make_shared<Operation>(std::move(name), std::move(shape), dtype, std::move(tag),
+  return Tensor(std::make_shared<Operation>(std::move(name), std::move(shape), dtype, tag,
                                             ComputeOp{std::move(axes), std::move(body)}));
 }
 
 Tensor compute(std::string name, Shape shape, const std::function<Expr(const std::vector<Var>&)>& fn,
-               std::string tag, std::vector<std::string> axis_names) {
+               OpTag tag, std::vector<std::string> axis_names) {
   static const char* kDefault[] = {"i", "j", "k", "l", "m", "n", "o", "p"};
   std::vector<IterVar> axes;
   std::vector<Var> vars;
@@ -75,7 +75,7 @@ Tensor compute(std::string name, Shape shape, const std::function<Expr(const std
     axes.push_back(IterVar{v, shape[d], IterKind::Spatial});
   }
   Expr body = fn(vars);
-  return computeWithAxes(std::move(name), std::move(axes), std::move(body), std::move(tag));
+  return computeWithAxes(std::move(name), std::move(axes), std::move(body), tag);
 }
 
 }  // namespace ttune::te

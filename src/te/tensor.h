@@ -31,19 +31,41 @@ struct ComputeOp {
   const std::vector<IterVar>& reduceAxes() const;
 };
 
+// What kind of operator an op computes, set by the operator that builds it (ops/). Schedules
+// and reports that treat some operators specially (a Winograd transform, padding) test this,
+// never the op's name, which kernels may rename ("pad.1") and steps derive from ("conv.local").
+enum class OpTag : uint8_t {
+  Other,            // no special treatment (e.g. ops built by tests)
+  Elementwise,      // out[i] = f(in[i]) over inputs of the output's shape
+  Broadcast,        // element-wise over inputs broadcast to the output's shape
+  Injective,        // each output reads inputs at computed indices (layout changes, gathers)
+  Pad,              // constant padding: reads inside the input, a fill value outside
+  Reduction,        // a reduction that is none of the kinds below
+  Pool,
+  Softmax,
+  LayerNorm,
+  Convolution,
+  Dense,
+  Matmul,
+  BatchMatmul,
+  WinogradInput,    // a Winograd input transform (B^T d B per tile)
+  WinogradOutput,   // a Winograd output transform (A^T m A per tile)
+  Constant,         // a scalar constant folded into a kernel
+  CacheCopy,        // a copy made by cache_read
+  LayoutTransform,  // a weight packed by a layout rewrite
+};
+
 class Operation {
  public:
   using Kind = std::variant<PlaceholderOp, ComputeOp>;
 
-  Operation(std::string name, Shape shape, DType dtype, std::string tag, Kind kind)
-      : name_(std::move(name)), shape_(std::move(shape)), dtype_(dtype), tag_(std::move(tag)),
-        kind_(std::move(kind)) {}
+  Operation(std::string name, Shape shape, DType dtype, OpTag tag, Kind kind)
+      : name_(std::move(name)), shape_(std::move(shape)), dtype_(dtype), tag_(tag), kind_(std::move(kind)) {}
 
   const std::string& name() const { return name_; }
   const Shape& shape() const { return shape_; }
   DType dtype() const { return dtype_; }
-  // A short human label of the operator this op came from (e.g. "conv2d_nchw"); informative only.
-  const std::string& tag() const { return tag_; }
+  OpTag tag() const { return tag_; }
   const Kind& kind() const { return kind_; }
   bool isPlaceholder() const { return std::holds_alternative<PlaceholderOp>(kind_); }
   bool isCompute() const { return std::holds_alternative<ComputeOp>(kind_); }
@@ -57,7 +79,7 @@ class Operation {
   std::string name_;
   Shape shape_;
   DType dtype_;
-  std::string tag_;
+  OpTag tag_;
   Kind kind_;
 };
 
@@ -67,10 +89,10 @@ Tensor placeholder(std::string name, Shape shape, DType dtype = DType::Float32,
 // Defines out[i0..in] = fn(i0..in). axis_names default to i, j, k, l, m, ...; the body may be a
 // Reduce built with sum/maxReduce/minReduce over IterVars made by reduceAxis().
 Tensor compute(std::string name, Shape shape, const std::function<Expr(const std::vector<Var>&)>& fn,
-               std::string tag = "", std::vector<std::string> axis_names = {});
+               OpTag tag = OpTag::Other, std::vector<std::string> axis_names = {});
 
 // Same, but with explicit axes already created (used when rebuilding ops).
-Tensor computeWithAxes(std::string name, std::vector<IterVar> axes, Expr body, std::string tag = "");
+Tensor computeWithAxes(std::string name, std::vector<IterVar> axes, Expr body, OpTag tag = OpTag::Other);
 
 IterVar reduceAxis(int64_t extent, std::string name);
 

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "autotune/sampler.h"
+#include "schedule/names.h"
 
 namespace ttune::transfer {
 
@@ -62,16 +63,15 @@ Expected<std::vector<Step>> adaptLanes(const std::vector<Step>& steps, const std
                                        int from_lanes, int to_lanes, int registers) {
   std::vector<Step> out = steps;
   if (from_lanes != to_lanes && from_lanes > 0 && to_lanes > 0) {
-    // Vectorized iterators "<axis>.<n>" and the split steps that made them.
+    // Vectorized split parts and the split steps that made them (part n is the innermost of n lengths).
     for (const Step& st : steps) {
       const AnnotationStep* an = std::get_if<AnnotationStep>(&st);
       if (!an || an->annotation != IterAnnotation::Vectorize) continue;
-      size_t dot = an->iter.rfind('.');
-      if (dot == std::string::npos) continue;
-      std::string axis = an->iter.substr(0, dot), part = an->iter.substr(dot + 1);
+      const std::optional<schedule::names::SplitPart> part = schedule::names::parseSplitPart(an->iter);
+      if (!part) continue;
       for (Step& s2 : out) {
         SplitStep* sp = std::get_if<SplitStep>(&s2);
-        if (!sp || sp->stage != an->stage || sp->iter != axis || std::to_string(sp->lengths.size()) != part) continue;
+        if (!sp || sp->stage != an->stage || sp->iter != part->parent || sp->lengths.size() != part->index) continue;
         if (!sp->lengths.back()) continue;
         int64_t l = *sp->lengths.back();
         if (l < from_lanes && l < to_lanes) continue;  // shorter than a vector either way

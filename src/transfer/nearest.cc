@@ -6,6 +6,7 @@
 
 #include "schedule/state.h"
 #include "support/strings.h"
+#include "graph/fusion.h"
 
 namespace ttune::transfer {
 
@@ -13,13 +14,8 @@ using schedule::Step;
 
 namespace {
 
-// A class name's or a stage's operator is padding (stage names may carry the "T_" prefix and the
-// ".1" of renamed repeats that class names drop).
-bool isPadding(const std::string& name) {
-  std::string n = name.substr(0, name.find('.'));
-  if (n.rfind("T_", 0) == 0) n = n.substr(2);
-  return n == "pad";
-}
+// A class name's or a stage's operator is padding.
+bool isPadding(const std::string& name) { return graph::operatorName(name) == "pad"; }
 
 // The class name's operators without padding, split after the anchor: {anchor, epilogue}.
 std::pair<std::string, std::vector<std::string>> splitClass(const std::string& name) {

@@ -1,4 +1,4 @@
-// Transfer-tuning (reference/transfer-tuning-study.md): tune a model by re-measuring schedules
+// Transfer-tuning (Gibson and Cano, PACT 2022): tune a model by re-measuring schedules
 // the bank already holds for kernels of the same class in *other* models.
 //
 // For each distinct kernel of the target that has a reduction, the candidates are the best

@@ -60,7 +60,7 @@ TEST(Unary, MatchesReference) {
       te::Tensor x = placeholder("x", s);
       te::Tensor y = c.build(x);
       EXPECT_EQ(y.name(), "T_" + c.name);
-      EXPECT_EQ(y.op().tag(), "elemwise");
+      EXPECT_EQ(y.op().tag(), te::OpTag::Elementwise);
       Buffer xb = randomBuffer(s, rng, c.lo, c.hi);
       std::vector<double> want;
       for (int64_t i = 0; i < xb.size(); ++i) want.push_back(c.ref(xb.get(i)));
@@ -121,7 +121,7 @@ TEST(Binary, BroadcastingMatchesReference) {
       te::Tensor a = placeholder("A", s.a), b = placeholder("B", s.b);
       te::Tensor y = c.build(a, b);
       EXPECT_EQ(y.name(), "T_" + c.name);
-      EXPECT_EQ(y.op().tag(), s.a == s.b ? "elemwise" : "broadcast");
+      EXPECT_EQ(y.op().tag(), s.a == s.b ? te::OpTag::Elementwise : te::OpTag::Broadcast);
       Buffer ab = randomBuffer(s.a, rng, c.lo, c.hi), bb = randomBuffer(s.b, rng, c.lo, c.hi);
       std::vector<double> want;
       forEachIndex(s.out, [&](const std::vector<int64_t>& i) {

@@ -126,7 +126,7 @@ TEST(Conv2d, OpStructureAndNames) {
   te::Tensor w = placeholder("weight", {8, 2, 3, 3}, te::DType::Float32, true);
   te::Tensor y = conv2d_nchw(x, w, {1, 1}, {1, 1, 1, 1}, {1, 1}, 2);
   EXPECT_EQ(y.name(), "conv2d_nchw");
-  EXPECT_EQ(y.op().tag(), "conv2d_nchw");
+  EXPECT_EQ(y.op().tag(), te::OpTag::Convolution);
   EXPECT_EQ(axisNamesOf(y), (std::vector<std::string>{"nn", "ff", "yy", "xx"}));
   EXPECT_EQ(reduceAxisNamesOf(y), (std::vector<std::string>{"rc", "ry", "rx"}));
   EXPECT_EQ(opNames({x, w}, {y}), (std::vector<std::string>{"data", "weight", "pad", "conv2d_nchw"}));
@@ -152,7 +152,7 @@ TEST(Conv2d, DepthwiseBuildsSeparateOpWithoutChannelAxis) {
   te::Tensor direct = depthwise_conv2d_nchw(x, w, {1, 1}, {1, 1, 1, 1});
   for (const te::Tensor& y : {viaConv, direct}) {
     EXPECT_EQ(y.name(), "depthwise_conv2d_nchw");
-    EXPECT_EQ(y.op().tag(), "depthwise_conv2d_nchw");
+    EXPECT_EQ(y.op().tag(), te::OpTag::Convolution);
     EXPECT_EQ(reduceAxisNamesOf(y), (std::vector<std::string>{"ry", "rx"}));
     EXPECT_EQ(y.shape(), (Shape{1, 8, 7, 6}));
   }

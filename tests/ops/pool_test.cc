@@ -79,7 +79,7 @@ TEST(MaxPool2d, MatchesReference) {
           }
     EXPECT_TRUE(allClose(run1({x}, {xb}, y), {N, C, OH, OW}, want));
     EXPECT_EQ(y.name(), "pool_max");
-    EXPECT_EQ(y.op().tag(), "pool");
+    EXPECT_EQ(y.op().tag(), te::OpTag::Pool);
     EXPECT_EQ(axisNamesOf(y), (std::vector<std::string>{"nn", "cc", "yy", "xx"}));
     EXPECT_EQ(reduceAxisNamesOf(y), (std::vector<std::string>{"ry", "rx"}));
   }

@@ -161,7 +161,7 @@ TEST(Reduce, OpStructure) {
   te::Tensor x = placeholder("x", {2, 3, 4});
   te::Tensor s = reduce_sum(x, {0, 2}, false);
   EXPECT_EQ(s.name(), "reduce_sum");
-  EXPECT_EQ(s.op().tag(), "reduce");
+  EXPECT_EQ(s.op().tag(), te::OpTag::Reduction);
   EXPECT_EQ(s.shape(), (Shape{3}));
   EXPECT_EQ(reduceAxisNamesOf(s), (std::vector<std::string>{"r0", "r1"}));
   te::Tensor m = reduce_mean(x, {1});
