@@ -6,5 +6,5 @@ add_library(ttune_xgboost INTERFACE)
 target_include_directories(ttune_xgboost SYSTEM INTERFACE ${XGBOOST_INCLUDE_DIR})
 target_link_libraries(ttune_xgboost INTERFACE ${XGBOOST_LIBRARY})
 
-ttune_module(costmodel SOURCES autotune/features.cc autotune/feature_walker.cc autotune/cost_model.cc
+ttune_module(costmodel SOURCES autotune/features.cc autotune/feature_ops.cc autotune/feature_walker.cc autotune/cost_model.cc
              autotune/cost_model_xgb.cc DEPS ttune_measure ttune_xgboost)

@@ -7,6 +7,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "autotune/feature_ops.h"
 #include "autotune/feature_walker.h"
 #include "lower/lower.h"
 #include "runtime/thread_pool.h"
@@ -16,12 +17,14 @@
 
 namespace ttune::autotune {
 
+using detail::collectLoads;
+using detail::countOps;
+using detail::kNumOpKinds;
 using detail::LoopInfo;
+using detail::OpCounts;
 using detail::StoreInfo;
 using detail::WalkResult;
-using te::BinOp;
 using te::Expr;
-using te::UnOp;
 
 float log2p(double x) {
   if (!std::isfinite(x)) return x > 0 ? 64.f : x < 0 ? -64.f : 0.f;
@@ -57,101 +60,6 @@ std::vector<float> StateFeatures::flat() const {
 namespace {
 
 constexpr double kCacheLine = 64;
-
-// ---- Operation counts -----------------------------------------------------------------------------
-
-enum OpKind { kMad, kAddSub, kMul, kDivMod, kCmp, kMathFunc, kOtherFunc, kNumOpKinds };
-
-struct OpCounts {
-  double flt[kNumOpKinds] = {};
-  double integer[kNumOpKinds] = {};
-  double bool_op = 0, select_op = 0;
-  double floatOps() const {  // a mad is two operations
-    double s = flt[kMad];
-    for (double v : flt) s += v;
-    return s;
-  }
-};
-
-bool isMul(const Expr& e, bool flt) {
-  const te::Binary* b = e.as<te::Binary>();
-  return b && b->op == BinOp::Mul && te::isFloat(e.dtype()) == flt;
-}
-
-void countOps(const Expr& e, OpCounts& c) {
-  const te::ExprNode& n = e.node();
-  if (const auto* b = std::get_if<te::Binary>(&n.kind)) {
-    bool flt = te::isFloat(b->a.dtype());
-    double* k = flt ? c.flt : c.integer;
-    switch (b->op) {
-      case BinOp::Add:
-      case BinOp::Sub:
-        // a*b + c, c + a*b, a*b - c, c - a*b: one fused multiply-add (LLVM contracts them).
-        for (const Expr* m : {&b->a, &b->b}) {
-          if (isMul(*m, flt)) {
-            const te::Binary* mb = m->as<te::Binary>();
-            ++k[kMad];
-            countOps(mb->a, c);
-            countOps(mb->b, c);
-            countOps(m == &b->a ? b->b : b->a, c);
-            return;
-          }
-        }
-        ++k[kAddSub];
-        break;
-      case BinOp::Mul: ++k[kMul]; break;
-      case BinOp::Div:
-      case BinOp::FloorDiv:
-      case BinOp::FloorMod: ++k[kDivMod]; break;
-      case BinOp::Pow: ++k[kMathFunc]; break;
-      case BinOp::And:
-      case BinOp::Or: ++c.bool_op; break;
-      default: ++k[kCmp]; break;  // comparisons, min, max
-    }
-    countOps(b->a, c);
-    countOps(b->b, c);
-  } else if (const auto* u = std::get_if<te::Unary>(&n.kind)) {
-    double* k = te::isFloat(u->a.dtype()) ? c.flt : c.integer;
-    switch (u->op) {
-      case UnOp::Neg: ++k[kAddSub]; break;
-      case UnOp::Not: ++c.bool_op; break;
-      case UnOp::Abs:
-      case UnOp::Floor:
-      case UnOp::Ceil:
-      case UnOp::Round: ++k[kOtherFunc]; break;
-      default: ++k[kMathFunc]; break;  // exp, log, sqrt, rsqrt, tanh, erf, sigmoid
-    }
-    countOps(u->a, c);
-  } else if (const auto* s = std::get_if<te::Select>(&n.kind)) {
-    ++c.select_op;
-    countOps(s->cond, c);
-    countOps(s->t, c);
-    countOps(s->f, c);
-  } else if (const auto* ca = std::get_if<te::Cast>(&n.kind)) {
-    countOps(ca->a, c);
-  } else if (const auto* l = std::get_if<te::BufferLoad>(&n.kind)) {
-    countOps(l->index, c);
-  }
-}
-
-void collectLoads(const Expr& e, std::vector<const te::BufferLoad*>& out) {
-  const te::ExprNode& n = e.node();
-  if (const auto* l = std::get_if<te::BufferLoad>(&n.kind)) {
-    out.push_back(l);
-    collectLoads(l->index, out);
-  } else if (const auto* b = std::get_if<te::Binary>(&n.kind)) {
-    collectLoads(b->a, out);
-    collectLoads(b->b, out);
-  } else if (const auto* u = std::get_if<te::Unary>(&n.kind)) {
-    collectLoads(u->a, out);
-  } else if (const auto* s = std::get_if<te::Select>(&n.kind)) {
-    collectLoads(s->cond, out);
-    collectLoads(s->t, out);
-    collectLoads(s->f, out);
-  } else if (const auto* c = std::get_if<te::Cast>(&n.kind)) {
-    collectLoads(c->a, out);
-  }
-}
 
 // ---- Accesses and touched regions ----------------------------------------------------------------
 
@@ -423,28 +331,67 @@ class StoreFeaturizer {
     *onehot[cat] = 1;
   }
 
-  StoreFeatures featurize(const StoreInfo& si, std::vector<BufferUse>& uses) {
-    StoreFeatures f;
-    int n = static_cast<int>(si.loops.size());
-    std::vector<double> trips(n);
-    double execs = si.guard_prob, max_execs = 1;
-    int unknown = 0;
+  // What every feature group needs to know about one store's loop nest.
+  struct Nest {
+    int n = 0;                       // loops around the store, outermost first
+    std::vector<double> trips;       // each loop's average trip count
+    std::vector<double> inner;       // inner[i]: iterations of the loops at positions >= i per execution of loop i's parent
+    double execs = 0, max_execs = 1;  // executions of the store (guards counted), and at the loops' full extents
+    int unknown = 0;                 // loops of unknown extent
+    std::vector<std::vector<Footprint>> fp;  // fp[b][i]: touched elements of buffer b while the loops at positions >= i range
+  };
+
+  Nest nestOf(const StoreInfo& si, const std::vector<BufferUse>& uses) const {
+    Nest nest;
+    const int n = nest.n = static_cast<int>(si.loops.size());
+    nest.trips.resize(n);
+    nest.execs = si.guard_prob;
     for (int i = 0; i < n; ++i) {
       const LoopInfo& l = w_.loops[si.loops[i]];
-      trips[i] = l.trips;
-      execs *= l.trips;
-      max_execs *= static_cast<double>(l.max_extent);
-      unknown += l.unknown;
+      nest.trips[i] = l.trips;
+      nest.execs *= l.trips;
+      nest.max_execs *= static_cast<double>(l.max_extent);
+      nest.unknown += l.unknown;
     }
-    // inner[i]: iterations of the loops at positions >= i per execution of loop i's parent.
-    std::vector<double> inner(n + 1, 1.0);
-    for (int i = n - 1; i >= 0; --i) inner[i] = inner[i + 1] * trips[i];
+    nest.inner.assign(n + 1, 1.0);
+    for (int i = n - 1; i >= 0; --i) nest.inner[i] = nest.inner[i + 1] * nest.trips[i];
+    // Touched elements of every buffer at every level (level i: loops at positions >= i range).
+    size_t nb = uses.size();
+    nest.fp.assign(nb, std::vector<Footprint>(n + 1));
+    for (size_t b = 0; b < nb; ++b)
+      for (int lv = 0; lv <= n; ++lv) {
+        Footprint best{0, 1, 1};
+        for (const Access& a : uses[b].accesses) {
+          Footprint x = accessFootprint(si, a, lv);
+          if (x.count > best.count) best = x;
+        }
+        nest.fp[b][lv] = best;
+      }
+    return nest;
+  }
 
-    // Group 1.
-    OpCounts ops;
-    countOps(si.store->value, ops);
-    countOps(si.store->index, ops);
-    ComputeFeatures& c = f.compute;
+  // Bytes touched by all buffers while the loops at positions >= lv range.
+  static double bytesAt(const Nest& nest, const std::vector<BufferUse>& uses, int lv) {
+    double s = 0;
+    for (size_t b = 0; b < uses.size(); ++b) s += nest.fp[b][lv].count * uses[b].elem;
+    return s;
+  }
+
+  // The innermost loop left as a loop in machine code (serial or parallel), or -1.
+  int rolledLoop(const StoreInfo& si) const {
+    int rolled = -1;
+    for (int i = static_cast<int>(si.loops.size()) - 1; i >= 0 && rolled < 0; --i) {
+      lower::ForKind k = w_.loops[si.loops[i]].kind;
+      if (k == lower::ForKind::Serial || k == lower::ForKind::Parallel) rolled = i;
+    }
+    return rolled;
+  }
+
+  // Group 1: operation counts, loop annotations and the shape of the loops that stay loops.
+  void computeFeatures(const StoreInfo& si, const std::vector<BufferUse>& uses, const Nest& nest, const OpCounts& ops,
+                       ComputeFeatures& c) const {
+    const int n = nest.n;
+    const double execs = nest.execs;
 #define TTUNE_FIELD_PTR(name) &c.name,
     float* const fl[] = {TTUNE_FEATURE_OPS(TTUNE_FIELD_PTR, float)};
     float* const in[] = {TTUNE_FEATURE_OPS(TTUNE_FIELD_PTR, int)};
@@ -463,19 +410,15 @@ class StoreFeaturizer {
     annotationFeatures(si, written, lower::ForKind::Vectorized, false, c.vec_num, c.vec_prod, c.vec_len, vec_pos);
     annotationFeatures(si, written, lower::ForKind::Unrolled, false, c.unroll_num, c.unroll_prod, c.unroll_len, unroll_pos);
     annotationFeatures(si, written, lower::ForKind::Parallel, true, c.parallel_num, c.parallel_prod, c.parallel_len, parallel_pos);
-    c.exec_ratio = max_execs > 0 ? static_cast<float>(execs / max_execs) : 0.f;
+    c.exec_ratio = nest.max_execs > 0 ? static_cast<float>(execs / nest.max_execs) : 0.f;
     c.guard_ifs = static_cast<float>(si.guard_ifs);
     for (int i = n - 1; i >= 0; --i)
       if (w_.loops[si.loops[i]].kind == lower::ForKind::Vectorized) {
         c.vec_tail_frac = static_cast<float>(w_.loops[si.loops[i]].short_frac);
         break;
       }
-    c.unknown_extents = static_cast<float>(unknown);
-    int rolled = -1;  // innermost loop left as a loop in machine code
-    for (int i = n - 1; i >= 0 && rolled < 0; --i) {
-      lower::ForKind k = w_.loops[si.loops[i]].kind;
-      if (k == lower::ForKind::Serial || k == lower::ForKind::Parallel) rolled = i;
-    }
+    c.unknown_extents = static_cast<float>(nest.unknown);
+    const int rolled = rolledLoop(si);
     int vec = -1;  // innermost vectorized loop
     for (int i = n - 1; i >= 0 && vec < 0; --i)
       if (w_.loops[si.loops[i]].kind == lower::ForKind::Vectorized) vec = i;
@@ -486,7 +429,7 @@ class StoreFeaturizer {
       return static_cast<float>(m);
     };
     if (rolled >= 0) {
-      c.rolled_len = static_cast<float>(trips[rolled]);
+      c.rolled_len = static_cast<float>(nest.trips[rolled]);
       c.rolled_reduce = !movesWith(written, rolled);
       c.rolled_max_stride = maxStride(rolled);
       double body = 1;
@@ -496,133 +439,143 @@ class StoreFeaturizer {
     if (vec >= 0) c.vec_max_stride = maxStride(vec);
     for (int i = 0; i < n; ++i)
       if (w_.loops[si.loops[i]].kind == lower::ForKind::Parallel) {
-        c.parallel_launches = static_cast<float>(si.guard_prob * execs_outside(trips, i));
+        c.parallel_launches = static_cast<float>(si.guard_prob * execs_outside(nest.trips, i));
         break;
       }
+  }
 
-    // Touched elements of every buffer at every level (level i: loops at positions >= i range).
-    size_t nb = uses.size();
-    std::vector<std::vector<Footprint>> fp(nb, std::vector<Footprint>(n + 1));
-    for (size_t b = 0; b < nb; ++b)
-      for (int lv = 0; lv <= n; ++lv) {
-        Footprint best{0, 1, 1};
-        for (const Access& a : uses[b].accesses) {
-          Footprint x = accessFootprint(si, a, lv);
-          if (x.count > best.count) best = x;
-        }
-        fp[b][lv] = best;
+  // Group 2: one buffer's accesses -- bytes, cache lines and reuse. `rolled` as rolledLoop.
+  BufferFeatures bufferFeatures(const StoreInfo& si, const std::vector<BufferUse>& uses, size_t b, const Nest& nest,
+                                int rolled, double& lines) const {
+    const int n = nest.n;
+    const double execs = nest.execs;
+    const BufferUse& u = uses[b];
+    BufferFeatures bf;
+    bf.acc_read = u.read && !u.write;
+    bf.acc_write = u.write && !u.read;
+    bf.acc_readwrite = u.read && u.write;
+    double elem = u.elem;
+    double bytes = execs * elem;
+    double unique = nest.fp[b][0].count * elem;
+    // Lines: the innermost loop moving the access decides its stride.
+    const Access& a = u.accesses[0];
+    int inner_pos = -1;
+    for (int i = n - 1; i >= 0 && inner_pos < 0; --i)
+      if (movesWith(u, i)) inner_pos = i;
+    double stride = inner_pos >= 0 ? strideOf(si, a, inner_pos) : 0;
+    double reduce_ratio = nest.inner[inner_pos + 1];
+    double factor = stride == 0 ? 1.0 : std::min(1.0, stride * elem / kCacheLine);
+    lines = reduce_ratio > 0 ? execs / reduce_ratio * factor : 0;
+    if (execs > 0) lines = std::max(lines, 1.0);
+    const Footprint& f0 = nest.fp[b][0];
+    double per_run = f0.step * elem >= kCacheLine ? f0.run : std::max(1.0, f0.run * f0.step * elem / kCacheLine);
+    double unique_lines = f0.run > 0 ? f0.count / f0.run * per_run : 0;
+    // Reuse, from the innermost loop out.
+    double reuse_ct = 0, dis_iter = 0, dis_bytes = 0;
+    for (int i = n - 1; i >= 0; --i) {
+      if (!movesWith(u, i)) {
+        bf.reuse_loop = 1;
+        reuse_ct = nest.trips[i];
+        dis_iter = nest.inner[i + 1];
+        dis_bytes = bytesAt(nest, uses, i + 1);
+        break;
       }
-    auto bytesAt = [&](int lv) {
-      double s = 0;
-      for (size_t b = 0; b < nb; ++b) s += fp[b][lv].count * uses[b].elem;
-      return s;
-    };
+      int count = storesAccessing(si.loops[i], u.buffer);
+      if (count > 1) {
+        bf.reuse_serial = 1;
+        reuse_ct = count - 1;
+        dis_iter = nest.inner[i + 1] / count;
+        dis_bytes = bytesAt(nest, uses, i + 1) / count;
+        break;
+      }
+    }
+    if (bf.reuse_loop == 0 && bf.reuse_serial == 0) bf.reuse_none = 1;
+    bf.bytes = static_cast<float>(bytes);
+    bf.unique_bytes = static_cast<float>(unique);
+    bf.lines = static_cast<float>(lines);
+    bf.unique_lines = static_cast<float>(unique_lines);
+    bf.reuse_dis_iter = static_cast<float>(dis_iter);
+    bf.reuse_dis_bytes = static_cast<float>(dis_bytes);
+    bf.reuse_ct = static_cast<float>(reuse_ct);
+    double div = reuse_ct > 0 ? reuse_ct : 0.5;  // Ansor: twice the value without reuse
+    bf.bytes_d_reuse_ct = static_cast<float>(bytes / div);
+    bf.unique_bytes_d_reuse_ct = static_cast<float>(unique / div);
+    bf.lines_d_reuse_ct = static_cast<float>(lines / div);
+    bf.unique_lines_d_reuse_ct = static_cast<float>(unique_lines / div);
+    bf.stride = static_cast<float>(stride);
+    bf.rolled_stride = rolled >= 0 && movesWith(u, rolled) ? static_cast<float>(strideOf(si, a, rolled)) : 0.f;
+    bf.local_scope = u.buffer->scope == te::MemScope::Local;
+    return bf;
+  }
 
-    // Group 2.
+  // Group 2: the buffers ranked by cache lines (then bytes), the first kMaxBuffers kept.
+  void rankedBufferFeatures(const StoreInfo& si, const std::vector<BufferUse>& uses, const Nest& nest,
+                            StoreFeatures& f) const {
     struct Ranked {
       BufferFeatures feat;
       double lines, bytes;
     };
+    const int rolled = rolledLoop(si);
     std::vector<Ranked> ranked;
-    for (size_t b = 0; b < nb; ++b) {
-      const BufferUse& u = uses[b];
-      BufferFeatures bf;
-      bf.acc_read = u.read && !u.write;
-      bf.acc_write = u.write && !u.read;
-      bf.acc_readwrite = u.read && u.write;
-      double elem = u.elem;
-      double bytes = execs * elem;
-      double unique = fp[b][0].count * elem;
-      // Lines: the innermost loop moving the access decides its stride.
-      const Access& a = u.accesses[0];
-      int inner_pos = -1;
-      for (int i = n - 1; i >= 0 && inner_pos < 0; --i)
-        if (movesWith(u, i)) inner_pos = i;
-      double stride = inner_pos >= 0 ? strideOf(si, a, inner_pos) : 0;
-      double reduce_ratio = inner[inner_pos + 1];
-      double factor = stride == 0 ? 1.0 : std::min(1.0, stride * elem / kCacheLine);
-      double lines = reduce_ratio > 0 ? execs / reduce_ratio * factor : 0;
-      if (execs > 0) lines = std::max(lines, 1.0);
-      const Footprint& f0 = fp[b][0];
-      double per_run = f0.step * elem >= kCacheLine ? f0.run : std::max(1.0, f0.run * f0.step * elem / kCacheLine);
-      double unique_lines = f0.run > 0 ? f0.count / f0.run * per_run : 0;
-      // Reuse, from the innermost loop out.
-      double reuse_ct = 0, dis_iter = 0, dis_bytes = 0;
-      for (int i = n - 1; i >= 0; --i) {
-        if (!movesWith(u, i)) {
-          bf.reuse_loop = 1;
-          reuse_ct = trips[i];
-          dis_iter = inner[i + 1];
-          dis_bytes = bytesAt(i + 1);
-          break;
-        }
-        int count = storesAccessing(si.loops[i], u.buffer);
-        if (count > 1) {
-          bf.reuse_serial = 1;
-          reuse_ct = count - 1;
-          dis_iter = inner[i + 1] / count;
-          dis_bytes = bytesAt(i + 1) / count;
-          break;
-        }
-      }
-      if (bf.reuse_loop == 0 && bf.reuse_serial == 0) bf.reuse_none = 1;
-      bf.bytes = static_cast<float>(bytes);
-      bf.unique_bytes = static_cast<float>(unique);
-      bf.lines = static_cast<float>(lines);
-      bf.unique_lines = static_cast<float>(unique_lines);
-      bf.reuse_dis_iter = static_cast<float>(dis_iter);
-      bf.reuse_dis_bytes = static_cast<float>(dis_bytes);
-      bf.reuse_ct = static_cast<float>(reuse_ct);
-      double div = reuse_ct > 0 ? reuse_ct : 0.5;  // Ansor: twice the value without reuse
-      bf.bytes_d_reuse_ct = static_cast<float>(bytes / div);
-      bf.unique_bytes_d_reuse_ct = static_cast<float>(unique / div);
-      bf.lines_d_reuse_ct = static_cast<float>(lines / div);
-      bf.unique_lines_d_reuse_ct = static_cast<float>(unique_lines / div);
-      bf.stride = static_cast<float>(stride);
-      bf.rolled_stride = rolled >= 0 && movesWith(u, rolled) ? static_cast<float>(strideOf(si, a, rolled)) : 0.f;
-      bf.local_scope = u.buffer->scope == te::MemScope::Local;
-      ranked.push_back({bf, lines, bytes});
+    for (size_t b = 0; b < uses.size(); ++b) {
+      double lines = 0;
+      BufferFeatures bf = bufferFeatures(si, uses, b, nest, rolled, lines);
+      ranked.push_back({bf, lines, nest.execs * uses[b].elem});
     }
     std::stable_sort(ranked.begin(), ranked.end(), [](const Ranked& x, const Ranked& y) {
       return x.lines != y.lines ? x.lines > y.lines : x.bytes > y.bytes;
     });
     for (size_t k = 0; k < ranked.size() && k < StoreFeatures::kMaxBuffers; ++k) f.buffers[k] = ranked[k].feat;
+  }
 
-    // Group 3: arithmetic intensity from the innermost loop outwards.
+  // Group 3: arithmetic intensity from the innermost loop outwards, sampled at kCurveSamples points.
+  static void intensityCurve(const StoreInfo& si, const std::vector<BufferUse>& uses, const Nest& nest,
+                             const OpCounts& ops, StoreFeatures& f) {
+    const int n = nest.n;
     double flops = ops.floatOps() * si.guard_prob;
-    if (flops > 0) {
-      std::vector<double> xs, ys;
-      for (int lv = n; lv >= 0; --lv) {
-        if (lv < n && lv > 0 && trips[lv] == 1) continue;  // no new point
-        double o = flops * inner[lv];
-        xs.push_back(std::log2(1 + o));
-        ys.push_back(o / std::max(bytesAt(lv), 1.0));
-      }
-      double xmax = xs.back();
-      size_t pt = 0;
-      for (size_t k = 0; k < StoreFeatures::kCurveSamples; ++k) {
-        double x = xmax * static_cast<double>(k + 1) / StoreFeatures::kCurveSamples;
-        while (pt + 1 < xs.size() && xs[pt] < x - 1e-9) ++pt;
-        double y = ys[pt];
-        if (pt > 0 && xs[pt] > xs[pt - 1]) y = ys[pt - 1] + (ys[pt] - ys[pt - 1]) * (x - xs[pt - 1]) / (xs[pt] - xs[pt - 1]);
-        f.ai_curve[k] = static_cast<float>(y);
-      }
+    if (!(flops > 0)) return;
+    std::vector<double> xs, ys;
+    for (int lv = n; lv >= 0; --lv) {
+      if (lv < n && lv > 0 && nest.trips[lv] == 1) continue;  // no new point
+      double o = flops * nest.inner[lv];
+      xs.push_back(std::log2(1 + o));
+      ys.push_back(o / std::max(bytesAt(nest, uses, lv), 1.0));
     }
+    double xmax = xs.back();
+    size_t pt = 0;
+    for (size_t k = 0; k < StoreFeatures::kCurveSamples; ++k) {
+      double x = xmax * static_cast<double>(k + 1) / StoreFeatures::kCurveSamples;
+      while (pt + 1 < xs.size() && xs[pt] < x - 1e-9) ++pt;
+      double y = ys[pt];
+      if (pt > 0 && xs[pt] > xs[pt - 1]) y = ys[pt - 1] + (ys[pt] - ys[pt - 1]) * (x - xs[pt - 1]) / (xs[pt] - xs[pt - 1]);
+      f.ai_curve[k] = static_cast<float>(y);
+    }
+  }
 
-    // Group 4.
+  StoreFeatures featurize(const StoreInfo& si, std::vector<BufferUse>& uses) {
+    StoreFeatures f;
+    const Nest nest = nestOf(si, uses);
+    OpCounts ops;
+    countOps(si.store->value, ops);
+    countOps(si.store->index, ops);
+    computeFeatures(si, uses, nest, ops, f.compute);
+    rankedBufferFeatures(si, uses, nest, f);
+    intensityCurve(si, uses, nest, ops, f);
+
+    // Group 4: the store's local allocation.
     if (si.alloc >= 0) {
       const detail::AllocInfo& al = w_.allocs[si.alloc];
       double size = static_cast<double>(al.buffer->size) * te::dtypeBytes(al.buffer->dtype);
       f.alloc.alloc_size = static_cast<float>(size);
       f.alloc.alloc_outer_prod = static_cast<float>(al.execs);
       f.alloc.alloc_prod = static_cast<float>(size * al.execs);
-      f.alloc.alloc_inner_prod = al.execs > 0 ? static_cast<float>(execs / al.execs) : 0.f;
+      f.alloc.alloc_inner_prod = al.execs > 0 ? static_cast<float>(nest.execs / al.execs) : 0.f;
       f.alloc.alloc_local = al.buffer->scope == te::MemScope::Local;
     }
 
-    // Group 5.
-    f.outer.outer_prod = static_cast<float>(execs);
-    f.outer.num_loops = static_cast<float>(n);
+    // Group 5: the loop nest as a whole.
+    f.outer.outer_prod = static_cast<float>(nest.execs);
+    f.outer.num_loops = static_cast<float>(nest.n);
     for (const auto& [name, step] : auto_unroll_)
       if (name == si.store->buffer->name) f.outer.auto_unroll_max_step = static_cast<float>(step);
     return f;

@@ -310,26 +310,29 @@ void stopIfInterrupted(const std::string& step) {
     fail("experiment interrupted after ", step, " (saved); run the same command again to resume");
 }
 
-void experiment(const ExperimentArgs& a, const std::string& command) {
-  if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
-  if (a.trials <= 0) fail("--trials must be positive");
+// The modes in the order they run: then-tune continues another mode's transfer, so it runs last.
+std::vector<std::string> runOrder(const ExperimentArgs& a) {
   for (const std::string& m : a.modes)
     if (std::find(std::begin(kModes), std::end(kModes), m) == std::end(kModes))
       fail("--modes: unknown mode '", m, "' (", join(kModes, ", ", [](const char* k) { return std::string(k); }), ")");
   if (std::find(a.modes.begin(), a.modes.end(), "pool") == a.modes.end()) fail("--modes must include pool (the paper's protocol)");
-  // then-tune continues another mode's transfer, so it runs last.
   std::vector<std::string> modes = a.modes;
   std::stable_partition(modes.begin(), modes.end(), [](const std::string& m) { return m != "then-tune"; });
+  return modes;
+}
+
+// The transfer mode that then-tune continues: --then-tune-from, else beyond when it runs, else pool.
+std::string thenTuneSource(const ExperimentArgs& a, const std::vector<std::string>& modes) {
   const std::string continued_from = !a.then_tune_from.empty()                                       ? a.then_tune_from
                                      : std::find(modes.begin(), modes.end(), "beyond") != modes.end() ? "beyond"
                                                                                                        : "pool";
   if (continued_from == "then-tune" || std::find(modes.begin(), modes.end(), continued_from) == modes.end())
     fail("--then-tune-from: ", continued_from, " is not one of the transfer modes in --modes");
-  const int64_t then_trials = a.then_tune_trials > 0 ? a.then_tune_trials : std::max<int64_t>(1, a.trials / 4);
-  schedule::Target code = resolveTargetOption(a.target, TargetUse::RunHere);
-  std::vector<std::string> models = a.models;
-  if (models.empty()) models = models::paperModels();
-  // Zoo models or ONNX files; results are keyed by model name, as the bank's runs are.
+  return continued_from;
+}
+
+// Zoo models or ONNX files; results are keyed by model name, as the bank's runs are.
+std::vector<std::string> modelNamesOf(const ExperimentArgs& a, const std::vector<std::string>& models) {
   std::vector<std::string> names;
   for (const std::string& m : models) {
     // A report names the models of its results; only a run needs them.
@@ -338,6 +341,150 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
     names.push_back(modelName(m));
     if (std::count(names.begin(), names.end(), names.back()) > 1) fail("--models: two models are named ", names.back());
   }
+  return names;
+}
+
+// What every step of one experiment shares.
+struct ExperimentRun {
+  const ExperimentArgs& a;
+  std::string db;
+  schedule::Target code;
+  Results& res;
+  std::vector<std::string> names;  // the models' names, for the report
+
+  void say(const std::string& s) const {
+    if (!a.json) std::cerr << "experiment: " << s << "\n";
+  }
+  void report() { writeReport(res, a.out, names, a.modes); }
+
+  // A tuning run of `spec` into the experiment's bank (json, labelled).
+  TuneArgs tuneArgs(const std::string& spec, int64_t trials, const std::string& label) const {
+    TuneArgs t;
+    t.src.spec = spec;
+    t.src.defaults = a.defaults;
+    t.trials = trials;
+    t.db = db;
+    t.target = a.target;
+    t.label = label;
+    t.json = true;
+    t.verbose = a.verbose;
+    return t;
+  }
+
+  // A transfer run of `spec` in `mode` (kModes) into the experiment's bank.
+  TransferArgs transferArgs(const std::string& spec, const std::string& mode, int tunable) const {
+    TransferArgs t;
+    t.src.spec = spec;
+    t.src.defaults = a.defaults;
+    t.db = db;
+    t.target = a.target;
+    t.sources = mode == "auto" ? "auto" : "pool";
+    t.budget = mode == "budget" ? (a.budget > 0 ? a.budget : 2 * tunable) : 0;
+    if (mode == "ranked" || mode == "ranked-nearest") {
+      t.top_k = a.ranked_k;
+      t.rank = "prior";
+    }
+    t.refine = mode == "refine" || mode == "beyond";
+    t.nearest_classes = mode == "beyond" || mode == "ranked-nearest";
+    t.allow_no_source = true;
+    t.label = "experiment:" + mode;
+    t.json = true;
+    t.verbose = a.verbose;
+    return t;
+  }
+
+  // The comparison of model m's transfer run (and the tuning run that continued it, if any) with
+  // its tuning run from scratch; `what` names the mode in a failure.
+  Json compare(const graph::Graph& g, const std::string& m, const ModelSource& source, const std::string& what,
+               const std::string& tune_run, const std::string& transfer_run, const std::string& continued_run = "") const {
+    store::Bank bank = openBank(db);
+    transfer::CompareOptions o;
+    o.target = code;
+    o.baseline = baselineOf(source);
+    o.tune_run = tune_run;
+    o.transfer_run = transfer_run;
+    if (!continued_run.empty()) o.continued_run = continued_run;
+    o.step_s = a.step_s;
+    auto c = transfer::compareRuns(g, m, bank, o);
+    if (!c.ok()) fail(m, " (", what, "): ", c.error());
+    return comparisonJson(m, *c);
+  }
+
+  // Phase 1: every model tuned from scratch.
+  void tuneFromScratch(const std::vector<std::string>& models) {
+    for (const std::string& spec : models) {
+      const std::string m = modelName(spec);
+      Json& mj = res.model(m);
+      if (mj.contains("tune")) continue;
+      say("tuning " + m + " from scratch (" + std::to_string(a.trials) + " trials)");
+      mj["tune"] = tuneModel(tuneArgs(spec, a.trials, "experiment"));
+      res.save();
+      report();
+      stopIfInterrupted("tuning " + m);
+    }
+  }
+
+  // then-tune: model m tuned further from its `continued_from` transfer, then compared.
+  void thenTune(const graph::Graph& g, const std::string& spec, const ModelSource& source, Json& mj,
+                const std::string& continued_from, int64_t then_trials) {
+    const std::string m = modelName(spec);
+    Json& md = mj["modes"]["then-tune"];
+    const Json& base = mj["modes"][continued_from];
+    // (md is null until this mode's first step.)
+    const std::string saved_from = md.contains("continued") ? md.value("from_mode", std::string("pool")) : continued_from;
+    if (saved_from != continued_from)
+      fail(m, "'s then-tune run in ", a.out, " continued its ", saved_from, " transfer; resume with --then-tune-from ",
+           saved_from);
+    if (!md.contains("continued")) {
+      say("tuning " + m + " from its " + continued_from + " transfer (" + std::to_string(then_trials) + " trials)");
+      TuneArgs t = tuneArgs(spec, then_trials, "experiment:then-tune");
+      t.warm_start_run = base["transfer"]["run_id"];
+      t.new_run = true;
+      md["from_mode"] = continued_from;
+      md["continued"] = tuneModel(t);
+      res.save();
+      stopIfInterrupted("tuning " + m + " from its " + continued_from + " transfer");
+    }
+    if (!md.contains("comparison")) {
+      say("comparing " + m + " (transfer, then tune) with its tuning run");
+      md["comparison"] = compare(g, m, source, "then-tune", mj["tune"]["run_id"].get<std::string>(),
+                                 base["transfer"]["run_id"].get<std::string>(), md["continued"]["run_id"].get<std::string>());
+      res.save();
+      report();
+    }
+  }
+
+  // A transfer mode: model m transfer-tuned from the others, then compared.
+  void transferMode(const graph::Graph& g, const std::string& spec, const ModelSource& source, Json& mj,
+                    const std::string& mode, int tunable) {
+    const std::string m = modelName(spec);
+    Json& md = mj["modes"][mode];
+    if (!md.contains("transfer")) {
+      say("transfer-tuning " + m + " (" + mode + ")");
+      md["transfer"] = transferModel(transferArgs(spec, mode, tunable));
+      res.save();
+      stopIfInterrupted("transfer-tuning " + m + " (" + mode + ")");
+    }
+    if (!md.contains("comparison")) {
+      say("comparing " + m + " (" + mode + ") with its tuning run");
+      md["comparison"] = compare(g, m, source, mode, mj["tune"]["run_id"].get<std::string>(),
+                                 md["transfer"]["run_id"].get<std::string>());
+      res.save();
+      report();
+    }
+  }
+};
+
+void experiment(const ExperimentArgs& a, const std::string& command) {
+  if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
+  if (a.trials <= 0) fail("--trials must be positive");
+  const std::vector<std::string> modes = runOrder(a);
+  const std::string continued_from = thenTuneSource(a, modes);
+  const int64_t then_trials = a.then_tune_trials > 0 ? a.then_tune_trials : std::max<int64_t>(1, a.trials / 4);
+  schedule::Target code = resolveTargetOption(a.target, TargetUse::RunHere);
+  std::vector<std::string> models = a.models;
+  if (models.empty()) models = models::paperModels();
+  std::vector<std::string> names = modelNamesOf(a, models);
   std::string db = a.db.empty() ? a.out + "/bank.db" : a.db;
   int threads = runtime::ThreadPool::global().numThreads();
   Json host{{"cpu", codegen::hostTarget().cpu},
@@ -362,124 +509,22 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
   res.root()["command"] = command;
   res.root()["bank"] = db;
   res.save();
-  auto say = [&](const std::string& s) {
-    if (!a.json) std::cerr << "experiment: " << s << "\n";
-  };
+  ExperimentRun run{a, db, code, res, names};
 
-  // Phase 1: every model tuned from scratch.
-  for (const std::string& spec : models) {
-    const std::string m = modelName(spec);
-    Json& mj = res.model(m);
-    if (mj.contains("tune")) continue;
-    say("tuning " + m + " from scratch (" + std::to_string(a.trials) + " trials)");
-    TuneArgs t;
-    t.src.spec = spec;
-    t.src.defaults = a.defaults;
-    t.trials = a.trials;
-    t.db = db;
-    t.target = a.target;
-    t.label = "experiment";
-    t.json = true;
-    t.verbose = a.verbose;
-    mj["tune"] = tuneModel(t);
-    res.save();
-    writeReport(res, a.out, names, a.modes);
-    stopIfInterrupted("tuning " + m);
-  }
+  run.tuneFromScratch(models);
   // Phase 2: transfer from the others, per mode, and compare.
   for (const std::string& spec : models) {
-    const std::string m = modelName(spec);
-    Json& mj = res.model(m);
+    Json& mj = res.model(modelName(spec));
     ModelSource source{spec, {}, {}};
     source.defaults = a.defaults;
     graph::Graph g = loadModel(source, code);
     int tunable = static_cast<int>(graph::tunableKernels(graph::partition(g)).size());
     for (const std::string& mode : modes) {
-      Json& md = mj["modes"][mode];
-      if (mode == "then-tune") {
-        const Json& base = mj["modes"][continued_from];
-        // (md is null until this mode's first step.)
-        const std::string saved_from = md.contains("continued") ? md.value("from_mode", std::string("pool")) : continued_from;
-        if (saved_from != continued_from)
-          fail(m, "'s then-tune run in ", a.out, " continued its ", saved_from, " transfer; resume with --then-tune-from ",
-               saved_from);
-        if (!md.contains("continued")) {
-          say("tuning " + m + " from its " + continued_from + " transfer (" + std::to_string(then_trials) + " trials)");
-          TuneArgs t;
-          t.src.spec = spec;
-          t.src.defaults = a.defaults;
-          t.trials = then_trials;
-          t.db = db;
-          t.target = a.target;
-          t.label = "experiment:then-tune";
-          t.warm_start_run = base["transfer"]["run_id"];
-          t.new_run = true;
-          t.json = true;
-          t.verbose = a.verbose;
-          md["from_mode"] = continued_from;
-          md["continued"] = tuneModel(t);
-          res.save();
-          stopIfInterrupted("tuning " + m + " from its " + continued_from + " transfer");
-        }
-        if (!md.contains("comparison")) {
-          say("comparing " + m + " (transfer, then tune) with its tuning run");
-          store::Bank bank = openBank(db);
-          transfer::CompareOptions o;
-          o.target = code;
-          o.baseline = baselineOf(source);
-          o.tune_run = mj["tune"]["run_id"];
-          o.transfer_run = base["transfer"]["run_id"];
-          o.continued_run = md["continued"]["run_id"];
-          o.step_s = a.step_s;
-          auto c = transfer::compareRuns(g, m, bank, o);
-          if (!c.ok()) fail(m, " (then-tune): ", c.error());
-          md["comparison"] = comparisonJson(m, *c);
-          res.save();
-          writeReport(res, a.out, names, a.modes);
-        }
-        continue;
-      }
-      if (!md.contains("transfer")) {
-        say("transfer-tuning " + m + " (" + mode + ")");
-        TransferArgs t;
-        t.src.spec = spec;
-        t.src.defaults = a.defaults;
-        t.db = db;
-        t.target = a.target;
-        t.sources = mode == "auto" ? "auto" : "pool";
-        t.budget = mode == "budget" ? (a.budget > 0 ? a.budget : 2 * tunable) : 0;
-        if (mode == "ranked" || mode == "ranked-nearest") {
-          t.top_k = a.ranked_k;
-          t.rank = "prior";
-        }
-        t.refine = mode == "refine" || mode == "beyond";
-        t.nearest_classes = mode == "beyond" || mode == "ranked-nearest";
-        t.allow_no_source = true;
-        t.label = "experiment:" + mode;
-        t.json = true;
-        t.verbose = a.verbose;
-        md["transfer"] = transferModel(t);
-        res.save();
-        stopIfInterrupted("transfer-tuning " + m + " (" + mode + ")");
-      }
-      if (!md.contains("comparison")) {
-        say("comparing " + m + " (" + mode + ") with its tuning run");
-        store::Bank bank = openBank(db);
-        transfer::CompareOptions o;
-        o.target = code;
-        o.baseline = baselineOf(source);
-        o.tune_run = mj["tune"]["run_id"];
-        o.transfer_run = md["transfer"]["run_id"];
-        o.step_s = a.step_s;
-        auto c = transfer::compareRuns(g, m, bank, o);
-        if (!c.ok()) fail(m, " (", mode, "): ", c.error());
-        md["comparison"] = comparisonJson(m, *c);
-        res.save();
-        writeReport(res, a.out, names, a.modes);
-      }
+      if (mode == "then-tune") run.thenTune(g, spec, source, mj, continued_from, then_trials);
+      else run.transferMode(g, spec, source, mj, mode, tunable);
     }
   }
-  writeReport(res, a.out, names, a.modes);
+  run.report();
   if (a.json) return printJson(res.root());
   std::ifstream md(a.out + "/results.md");
   std::cout << md.rdbuf();

@@ -93,6 +93,123 @@ Json kernelJson(const transfer::KernelOutcome& k) {
   return j;
 }
 
+// Fails unless the bank holds schedules of other models for some kernel class of the model (or,
+// with nearest classes, of a nearby class); an evaluation (allow_no_source) records the transfer
+// that found nothing instead: S_tt is then 1.
+void requireSources(const TransferArgs& a, const std::vector<graph::Kernel>& kernels, const store::Bank& bank,
+                    const std::string& name, schedule::Baseline baseline) {
+  std::vector<transfer::SourceCoverage> cover = transfer::rankSources(kernels, bank, name, baseline);
+  bool any_neighbour = false;
+  if (cover.empty() && a.nearest_classes) {
+    std::map<std::string, std::string> classes = bank.recordClasses();
+    for (const graph::TunableKernel& t : graph::tunableKernels(kernels))
+      any_neighbour = any_neighbour || !transfer::nearestClasses(t.kernel->class_name, classes).empty();
+  }
+  if (cover.empty() && !any_neighbour && !a.allow_no_source)
+    fail("the bank ", bank.path(), " holds no schedules of other models for the kernel classes of ", name,
+         baseline == schedule::Baseline::Basic ? " tuned against the basic defaults; tune another model with --defaults basic first"
+                                               : "; tune another model first (ttune tune MODEL) or import records (ttune db import FILE)");
+}
+
+transfer::TransferOptions transferOptions(const TransferArgs& a, const std::string& name, const std::string& run_id,
+                                          const schedule::TargetInfo& target, const schedule::Target& code,
+                                          schedule::Baseline baseline, const std::optional<WorkersMeasurement>& remote,
+                                          SourceDags& dags) {
+  transfer::TransferOptions opt;
+  opt.sources = a.from;
+  opt.source_mode = a.sources == "auto" ? transfer::SourceMode::Auto : transfer::SourceMode::Pool;
+  opt.budget = a.budget;
+  opt.adapt = parseAdapt(a.adapt);
+  opt.top_k = a.top_k;
+  opt.rank = a.rank == "prior" ? transfer::Rank::Prior : transfer::Rank::CostModel;
+  opt.nearest_classes = a.nearest_classes;
+  opt.model = name;
+  opt.run_id = run_id;
+  opt.target = target;
+  opt.baseline = baseline;
+  opt.measure.threads = target.threads;
+  opt.measure.target = code;
+  if (remote) opt.measure.remote = remote->runner;
+  opt.source_dag = [&dags](const std::string& key) { return dags(key); };
+  return opt;
+}
+
+// Runs the transfer, storing records as they are measured (and collecting them in `measured`);
+// an interrupt leaves the run marked interrupted with what was measured so far.
+transfer::TransferResult runTransfer(const std::vector<graph::Kernel>& kernels, store::Bank& bank,
+                                     const transfer::TransferOptions& opt, const std::string& run_id, const TransferArgs& a,
+                                     std::vector<schedule::Record>& measured) {
+  LiveView view(a.verbose);
+  std::optional<InterruptGuard> guard(std::in_place);
+  auto sink = [&](const std::vector<schedule::Record>& recs) {
+    Status st = bank.addRecords(recs);
+    if (!st.ok()) fail(st.error());
+    measured.insert(measured.end(), recs.begin(), recs.end());
+  };
+  int64_t trials = 0;
+  auto progress = [&](const transfer::TransferProgress& p) {
+    trials = p.measured;
+    (void)bank.updateRun(run_id, p.measured, p.elapsed_s);
+    if (!a.json) showKernelPass(view, p.kernels_done, p.kernels_total, p.measured, p.elapsed_s, p.current);
+    if (InterruptGuard::interrupted()) throw Error("transfer-tuning interrupted; the schedules measured so far are in the bank");
+  };
+  transfer::TransferResult res;
+  try {
+    res = transfer::transferTune(kernels, bank, opt, sink, progress);
+  } catch (const Error&) {
+    guard.reset();
+    (void)bank.updateRun(run_id, trials, 0);
+    (void)bank.finishRun(run_id, store::RunStatus::Interrupted);
+    throw;
+  }
+  guard.reset();
+  view.finish();
+  return res;
+}
+
+// For code this process cannot run, or a staged model: the kernels' side-by-side re-timing decides
+// alone (a kept pick at its re-timed speed, every other kernel at its default's).
+transfer::ModelCheck kernelCheck(const transfer::TransferResult& res, const std::vector<schedule::Record>& choice) {
+  double def_s = 0, pick_s = 0;
+  int changed = 0;
+  for (const auto& k : res.kernels) {
+    const bool kept = k.improved();
+    def_s += k.occurrences * (kept ? k.retimed_default_s : k.default_s);
+    pick_s += k.occurrences * (kept ? k.retimed_best_s : k.default_s);
+    changed += kept;
+  }
+  return transfer::kernelLevelCheck(choice, def_s, pick_s, changed);
+}
+
+// The kernels' outcomes, each with what the check kept: "transferred" or "default".
+Json keptKernelsJson(const transfer::TransferResult& res, const transfer::ModelCheck& check) {
+  std::map<std::string, const schedule::Record*> kept;
+  for (const schedule::Record& r : check.chosen) kept[r.workload_key] = &r;
+  Json kj = Json::array();
+  for (const auto& k : res.kernels) {
+    Json e = kernelJson(k);
+    auto it = kept.find(k.workload_key);
+    e["kept"] = it != kept.end() && it->second->provenance.source != "default" ? "transferred" : "default";
+    kj.push_back(e);
+  }
+  return kj;
+}
+
+// The work the reported times cover: the whole model's, or without a whole-model time the
+// transferred kernels' only.
+double reportedFlops(const transfer::ModelCheck& check, const std::vector<graph::Kernel>& kernels,
+                     const transfer::TransferResult& res) {
+  double flops = 0;
+  if (check.whole_model) {
+    for (const graph::Kernel& k : kernels) flops += k.dag->flops();
+  } else {
+    std::map<std::string, double> kernel_flops;
+    for (const graph::Kernel& k : kernels) kernel_flops[k.workload_key] = k.dag->flops();
+    for (const auto& k : res.kernels) flops += k.occurrences * kernel_flops[k.workload_key];
+  }
+  return flops;
+}
+
 }  // namespace
 
 Json transferModel(const TransferArgs& a) {
@@ -105,7 +222,7 @@ Json transferModel(const TransferArgs& a) {
   std::optional<WorkersMeasurement> remote;
   if (!a.workers.empty()) remote = workersMeasurement(a.db, a.workers, a.target);
   schedule::Target code = remote ? remote->code : resolveTargetOption(a.target, TargetUse::Measure);
-  transfer::Adapt adapt = parseAdapt(a.adapt);
+  parseAdapt(a.adapt);  // fails early on a bad --adapt
   std::string name = modelName(a.src);
   // A model that runs in stages: the kernels of one run's stages, checked at the kernel level.
   graph::Graph g;
@@ -130,18 +247,7 @@ Json transferModel(const TransferArgs& a) {
   const schedule::Baseline baseline = baselineOf(a.src);
   // Finding which sources cover the model reads the bank: it counts as search time, like the rest.
   Timer sources_timer;
-  std::vector<transfer::SourceCoverage> cover = transfer::rankSources(kernels, bank, name, baseline);
-  bool any_neighbour = false;
-  if (cover.empty() && a.nearest_classes) {
-    std::map<std::string, std::string> classes = bank.recordClasses();
-    for (const graph::TunableKernel& t : graph::tunableKernels(kernels))
-      any_neighbour = any_neighbour || !transfer::nearestClasses(t.kernel->class_name, classes).empty();
-  }
-  // An evaluation (allow_no_source) records the transfer that found nothing: S_tt is then 1.
-  if (cover.empty() && !any_neighbour && !a.allow_no_source)
-    fail("the bank ", bank.path(), " holds no schedules of other models for the kernel classes of ", name,
-         baseline == schedule::Baseline::Basic ? " tuned against the basic defaults; tune another model with --defaults basic first"
-                                               : "; tune another model first (ttune tune MODEL) or import records (ttune db import FILE)");
+  requireSources(a, kernels, bank, name, baseline);
 
   Json settings{{"sources", a.from}, {"source_mode", a.sources}, {"top_k", a.top_k}, {"rank", a.rank}, {"budget", a.budget},
                 {"refine", a.refine},  {"adapt", a.adapt},        {"threads", target.threads}, {"nearest_classes", a.nearest_classes},
@@ -153,49 +259,9 @@ Json transferModel(const TransferArgs& a) {
   if (!run.ok()) fail(run.error());
 
   SourceDags dags(bank, code);
-  transfer::TransferOptions opt;
-  opt.sources = a.from;
-  opt.source_mode = a.sources == "auto" ? transfer::SourceMode::Auto : transfer::SourceMode::Pool;
-  opt.budget = a.budget;
-  opt.adapt = adapt;
-  opt.top_k = a.top_k;
-  opt.rank = a.rank == "prior" ? transfer::Rank::Prior : transfer::Rank::CostModel;
-  opt.nearest_classes = a.nearest_classes;
-  opt.model = name;
-  opt.run_id = *run;
-  opt.target = target;
-  opt.baseline = baseline;
-  opt.measure.threads = target.threads;
-  opt.measure.target = code;
-  if (remote) opt.measure.remote = remote->runner;
-  opt.source_dag = [&dags](const std::string& key) { return dags(key); };
-
-  LiveView view(a.verbose);
-  std::optional<InterruptGuard> guard(std::in_place);
+  transfer::TransferOptions opt = transferOptions(a, name, *run, target, code, baseline, remote, dags);
   std::vector<schedule::Record> measured;
-  auto sink = [&](const std::vector<schedule::Record>& recs) {
-    Status st = bank.addRecords(recs);
-    if (!st.ok()) fail(st.error());
-    measured.insert(measured.end(), recs.begin(), recs.end());
-  };
-  int64_t trials = 0;
-  auto progress = [&](const transfer::TransferProgress& p) {
-    trials = p.measured;
-    (void)bank.updateRun(*run, p.measured, p.elapsed_s);
-    if (!a.json) showKernelPass(view, p.kernels_done, p.kernels_total, p.measured, p.elapsed_s, p.current);
-    if (InterruptGuard::interrupted()) throw Error("transfer-tuning interrupted; the schedules measured so far are in the bank");
-  };
-  transfer::TransferResult res;
-  try {
-    res = transfer::transferTune(kernels, bank, opt, sink, progress);
-  } catch (const Error&) {
-    guard.reset();
-    (void)bank.updateRun(*run, trials, 0);
-    (void)bank.finishRun(*run, store::RunStatus::Interrupted);
-    throw;
-  }
-  guard.reset();
-  view.finish();
+  transfer::TransferResult res = runTransfer(kernels, bank, opt, *run, a, measured);
   // In-model refinement and the whole-model check are part of the method: their time counts as
   // search time. Every mode ends with the check: the transferred choice is kept only when the
   // whole model is faster than with its defaults beyond the spread (transfer/model_check.h).
@@ -223,20 +289,8 @@ Json transferModel(const TransferArgs& a) {
   co.target = code;
   co.baseline = baseline;
   co.cache = res.compiled;
-  transfer::ModelCheck check;
-  if (foreign || staged) {
-    double def_s = 0, pick_s = 0;
-    int changed = 0;
-    for (const auto& k : res.kernels) {
-      const bool kept = k.improved();
-      def_s += k.occurrences * (kept ? k.retimed_default_s : k.default_s);
-      pick_s += k.occurrences * (kept ? k.retimed_best_s : k.default_s);
-      changed += kept;
-    }
-    check = transfer::kernelLevelCheck(choice, def_s, pick_s, changed);
-  } else {
-    check = transfer::checkModel(g, choice, transfer::defaultRecords(measured), co);
-  }
+  transfer::ModelCheck check = foreign || staged ? kernelCheck(res, choice)
+                                                 : transfer::checkModel(g, choice, transfer::defaultRecords(measured), co);
   res.search_s += sources_s + rt.seconds();
   Json result = transfer::choiceResult(check.chosen);
   result["check"] = transfer::checkJson(check);
@@ -245,29 +299,11 @@ Json transferModel(const TransferArgs& a) {
   if (st.ok()) st = bank.finishRun(*run, store::RunStatus::Finished);
   if (!st.ok()) fail(st.error());
 
-  std::map<std::string, const schedule::Record*> kept;
-  for (const schedule::Record& r : check.chosen) kept[r.workload_key] = &r;
-  Json kj = Json::array();
-  for (const auto& k : res.kernels) {
-    Json e = kernelJson(k);
-    auto it = kept.find(k.workload_key);
-    e["kept"] = it != kept.end() && it->second->provenance.source != "default" ? "transferred" : "default";
-    kj.push_back(e);
-  }
-  // Without a whole-model time the figures are the transferred kernels' only.
-  double flops = 0;
-  if (check.whole_model) {
-    for (const graph::Kernel& k : kernels) flops += k.dag->flops();
-  } else {
-    std::map<std::string, double> kernel_flops;
-    for (const graph::Kernel& k : kernels) kernel_flops[k.workload_key] = k.dag->flops();
-    for (const auto& k : res.kernels) flops += k.occurrences * kernel_flops[k.workload_key];
-  }
   Json j{{"model", name},
          {"staged", staged},
          {"run_id", *run},
          {"db", bank.path()},
-         {"flops", flops},
+         {"flops", reportedFlops(check, kernels, res)},
          {"peak_gflops", measure::measurePeakGflops(code, target.threads)},
          {"untuned_ms", check.defaults_s * 1e3},
          {"transferred_ms", check.chosenSeconds() * 1e3},
@@ -281,7 +317,7 @@ Json transferModel(const TransferArgs& a) {
          {"defaults", schedule::baselineName(baseline)},
          {"sources", res.sources},
          {"source_mode", a.sources},
-         {"kernels", kj}};
+         {"kernels", keptKernelsJson(res, check)}};
   if (a.sources == "auto") {
     Json sc = Json::array();
     for (const auto& [m, share] : res.source_scores) sc.push_back({{"model", m}, {"untuned_time_covered", share}});

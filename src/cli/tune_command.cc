@@ -87,6 +87,195 @@ std::vector<std::string> tuneViewLines(const autotune::TunerProgress& p, double 
   return out;
 }
 
+// Where a run starts: a new one (empty run_id), or the latest unfinished run of this model for
+// code of the same ISA level and defaults, whose clock continues (records and the run's wall
+// time count the time spent before too).
+struct ResumePoint {
+  std::string run_id;
+  int64_t done = 0;        // its committed records
+  double time_before = 0;  // its wall time so far
+};
+
+ResumePoint findResume(store::Bank& bank, const std::string& name, const std::string& isa,
+                       const std::string& defaults_name) {
+  ResumePoint rp;
+  for (const auto& r : bank.runs())
+    if (r.kind == store::RunKind::Tune && r.model == name && r.status != store::RunStatus::Finished &&
+        r.settings.value("isa", isa) == isa && r.settings.value("defaults", "strong") == defaults_name) {
+      rp.run_id = r.run_id;
+      rp.time_before = r.wall_s;
+    }
+  if (!rp.run_id.empty()) {
+    store::RecordQuery own;
+    own.run_id = rp.run_id;
+    auto mine = bank.recordsOrError(own);
+    if (!mine.ok()) fail("cannot resume tuning run ", rp.run_id, ": ", mine.error());
+    rp.done = static_cast<int64_t>(mine->size());
+    Status st = bank.resumeRun(rp.run_id);
+    if (!st.ok()) fail(st.error());
+  }
+  return rp;
+}
+
+// Seeded with records beyond the run's own.
+bool warmStart(const TuneArgs& a) { return a.warm_start || !a.warm_start_run.empty(); }
+
+// The run's settings as stored with it (and matched by findResume: isa, defaults).
+Json tuneSettings(const TuneArgs& a, const schedule::TargetInfo& target, const std::string& isa,
+                  const std::string& defaults_name, bool remote) {
+  Json settings{{"trials", a.trials},
+                {"time_budget_min", a.time_budget_min},
+                {"seed", a.seed},
+                {"measures_per_round", a.measures_per_round},
+                {"population", a.population},
+                {"threads", target.threads},
+                {"warm_start", warmStart(a)},
+                {"warm_start_run", a.warm_start_run},
+                {"refine", a.refine},
+                {"isa", isa},
+                {"cpu", target.cpu},
+                {"defaults", defaults_name},
+                {"label", a.label}};
+  if (remote) settings["workers"] = a.workers;
+  return settings;
+}
+
+autotune::TunerOptions tunerOptions(const TuneArgs& a, const schedule::Target& code, schedule::Baseline baseline,
+                                    const schedule::TargetInfo& target, const std::string& name,
+                                    const ResumePoint& rp) {
+  autotune::TunerOptions topt;
+  topt.trials = a.trials;
+  topt.time_budget_s = a.time_budget_min * 60;
+  topt.measures_per_round = a.measures_per_round;
+  topt.early_stopping = a.early_stopping;
+  topt.search.population = a.population;
+  topt.search.target = code;
+  topt.search.baseline = baseline;
+  topt.search.sketch.num_cores = target.threads;
+  topt.search.sampler.num_cores = target.threads;
+  topt.seed = a.seed;
+  topt.model = name;
+  topt.run_id = rp.run_id;
+  topt.elapsed_offset_s = rp.time_before;
+  topt.target = target;
+  return topt;
+}
+
+// A resumed run continues from its own committed records. Only --warm-start also seeds the
+// search with every other record of these kernels (other runs, other models, transfer runs):
+// faster, but then the run is no from-scratch baseline for `ttune compare`.
+void preloadTuner(autotune::Tuner& tuner, store::Bank& bank, const TuneArgs& a, const std::string& name,
+                  const schedule::TargetInfo& target, const ResumePoint& rp) {
+  if (rp.done <= 0 && !warmStart(a)) return;
+  store::RecordQuery q;
+  q.kernels_of_model = name;
+  q.target = store::TargetFilter::exactly(target);
+  std::vector<schedule::Record> seed;
+  // A resumed run must see all it did: a read error fails here instead of restarting from less.
+  auto read = [&](const store::RecordQuery& query) {
+    auto r = bank.recordsOrError(query);
+    if (!r.ok()) fail("cannot resume tuning run ", rp.run_id, ": ", r.error());
+    return std::move(*r);
+  };
+  if (a.warm_start) {
+    seed = read(q);
+  } else {
+    q.run_id = rp.run_id;
+    seed = read(q);
+    if (!a.warm_start_run.empty()) {
+      // One run's records (a transfer run's: transfer, then tune from its schedules).
+      if (!bank.run(a.warm_start_run)) fail("--warm-start-run: the bank ", bank.path(), " has no run ", a.warm_start_run);
+      q.run_id = a.warm_start_run;
+      for (schedule::Record& r : read(q)) seed.push_back(std::move(r));
+    }
+  }
+  int used = tuner.preload(seed, rp.done);
+  if (used > 0 && !a.json && stderrIsTerminal())
+    std::cerr << "ttune: resuming with " << used << " measured schedules from " << bank.path() << "\n";
+}
+
+// Runs the search, storing records as they are measured; an interrupt (or any failure) leaves the
+// run marked interrupted so the same command resumes it.
+autotune::TunerProgress runSearch(autotune::Tuner& tuner, store::Bank& bank, const TuneArgs& a, const ResumePoint& rp,
+                                  LiveView& view, const Timer& wall) {
+  std::optional<InterruptGuard> guard(std::in_place);
+  auto sink = [&](const std::vector<schedule::Record>& recs) {
+    Status st = bank.addRecords(recs);
+    if (!st.ok()) fail(st.error());
+  };
+  auto progress = [&](const autotune::TunerProgress& p) {
+    (void)bank.updateRun(rp.run_id, p.trials, rp.time_before + wall.seconds());
+    if (!a.json) {
+      std::vector<std::string> lines = tuneViewLines(p, wall.seconds(), rp.done);
+      view.update(static_cast<double>(p.trials), static_cast<double>(p.trials_total), p.elapsed_s, lines[0],
+                  std::vector<std::string>(lines.begin() + 1, lines.end()));
+    }
+    if (InterruptGuard::interrupted()) throw Error("tuning interrupted; run the same command again to resume");
+  };
+  autotune::TunerProgress p;
+  try {
+    p = tuner.run(sink, progress);
+  } catch (const Error&) {
+    guard.reset();
+    (void)bank.finishRun(rp.run_id, store::RunStatus::Interrupted);
+    throw;
+  }
+  guard.reset();
+  view.finish();
+  return p;
+}
+
+// Each kernel's pick re-timed side by side with its default (weighted by occurrences), and the
+// choice that keeps a pick only when it is faster beyond the spread.
+struct Retimed {
+  std::vector<schedule::Record> choice;
+  std::set<std::string> beaten;  // workload keys whose pick was kept
+  double default_s = 0, pick_s = 0, flops = 0;
+  int kernels = 0, gains = 0;
+};
+
+Retimed retimePicks(const std::vector<autotune::TuneTaskSpec>& tasks, const std::vector<schedule::Record>& run_recs,
+                    const std::vector<schedule::Record>& defaults, const measure::MeasureOptions& mo,
+                    const measure::WorkerCommand& worker, const schedule::Target& code, schedule::Baseline baseline) {
+  std::map<std::string, const schedule::Record*> default_of;
+  for (const schedule::Record& r : defaults) default_of[r.workload_key] = &r;
+  Retimed out;
+  measure::MeasureOptions ro = mo;
+  ro.timing.repeat = 1;  // the rounds are the repeats
+  measure::Measurer retimer(ro, worker);
+  std::map<std::string, schedule::Record> pick;
+  for (schedule::Record& r : transfer::bestPerWorkload(run_recs)) pick[r.workload_key] = std::move(r);
+  for (const autotune::TuneTaskSpec& t : tasks) {
+    auto it = pick.find(t.workload_key);
+    if (it == pick.end()) continue;
+    std::vector<schedule::Step> def = measure::defaultScheduleFor(*t.dag, code, baseline);
+    double d = it->second.result.median(), q = d;
+    bool keep = false;
+    if (store::stepsKey(def) != store::stepsKey(it->second.steps)) {
+      measure::SideBySide m = retimer.compareSideBySide({{t.dag, def}, {t.dag, it->second.steps}}, measure::decided(measure::kernelRounds()));
+      d = m.median_s[0];
+      keep = m.speedup[1].gain();
+      // The pick's time as the decision saw it: the default's over the median per-round
+      // speedup (the two medians of times can disagree with it on a noisy host, and a kept
+      // pick then looked slower than its default).
+      q = keep ? d / m.speedup[1].median : d;
+    }
+    out.default_s += t.weight * d;
+    out.flops += t.weight * t.dag->flops();
+    ++out.kernels;
+    out.pick_s += t.weight * q;
+    auto dr = default_of.find(t.workload_key);
+    if (keep) {
+      out.gains++;
+      out.beaten.insert(t.workload_key);
+      out.choice.push_back(it->second);
+    } else if (dr != default_of.end()) {
+      out.choice.push_back(*dr->second);
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 Json tuneModel(const TuneArgs& a) {
@@ -126,44 +315,10 @@ Json tuneModel(const TuneArgs& a) {
   const schedule::Baseline baseline = baselineOf(a.src);
   const std::string defaults_name = schedule::baselineName(baseline);
 
-  // Resume the latest unfinished run of this model (for code of the same ISA level) unless told
-  // otherwise.
-  // Its clock continues: records and the run's wall time count the time spent before too.
-  std::string run_id;
-  int64_t done = 0;
-  double time_before = 0;
-  if (!a.new_run) {
-    for (const auto& r : bank.runs())
-      if (r.kind == store::RunKind::Tune && r.model == name && r.status != store::RunStatus::Finished &&
-          r.settings.value("isa", isa) == isa && r.settings.value("defaults", "strong") == defaults_name) {
-        run_id = r.run_id;
-        time_before = r.wall_s;
-      }
-    if (!run_id.empty()) {
-      store::RecordQuery own;
-      own.run_id = run_id;
-      auto mine = bank.recordsOrError(own);
-      if (!mine.ok()) fail("cannot resume tuning run ", run_id, ": ", mine.error());
-      done = static_cast<int64_t>(mine->size());
-      Status st = bank.resumeRun(run_id);
-      if (!st.ok()) fail(st.error());
-    }
-  }
-  bool warm = a.warm_start || !a.warm_start_run.empty();
-  Json settings{{"trials", a.trials},
-                {"time_budget_min", a.time_budget_min},
-                {"seed", a.seed},
-                {"measures_per_round", a.measures_per_round},
-                {"population", a.population},
-                {"threads", target.threads},
-                {"warm_start", warm},
-                {"warm_start_run", a.warm_start_run},
-                {"refine", a.refine},
-                {"isa", isa},
-                {"cpu", target.cpu},
-                {"defaults", defaults_name},
-                {"label", a.label}};
-  if (remote) settings["workers"] = a.workers;
+  ResumePoint rp;
+  if (!a.new_run) rp = findResume(bank, name, isa, defaults_name);
+  std::string& run_id = rp.run_id;
+  Json settings = tuneSettings(a, target, isa, defaults_name, remote.has_value());
   if (run_id.empty()) {
     auto r = bank.beginRun(store::RunKind::Tune, name, settings);
     if (!r.ok()) fail(r.error());
@@ -178,78 +333,12 @@ Json tuneModel(const TuneArgs& a) {
   if (remote) mo.remote = remote->runner;
   measure::Measurer measurer(mo, *worker);
   autotune::XGBoostModel model;
-  autotune::TunerOptions topt;
-  topt.trials = a.trials;
-  topt.time_budget_s = a.time_budget_min * 60;
-  topt.measures_per_round = a.measures_per_round;
-  topt.early_stopping = a.early_stopping;
-  topt.search.population = a.population;
-  topt.search.target = code;
-  topt.search.baseline = baseline;
-  topt.search.sketch.num_cores = target.threads;
-  topt.search.sampler.num_cores = target.threads;
-  topt.seed = a.seed;
-  topt.model = name;
-  topt.run_id = run_id;
-  topt.elapsed_offset_s = time_before;
-  topt.target = target;
+  autotune::TunerOptions topt = tunerOptions(a, code, baseline, target, name, rp);
   autotune::Tuner tuner(tasks, topt, model, measurer);
-  // A resumed run continues from its own committed records. Only --warm-start also seeds the
-  // search with every other record of these kernels (other runs, other models, transfer runs):
-  // faster, but then the run is no from-scratch baseline for `ttune compare`.
-  if (done > 0 || warm) {
-    store::RecordQuery q;
-    q.kernels_of_model = name;
-    q.target = store::TargetFilter::exactly(target);
-    std::vector<schedule::Record> seed;
-    // A resumed run must see all it did: a read error fails here instead of restarting from less.
-    auto read = [&](const store::RecordQuery& query) {
-      auto r = bank.recordsOrError(query);
-      if (!r.ok()) fail("cannot resume tuning run ", run_id, ": ", r.error());
-      return std::move(*r);
-    };
-    if (a.warm_start) {
-      seed = read(q);
-    } else {
-      q.run_id = run_id;
-      seed = read(q);
-      if (!a.warm_start_run.empty()) {
-        // One run's records (a transfer run's: transfer, then tune from its schedules).
-        if (!bank.run(a.warm_start_run)) fail("--warm-start-run: the bank ", bank.path(), " has no run ", a.warm_start_run);
-        q.run_id = a.warm_start_run;
-        for (schedule::Record& r : read(q)) seed.push_back(std::move(r));
-      }
-    }
-    int used = tuner.preload(seed, done);
-    if (used > 0 && !a.json && stderrIsTerminal())
-      std::cerr << "ttune: resuming with " << used << " measured schedules from " << bank.path() << "\n";
-  }
+  preloadTuner(tuner, bank, a, name, target, rp);
 
-  std::optional<InterruptGuard> guard(std::in_place);
   Timer wall;
-  auto sink = [&](const std::vector<schedule::Record>& recs) {
-    Status st = bank.addRecords(recs);
-    if (!st.ok()) fail(st.error());
-  };
-  auto progress = [&](const autotune::TunerProgress& p) {
-    (void)bank.updateRun(run_id, p.trials, time_before + wall.seconds());
-    if (!a.json) {
-      std::vector<std::string> lines = tuneViewLines(p, wall.seconds(), done);
-      view.update(static_cast<double>(p.trials), static_cast<double>(p.trials_total), p.elapsed_s, lines[0],
-                  std::vector<std::string>(lines.begin() + 1, lines.end()));
-    }
-    if (InterruptGuard::interrupted()) throw Error("tuning interrupted; run the same command again to resume");
-  };
-  autotune::TunerProgress p;
-  try {
-    p = tuner.run(sink, progress);
-  } catch (const Error&) {
-    guard.reset();
-    (void)bank.finishRun(run_id, store::RunStatus::Interrupted);
-    throw;
-  }
-  guard.reset();
-  view.finish();
+  autotune::TunerProgress p = runSearch(tuner, bank, a, rp, view, wall);
   // The run's own records decide (not the rest of the bank). The searched times promise too much
   // (measurer.h, compareSideBySide): each pick that is not the default is re-timed side by side
   // with its default, kept only when faster beyond the spread, and the kernels' speedup is
@@ -260,49 +349,9 @@ Json tuneModel(const TuneArgs& a) {
   rq.run_id = run_id;
   std::vector<schedule::Record> run_recs = bank.records(rq);
   std::vector<schedule::Record> defaults = transfer::defaultRecords(run_recs);
-  std::map<std::string, const schedule::Record*> default_of;
-  for (const schedule::Record& r : defaults) default_of[r.workload_key] = &r;
-  std::vector<schedule::Record> choice;
   if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-timing each kernel's pick side by side with its default...\n";
-  double retimed_default = 0, retimed_pick = 0, retimed_flops = 0;
-  int retimed_kernels = 0;
-  int kernel_gains = 0;
-  std::set<std::string> beaten;
-  {
-    measure::MeasureOptions ro = mo;
-    ro.timing.repeat = 1;  // the rounds are the repeats
-    measure::Measurer retimer(ro, *worker);
-    std::map<std::string, schedule::Record> pick;
-    for (schedule::Record& r : transfer::bestPerWorkload(run_recs)) pick[r.workload_key] = std::move(r);
-    for (const autotune::TuneTaskSpec& t : tasks) {
-      auto it = pick.find(t.workload_key);
-      if (it == pick.end()) continue;
-      std::vector<schedule::Step> def = measure::defaultScheduleFor(*t.dag, code, baseline);
-      double d = it->second.result.median(), q = d;
-      bool keep = false;
-      if (store::stepsKey(def) != store::stepsKey(it->second.steps)) {
-        measure::SideBySide m = retimer.compareSideBySide({{t.dag, def}, {t.dag, it->second.steps}}, measure::decided(measure::kernelRounds()));
-        d = m.median_s[0];
-        keep = m.speedup[1].gain();
-        // The pick's time as the decision saw it: the default's over the median per-round
-        // speedup (the two medians of times can disagree with it on a noisy host, and a kept
-        // pick then looked slower than its default).
-        q = keep ? d / m.speedup[1].median : d;
-      }
-      retimed_default += t.weight * d;
-      retimed_flops += t.weight * t.dag->flops();
-      ++retimed_kernels;
-      retimed_pick += t.weight * q;
-      auto dr = default_of.find(t.workload_key);
-      if (keep) {
-        kernel_gains++;
-        beaten.insert(t.workload_key);
-        choice.push_back(it->second);
-      } else if (dr != default_of.end()) {
-        choice.push_back(*dr->second);
-      }
-    }
-  }
+  Retimed retimed = retimePicks(tasks, run_recs, defaults, mo, *worker, code, baseline);
+  std::vector<schedule::Record>& choice = retimed.choice;
   std::optional<transfer::RefineResult> refined;
   if (a.refine && !foreign && !staged) {
     if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-ranking each kernel's best schedules inside the model...\n";
@@ -311,7 +360,7 @@ Json tuneModel(const TuneArgs& a) {
     ro.baseline = baseline;
     std::vector<schedule::Record> cands;
     for (const schedule::Record& r : run_recs)
-      if (r.provenance.source == "default" || beaten.count(r.workload_key)) cands.push_back(r);
+      if (r.provenance.source == "default" || retimed.beaten.count(r.workload_key)) cands.push_back(r);
     refined = transfer::refineInModel(g, cands, ro);
     choice = refined->chosen;
   }
@@ -322,13 +371,13 @@ Json tuneModel(const TuneArgs& a) {
   // The whole model runs in this process: for another machine's code the kernels' side-by-side
   // re-timing above decides alone (its picks are kept), and the model's figures are the kernels'.
   transfer::ModelCheck check = foreign || staged
-                                   ? transfer::kernelLevelCheck(choice, retimed_default, retimed_pick, kernel_gains)
+                                   ? transfer::kernelLevelCheck(choice, retimed.default_s, retimed.pick_s, retimed.gains)
                                    : transfer::checkModel(g, choice, defaults, co);
   Json result = transfer::choiceResult(check.chosen);
   result["check"] = transfer::checkJson(check);
   double wall_s = wall.seconds();
   Status st = bank.setRunResult(run_id, result);
-  if (st.ok()) st = bank.updateRun(run_id, p.trials, time_before + wall_s);
+  if (st.ok()) st = bank.updateRun(run_id, p.trials, rp.time_before + wall_s);
   if (st.ok()) st = bank.finishRun(run_id, store::RunStatus::Finished);
   if (!st.ok()) fail(st.error());
 
@@ -339,7 +388,7 @@ Json tuneModel(const TuneArgs& a) {
   if (check.whole_model)
     for (const graph::Kernel& k : kernels) flops += k.dag->flops();
   else
-    flops = retimed_flops;
+    flops = retimed.flops;
   Json j{{"model", name},
          {"staged", staged},
          {"run_id", run_id},
@@ -351,15 +400,15 @@ Json tuneModel(const TuneArgs& a) {
          {"speedup", check.kept_picks ? check.speedup.median : 1.0},
          {"check", result["check"]},
          {"kernels_improved", check.kernels_changed},
-         {"kernels_faster_alone", kernel_gains},
+         {"kernels_faster_alone", retimed.gains},
          {"trials", p.trials},
          {"tasks", tasks.size()},
-         {"kernels_timed", retimed_kernels},
+         {"kernels_timed", retimed.kernels},
          {"wall_s", wall_s},
          {"search_share", total > 0 ? p.search_s / total : 0.0},
          {"compile_share", total > 0 ? p.build_s / total : 0.0},
          {"measure_share", total > 0 ? p.run_s / total : 0.0},
-         {"trials_per_s", wall_s > 0 ? (p.trials - done) / wall_s : 0.0},
+         {"trials_per_s", wall_s > 0 ? (p.trials - rp.done) / wall_s : 0.0},
          {"threads", target.threads},
          {"defaults", defaults_name},
          {"target", codegen::describe(code)},
@@ -369,8 +418,8 @@ Json tuneModel(const TuneArgs& a) {
   // The speedup the kernels' isolated measurements promise (untuned over tuned latency, each
   // kernel weighted by its occurrences), next to what the whole model delivers: re-timed side by
   // side, and as the search measured it.
-  if (std::isfinite(retimed_default) && std::isfinite(retimed_pick) && retimed_pick > 0)
-    j["kernel_speedup"] = retimed_default / retimed_pick;
+  if (std::isfinite(retimed.default_s) && std::isfinite(retimed.pick_s) && retimed.pick_s > 0)
+    j["kernel_speedup"] = retimed.default_s / retimed.pick_s;
   if (std::isfinite(p.estimated_latency_s) && std::isfinite(p.untuned_latency_s) && p.estimated_latency_s > 0)
     j["kernel_speedup_searched"] = p.untuned_latency_s / p.estimated_latency_s;
   if (refined) j.update(transfer::refineJson(*refined));

@@ -368,29 +368,117 @@ std::string attrsToString(const OpAttrs& attrs) {
       attrs);
 }
 
+namespace {
+
+// A convolution (depthwise when each group is one channel), with its bias when given.
+te::Tensor buildConv2d(const Conv2dAttrs& a, const std::vector<te::Tensor>& x) {
+  const te::Tensor& data = in(x, 0, "conv2d");
+  const te::Tensor& w = in(x, 1, "conv2d");
+  bool nchw = a.layout == Layout::NCHW;
+  int64_t c = nchw ? data.shape()[1] : data.shape().back();
+  te::Tensor y;
+  bool depthwise = a.groups > 1 && a.groups == c && (nchw ? w.shape()[1] : w.shape()[2]) == 1;
+  if (depthwise) y = nchw ? ops::depthwise_conv2d_nchw(data, w, a.strides, a.pads, a.dilation, a.pad_value)
+                          : ops::depthwise_conv2d_nhwc(data, w, a.strides, a.pads, a.dilation, a.pad_value);
+  else y = nchw ? ops::conv2d_nchw(data, w, a.strides, a.pads, a.dilation, a.groups, a.pad_value)
+                : ops::conv2d_nhwc(data, w, a.strides, a.pads, a.dilation, a.groups, a.pad_value);
+  if (x.size() > 2 && x[2].defined()) {
+    const te::Tensor& b = x[2];
+    TT_CHECK_ARG(b.ndim() == 1 && b.shape()[0] == y.shape()[nchw ? 1 : 3], "conv2d: bias of shape ",
+                 te::shapeToString(b.shape()), " does not match ", y.shape()[nchw ? 1 : 3], " output channels");
+    te::Tensor bb = nchw ? ops::reshape(b, {1, b.shape()[0], 1, 1}) : b;
+    y = ops::add(y, bb);
+  }
+  return y;
+}
+
+te::Tensor buildUnary(const UnaryAttrs& a, const std::vector<te::Tensor>& x) {
+  const te::Tensor& v = in(x, 0, unaryName(a.kind));
+  switch (a.kind) {
+    case UnaryKind::Relu: return ops::relu(v);
+    case UnaryKind::LeakyRelu: return ops::leaky_relu(v, a.alpha);
+    case UnaryKind::Clip: return ops::clip(v, a.alpha, a.beta);
+    case UnaryKind::Sigmoid: return ops::sigmoid(v);
+    case UnaryKind::Tanh: return ops::tanh(v);
+    case UnaryKind::Exp: return ops::exp(v);
+    case UnaryKind::Log: return ops::log(v);
+    case UnaryKind::Sqrt: return ops::sqrt(v);
+    case UnaryKind::Erf: return ops::erf(v);
+    case UnaryKind::Gelu: return ops::gelu(v);
+    case UnaryKind::Silu: return ops::silu(v);
+    case UnaryKind::HardSwish: return ops::hardswish(v);
+    case UnaryKind::HardSigmoid: return ops::hardsigmoid(v, a.alpha, a.beta);
+    case UnaryKind::Neg: return ops::neg(v);
+    case UnaryKind::Abs: return ops::abs(v);
+    case UnaryKind::Identity:
+      return ops::unaryOp("identity", v, [](const te::Expr& e) { return e; });
+    case UnaryKind::Reciprocal:
+      return ops::unaryOp("reciprocal", v, [](const te::Expr& e) { return te::floatImm(1.0) / e; });
+    case UnaryKind::Floor: return ops::unaryOp("floor", v, [](const te::Expr& e) { return te::floor(e); });
+    case UnaryKind::Ceil: return ops::unaryOp("ceil", v, [](const te::Expr& e) { return te::ceil(e); });
+    case UnaryKind::Not: return ops::unaryOp("not", v, [](const te::Expr& e) { return !e; });
+    case UnaryKind::Round: return ops::unaryOp("round", v, [](const te::Expr& e) { return te::round(e); });
+    case UnaryKind::Sin:
+    case UnaryKind::Cos:
+    case UnaryKind::Tan:
+    case UnaryKind::Asin:
+    case UnaryKind::Acos:
+    case UnaryKind::Atan:
+    case UnaryKind::Sinh:
+    case UnaryKind::Cosh:
+    case UnaryKind::Asinh:
+    case UnaryKind::Acosh:
+    case UnaryKind::Atanh:
+    case UnaryKind::TruncBf16: {
+      te::UnOp op = mathOp(a.kind);
+      return ops::unaryOp(unaryName(a.kind), v, [op](const te::Expr& e) { return te::unary(op, e); });
+    }
+  }
+  fail("unknown unary operator");
+}
+
+te::Tensor buildBinary(const BinaryAttrs& a, const std::vector<te::Tensor>& x) {
+  const te::Tensor& l = in(x, 0, binaryName(a.kind));
+  const te::Tensor& r = in(x, 1, binaryName(a.kind));
+  switch (a.kind) {
+    case BinaryKind::Add: return ops::add(l, r);
+    case BinaryKind::Sub: return ops::sub(l, r);
+    case BinaryKind::Mul: return ops::mul(l, r);
+    case BinaryKind::Div: return ops::div(l, r);
+    case BinaryKind::Pow: return ops::pow(l, r);
+    case BinaryKind::Max: return ops::maximum(l, r);
+    case BinaryKind::Min: return ops::minimum(l, r);
+    case BinaryKind::Greater: return ops::greater(l, r);
+    case BinaryKind::Less: return ops::less(l, r);
+    case BinaryKind::Equal: return ops::equal(l, r);
+    case BinaryKind::And:
+      return ops::binaryOp("and", l, r, [](const te::Expr& p, const te::Expr& q) { return p && q; });
+    case BinaryKind::Or:
+      return ops::binaryOp("or", l, r, [](const te::Expr& p, const te::Expr& q) { return p || q; });
+    case BinaryKind::Mod:
+    case BinaryKind::FMod: return modOp(a.kind == BinaryKind::FMod, l, r);
+  }
+  fail("unknown binary operator");
+}
+
+te::Tensor buildReduce(const ReduceAttrs& a, const std::vector<te::Tensor>& x) {
+  const te::Tensor& v = in(x, 0, reduceName(a.kind));
+  switch (a.kind) {
+    case ReduceKind::Sum: return ops::reduce_sum(v, a.axes, a.keepdims);
+    case ReduceKind::Mean: return ops::reduce_mean(v, a.axes, a.keepdims);
+    case ReduceKind::Max: return ops::reduce_max(v, a.axes, a.keepdims);
+    case ReduceKind::Min: return ops::reduce_min(v, a.axes, a.keepdims);
+    case ReduceKind::Prod: return ops::reduce_prod(v, a.axes, a.keepdims);
+  }
+  fail("unknown reduction");
+}
+
+}  // namespace
+
 te::Tensor buildOp(const OpAttrs& attrs, const std::vector<te::Tensor>& x) {
   return std::visit(
       Overload{
-          [&](const Conv2dAttrs& a) {
-            const te::Tensor& data = in(x, 0, "conv2d");
-            const te::Tensor& w = in(x, 1, "conv2d");
-            bool nchw = a.layout == Layout::NCHW;
-            int64_t c = nchw ? data.shape()[1] : data.shape().back();
-            te::Tensor y;
-            bool depthwise = a.groups > 1 && a.groups == c && (nchw ? w.shape()[1] : w.shape()[2]) == 1;
-            if (depthwise) y = nchw ? ops::depthwise_conv2d_nchw(data, w, a.strides, a.pads, a.dilation, a.pad_value)
-                                    : ops::depthwise_conv2d_nhwc(data, w, a.strides, a.pads, a.dilation, a.pad_value);
-            else y = nchw ? ops::conv2d_nchw(data, w, a.strides, a.pads, a.dilation, a.groups, a.pad_value)
-                          : ops::conv2d_nhwc(data, w, a.strides, a.pads, a.dilation, a.groups, a.pad_value);
-            if (x.size() > 2 && x[2].defined()) {
-              const te::Tensor& b = x[2];
-              TT_CHECK_ARG(b.ndim() == 1 && b.shape()[0] == y.shape()[nchw ? 1 : 3], "conv2d: bias of shape ",
-                           te::shapeToString(b.shape()), " does not match ", y.shape()[nchw ? 1 : 3], " output channels");
-              te::Tensor bb = nchw ? ops::reshape(b, {1, b.shape()[0], 1, 1}) : b;
-              y = ops::add(y, bb);
-            }
-            return y;
-          },
+          [&](const Conv2dAttrs& a) { return buildConv2d(a, x); },
           [&](const DenseAttrs&) { return ops::dense(in(x, 0, "dense"), in(x, 1, "dense")); },
           [&](const MatMulAttrs& a) {
             const te::Tensor& l = in(x, 0, "matmul");
@@ -411,73 +499,8 @@ te::Tensor buildOp(const OpAttrs& attrs, const std::vector<te::Tensor>& x) {
             bool nhwc = a.layout == Layout::NHWC;
             return a.kind == PoolKind::Max ? ops::global_max_pool2d(d, nhwc) : ops::global_avg_pool2d(d, nhwc);
           },
-          [&](const UnaryAttrs& a) {
-            const te::Tensor& v = in(x, 0, unaryName(a.kind));
-            switch (a.kind) {
-              case UnaryKind::Relu: return ops::relu(v);
-              case UnaryKind::LeakyRelu: return ops::leaky_relu(v, a.alpha);
-              case UnaryKind::Clip: return ops::clip(v, a.alpha, a.beta);
-              case UnaryKind::Sigmoid: return ops::sigmoid(v);
-              case UnaryKind::Tanh: return ops::tanh(v);
-              case UnaryKind::Exp: return ops::exp(v);
-              case UnaryKind::Log: return ops::log(v);
-              case UnaryKind::Sqrt: return ops::sqrt(v);
-              case UnaryKind::Erf: return ops::erf(v);
-              case UnaryKind::Gelu: return ops::gelu(v);
-              case UnaryKind::Silu: return ops::silu(v);
-              case UnaryKind::HardSwish: return ops::hardswish(v);
-              case UnaryKind::HardSigmoid: return ops::hardsigmoid(v, a.alpha, a.beta);
-              case UnaryKind::Neg: return ops::neg(v);
-              case UnaryKind::Abs: return ops::abs(v);
-              case UnaryKind::Identity:
-                return ops::unaryOp("identity", v, [](const te::Expr& e) { return e; });
-              case UnaryKind::Reciprocal:
-                return ops::unaryOp("reciprocal", v, [](const te::Expr& e) { return te::floatImm(1.0) / e; });
-              case UnaryKind::Floor: return ops::unaryOp("floor", v, [](const te::Expr& e) { return te::floor(e); });
-              case UnaryKind::Ceil: return ops::unaryOp("ceil", v, [](const te::Expr& e) { return te::ceil(e); });
-              case UnaryKind::Not: return ops::unaryOp("not", v, [](const te::Expr& e) { return !e; });
-              case UnaryKind::Round: return ops::unaryOp("round", v, [](const te::Expr& e) { return te::round(e); });
-              case UnaryKind::Sin:
-              case UnaryKind::Cos:
-              case UnaryKind::Tan:
-              case UnaryKind::Asin:
-              case UnaryKind::Acos:
-              case UnaryKind::Atan:
-              case UnaryKind::Sinh:
-              case UnaryKind::Cosh:
-              case UnaryKind::Asinh:
-              case UnaryKind::Acosh:
-              case UnaryKind::Atanh:
-              case UnaryKind::TruncBf16: {
-                te::UnOp op = mathOp(a.kind);
-                return ops::unaryOp(unaryName(a.kind), v, [op](const te::Expr& e) { return te::unary(op, e); });
-              }
-            }
-            fail("unknown unary operator");
-          },
-          [&](const BinaryAttrs& a) {
-            const te::Tensor& l = in(x, 0, binaryName(a.kind));
-            const te::Tensor& r = in(x, 1, binaryName(a.kind));
-            switch (a.kind) {
-              case BinaryKind::Add: return ops::add(l, r);
-              case BinaryKind::Sub: return ops::sub(l, r);
-              case BinaryKind::Mul: return ops::mul(l, r);
-              case BinaryKind::Div: return ops::div(l, r);
-              case BinaryKind::Pow: return ops::pow(l, r);
-              case BinaryKind::Max: return ops::maximum(l, r);
-              case BinaryKind::Min: return ops::minimum(l, r);
-              case BinaryKind::Greater: return ops::greater(l, r);
-              case BinaryKind::Less: return ops::less(l, r);
-              case BinaryKind::Equal: return ops::equal(l, r);
-              case BinaryKind::And:
-                return ops::binaryOp("and", l, r, [](const te::Expr& p, const te::Expr& q) { return p && q; });
-              case BinaryKind::Or:
-                return ops::binaryOp("or", l, r, [](const te::Expr& p, const te::Expr& q) { return p || q; });
-              case BinaryKind::Mod:
-              case BinaryKind::FMod: return modOp(a.kind == BinaryKind::FMod, l, r);
-            }
-            fail("unknown binary operator");
-          },
+          [&](const UnaryAttrs& a) { return buildUnary(a, x); },
+          [&](const BinaryAttrs& a) { return buildBinary(a, x); },
           [&](const WhereAttrs&) { return ops::where(in(x, 0, "where"), in(x, 1, "where"), in(x, 2, "where")); },
           [&](const SoftmaxAttrs& a) { return ops::softmax(in(x, 0, "softmax"), a.axis); },
           [&](const LayerNormAttrs& a) {
@@ -485,17 +508,7 @@ te::Tensor buildOp(const OpAttrs& attrs, const std::vector<te::Tensor>& x) {
             te::Tensor b = x.size() > 2 ? x[2] : te::Tensor();
             return ops::layer_norm(in(x, 0, "layer_norm"), g, b, a.axis, a.epsilon);
           },
-          [&](const ReduceAttrs& a) {
-            const te::Tensor& v = in(x, 0, reduceName(a.kind));
-            switch (a.kind) {
-              case ReduceKind::Sum: return ops::reduce_sum(v, a.axes, a.keepdims);
-              case ReduceKind::Mean: return ops::reduce_mean(v, a.axes, a.keepdims);
-              case ReduceKind::Max: return ops::reduce_max(v, a.axes, a.keepdims);
-              case ReduceKind::Min: return ops::reduce_min(v, a.axes, a.keepdims);
-              case ReduceKind::Prod: return ops::reduce_prod(v, a.axes, a.keepdims);
-            }
-            fail("unknown reduction");
-          },
+          [&](const ReduceAttrs& a) { return buildReduce(a, x); },
           [&](const BatchNormAttrs& a) {
             return ops::batch_norm_inference(in(x, 0, "batch_norm"), in(x, 1, "batch_norm"), in(x, 2, "batch_norm"),
                                              in(x, 3, "batch_norm"), in(x, 4, "batch_norm"), a.epsilon);

@@ -1,8 +1,10 @@
-// The registered operators of the registry (see registry.h).
+// The registered operators of the registry (see registry.h), one function per operator family;
+// the indexing family is in registry_ops_indexing.cc.
 #include <cmath>
 
 #include "ops/ops.h"
 #include "ops/registry.h"
+#include "ops/registry_ops_internal.h"
 #include "ops/winograd.h"
 #include "support/error.h"
 
@@ -11,8 +13,16 @@ namespace ttune::ops {
 std::vector<OpEntry> registeredOps();
 
 namespace {
+te::Tensor makeInput(const Params& p, const std::string& name, const te::Shape& shape, te::DType dtype,
+                     bool constant) {
+  for (int64_t d : shape)
+    TT_CHECK_ARG(d > 0, p.opName(), ": the parameters give ", name, " the shape ", te::shapeToString(shape),
+                 "; every dimension must be positive");
+  return te::placeholder(name, shape, dtype, constant);
+}
+}  // namespace
 
-using te::DType;
+namespace registry_detail {
 
 ParamSpec I(std::string name, int64_t def, std::string help) {
   return {std::move(name), ParamValue(def), std::move(help)};
@@ -24,21 +34,20 @@ ParamSpec S(std::string name, std::string def, std::string help) {
   return {std::move(name), ParamValue(std::move(def)), std::move(help)};
 }
 
-te::Tensor makeInput(const Params& p, const std::string& name, const Shape& shape, DType dtype,
-                     bool constant) {
-  for (int64_t d : shape)
-    TT_CHECK_ARG(d > 0, p.opName(), ": the parameters give ", name, " the shape ", te::shapeToString(shape),
-                 "; every dimension must be positive");
-  return te::placeholder(name, shape, dtype, constant);
-}
-te::Tensor activation(const Params& p, const std::string& name, const Shape& shape,
-                      DType dtype = DType::Float32) {
+te::Tensor activation(const Params& p, const std::string& name, const te::Shape& shape, te::DType dtype) {
   return makeInput(p, name, shape, dtype, false);
 }
-te::Tensor constant(const Params& p, const std::string& name, const Shape& shape,
-                    DType dtype = DType::Float32) {
+te::Tensor constant(const Params& p, const std::string& name, const te::Shape& shape, te::DType dtype) {
   return makeInput(p, name, shape, dtype, true);
 }
+
+}  // namespace registry_detail
+
+namespace {
+
+using te::DType;
+using namespace registry_detail;
+
 
 // "2" -> {2, 2}; "2,1" -> {2, 1}.
 Hw hwParam(const Params& p, const std::string& name) {
@@ -190,12 +199,9 @@ DType dtypeParam(const Params& p, const std::string& name) {
   return *t;
 }
 
-}  // namespace
 
-std::vector<OpEntry> registeredOps() {
-  std::vector<OpEntry> ops;
-
-  // ---- Convolution, dense, matmul -------------------------------------------------------------
+// Convolution, dense, matmul.
+void addConvolutionOps(std::vector<OpEntry>& ops) {
   {
     std::vector<ParamSpec> specs = convSpecs(64, 56);
     specs.insert(specs.begin() + 4, I("K", 64, "output channels"));
@@ -324,8 +330,10 @@ std::vector<OpEntry> registeredOps() {
                    },
                    {"B=3", "M=5", "N=4", "K=6"}});
   }
+}
 
-  // ---- Pooling ----------------------------------------------------------------------------------
+// Max, average and global pooling.
+void addPoolingOps(std::vector<OpEntry>& ops) {
   {
     std::vector<ParamSpec> specs = nchwSpecs(1, 64, 112, 112);
     specs.push_back(S("kernel", "3", "window: k or h,w"));
@@ -374,8 +382,10 @@ std::vector<OpEntry> registeredOps() {
                    },
                    {"C=5", "H=3", "W=4"}});
   }
+}
 
-  // ---- Elementwise --------------------------------------------------------------------------------
+// Unary and binary elementwise operators.
+void addElementwiseOps(std::vector<OpEntry>& ops) {
   auto simple = [&](const std::string& name, const std::string& summary,
                     te::Tensor (*fn)(const te::Tensor&)) {
     ops.push_back(unaryEntry(name, summary, {}, [fn](const te::Tensor& x, const Params&) { return fn(x); }));
@@ -423,8 +433,10 @@ std::vector<OpEntry> registeredOps() {
                    return {{c, a, b}, {where(c, a, b)}};
                  },
                  {"cond_shape=1x5", "a_shape=3x5", "b_shape=3x1"}});
+}
 
-  // ---- Reductions and normalizations --------------------------------------------------------------
+// Reductions and normalizations.
+void addReductionOps(std::vector<OpEntry>& ops) {
   ops.push_back({"softmax",
                  "softmax along an axis",
                  {S("shape", "1x12x128x128", "input shape"), I("axis", -1, "softmax axis")},
@@ -464,8 +476,19 @@ std::vector<OpEntry> registeredOps() {
                    },
                    {"C=3", "H=5", "W=4"}});
   }
+  ops.push_back({"lrn",
+                 "local response normalization across channels",
+                 {S("shape", "1x96x55x55", "input shape (NCHW)"), I("size", 5, "window of channels"),
+                  F("alpha", 1e-4, "scale"), F("beta", 0.75, "exponent"), F("bias", 1.0, "offset")},
+                 [](const Params& p) -> OpInstance {
+                   te::Tensor x = activation(p, "x", p.shape("shape"));
+                   return {{x}, {lrn(x, p.integer("size"), p.real("alpha"), p.real("beta"), p.real("bias"))}};
+                 },
+                 {"shape=1x7x3x20", "size=3"}});
+}
 
-  // ---- Injective ----------------------------------------------------------------------------------
+// Injective operators: padding, layout and shape changes, gathers, casts.
+void addInjectiveOps(std::vector<OpEntry>& ops) {
   ops.push_back(
       {"pad",
        "pad every axis (ONNX Pad)",
@@ -560,114 +583,18 @@ std::vector<OpEntry> registeredOps() {
          return {{x}, {cast(x, dtypeParam(p, "dtype"))}};
        },
        {"shape=3x4"}});
-  // Indexing, argument reductions and searches (indexing.h). The examples' reductions are long
-  // enough for the default schedule's row (rfactor) and tiled reduction forms.
-  ops.push_back({"argmax",
-                 "index of the largest element along an axis (int64)",
-                 {S("shape", "64x1000", "input shape"), I("axis", -1, "reduced axis"), I("keepdims", 1, "0 or 1"),
-                  I("select_last_index", 0, "0: first maximum, 1: last")},
-                 [](const Params& p) -> OpInstance {
-                   te::Tensor x = activation(p, "x", p.shape("shape"));
-                   return {{x}, {argmax(x, p.integer("axis"), p.flag("keepdims"), p.flag("select_last_index"))}};
-                 },
-                 {"shape=3x40", "select_last_index=1"}});
-  ops.push_back({"cumsum",
-                 "running sum along an axis",
-                 {S("shape", "8x1024", "input shape"), I("axis", -1, "summed axis"), I("exclusive", 0, "0 or 1"),
-                  I("reverse", 0, "0 or 1")},
-                 [](const Params& p) -> OpInstance {
-                   te::Tensor x = activation(p, "x", p.shape("shape"));
-                   return {{x}, {cumsum(x, p.integer("axis"), p.flag("exclusive"), p.flag("reverse"))}};
-                 },
-                 {"shape=4x33", "exclusive=1"}});
-  ops.push_back({"topk",
-                 "indices of the k largest (smallest) elements along an axis, sorted (int64)",
-                 {S("shape", "16x1000", "input shape"), I("k", 5, "how many"), I("axis", -1, "searched axis"),
-                  I("largest", 1, "1: largest, 0: smallest")},
-                 [](const Params& p) -> OpInstance {
-                   te::Tensor x = activation(p, "x", p.shape("shape"));
-                   return {{x}, {topk_indices(x, p.integer("k"), p.integer("axis"), p.flag("largest"))}};
-                 },
-                 {"shape=5x20", "k=3"}});
-  ops.push_back({"gather_elements",
-                 "ONNX GatherElements",
-                 {S("data_shape", "64x256", "data shape"), S("indices_shape", "64x32", "indices shape"),
-                  I("axis", 1, "indexed axis")},
-                 [](const Params& p) -> OpInstance {
-                   te::Tensor data = activation(p, "data", p.shape("data_shape"));
-                   te::Tensor ids = activation(p, "indices", p.shape("indices_shape"), DType::Int64);
-                   return {{data, ids}, {gather_elements(data, ids, p.integer("axis"))}};
-                 },
-                 {"data_shape=6x5", "indices_shape=4x5", "axis=0"}});
-  ops.push_back({"scatter_elements",
-                 "ONNX ScatterElements (reduction 0: none, 1: add, 2: mul)",
-                 {S("data_shape", "64x256", "data shape"), S("indices_shape", "64x32", "indices (and updates) shape"),
-                  I("axis", 1, "indexed axis"), I("reduction", 0, "0 none, 1 add, 2 mul")},
-                 [](const Params& p) -> OpInstance {
-                   int64_t red = p.integer("reduction");
-                   TT_CHECK_ARG(red >= 0 && red <= 2, p.opName(), ": parameter 'reduction' must be 0, 1 or 2");
-                   te::Tensor data = activation(p, "data", p.shape("data_shape"));
-                   te::Tensor ids = activation(p, "indices", p.shape("indices_shape"), DType::Int64);
-                   te::Tensor up = activation(p, "updates", p.shape("indices_shape"));
-                   return {{data, ids, up},
-                           {scatter_elements(data, ids, up, p.integer("axis"), static_cast<ScatterReduction>(red))}};
-                 },
-                 {"data_shape=5x20", "indices_shape=5x17", "reduction=1"}});
-  ops.push_back({"one_hot",
-                 "ONNX OneHot with values [off, on]",
-                 {S("shape", "64x128", "indices shape"), I("depth", 16, "depth"), I("axis", -1, "new axis")},
-                 [](const Params& p) -> OpInstance {
-                   te::Tensor ids = activation(p, "indices", p.shape("shape"), DType::Int64);
-                   te::Tensor vals = constant(p, "values", {2});
-                   return {{ids, vals}, {one_hot(ids, vals, p.integer("depth"), p.integer("axis"))}};
-                 },
-                 {"shape=3x5", "depth=4", "axis=1"}});
-  ops.push_back({"lrn",
-                 "local response normalization across channels",
-                 {S("shape", "1x96x55x55", "input shape (NCHW)"), I("size", 5, "window of channels"),
-                  F("alpha", 1e-4, "scale"), F("beta", 0.75, "exponent"), F("bias", 1.0, "offset")},
-                 [](const Params& p) -> OpInstance {
-                   te::Tensor x = activation(p, "x", p.shape("shape"));
-                   return {{x}, {lrn(x, p.integer("size"), p.real("alpha"), p.real("beta"), p.real("bias"))}};
-                 },
-                 {"shape=1x7x3x20", "size=3"}});
-  ops.push_back({"grid_sample",
-                 "ONNX GridSample (mode 0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros, 1 border, 2 reflection)",
-                 {S("shape", "1x32x64x64", "input shape NxCxHxW"), S("out", "64x64", "output height x width"),
-                  I("mode", 0, "0 bilinear, 1 nearest, 2 bicubic"), I("padding", 0, "0 zeros, 1 border, 2 reflection"),
-                  I("align_corners", 0, "map -1 and 1 to the corner pixels' centers")},
-                 [](const Params& p) -> OpInstance {
-                   Shape s = p.shape("shape"), o = p.shape("out");
-                   TT_CHECK_ARG(s.size() == 4 && o.size() == 2, p.opName(), ": shape must be NxCxHxW and out HxW");
-                   int64_t mode = p.integer("mode"), pad = p.integer("padding");
-                   TT_CHECK_ARG(mode >= 0 && mode <= 2 && pad >= 0 && pad <= 2, p.opName(),
-                                ": mode and padding must be 0, 1 or 2");
-                   te::Tensor x = activation(p, "x", s);
-                   te::Tensor g = activation(p, "grid", {s[0], o[0], o[1], 2});
-                   return {{x, g},
-                           {grid_sample(x, g, static_cast<GridSampleMode>(mode), static_cast<GridPadding>(pad),
-                                        p.integer("align_corners") != 0)}};
-                 },
-                 {"shape=1x3x9x7", "out=5x6", "mode=2", "padding=2"}});
-  ops.push_back({"roi_align",
-                 "ONNX RoiAlign (avg or max over sampling x sampling bilinear samples per bin)",
-                 {S("shape", "1x256x50x50", "feature map NxCxHxW"), I("rois", 64, "number of boxes"),
-                  S("out", "7x7", "output height x width"), I("sampling", 2, "samples per bin and axis"),
-                  F("spatial_scale", 1.0, "box to feature-map scale"), I("max", 0, "1: max mode")},
-                 [](const Params& p) -> OpInstance {
-                   Shape s = p.shape("shape"), o = p.shape("out");
-                   TT_CHECK_ARG(s.size() == 4 && o.size() == 2, p.opName(), ": shape must be NxCxHxW and out HxW");
-                   int64_t r = p.integer("rois");
-                   te::Tensor x = activation(p, "x", s);
-                   te::Tensor boxes = activation(p, "rois", {r, 4});
-                   te::Tensor ids = activation(p, "batch_indices", {r}, DType::Int64);
-                   RoiAlignParams rp;
-                   rp.out_h = o[0], rp.out_w = o[1], rp.sampling_h = rp.sampling_w = p.integer("sampling");
-                   rp.spatial_scale = p.real("spatial_scale");
-                   rp.max_mode = p.integer("max") != 0;
-                   return {{x, boxes, ids}, {roi_align(x, boxes, ids, rp)}};
-                 },
-                 {"shape=2x3x10x9", "rois=4", "out=3x2", "spatial_scale=4"}});
+}
+
+}  // namespace
+
+std::vector<OpEntry> registeredOps() {
+  std::vector<OpEntry> ops;
+  addConvolutionOps(ops);
+  addPoolingOps(ops);
+  addElementwiseOps(ops);
+  addReductionOps(ops);
+  addInjectiveOps(ops);
+  registry_detail::addIndexingOps(ops);
   return ops;
 }
 

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <fstream>
 #include <limits>
+#include <utility>
 
-#include "support/overload.h"
 
 namespace ttune::schedule {
 
@@ -87,46 +87,153 @@ class Reader {
 
 }  // namespace
 
+namespace {
+
+// Each kind's JSON fields after "kind" and "stage" (ordered_json keeps this order in the file).
+void writeFields(Json& j, const SplitStep& st) {
+  Json lengths = Json::array();
+  for (const auto& l : st.lengths) lengths.push_back(l ? Json(*l) : Json(nullptr));
+  j["iter"] = st.iter;
+  j["extent"] = st.extent ? Json(*st.extent) : Json(nullptr);
+  j["lengths"] = lengths;
+  j["inner_to_outer"] = st.inner_to_outer;
+}
+void writeFields(Json& j, const FollowSplitStep& st) {
+  j["iter"] = st.iter;
+  j["src_step"] = st.src_step;
+  j["n_split"] = st.n_split;
+}
+void writeFields(Json& j, const FollowFusedSplitStep& st) {
+  j["iter"] = st.iter;
+  j["src_steps"] = st.src_steps;
+  j["level"] = st.level;
+  j["factor_or_nparts"] = st.factor_or_nparts;
+}
+void writeFields(Json& j, const FuseStep& st) { j["iters"] = st.iters; }
+void writeFields(Json& j, const ReorderStep& st) { j["order"] = st.order; }
+void writeFields(Json& j, const AnnotationStep& st) {
+  j["iter"] = st.iter;
+  j["annotation"] = annotationName(st.annotation);
+}
+void writeFields(Json& j, const AutoUnrollStep& st) { j["max_step"] = st.max_step; }
+void writeFields(Json& j, const ComputeAtStep& st) {
+  j["target_stage"] = st.target_stage;
+  j["target_iter"] = st.target_iter;
+}
+void writeFields(Json&, const ComputeInlineStep&) {}
+void writeFields(Json&, const ComputeRootStep&) {}
+void writeFields(Json& j, const CacheReadStep& st) {
+  j["scope"] = st.scope;
+  j["readers"] = st.readers;
+}
+void writeFields(Json& j, const CacheWriteStep& st) { j["scope"] = st.scope; }
+void writeFields(Json& j, const RfactorStep& st) {
+  j["iter"] = st.iter;
+  j["factor_axis"] = st.factor_axis;
+}
+void writeFields(Json& j, const LayoutRewriteStep& st) { j["placeholder"] = st.placeholder; }
+
+// Each kind's fields after "kind" and "stage" (st.stage is already set); a reason on failure.
+Status readFields(const Json& j, Reader& rd, SplitStep& s) {
+  TT_TRY(s.iter, rd.str("iter"));
+  if (j.contains("extent") && j["extent"].is_number_integer()) s.extent = j["extent"].get<int64_t>();
+  if (!j.contains("lengths") || !j["lengths"].is_array()) return Unexpected("split step needs a list field \"lengths\"");
+  for (const Json& l : j["lengths"]) {
+    if (l.is_null()) s.lengths.push_back(std::nullopt);
+    else if (l.is_number_integer()) s.lengths.push_back(l.get<int64_t>());
+    else return Unexpected("split step lengths must be integers or null");
+  }
+  TT_TRY(s.inner_to_outer, rd.boolean("inner_to_outer"));
+  return okStatus();
+}
+Status readFields(const Json&, Reader& rd, FollowSplitStep& s) {
+  TT_TRY(s.iter, rd.str("iter"));
+  TT_TRY(int64_t src, rd.integer("src_step"));
+  TT_TRY(int64_t n, rd.integer("n_split"));
+  s.src_step = static_cast<int>(src);
+  s.n_split = static_cast<int>(n);
+  return okStatus();
+}
+Status readFields(const Json&, Reader& rd, FollowFusedSplitStep& s) {
+  TT_TRY(s.iter, rd.str("iter"));
+  TT_TRY(s.src_steps, rd.ints("src_steps"));
+  TT_TRY(int64_t level, rd.integer("level"));
+  s.level = static_cast<int>(level);
+  TT_TRY(s.factor_or_nparts, rd.boolean("factor_or_nparts"));
+  return okStatus();
+}
+Status readFields(const Json&, Reader& rd, FuseStep& s) {
+  TT_TRY(s.iters, rd.strs("iters"));
+  return okStatus();
+}
+Status readFields(const Json&, Reader& rd, ReorderStep& s) {
+  TT_TRY(s.order, rd.strs("order"));
+  return okStatus();
+}
+Status readFields(const Json&, Reader& rd, AnnotationStep& s) {
+  TT_TRY(s.iter, rd.str("iter"));
+  TT_TRY(std::string a, rd.str("annotation"));
+  auto ann = parseAnnotation(a);
+  if (!ann) return Unexpected("annotate step has unknown annotation \"" + a + "\"");
+  s.annotation = *ann;
+  return okStatus();
+}
+Status readFields(const Json&, Reader& rd, AutoUnrollStep& s) {
+  TT_TRY(s.max_step, rd.integer("max_step"));
+  return okStatus();
+}
+Status readFields(const Json&, Reader& rd, ComputeAtStep& s) {
+  TT_TRY(s.target_stage, rd.str("target_stage"));
+  TT_TRY(s.target_iter, rd.str("target_iter"));
+  return okStatus();
+}
+Status readFields(const Json&, Reader&, ComputeInlineStep&) { return okStatus(); }
+Status readFields(const Json&, Reader&, ComputeRootStep&) { return okStatus(); }
+Status readFields(const Json&, Reader& rd, CacheReadStep& s) {
+  TT_TRY(s.scope, rd.str("scope"));
+  TT_TRY(s.readers, rd.strs("readers"));
+  return okStatus();
+}
+Status readFields(const Json&, Reader& rd, CacheWriteStep& s) {
+  TT_TRY(s.scope, rd.str("scope"));
+  return okStatus();
+}
+Status readFields(const Json&, Reader& rd, RfactorStep& s) {
+  TT_TRY(s.iter, rd.str("iter"));
+  TT_TRY(int64_t fa, rd.integer("factor_axis"));
+  s.factor_axis = static_cast<int>(fa);
+  return okStatus();
+}
+Status readFields(const Json&, Reader& rd, LayoutRewriteStep& s) {
+  TT_TRY(s.placeholder, rd.str("placeholder"));
+  return okStatus();
+}
+
+// Reads the alternative whose StepTraits name is `kind`; nullopt when no kind has that name.
+template <size_t... I>
+std::optional<Expected<Step>> readStepOfKind(const std::string& kind, const std::string& stage, const Json& j,
+                                             Reader& rd, std::index_sequence<I...>) {
+  std::optional<Expected<Step>> out;
+  auto tryKind = [&]<class T>(T s) {
+    if (kind != StepTraits<T>::kind.name) return false;
+    s.stage = stage;
+    Status st = readFields(j, rd, s);
+    if (st.ok()) out.emplace(Step(std::move(s)));
+    else out.emplace(Unexpected(st.reason()));
+    return true;
+  };
+  (void)(tryKind(std::variant_alternative_t<I, Step>{}) || ...);
+  return out;
+}
+
+}  // namespace
+
 Json stepToJson(const Step& s) {
   return std::visit(
-      Overload{
-          [](const SplitStep& st) {
-            Json lengths = Json::array();
-            for (const auto& l : st.lengths) lengths.push_back(l ? Json(*l) : Json(nullptr));
-            Json j = {{"kind", "split"}, {"stage", st.stage}, {"iter", st.iter}};
-            j["extent"] = st.extent ? Json(*st.extent) : Json(nullptr);
-            j["lengths"] = lengths;
-            j["inner_to_outer"] = st.inner_to_outer;
-            return j;
-          },
-          [](const FollowSplitStep& st) {
-            return Json{{"kind", "follow_split"}, {"stage", st.stage}, {"iter", st.iter}, {"src_step", st.src_step}, {"n_split", st.n_split}};
-          },
-          [](const FollowFusedSplitStep& st) {
-            return Json{{"kind", "follow_fused_split"}, {"stage", st.stage}, {"iter", st.iter}, {"src_steps", st.src_steps},
-                        {"level", st.level}, {"factor_or_nparts", st.factor_or_nparts}};
-          },
-          [](const FuseStep& st) { return Json{{"kind", "fuse"}, {"stage", st.stage}, {"iters", st.iters}}; },
-          [](const ReorderStep& st) { return Json{{"kind", "reorder"}, {"stage", st.stage}, {"order", st.order}}; },
-          [](const AnnotationStep& st) {
-            return Json{{"kind", "annotate"}, {"stage", st.stage}, {"iter", st.iter}, {"annotation", annotationName(st.annotation)}};
-          },
-          [](const AutoUnrollStep& st) { return Json{{"kind", "auto_unroll"}, {"stage", st.stage}, {"max_step", st.max_step}}; },
-          [](const ComputeAtStep& st) {
-            return Json{{"kind", "compute_at"}, {"stage", st.stage}, {"target_stage", st.target_stage}, {"target_iter", st.target_iter}};
-          },
-          [](const ComputeInlineStep& st) { return Json{{"kind", "compute_inline"}, {"stage", st.stage}}; },
-          [](const ComputeRootStep& st) { return Json{{"kind", "compute_root"}, {"stage", st.stage}}; },
-          [](const CacheReadStep& st) {
-            return Json{{"kind", "cache_read"}, {"stage", st.stage}, {"scope", st.scope}, {"readers", st.readers}};
-          },
-          [](const CacheWriteStep& st) { return Json{{"kind", "cache_write"}, {"stage", st.stage}, {"scope", st.scope}}; },
-          [](const RfactorStep& st) {
-            return Json{{"kind", "rfactor"}, {"stage", st.stage}, {"iter", st.iter}, {"factor_axis", st.factor_axis}};
-          },
-          [](const LayoutRewriteStep& st) {
-            return Json{{"kind", "layout_rewrite"}, {"stage", st.stage}, {"placeholder", st.placeholder}};
-          },
+      [](const auto& st) {
+        Json j = {{"kind", StepTraits<std::decay_t<decltype(st)>>::kind.name}, {"stage", st.stage}};
+        writeFields(j, st);
+        return j;
       },
       s);
 }
@@ -137,105 +244,10 @@ Expected<Step> stepFromJson(const Json& j) {
   TT_TRY(std::string kind, r.str("kind"));
   Reader rd(j, kind + " step");
   TT_TRY(std::string stage, rd.str("stage"));
-  if (kind == "split") {
-    SplitStep s;
-    s.stage = stage;
-    TT_TRY(s.iter, rd.str("iter"));
-    if (j.contains("extent") && j["extent"].is_number_integer()) s.extent = j["extent"].get<int64_t>();
-    if (!j.contains("lengths") || !j["lengths"].is_array()) return Unexpected("split step needs a list field \"lengths\"");
-    for (const Json& l : j["lengths"]) {
-      if (l.is_null()) s.lengths.push_back(std::nullopt);
-      else if (l.is_number_integer()) s.lengths.push_back(l.get<int64_t>());
-      else return Unexpected("split step lengths must be integers or null");
-    }
-    TT_TRY(s.inner_to_outer, rd.boolean("inner_to_outer"));
-    return Step(s);
-  }
-  if (kind == "follow_split") {
-    FollowSplitStep s;
-    s.stage = stage;
-    TT_TRY(s.iter, rd.str("iter"));
-    TT_TRY(int64_t src, rd.integer("src_step"));
-    TT_TRY(int64_t n, rd.integer("n_split"));
-    s.src_step = static_cast<int>(src);
-    s.n_split = static_cast<int>(n);
-    return Step(s);
-  }
-  if (kind == "follow_fused_split") {
-    FollowFusedSplitStep s;
-    s.stage = stage;
-    TT_TRY(s.iter, rd.str("iter"));
-    TT_TRY(s.src_steps, rd.ints("src_steps"));
-    TT_TRY(int64_t level, rd.integer("level"));
-    s.level = static_cast<int>(level);
-    TT_TRY(s.factor_or_nparts, rd.boolean("factor_or_nparts"));
-    return Step(s);
-  }
-  if (kind == "fuse") {
-    FuseStep s;
-    s.stage = stage;
-    TT_TRY(s.iters, rd.strs("iters"));
-    return Step(s);
-  }
-  if (kind == "reorder") {
-    ReorderStep s;
-    s.stage = stage;
-    TT_TRY(s.order, rd.strs("order"));
-    return Step(s);
-  }
-  if (kind == "annotate") {
-    AnnotationStep s;
-    s.stage = stage;
-    TT_TRY(s.iter, rd.str("iter"));
-    TT_TRY(std::string a, rd.str("annotation"));
-    auto ann = parseAnnotation(a);
-    if (!ann) return Unexpected("annotate step has unknown annotation \"" + a + "\"");
-    s.annotation = *ann;
-    return Step(s);
-  }
-  if (kind == "auto_unroll") {
-    AutoUnrollStep s;
-    s.stage = stage;
-    TT_TRY(s.max_step, rd.integer("max_step"));
-    return Step(s);
-  }
-  if (kind == "compute_at") {
-    ComputeAtStep s;
-    s.stage = stage;
-    TT_TRY(s.target_stage, rd.str("target_stage"));
-    TT_TRY(s.target_iter, rd.str("target_iter"));
-    return Step(s);
-  }
-  if (kind == "compute_inline") return Step(ComputeInlineStep{stage});
-  if (kind == "compute_root") return Step(ComputeRootStep{stage});
-  if (kind == "cache_read") {
-    CacheReadStep s;
-    s.stage = stage;
-    TT_TRY(s.scope, rd.str("scope"));
-    TT_TRY(s.readers, rd.strs("readers"));
-    return Step(s);
-  }
-  if (kind == "cache_write") {
-    CacheWriteStep s;
-    s.stage = stage;
-    TT_TRY(s.scope, rd.str("scope"));
-    return Step(s);
-  }
-  if (kind == "rfactor") {
-    RfactorStep s;
-    s.stage = stage;
-    TT_TRY(s.iter, rd.str("iter"));
-    TT_TRY(int64_t fa, rd.integer("factor_axis"));
-    s.factor_axis = static_cast<int>(fa);
-    return Step(s);
-  }
-  if (kind == "layout_rewrite") {
-    LayoutRewriteStep s;
-    s.stage = stage;
-    TT_TRY(s.placeholder, rd.str("placeholder"));
-    return Step(s);
-  }
-  return Unexpected("unknown step kind \"" + kind + "\"");
+  std::optional<Expected<Step>> step =
+      readStepOfKind(kind, stage, j, rd, std::make_index_sequence<std::variant_size_v<Step>>{});
+  if (!step) return Unexpected("unknown step kind \"" + kind + "\"");
+  return std::move(*step);
 }
 
 TargetInfo targetInfo(const Target& code, const std::string& machine_cpu, int threads) {

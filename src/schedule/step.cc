@@ -1,6 +1,5 @@
 #include "schedule/step.h"
 
-#include "support/overload.h"
 #include "support/strings.h"
 
 namespace ttune::schedule {
@@ -19,9 +18,12 @@ const std::string& stepStage(const Step& s) {
   return std::visit([](const auto& st) -> const std::string& { return st.stage; }, s);
 }
 
+const char* stepKindName(const Step& s) {
+  return std::visit([](const auto& st) { return StepTraits<std::decay_t<decltype(st)>>::kind.name; }, s);
+}
+
 bool changesDag(const Step& s) {
-  return std::holds_alternative<CacheReadStep>(s) || std::holds_alternative<CacheWriteStep>(s) ||
-         std::holds_alternative<RfactorStep>(s) || std::holds_alternative<LayoutRewriteStep>(s);
+  return std::visit([](const auto& st) { return StepTraits<std::decay_t<decltype(st)>>::kind.changes_dag; }, s);
 }
 
 namespace {
@@ -37,46 +39,40 @@ std::string ints(const std::vector<T>& v) {
 }
 }  // namespace
 
+namespace {
+// The printed arguments after the stage, each led by ", ".
+std::string args(const SplitStep& st) {
+  return ", " + st.iter + ", " + ints(st.lengths) + (st.inner_to_outer ? "" : ", nparts");
+}
+std::string args(const FollowSplitStep& st) {
+  return ", " + st.iter + ", step " + std::to_string(st.src_step) + ", " + std::to_string(st.n_split);
+}
+std::string args(const FollowFusedSplitStep& st) {
+  return ", " + st.iter + ", steps " + ints(st.src_steps) + ", level " + std::to_string(st.level) +
+         (st.factor_or_nparts ? ", factor" : ", nparts");
+}
+std::string args(const FuseStep& st) { return ", " + names(st.iters); }
+std::string args(const ReorderStep& st) { return ", " + names(st.order); }
+std::string args(const AnnotationStep& st) { return ", " + st.iter; }
+std::string args(const AutoUnrollStep& st) { return ", " + std::to_string(st.max_step); }
+std::string args(const ComputeAtStep& st) { return ", " + st.target_stage + ", " + st.target_iter; }
+std::string args(const ComputeInlineStep&) { return ""; }
+std::string args(const ComputeRootStep&) { return ""; }
+std::string args(const CacheReadStep& st) { return ", " + st.scope + ", " + names(st.readers); }
+std::string args(const CacheWriteStep& st) { return ", " + st.scope; }
+std::string args(const RfactorStep& st) { return ", " + st.iter + ", " + std::to_string(st.factor_axis); }
+std::string args(const LayoutRewriteStep& st) { return ", " + st.placeholder; }
+
+// An annotation prints as what it does, e.g. `parallel(C, i)`, rather than `annotate(...)`.
+template <class T>
+std::string printedName(const T&) {
+  return StepTraits<T>::kind.name;
+}
+std::string printedName(const AnnotationStep& st) { return annotationName(st.annotation); }
+}  // namespace
+
 std::string stepToString(const Step& s) {
-  return std::visit(
-      Overload{
-          [](const SplitStep& st) {
-            return "split(" + st.stage + ", " + st.iter + ", " + ints(st.lengths) +
-                   (st.inner_to_outer ? "" : ", nparts") + ")";
-          },
-          [](const FollowSplitStep& st) {
-            return "follow_split(" + st.stage + ", " + st.iter + ", step " + std::to_string(st.src_step) +
-                   ", " + std::to_string(st.n_split) + ")";
-          },
-          [](const FollowFusedSplitStep& st) {
-            return "follow_fused_split(" + st.stage + ", " + st.iter + ", steps " + ints(st.src_steps) +
-                   ", level " + std::to_string(st.level) + (st.factor_or_nparts ? ", factor" : ", nparts") + ")";
-          },
-          [](const FuseStep& st) { return "fuse(" + st.stage + ", " + names(st.iters) + ")"; },
-          [](const ReorderStep& st) { return "reorder(" + st.stage + ", " + names(st.order) + ")"; },
-          [](const AnnotationStep& st) {
-            return std::string(annotationName(st.annotation)) + "(" + st.stage + ", " + st.iter + ")";
-          },
-          [](const AutoUnrollStep& st) {
-            return "auto_unroll(" + st.stage + ", " + std::to_string(st.max_step) + ")";
-          },
-          [](const ComputeAtStep& st) {
-            return "compute_at(" + st.stage + ", " + st.target_stage + ", " + st.target_iter + ")";
-          },
-          [](const ComputeInlineStep& st) { return "compute_inline(" + st.stage + ")"; },
-          [](const ComputeRootStep& st) { return "compute_root(" + st.stage + ")"; },
-          [](const CacheReadStep& st) {
-            return "cache_read(" + st.stage + ", " + st.scope + ", " + names(st.readers) + ")";
-          },
-          [](const CacheWriteStep& st) { return "cache_write(" + st.stage + ", " + st.scope + ")"; },
-          [](const RfactorStep& st) {
-            return "rfactor(" + st.stage + ", " + st.iter + ", " + std::to_string(st.factor_axis) + ")";
-          },
-          [](const LayoutRewriteStep& st) {
-            return "layout_rewrite(" + st.stage + ", " + st.placeholder + ")";
-          },
-      },
-      s);
+  return std::visit([](const auto& st) { return printedName(st) + "(" + st.stage + args(st) + ")"; }, s);
 }
 
 }  // namespace ttune::schedule

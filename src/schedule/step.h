@@ -8,15 +8,19 @@
 // `i.n`; fusing `a`, `b` gives `a@b@`; cache stages are `<op>.local`/`<op>.<scope>`; rfactor adds
 // `<op>.rf`.
 //
-// How to add a step: (1) define its struct here and add it to Step; (2) implement its replay in
-// state_apply.cc (applyStep's visitor); (3) its printing in step.cc (stepToString); (4) its JSON
-// fields in record.cc (stepToJson / stepFromJson) — the compiler flags any missing visitor arm;
-// (5) test its semantics, its failure reasons and its record round-trip.
+// How to add a step: (1) define its struct here, add it to Step and give it StepTraits (its name
+// and whether it changes the DAG); (2) implement its replay in state_apply.cc (applyStep's
+// visitor); (3) its printing in step.cc (stepToString); (4) its JSON fields in record.cc
+// (writeFields / readFields) — the compiler flags any missing arm; (5) test its semantics, its
+// failure reasons and its record round-trip.
 #pragma once
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -117,8 +121,46 @@ using Step = std::variant<SplitStep, FollowSplitStep, FollowFusedSplitStep, Fuse
                           ComputeRootStep, CacheReadStep, CacheWriteStep, RfactorStep,
                           LayoutRewriteStep>;
 
+// Per-kind traits, one specialization of StepTraits per Step alternative: `name` is the kind's
+// name, written to and read from records (the bank format: never rename one) and printed by
+// stepToString; `changes_dag` marks steps that add stages or tensors. kStepKinds instantiates every
+// specialization, so a kind without one does not compile instead of falling through a default.
+struct StepKind {
+  const char* name;
+  bool changes_dag;
+};
+template <class T>
+struct StepTraits;
+template <> struct StepTraits<SplitStep> { static constexpr StepKind kind{"split", false}; };
+template <> struct StepTraits<FollowSplitStep> { static constexpr StepKind kind{"follow_split", false}; };
+template <> struct StepTraits<FollowFusedSplitStep> { static constexpr StepKind kind{"follow_fused_split", false}; };
+template <> struct StepTraits<FuseStep> { static constexpr StepKind kind{"fuse", false}; };
+template <> struct StepTraits<ReorderStep> { static constexpr StepKind kind{"reorder", false}; };
+template <> struct StepTraits<AnnotationStep> { static constexpr StepKind kind{"annotate", false}; };
+template <> struct StepTraits<AutoUnrollStep> { static constexpr StepKind kind{"auto_unroll", false}; };
+template <> struct StepTraits<ComputeAtStep> { static constexpr StepKind kind{"compute_at", false}; };
+template <> struct StepTraits<ComputeInlineStep> { static constexpr StepKind kind{"compute_inline", false}; };
+template <> struct StepTraits<ComputeRootStep> { static constexpr StepKind kind{"compute_root", false}; };
+template <> struct StepTraits<CacheReadStep> { static constexpr StepKind kind{"cache_read", true}; };
+template <> struct StepTraits<CacheWriteStep> { static constexpr StepKind kind{"cache_write", true}; };
+template <> struct StepTraits<RfactorStep> { static constexpr StepKind kind{"rfactor", true}; };
+template <> struct StepTraits<LayoutRewriteStep> { static constexpr StepKind kind{"layout_rewrite", true}; };
+
+// The traits as a table indexed by Step::index(), built from the variant's alternatives in order.
+namespace detail {
+template <size_t... I>
+constexpr std::array<StepKind, sizeof...(I)> stepKindTable(std::index_sequence<I...>) {
+  return {StepTraits<std::variant_alternative_t<I, Step>>::kind...};
+}
+}  // namespace detail
+inline constexpr std::array<StepKind, std::variant_size_v<Step>> kStepKinds =
+    detail::stepKindTable(std::make_index_sequence<std::variant_size_v<Step>>{});
+static_assert(kStepKinds.size() == std::variant_size_v<Step>, "every Step alternative needs StepTraits");
+
 // The stage a step acts on.
 const std::string& stepStage(const Step& s);
+// The kind's name, as in records (StepTraits::name).
+const char* stepKindName(const Step& s);
 // True for steps that change the DAG (add stages or tensors).
 bool changesDag(const Step& s);
 // One line, e.g. `split(C, i, [4, 8])`.

@@ -74,6 +74,75 @@ void addNearestClassCandidates(const std::vector<const graph::Kernel*>& ks, cons
   }
 }
 
+// The sources: every source model's share of the untuned time its candidates cover; in auto
+// mode only the best one's candidates stay. Sets res.source_scores and res.sources.
+void pickSources(TransferResult& res, std::vector<std::vector<Record>>& found, const std::vector<double>& untuned,
+                 const TransferOptions& opt) {
+  res.source_scores = scoreSources(found, untuned);
+  if (opt.source_mode == SourceMode::Auto && !res.source_scores.empty()) {
+    const std::string& pick = res.source_scores.front().first;
+    for (auto& f : found) std::erase_if(f, [&](const Record& r) { return r.provenance.model != pick; });
+  }
+  std::set<std::string> used;
+  for (const auto& f : found)
+    for (const Record& r : f) used.insert(r.provenance.model);
+  res.sources.assign(used.begin(), used.end());
+}
+
+// For a transfer that ranks its top k with a cost model: one trained on every record of the
+// candidates' source kernels; null when not ranking that way or with too few records.
+std::unique_ptr<autotune::XGBoostModel> rankerFor(const std::vector<std::vector<Record>>& found, const store::Bank& bank,
+                                                  const TransferOptions& opt) {
+  if (opt.top_k <= 0 || opt.rank != Rank::CostModel) return nullptr;
+  std::set<std::string> keys;
+  for (const auto& f : found)
+    for (const Record& r : f) keys.insert(r.workload_key);
+  store::RecordQuery q;
+  std::vector<Record> all_source;
+  for (const std::string& k : keys) {
+    q.workload_key = k;
+    for (Record& r : bank.records(q)) all_source.push_back(std::move(r));
+  }
+  std::unique_ptr<autotune::XGBoostModel> ranker = trainRanker(all_source, opt.source_dag);
+  if (!ranker) logInfo("transfer: too few source records to rank candidates; measuring them all");
+  return ranker;
+}
+
+// What each kernel measures: its candidates built for the target, cut to the top k and to what
+// is left of the budget, kernels in `order`. It depends on no measurement (the budget only
+// counts), so it is chosen first and built in batches of several kernels' candidates: built
+// kernel by kernel, a ranked transfer's 4 candidates kept one build process waiting for the
+// other at every kernel. Fills each outcome's candidate, nearest-class and build-failure counts.
+std::vector<std::vector<Candidate>> chooseCandidates(const std::vector<graph::TunableKernel>& todo,
+                                                     const std::vector<size_t>& order,
+                                                     const std::vector<std::vector<Record>>& found,
+                                                     const std::vector<std::string>& via_class,
+                                                     autotune::XGBoostModel* ranker, const store::Bank& bank,
+                                                     const TransferOptions& opt, TransferResult& res) {
+  auto flops_of = [&bank](const std::string& key) {
+    auto w = bank.workload(key);
+    return w && w->flops ? *w->flops : 0.0;
+  };
+  int64_t left = opt.budget > 0 ? opt.budget : std::numeric_limits<int64_t>::max();
+  std::vector<std::vector<Candidate>> chosen(todo.size());
+  for (size_t i : order) {
+    const graph::Kernel& k = *todo[i].kernel;
+    KernelOutcome& out = res.kernels[i];
+    out.candidates = static_cast<int>(found[i].size());
+    out.nearest_class = via_class[i];
+    BuildStats bs;
+    std::vector<Candidate> cands = buildCandidates(k, found[i], opt.adapt, opt.measure.target, &bs);
+    out.failed += bs.failed;
+    out.other_isa += bs.other_isa;
+    if (ranker && opt.top_k > 0) cands = topRanked(k, std::move(cands), *ranker, opt.top_k);
+    if (opt.top_k > 0 && opt.rank == Rank::Prior) cands = topByPrior(k, std::move(cands), flops_of, opt.top_k);
+    if (static_cast<int64_t>(cands.size()) > left) cands.resize(static_cast<size_t>(left));
+    left -= static_cast<int64_t>(cands.size());
+    chosen[i] = std::move(cands);
+  }
+  return chosen;
+}
+
 }  // namespace
 
 TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const store::Bank& bank, const TransferOptions& opt,
@@ -151,61 +220,14 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
     if (sink) sink(recs);
   }
 
-  // Sources.
-  res.source_scores = scoreSources(found, untuned);
-  if (opt.source_mode == SourceMode::Auto && !res.source_scores.empty()) {
-    const std::string& pick = res.source_scores.front().first;
-    for (auto& f : found) std::erase_if(f, [&](const Record& r) { return r.provenance.model != pick; });
-  }
-  std::set<std::string> used;
-  for (const auto& f : found)
-    for (const Record& r : f) used.insert(r.provenance.model);
-  res.sources.assign(used.begin(), used.end());
-
-  std::unique_ptr<autotune::XGBoostModel> ranker;
-  if (opt.top_k > 0 && opt.rank == Rank::CostModel) {
-    std::set<std::string> keys;
-    for (const auto& f : found)
-      for (const Record& r : f) keys.insert(r.workload_key);
-    store::RecordQuery q;
-    std::vector<Record> all_source;
-    for (const std::string& k : keys) {
-      q.workload_key = k;
-      for (Record& r : bank.records(q)) all_source.push_back(std::move(r));
-    }
-    ranker = trainRanker(all_source, opt.source_dag);
-    if (!ranker) logInfo("transfer: too few source records to rank candidates; measuring them all");
-  }
-
-  auto flops_of = [&bank](const std::string& key) {
-    auto w = bank.workload(key);
-    return w && w->flops ? *w->flops : 0.0;
-  };
+  pickSources(res, found, untuned, opt);
+  std::unique_ptr<autotune::XGBoostModel> ranker = rankerFor(found, bank, opt);
 
   // Kernels by untuned time (a failed default first: any working candidate helps).
   std::vector<size_t> order(todo.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return untuned[a] > untuned[b]; });
-  // What each kernel measures depends on no measurement (the budget only counts), so it is
-  // chosen first and built in batches of several kernels' candidates: built kernel by kernel, a
-  // ranked transfer's 4 candidates kept one build process waiting for the other at every kernel.
-  int64_t left = opt.budget > 0 ? opt.budget : std::numeric_limits<int64_t>::max();
-  std::vector<std::vector<Candidate>> chosen(todo.size());
-  for (size_t i : order) {
-    const graph::Kernel& k = *todo[i].kernel;
-    KernelOutcome& out = res.kernels[i];
-    out.candidates = static_cast<int>(found[i].size());
-    out.nearest_class = via_class[i];
-    BuildStats bs;
-    std::vector<Candidate> cands = buildCandidates(k, found[i], opt.adapt, code, &bs);
-    out.failed += bs.failed;
-    out.other_isa += bs.other_isa;
-    if (ranker && opt.top_k > 0) cands = topRanked(k, std::move(cands), *ranker, opt.top_k);
-    if (opt.top_k > 0 && opt.rank == Rank::Prior) cands = topByPrior(k, std::move(cands), flops_of, opt.top_k);
-    if (static_cast<int64_t>(cands.size()) > left) cands.resize(static_cast<size_t>(left));
-    left -= static_cast<int64_t>(cands.size());
-    chosen[i] = std::move(cands);
-  }
+  std::vector<std::vector<Candidate>> chosen = chooseCandidates(todo, order, found, via_class, ranker.get(), bank, opt, res);
 
   constexpr size_t kBuildBatch = 32;  // candidates; bounds the object code held at once
   int done = 0;

@@ -145,6 +145,146 @@ Tolerance toleranceFor(const std::string& name, const runtime::NDArray& expected
   return t;
 }
 
+// The case's inputs by graph input name (graph inputs that are not initializers, in order);
+// a reason when one cannot be read.
+std::string readCaseInputs(const onnx::ModelProto& model, const fs::path& data,
+                           std::map<std::string, onnx::TensorProto>& case_inputs) {
+  std::set<std::string> initializers;
+  for (const onnx::TensorProto& t : model.graph().initializer()) initializers.insert(t.name());
+  int k = 0;
+  for (const onnx::ValueInfoProto& v : model.graph().input()) {
+    if (initializers.count(v.name())) continue;
+    onnx::TensorProto t;
+    if (!readProto(data / ("input_" + std::to_string(k++) + ".pb"), t)) return "cannot read the data of input " + v.name();
+    case_inputs[v.name()] = t;
+  }
+  return "";
+}
+
+// Imports the model into g; inputs that must be constants (shapes, axes, pads fed at run time, or
+// empty tensors standing for absent optional inputs) are bound to the case's values, as a
+// deployment with static shapes would. Returns the importer's final error, or "" on success.
+std::string importBinding(const onnx::ModelProto& model, std::map<std::string, onnx::TensorProto>& case_inputs,
+                          graph::Graph& g, OnnxOptions& options) {
+  static const std::regex runtime_input(R"re(input "([^"]+)" (is computed at run time|has an empty dimension))re");
+  static const std::regex derived_from(R"re(is computed at run time \(from the model inputs? ([^)]+)\))re");
+  static const std::regex quoted(R"re("([^"]+)")re");
+  for (;;) {
+    try {
+      g = importOnnxModel(model, options);
+      return "";
+    } catch (const Error& e) {
+      std::string msg = e.what();
+      // The value itself, or the model inputs the message says it is computed from.
+      std::vector<std::string> names;
+      std::smatch m;
+      if (std::regex_search(msg, m, derived_from)) {
+        std::string list = m[1];
+        for (std::sregex_iterator it(list.begin(), list.end(), quoted), end; it != end; ++it) names.push_back((*it)[1]);
+      } else if (std::regex_search(msg, m, runtime_input)) {
+        names.push_back(m[1]);
+      }
+      bool bound_more = false;
+      try {
+        for (const std::string& n : names)
+          if (case_inputs.count(n) && !options.constant_inputs.count(n)) {
+            options.constant_inputs[n] = tensorFromProto(case_inputs[n]);
+            bound_more = true;
+          }
+      } catch (const Error&) {  // e.g. an empty axes tensor: keep the original rejection
+        bound_more = false;
+      }
+      if (!bound_more) return msg;
+    }
+  }
+}
+
+// The graph's inputs from the case's data; a reason when one is missing or does not fit.
+std::string graphInputs(const graph::Graph& g, std::map<std::string, onnx::TensorProto>& case_inputs,
+                        std::vector<runtime::NDArray>& inputs) {
+  for (int id : g.inputs()) {
+    const std::string& n = g.value(id).name;
+    if (!case_inputs.count(n)) return "no data for input " + n;
+    inputs.push_back(testing::caseInput(g, id, tensorFromProto(case_inputs[n])));
+    if (inputs.back().shape() != g.value(id).shape || inputs.back().dtype() != g.value(id).dtype)
+      return "the data of input " + n + " is " + describe(inputs.back()) + " but the graph takes " +
+             te::dtypeName(g.value(id).dtype) + te::shapeToString(g.value(id).shape);
+  }
+  return "";
+}
+
+// The reference evaluation's outputs against the case's expected ones (toleranceFor); a reason
+// when one differs.
+std::string checkExpected(const std::string& name, const fs::path& data, const std::vector<runtime::NDArray>& outs) {
+  for (size_t i = 0; i < outs.size(); ++i) {
+    onnx::TensorProto t;
+    if (!readProto(data / ("output_" + std::to_string(i) + ".pb"), t)) return "cannot read output_" + std::to_string(i) + ".pb";
+    runtime::NDArray expected = testing::asBf16If(tensorFromProto(t), outs[i].dtype());
+    if (expected.shape() != outs[i].shape() || expected.dtype() != outs[i].dtype())
+      return "output " + std::to_string(i) + " is " + describe(outs[i]) + ", expected " + describe(expected);
+    Tolerance tol = toleranceFor(name, expected);
+    runtime::Comparison cmp = runtime::compare(outs[i], expected, tol.abs, tol.rel);
+    if (!cmp.ok()) {
+      std::ostringstream os;
+      os << "output " << i << ": " << cmp.mismatches << " mismatches, " << cmp.non_finite
+         << " non-finite, max abs err " << cmp.max_abs_err << ", max rel err " << cmp.max_rel_err;
+      return os.str();
+    }
+  }
+  return "";
+}
+
+// The same graph compiled as `ttune run` would (optimized, fused, default schedules) against the
+// reference outputs; a reason when it fails or differs.
+std::string checkCompiled(const graph::Graph& g, const std::vector<runtime::NDArray>& inputs,
+                          const std::vector<runtime::NDArray>& outs) {
+  try {
+    graph::Graph og = g;
+    graph::optimizeGraph(og);
+    executor::CompiledModel m = executor::CompiledModel::compile(og);
+    std::vector<runtime::NDArray> compiled = m.run(inputs);
+    for (size_t i = 0; i < outs.size() && i < compiled.size(); ++i) {
+      runtime::Comparison cmp = runtime::compare(compiled[i], outs[i], 1e-5, 1e-4);
+      if (compiled[i].shape() != outs[i].shape() || !cmp.ok()) {
+        std::ostringstream os;
+        os << "compiled output " << i << " differs from the reference: " << cmp.mismatches << " mismatches, max abs err "
+           << cmp.max_abs_err;
+        return os.str();
+      }
+    }
+    if (compiled.size() != outs.size())
+      return "the compiled graph has " + std::to_string(compiled.size()) + " outputs, not " + std::to_string(outs.size());
+  } catch (const Error& e) {
+    return std::string("compiling failed: ") + e.what();
+  }
+  return "";
+}
+
+// A bound case again with the bound inputs given at run time, stage by stage
+// (executor::StagedModel): a wrong result fails the case (the reason); an error (e.g. an empty
+// bound input as a run-time tensor) leaves it a bound pass. `staged`: the staged run matched.
+std::string checkStaged(const onnx::ModelProto& model, const fs::path& dir,
+                        const std::map<std::string, onnx::TensorProto>& case_inputs,
+                        const std::vector<runtime::NDArray>& outs, bool& staged) {
+  std::vector<runtime::NDArray> outs_staged;
+  try {
+    executor::StagedModel sm(model, dir.string(), {}, {}, {});
+    std::vector<runtime::NDArray> ins;
+    for (const std::string& n : sm.inputNames()) ins.push_back(tensorFromProto(case_inputs.at(n)));
+    outs_staged = sm.run(ins);
+  } catch (const Error&) {
+    outs_staged.clear();
+  }
+  if (outs_staged.empty()) return "";
+  for (size_t i = 0; i < outs.size(); ++i) {
+    runtime::Comparison cmp = runtime::compare(outs_staged.at(i), outs[i], 1e-5, 1e-4);
+    if (outs_staged.size() != outs.size() || outs_staged[i].shape() != outs[i].shape() || !cmp.ok())
+      return "the staged run's output " + std::to_string(i) + " differs from the reference";
+  }
+  staged = true;
+  return "";
+}
+
 CaseResult runCase(const std::string& name) {
   CaseResult r;
   fs::path dir = fs::path(dataDir()) / name;
@@ -186,79 +326,26 @@ CaseResult runCase(const std::string& name) {
     return r;
   }
 
-  // The case's inputs by graph input name (graph inputs that are not initializers, in order).
   fs::path data = dir / "test_data_set_0";
-  std::set<std::string> initializers;
-  for (const onnx::TensorProto& t : model.graph().initializer()) initializers.insert(t.name());
   std::map<std::string, onnx::TensorProto> case_inputs;
-  int k = 0;
-  for (const onnx::ValueInfoProto& v : model.graph().input()) {
-    if (initializers.count(v.name())) continue;
-    onnx::TensorProto t;
-    if (!readProto(data / ("input_" + std::to_string(k++) + ".pb"), t)) {
-      r.reason = "cannot read the data of input " + v.name();
-      r.outcome = Outcome::Fail;
-      return r;
-    }
-    case_inputs[v.name()] = t;
+  r.reason = readCaseInputs(model, data, case_inputs);
+  if (!r.reason.empty()) {
+    r.outcome = Outcome::Fail;
+    return r;
   }
-
-  // Import; inputs that must be constants (shapes, axes, pads fed at run time, or empty tensors
-  // standing for absent optional inputs) are bound to the case's values, as a deployment with
-  // static shapes would.
   graph::Graph g;
   OnnxOptions options;
-  static const std::regex runtime_input(R"re(input "([^"]+)" (is computed at run time|has an empty dimension))re");
-  static const std::regex derived_from(R"re(is computed at run time \(from the model inputs? ([^)]+)\))re");
-  static const std::regex quoted(R"re("([^"]+)")re");
-  for (;;) {
-    try {
-      g = importOnnxModel(model, options);
-      break;
-    } catch (const Error& e) {
-      std::string msg = e.what();
-      // The value itself, or the model inputs the message says it is computed from.
-      std::vector<std::string> names;
-      std::smatch m;
-      if (std::regex_search(msg, m, derived_from)) {
-        std::string list = m[1];
-        for (std::sregex_iterator it(list.begin(), list.end(), quoted), end; it != end; ++it) names.push_back((*it)[1]);
-      } else if (std::regex_search(msg, m, runtime_input)) {
-        names.push_back(m[1]);
-      }
-      bool bound_more = false;
-      try {
-        for (const std::string& n : names)
-          if (case_inputs.count(n) && !options.constant_inputs.count(n)) {
-            options.constant_inputs[n] = tensorFromProto(case_inputs[n]);
-            bound_more = true;
-          }
-      } catch (const Error&) {  // e.g. an empty axes tensor: keep the original rejection
-        bound_more = false;
-      }
-      if (bound_more) continue;
-      r.reason = msg;
-      r.outcome = isClearError(msg) ? Outcome::Rejected : Outcome::Fail;
-      if (r.outcome == Outcome::Fail) r.reason = "unclear error message: " + msg;
-      return r;
-    }
+  if (std::string msg = importBinding(model, case_inputs, g, options); !msg.empty()) {
+    r.reason = msg;
+    r.outcome = isClearError(msg) ? Outcome::Rejected : Outcome::Fail;
+    if (r.outcome == Outcome::Fail) r.reason = "unclear error message: " + msg;
+    return r;
   }
   r.bound = !options.constant_inputs.empty();
   r.outcome = Outcome::Fail;
   std::vector<runtime::NDArray> inputs;
-  for (int id : g.inputs()) {
-    const std::string& n = g.value(id).name;
-    if (!case_inputs.count(n)) {
-      r.reason = "no data for input " + n;
-      return r;
-    }
-    inputs.push_back(testing::caseInput(g, id, tensorFromProto(case_inputs[n])));
-    if (inputs.back().shape() != g.value(id).shape || inputs.back().dtype() != g.value(id).dtype) {
-      r.reason = "the data of input " + n + " is " + describe(inputs.back()) + " but the graph takes " +
-                 te::dtypeName(g.value(id).dtype) + te::shapeToString(g.value(id).shape);
-      return r;
-    }
-  }
+  r.reason = graphInputs(g, case_inputs, inputs);
+  if (!r.reason.empty()) return r;
   std::vector<runtime::NDArray> outs;
   try {
     outs = graph::evaluateGraph(g, inputs);
@@ -266,76 +353,10 @@ CaseResult runCase(const std::string& name) {
     r.reason = std::string("evaluation failed: ") + e.what();
     return r;
   }
-  for (size_t i = 0; i < outs.size(); ++i) {
-    onnx::TensorProto t;
-    if (!readProto(data / ("output_" + std::to_string(i) + ".pb"), t)) {
-      r.reason = "cannot read output_" + std::to_string(i) + ".pb";
-      return r;
-    }
-    runtime::NDArray expected = testing::asBf16If(tensorFromProto(t), outs[i].dtype());
-    if (expected.shape() != outs[i].shape() || expected.dtype() != outs[i].dtype()) {
-      r.reason = "output " + std::to_string(i) + " is " + describe(outs[i]) + ", expected " + describe(expected);
-      return r;
-    }
-    Tolerance tol = toleranceFor(name, expected);
-    runtime::Comparison cmp = runtime::compare(outs[i], expected, tol.abs, tol.rel);
-    if (!cmp.ok()) {
-      std::ostringstream os;
-      os << "output " << i << ": " << cmp.mismatches << " mismatches, " << cmp.non_finite
-         << " non-finite, max abs err " << cmp.max_abs_err << ", max rel err " << cmp.max_rel_err;
-      r.reason = os.str();
-      return r;
-    }
-  }
-  // The same graph compiled as `ttune run` would (optimized, fused, default schedules).
-  try {
-    graph::Graph og = g;
-    graph::optimizeGraph(og);
-    executor::CompiledModel m = executor::CompiledModel::compile(og);
-    std::vector<runtime::NDArray> compiled = m.run(inputs);
-    for (size_t i = 0; i < outs.size() && i < compiled.size(); ++i) {
-      runtime::Comparison cmp = runtime::compare(compiled[i], outs[i], 1e-5, 1e-4);
-      if (compiled[i].shape() != outs[i].shape() || !cmp.ok()) {
-        std::ostringstream os;
-        os << "compiled output " << i << " differs from the reference: " << cmp.mismatches << " mismatches, max abs err "
-           << cmp.max_abs_err;
-        r.reason = os.str();
-        return r;
-      }
-    }
-    if (compiled.size() != outs.size()) {
-      r.reason = "the compiled graph has " + std::to_string(compiled.size()) + " outputs, not " + std::to_string(outs.size());
-      return r;
-    }
-  } catch (const Error& e) {
-    r.reason = std::string("compiling failed: ") + e.what();
-    return r;
-  }
-  // A bound case again with the bound inputs given at run time, stage by stage
-  // (executor::StagedModel): a wrong result fails the case; an error (e.g. an empty bound input
-  // as a run-time tensor) leaves it a bound pass.
-  if (r.bound) {
-    std::vector<runtime::NDArray> outs_staged;
-    try {
-      executor::StagedModel sm(model, dir.string(), {}, {}, {});
-      std::vector<runtime::NDArray> ins;
-      for (const std::string& n : sm.inputNames()) ins.push_back(tensorFromProto(case_inputs.at(n)));
-      outs_staged = sm.run(ins);
-    } catch (const Error&) {
-      outs_staged.clear();
-    }
-    if (!outs_staged.empty()) {
-      for (size_t i = 0; i < outs.size(); ++i) {
-        runtime::Comparison cmp = runtime::compare(outs_staged.at(i), outs[i], 1e-5, 1e-4);
-        if (outs_staged.size() != outs.size() || outs_staged[i].shape() != outs[i].shape() || !cmp.ok()) {
-          r.outcome = Outcome::Fail;
-          r.reason = "the staged run's output " + std::to_string(i) + " differs from the reference";
-          return r;
-        }
-      }
-      r.staged = true;
-    }
-  }
+  r.reason = checkExpected(name, data, outs);
+  if (r.reason.empty()) r.reason = checkCompiled(g, inputs, outs);
+  if (r.reason.empty() && r.bound) r.reason = checkStaged(model, dir, case_inputs, outs, r.staged);
+  if (!r.reason.empty()) return r;
   r.outcome = Outcome::Pass;
   return r;
 }
