@@ -10,6 +10,7 @@
 #include "schedule/state.h"
 #include "te/arith.h"
 #include "te/expr_functor.h"
+#include "schedule/names.h"
 
 namespace ttune::schedule {
 
@@ -19,9 +20,7 @@ std::string fuseOuter(std::vector<Step>& steps, const std::string& stage, const 
   if (outer.empty()) return "";
   if (outer.size() == 1) return outer[0];
   steps.push_back(FuseStep{stage, outer});
-  std::string n;
-  for (const std::string& o : outer) n += o + "@";
-  return n;
+  return names::fused(outer);
 }
 
 std::vector<std::string> parallelPrefix(const std::vector<std::pair<std::string, int64_t>>& axes, int64_t min_parallel) {
@@ -126,8 +125,8 @@ void permutedStage(std::vector<Step>& steps, const te::ComputeOp& c, int64_t blo
   std::string inner = last.name();
   if (block < last.extent) {
     steps.push_back(SplitStep{name, last.name(), last.extent, {block}, true});
-    outer.push_back({last.name() + ".0", last.extent / block});
-    inner = last.name() + ".1";
+    outer.push_back({names::splitPart(last.name(), 0), last.extent / block});
+    inner = names::splitPart(last.name(), 1);
   }
   std::string par = fuseOuter(steps, name, parallelPrefix(outer, opt.min_parallel));
   if (!par.empty()) steps.push_back(AnnotationStep{name, par, IterAnnotation::Parallel});
@@ -151,8 +150,8 @@ void transposeStage(std::vector<Step>& steps, const te::ComputeOp& c, int a, con
       return;
     }
     steps.push_back(SplitStep{name, iv.name(), iv.extent, {block}, true});
-    outer.push_back({iv.name() + ".0", (iv.extent + block - 1) / block});
-    inner.push_back(iv.name() + ".1");
+    outer.push_back({names::splitPart(iv.name(), 0), (iv.extent + block - 1) / block});
+    inner.push_back(names::splitPart(iv.name(), 1));
   };
   for (int d = 0; d + 1 < static_cast<int>(c.axes.size()); ++d)
     if (d != a) outer.push_back({c.axes[d].name(), c.axes[d].extent});
@@ -180,8 +179,8 @@ void plainStage(std::vector<Step>& steps, const te::Operation& op, const Default
   std::vector<std::string> order;
   if (last.extent > vector_lanes) {
     steps.push_back(SplitStep{name, last.name(), last.extent, {vector_lanes}, true});
-    outer.push_back({last.name() + ".0", (last.extent + vector_lanes - 1) / vector_lanes});
-    vec = last.name() + ".1";
+    outer.push_back({names::splitPart(last.name(), 0), (last.extent + vector_lanes - 1) / vector_lanes});
+    vec = names::splitPart(last.name(), 1);
   } else if (last.extent > 1) {
     vec = last.name();
   } else {
@@ -235,16 +234,17 @@ void winogradInputStage(std::vector<Step>& steps, const te::ComputeOp& c, const 
   int64_t blocks = 1;
   if (C > lanes) {
     steps.push_back(SplitStep{name, ci, C, {lanes}, true});
-    order.push_back(ci + ".0");
-    vec = ci + ".1";
+    order.push_back(names::splitPart(ci, 0));
+    vec = names::splitPart(ci, 1);
     blocks = (C + lanes - 1) / lanes;
   }
   order.insert(order.end(), {eps, nu, vec});
   steps.push_back(ReorderStep{name, order});
   std::string par = p;
   if (blocks > 1) {
-    steps.push_back(FuseStep{name, {p, ci + ".0"}});
-    par = p + "@" + ci + ".0@";
+    const std::vector<std::string> fused = {p, names::splitPart(ci, 0)};
+    steps.push_back(FuseStep{name, fused});
+    par = names::fused(fused);
   }
   steps.push_back(AnnotationStep{name, par, IterAnnotation::Parallel});
   steps.push_back(AnnotationStep{name, eps, IterAnnotation::Unroll});
@@ -262,22 +262,20 @@ void winogradOutputStage(std::vector<Step>& steps, const te::ComputeOp& c, const
   int64_t K = c.axes[3].extent;
   steps.push_back(SplitStep{name, yy, c.axes[1].extent, {m}, true});
   steps.push_back(SplitStep{name, xx, c.axes[2].extent, {m}, true});
-  std::vector<std::string> outer = {nn, yy + ".0", xx + ".0"};
+  std::vector<std::string> outer = {nn, names::splitPart(yy, 0), names::splitPart(xx, 0)};
   std::string vec = ff;
   if (K > lanes) {
     steps.push_back(SplitStep{name, ff, K, {lanes}, true});
-    outer.push_back(ff + ".0");
-    vec = ff + ".1";
+    outer.push_back(names::splitPart(ff, 0));
+    vec = names::splitPart(ff, 1);
   }
   std::vector<std::string> order = outer;
-  order.insert(order.end(), {yy + ".1", xx + ".1", vec});
+  order.insert(order.end(), {names::splitPart(yy, 1), names::splitPart(xx, 1), vec});
   steps.push_back(ReorderStep{name, order});
   steps.push_back(FuseStep{name, outer});
-  std::string par;
-  for (const std::string& o : outer) par += o + "@";
-  steps.push_back(AnnotationStep{name, par, IterAnnotation::Parallel});
-  steps.push_back(AnnotationStep{name, yy + ".1", IterAnnotation::Unroll});
-  steps.push_back(AnnotationStep{name, xx + ".1", IterAnnotation::Unroll});
+  steps.push_back(AnnotationStep{name, names::fused(outer), IterAnnotation::Parallel});
+  steps.push_back(AnnotationStep{name, names::splitPart(yy, 1), IterAnnotation::Unroll});
+  steps.push_back(AnnotationStep{name, names::splitPart(xx, 1), IterAnnotation::Unroll});
   steps.push_back(AnnotationStep{name, vec, IterAnnotation::Vectorize});
 }
 

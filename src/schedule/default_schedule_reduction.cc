@@ -11,6 +11,7 @@
 #include "schedule/target.h"
 #include "te/arith.h"
 #include "te/expr_functor.h"
+#include "schedule/names.h"
 
 namespace ttune::schedule::default_schedule_detail {
 
@@ -186,7 +187,7 @@ bool rowReductionFits(const te::ComputeOp& c, int64_t lanes) {
 void rowReduction(std::vector<Step>& steps, const te::ComputeOp& c, const std::string& name, const DefaultScheduleOptions& opt) {
   const te::IterVar& r = c.reduceAxes()[0];
   const int64_t lanes = opt.target.lanes();
-  const std::string rf = name + ".rf", outer = r.name() + ".0", inner = r.name() + ".1";
+  const std::string rf = names::rfactorStage(name), outer = names::splitPart(r.name(), 0), inner = names::splitPart(r.name(), 1);
   steps.push_back(SplitStep{name, r.name(), r.extent, {lanes}, true});
   steps.push_back(RfactorStep{name, inner, static_cast<int>(c.axes.size())});
   std::vector<std::string> order;
@@ -222,7 +223,7 @@ void wholeReduction(std::vector<Step>& steps, const te::ComputeOp& c, const std:
   std::string fused = red[0];
   if (red.size() > 1) fused = fuseOuter(steps, name, red);
   steps.push_back(SplitStep{name, fused, reduceLength(c), {lanes}, true});
-  const std::string rf = name + ".rf", outer = fused + ".0", inner = fused + ".1";
+  const std::string rf = names::rfactorStage(name), outer = names::splitPart(fused, 0), inner = names::splitPart(fused, 1);
   steps.push_back(RfactorStep{name, inner, static_cast<int>(c.axes.size())});
   std::vector<std::string> order;
   for (const te::IterVar& iv : c.axes) order.push_back(iv.name());
@@ -428,10 +429,10 @@ TiledStage tileReductionStage(std::vector<Step>& steps, const te::ComputeOp& c, 
   }
   for (size_t d : outer_axes) {
     const std::string& a = c.axes[d].name();
-    outer.push_back(static_cast<int>(d) == r || static_cast<int>(d) == v ? a + ".0" : a);
+    outer.push_back(static_cast<int>(d) == r || static_cast<int>(d) == v ? names::splitPart(a, 0) : a);
   }
-  if (r >= 0) tile.push_back(c.axes[r].name() + ".1");
-  tile.push_back(c.axes[v].name() + ".1");
+  if (r >= 0) tile.push_back(names::splitPart(c.axes[r].name(), 1));
+  tile.push_back(names::splitPart(c.axes[v].name(), 1));
   for (const te::IterVar& iv : c.reduceAxes()) reduce.push_back(iv.name());
   // An int8 product: its innermost reduction axis in groups of the target's dot-product width,
   // the group loop inside the vector loop, so each vector of accumulators takes one dot-product
@@ -441,8 +442,8 @@ TiledStage tileReductionStage(std::vector<Step>& steps, const te::ComputeOp& c, 
   if (dot_group > 1) {
     const std::string a = reduce.back();
     steps.push_back(SplitStep{R, a, c.reduceAxes().back().extent, {dot_group}, true});
-    reduce.back() = a + ".0";
-    t.group_loop = a + ".1";
+    reduce.back() = names::splitPart(a, 0);
+    t.group_loop = names::splitPart(a, 1);
   }
   std::vector<std::string> order = outer;
   if (plan.elementwise && tile.size() == 2 && !reduce.empty()) {
@@ -474,28 +475,28 @@ void tileWriterStage(std::vector<Step>& steps, const te::ComputeOp& c, const te:
   for (size_t d : outer_axes) {
     const std::string& a = ec.axes[d].name();
     if (static_cast<int>(d) == r) {
-      eouter.push_back(a + ".0");
-      par.push_back({a + ".0", (c.axes[d].extent + plan.rows - 1) / plan.rows});
+      eouter.push_back(names::splitPart(a, 0));
+      par.push_back({names::splitPart(a, 0), (c.axes[d].extent + plan.rows - 1) / plan.rows});
     } else if (static_cast<int>(d) == v) {
-      eouter.push_back(a + ".0");
-      par.push_back({a + ".0", (c.axes[d].extent + plan.lanes - 1) / plan.lanes});
+      eouter.push_back(names::splitPart(a, 0));
+      par.push_back({names::splitPart(a, 0), (c.axes[d].extent + plan.lanes - 1) / plan.lanes});
     } else {
       eouter.push_back(a);
       par.push_back({a, c.axes[d].extent});
     }
   }
-  if (r >= 0) etile.push_back(ec.axes[r].name() + ".1");
-  etile.push_back(ec.axes[v].name() + ".1");
+  if (r >= 0) etile.push_back(names::splitPart(ec.axes[r].name(), 1));
+  etile.push_back(names::splitPart(ec.axes[v].name(), 1));
   std::vector<std::string> eorder = eouter;
   eorder.insert(eorder.end(), etile.begin(), etile.end());
   steps.push_back(ReorderStep{E, eorder});
   steps.push_back(ComputeAtStep{R, E, eouter.back()});
   std::string p = fuseOuter(steps, E, parallelPrefix(par, opt.min_parallel));
   if (!p.empty()) steps.push_back(AnnotationStep{E, p, IterAnnotation::Parallel});
-  if (r >= 0) steps.push_back(AnnotationStep{R, c.axes[r].name() + ".1", IterAnnotation::Unroll});
-  steps.push_back(AnnotationStep{R, c.axes[v].name() + ".1", IterAnnotation::Vectorize});
+  if (r >= 0) steps.push_back(AnnotationStep{R, names::splitPart(c.axes[r].name(), 1), IterAnnotation::Unroll});
+  steps.push_back(AnnotationStep{R, names::splitPart(c.axes[v].name(), 1), IterAnnotation::Vectorize});
   if (!t.group_loop.empty()) steps.push_back(AnnotationStep{R, t.group_loop, IterAnnotation::Unroll});
-  steps.push_back(AnnotationStep{E, ec.axes[v].name() + ".1", IterAnnotation::Vectorize});
+  steps.push_back(AnnotationStep{E, names::splitPart(ec.axes[v].name(), 1), IterAnnotation::Vectorize});
 }
 
 // Constant weights are packed in the tile's loop order at load time (when the tiling allows it:
@@ -525,9 +526,9 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   if (consumer >= 0) {
     E = dag.op(consumer).name();
   } else {
-    steps.push_back(CacheWriteStep{R, "local"});
+    steps.push_back(CacheWriteStep{R, std::string(names::kLocalScope)});
     E = R;
-    R = R + ".local";
+    R = names::cacheStage(R, names::kLocalScope);
   }
   TilePlan plan;
   pickVectorAxis(plan, c, opt.target.lanes());
