@@ -4,6 +4,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 
 #include "support/assert.h"
@@ -131,6 +132,20 @@ int64_t intPow(int64_t x, int64_t n, bool unsigned_n) {
   return static_cast<int64_t>(r);
 }
 
+// The comparisons, for any element type; nullopt for an operator that is not one.
+template <class T>
+std::optional<bool> compare(BinOp op, T a, T b) {
+  switch (op) {
+    case BinOp::Eq: return a == b;
+    case BinOp::Ne: return a != b;
+    case BinOp::Lt: return a < b;
+    case BinOp::Le: return a <= b;
+    case BinOp::Gt: return a > b;
+    case BinOp::Ge: return a >= b;
+    default: return std::nullopt;
+  }
+}
+
 int64_t applyIntBinary(BinOp op, int64_t a, int64_t b, bool u64) {
   uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
   switch (op) {
@@ -150,23 +165,11 @@ int64_t applyIntBinary(BinOp op, int64_t a, int64_t b, bool u64) {
     case BinOp::Min: return u64 ? static_cast<int64_t>(std::min(ua, ub)) : std::min(a, b);
     case BinOp::Max: return u64 ? static_cast<int64_t>(std::max(ua, ub)) : std::max(a, b);
     case BinOp::Pow: return intPow(a, b, u64);
-    case BinOp::Lt: if (u64) return ua < ub; break;
-    case BinOp::Le: if (u64) return ua <= ub; break;
-    case BinOp::Gt: if (u64) return ua > ub; break;
-    case BinOp::Ge: if (u64) return ua >= ub; break;
-    default: break;
-  }
-  switch (op) {
-    case BinOp::Eq: return a == b;
-    case BinOp::Ne: return a != b;
-    case BinOp::Lt: return a < b;
-    case BinOp::Le: return a <= b;
-    case BinOp::Gt: return a > b;
-    case BinOp::Ge: return a >= b;
     case BinOp::And: return a && b;
     case BinOp::Or: return a || b;
     default: break;
   }
+  if (std::optional<bool> c = u64 ? compare(op, ua, ub) : compare(op, a, b)) return *c;
   TT_UNREACHABLE(std::string("int binary ") + binOpName(op));
 }
 
@@ -198,16 +201,9 @@ class Compiler {
                 FFn a = compileFloat(n.a), b = compileFloat(n.b);
                 BinOp op = n.op;
                 return [a, b, op](Env& env) -> int64_t {
-                  double x = a(env), y = b(env);
-                  switch (op) {
-                    case BinOp::Eq: return x == y;
-                    case BinOp::Ne: return x != y;
-                    case BinOp::Lt: return x < y;
-                    case BinOp::Le: return x <= y;
-                    case BinOp::Gt: return x > y;
-                    case BinOp::Ge: return x >= y;
-                    default: TT_UNREACHABLE("float binary with a non-float result");
-                  }
+                  std::optional<bool> c = compare(op, a(env), b(env));
+                  if (!c) TT_UNREACHABLE("float binary with a non-float result");
+                  return *c;
                 };
               }
               IFn a = compileInt(n.a), b = compileInt(n.b);
