@@ -1,6 +1,6 @@
 // The measurement machinery: the worker process (crashes, hangs, wrong answers, short replies,
-// signals), the builder, the Measurer's batches, rounds and side-by-side times, and timeFunction.
-// The statistics of comparisons are tested in speedup_test.cc.
+// signals), the builder, the Measurer's batches, rounds and side-by-side times. The statistics of
+// comparisons and timeFunction are tested in speedup_test.cc.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -362,17 +362,6 @@ TEST(Measurer, SideBySideRunsPrebuiltCodeWithoutCompilingItAgain) {
   EXPECT_TRUE(both.speedup[1].loss()) << formatSpeedup(both.speedup[1]);
   EXPECT_TRUE(one.results[0].ok()) << one.results[0].error_msg;
   EXPECT_EQ(one.results[1].error, ErrorKind::CompileError) << one.results[1].error_msg;
-}
-
-TEST(Timing, GrowsNumberToMinimumRepeatTime) {
-  int calls = 0;
-  TimingOptions o;
-  o.min_repeat_ms = 5;
-  o.repeat = 2;
-  Timing t = timeFunction([&] { ++calls; }, o);
-  EXPECT_GT(t.number, 1);
-  EXPECT_EQ(t.costs_s.size(), 2u);
-  EXPECT_GE(t.median_s, 0);
 }
 
 }  // namespace

@@ -4,8 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
+#include <thread>
 #include <vector>
 
 #include "measure/round_order.h"
@@ -117,6 +119,43 @@ TEST(Speedup, JsonWithoutTheIntervalOrWithNonFiniteRatiosReadsBackSafely) {
   EXPECT_TRUE(std::isinf(back.ratios[1]) && back.ratios[1] > 0);
   EXPECT_DOUBLE_EQ(back.hi, back.median);  // an unreadable interval end falls back to the median
   EXPECT_DOUBLE_EQ(back.lo, 1.1);
+}
+
+// Every run is counted: one warm-up, one calibration run, then `number` runs per repeat, with
+// `number` grown so that a repeat lasts the minimum time; a fixed number and cache flushing are
+// honoured, and a warm-up beyond the slow cutoff is the only sample.
+TEST(Timing, RunsWarmUpCalibrationAndNumberPerRepeat) {
+  int calls = 0, flushes = 0;
+  auto fn = [&] { ++calls; };
+  TimingOptions o;
+  o.min_repeat_ms = 5;
+  o.repeat = 2;
+  Timing t = timeFunction(fn, o);
+  EXPECT_GT(t.number, 1);
+  EXPECT_EQ(calls, 2 + t.number * 2);
+  ASSERT_EQ(t.costs_s.size(), 2u);
+  EXPECT_LE(t.min_s, t.median_s);
+  EXPECT_LE(t.median_s, t.max_s);
+  EXPECT_GT(t.number * t.median_s * 1e3, 1.0) << "a repeat lasts about min_repeat_ms";
+  calls = 0;
+  o.number = 3;
+  t = timeFunction(fn, o);
+  EXPECT_EQ(t.number, 3);
+  EXPECT_EQ(calls, 1 + 3 * 2);  // no calibration run
+  calls = 0;
+  o.number = 0;
+  o.cache_flush = true;
+  t = timeFunction(fn, o, [&] { ++flushes; });
+  EXPECT_EQ(t.number, 1);
+  EXPECT_EQ(calls, 1 + 2);
+  EXPECT_EQ(flushes, calls);  // before every run
+  calls = 0;
+  o.cache_flush = false;
+  o.slow_cutoff_s = 1e-3;
+  t = timeFunction([&] { ++calls; std::this_thread::sleep_for(std::chrono::milliseconds(3)); }, o);
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(t.costs_s.size(), 1u);
+  EXPECT_GE(t.median_s, 3e-3);
 }
 
 TEST(Timing, MedianAndRunsPerRepeat) {
