@@ -51,9 +51,9 @@ fs::path codeDirectory() {
   return dir;
 }
 
-std::vector<fs::path> searchPrefixes() {
+std::vector<fs::path> prefixesFrom(const fs::path& dir) {
   std::vector<fs::path> out;
-  fs::path d = codeDirectory();
+  fs::path d = dir;
   for (int level = 0; level <= 4 && !d.empty(); ++level) {
     out.push_back(d);
     if (d == d.root_path()) break;
@@ -62,12 +62,16 @@ std::vector<fs::path> searchPrefixes() {
   return out;
 }
 
-fs::path findInPrefixes(const fs::path& relative) {
+std::vector<fs::path> searchPrefixes() { return prefixesFrom(codeDirectory()); }
+
+fs::path findIn(const std::vector<fs::path>& prefixes, const fs::path& relative) {
   std::error_code ec;
-  for (const fs::path& p : searchPrefixes())
+  for (const fs::path& p : prefixes)
     if (fs::exists(p / relative, ec)) return p / relative;
   return {};
 }
+
+fs::path findInPrefixes(const fs::path& relative) { return findIn(searchPrefixes(), relative); }
 
 fs::path installedFile(const fs::path& relative) {
   fs::path found = findInPrefixes(relative);

@@ -22,10 +22,14 @@ namespace ttune::support {
 // resolved (found once per process); empty when the loader does not say (never seen on Linux).
 std::filesystem::path codeDirectory();
 
-// The prefixes searched, nearest first: codeDirectory() and its parents.
+// The prefixes searched from `dir`, nearest first: dir itself and its parents, up to four levels
+// and never past the root. searchPrefixes() is prefixesFrom(codeDirectory()).
+std::vector<std::filesystem::path> prefixesFrom(const std::filesystem::path& dir);
 std::vector<std::filesystem::path> searchPrefixes();
 
-// The first existing P/relative over searchPrefixes(), or an empty path when none has it.
+// The first existing P/relative over `prefixes` in their order, or an empty path when none has
+// it. findInPrefixes(relative) searches searchPrefixes().
+std::filesystem::path findIn(const std::vector<std::filesystem::path>& prefixes, const std::filesystem::path& relative);
 std::filesystem::path findInPrefixes(const std::filesystem::path& relative);
 
 // findInPrefixes(relative), else where an installed tree keeps it (the parent of codeDirectory()),

@@ -19,7 +19,8 @@ class Rng {
   // Uniform integer in [lo, hi] (inclusive).
   int64_t uniformInt(int64_t lo, int64_t hi) {
     TT_ASSERT(lo <= hi, "uniformInt: empty range");
-    uint64_t span = static_cast<uint64_t>(hi - lo) + 1;
+    // In unsigned arithmetic: hi - lo overflows int64 for wide ranges (the full range's span wraps to 0).
+    uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo) + 1;
     if (span == 0) return static_cast<int64_t>(next());
     uint64_t limit = UINT64_MAX - UINT64_MAX % span;
     uint64_t x;

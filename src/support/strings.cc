@@ -64,7 +64,8 @@ std::string formatDouble(double v) {
 
 std::string ellipsize(std::string_view s, size_t width) {
   if (s.size() <= width) return std::string(s);
-  return std::string(s.substr(0, width > 3 ? width - 3 : 0)) + "...";
+  if (width < 3) return std::string(s.substr(0, width));  // no room for the dots
+  return std::string(s.substr(0, width - 3)) + "...";
 }
 
 std::string strFormat(const char* fmt, ...) {

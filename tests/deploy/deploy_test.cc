@@ -1,6 +1,6 @@
-// The pieces of an exported runtime that read data from outside: the execution plan and model
-// image (embedded in a library) and the weights file (shipped beside it). Every malformed input
-// must be refused with a reason, never read out of bounds.
+// The pieces of an exported runtime that read data from outside: the model image (embedded in a
+// library) and the weights file (shipped beside it). Every malformed input must be refused with a
+// reason, never read out of bounds. The plan itself is tested in tests/runtime.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -12,51 +12,15 @@
 #include "deploy/image.h"
 #include "deploy/weights_file.h"
 #include "runtime/plan.h"
+#include "runtime/sample_plan.h"
 #include "temp_dir.h"
 
 namespace ttune::deploy {
 namespace {
 
 namespace fs = std::filesystem;
-using runtime::BufferKind;
-using runtime::BufferRef;
-
-runtime::Plan samplePlan() {
-  runtime::Plan p;
-  p.inputs = {{"x", {1, 3, 8, 8}, runtime::ElemType::Float32}, {"ids", {4}, runtime::ElemType::Int64}};
-  p.outputs = {{"y", {1, 10}, runtime::ElemType::Float32}, {"x_again", {1, 3, 8, 8}, runtime::ElemType::Float32}};
-  p.weight_bytes = {1200, 40};
-  p.workspace_bytes = 128;
-  p.num_kernels = 2;
-  p.args = {{BufferKind::Input, 0, 0}, {BufferKind::Weight, 0, 0}, {BufferKind::Workspace, 0, 64},
-            {BufferKind::Workspace, 0, 64}, {BufferKind::Weight, 1, 0}, {BufferKind::Output, 0, 0}};
-  p.calls = {{0, 0, 3}, {1, 3, 3}};
-  p.copies = {{1, {BufferKind::Input, 0, 0}}};
-  return p;
-}
-
-void expectSamePlan(const runtime::Plan& a, const runtime::Plan& b) {
-  ASSERT_EQ(a.inputs.size(), b.inputs.size());
-  for (size_t i = 0; i < a.inputs.size(); ++i) {
-    EXPECT_EQ(a.inputs[i].name, b.inputs[i].name);
-    EXPECT_EQ(a.inputs[i].shape, b.inputs[i].shape);
-    EXPECT_EQ(a.inputs[i].dtype, b.inputs[i].dtype);
-  }
-  EXPECT_EQ(a.outputs.size(), b.outputs.size());
-  EXPECT_EQ(a.weight_bytes, b.weight_bytes);
-  EXPECT_EQ(a.workspace_bytes, b.workspace_bytes);
-  EXPECT_EQ(a.num_kernels, b.num_kernels);
-  EXPECT_EQ(a.args, b.args);
-  ASSERT_EQ(a.calls.size(), b.calls.size());
-  for (size_t i = 0; i < a.calls.size(); ++i) {
-    EXPECT_EQ(a.calls[i].kernel, b.calls[i].kernel);
-    EXPECT_EQ(a.calls[i].first_arg, b.calls[i].first_arg);
-    EXPECT_EQ(a.calls[i].num_args, b.calls[i].num_args);
-  }
-  ASSERT_EQ(a.copies.size(), b.copies.size());
-  EXPECT_EQ(a.copies[0].output, b.copies[0].output);
-  EXPECT_EQ(a.copies[0].source, b.copies[0].source);
-}
+using runtime::expectSamePlan;
+using runtime::samplePlan;
 
 TEST(ModelImage, RoundTripsAndRefusesEveryTruncation) {
   ModelImage m;
@@ -82,63 +46,6 @@ TEST(ModelImage, RoundTripsAndRefusesEveryTruncation) {
   }
   std::string longer = bytes + "x";
   EXPECT_FALSE(parseImage(longer.data(), longer.size(), back, error));
-}
-
-TEST(Plan, InvalidIndicesAreRefused) {
-  auto refused = [](runtime::Plan p, const std::string& why) {
-    std::string bytes;
-    runtime::serializePlan(p, bytes);
-    runtime::Plan back;
-    std::string error;
-    const char* data = bytes.data();
-    EXPECT_FALSE(runtime::parsePlan(data, bytes.data() + bytes.size(), back, error)) << why;
-    EXPECT_NE(error.find("invalid"), std::string::npos) << error;
-  };
-  runtime::Plan p = samplePlan();
-  p.args[0].index = 2;  // no input 2
-  refused(p, "input index");
-  p = samplePlan();
-  p.args[2].offset = 128;  // the workspace ends there
-  refused(p, "workspace offset");
-  p = samplePlan();
-  p.args[0].offset = 3 * 8 * 8 * 4;  // a view past the end of input 0
-  refused(p, "input view offset");
-  p = samplePlan();
-  p.args[4].offset = 40;  // a view past the end of weight 1
-  refused(p, "weight view offset");
-  p = samplePlan();
-  p.args[0].offset = 3 * 8 * 4;  // a view inside input 0 (a contiguous slice) is fine
-  EXPECT_EQ(runtime::validatePlan(p), "");
-  p = samplePlan();
-  p.calls[1].kernel = 2;
-  refused(p, "kernel index");
-  p = samplePlan();
-  p.calls[1].num_args = 4;
-  refused(p, "argument range");
-  p = samplePlan();
-  p.copies[0].source = {BufferKind::Weight, 1, 0};
-  EXPECT_EQ(runtime::validatePlan(p), "");  // a weight may be copied to an output...
-  p.outputs[1].dtype = static_cast<runtime::ElemType>(200);  // no such element type
-  refused(p, "dtype");  // ...but element types are checked
-}
-
-TEST(Plan, RunsCallsWithResolvedBuffersThenCopies) {
-  runtime::Plan p = samplePlan();
-  static std::vector<std::vector<void*>> seen;
-  seen.clear();
-  auto record = [](void** args) { seen.push_back({args[0], args[1], args[2]}); };
-  TtuneKernelFn kernels[2] = {+record, +record};
-  alignas(64) char w0[1200], w1[64], ws[128];
-  float x[192], ids_and_y[16], x_again[192];
-  for (int i = 0; i < 192; ++i) x[i] = static_cast<float>(i);
-  void* weights[2] = {w0, w1};
-  const void* inputs[2] = {x, ids_and_y};
-  void* outputs[2] = {ids_and_y, x_again};
-  runtime::runPlan(p, {kernels, weights, ws, inputs, outputs});
-  ASSERT_EQ(seen.size(), 2u);
-  EXPECT_EQ(seen[0], (std::vector<void*>{x, w0, ws + 64}));
-  EXPECT_EQ(seen[1], (std::vector<void*>{ws + 64, w1, ids_and_y}));
-  EXPECT_EQ(std::memcmp(x, x_again, sizeof x), 0);
 }
 
 using testing::TempDir;

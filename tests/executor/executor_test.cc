@@ -166,8 +166,11 @@ TEST(Executor, CheckAcceptsMatchingInfinities) {
   optimizeGraph(g);
   CompiledModel m = CompiledModel::compile(g);
   CheckReport rep;
-  m.runChecked(randomInputs(g, 1), &rep);
+  auto out = m.runChecked(randomInputs(g, 1), &rep);
+  EXPECT_EQ(rep.kernels_checked, static_cast<int>(m.kernels().size()));  // an unchecked kernel has no mismatch
   EXPECT_TRUE(rep.ok()) << rep.mismatches << " mismatches in " << rep.worst_kernel;
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[0].as<float>()[1], -INFINITY);  // above the diagonal: the infinities were compared
 }
 
 TEST(Executor, ReusesIntermediateBuffers) {
@@ -211,6 +214,7 @@ TEST(Executor, ProvidedScheduleIsUsedAndBadOneFallsBack) {
   auto inputs = randomInputs(g, 3);
   CheckReport rep;
   m.runChecked(inputs, &rep);
+  EXPECT_EQ(rep.kernels_checked, static_cast<int>(m.kernels().size()));
   EXPECT_TRUE(rep.ok());
 }
 
@@ -259,6 +263,7 @@ TEST(Executor, FlattenedPointwiseConvolutionsRunLikeTheReference) {
   expectOutputsMatch(m.run(inputs), expected);
   CheckReport rep;
   m.runChecked(inputs, &rep);
+  EXPECT_EQ(rep.kernels_checked, static_cast<int>(m.kernels().size()));
   EXPECT_TRUE(rep.ok()) << rep.worst_kernel << " " << rep.max_abs_err;
 }
 

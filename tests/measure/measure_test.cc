@@ -1,3 +1,6 @@
+// The measurement machinery: the worker process (crashes, hangs, wrong answers, short replies,
+// signals), the builder, the Measurer's batches, rounds and side-by-side times. The statistics of
+// comparisons and timeFunction are tested in speedup_test.cc.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -14,7 +17,6 @@
 #include "codegen/codegen.h"
 #include "lower/lower.h"
 #include "measure/measurer.h"
-#include "measure/round_order.h"
 
 namespace ttune::measure {
 namespace {
@@ -360,120 +362,6 @@ TEST(Measurer, SideBySideRunsPrebuiltCodeWithoutCompilingItAgain) {
   EXPECT_TRUE(both.speedup[1].loss()) << formatSpeedup(both.speedup[1]);
   EXPECT_TRUE(one.results[0].ok()) << one.results[0].error_msg;
   EXPECT_EQ(one.results[1].error, ErrorKind::CompileError) << one.results[1].error_msg;
-}
-
-// The interval of a median from order statistics: with 5 to 8 rounds it is the range, with 9 the
-// second smallest to second largest; a decision needs the whole interval above 1.
-TEST(Speedup, IntervalFromOrderStatisticsAndDecision) {
-  Speedup s = speedupOf({1.10, 1.02, 1.05, 1.04, 1.08});
-  EXPECT_DOUBLE_EQ(s.median, 1.05);
-  EXPECT_DOUBLE_EQ(s.lo, 1.02);
-  EXPECT_DOUBLE_EQ(s.hi, 1.10);
-  EXPECT_TRUE(s.gain());
-  EXPECT_FALSE(s.loss());
-  Speedup nine = speedupOf({0.90, 1.01, 1.02, 1.03, 1.04, 1.05, 1.06, 1.07, 1.30});
-  EXPECT_DOUBLE_EQ(nine.lo, 1.01);  // one disturbed round on each side does not move it
-  EXPECT_DOUBLE_EQ(nine.hi, 1.07);
-  EXPECT_TRUE(nine.gain());
-  // A gain of 2% inside a spread of +-4% is no gain, and no loss either.
-  Speedup inside = speedupOf({0.98, 1.06, 1.02, 0.99, 1.05, 1.01, 1.03});
-  EXPECT_FALSE(inside.gain());
-  EXPECT_FALSE(inside.loss());
-  EXPECT_TRUE(speedupOf({0.8, 0.9, 0.85, 0.88, 0.95}).loss());
-  // A failed round of the configuration (ratio 0) counts against it; NaN as a failure.
-  Speedup failed = speedupOf({1.1, 1.1, std::nan(""), 0.0, 1.1});
-  EXPECT_DOUBLE_EQ(failed.lo, 0);
-  EXPECT_FALSE(failed.gain());
-  EXPECT_EQ(speedupOf({}).rounds(), 0);
-  EXPECT_FALSE(speedupOf({}).gain());
-}
-
-TEST(Speedup, RoundsStopAtTheWidthOrTheCap) {
-  RoundsProtocol p;
-  p.min_rounds = 5;
-  p.max_rounds = 9;
-  p.max_width = 0.03;
-  Speedup tight = speedupOf({1.00, 1.01, 1.005, 1.01, 1.00});
-  Speedup wide = speedupOf({0.95, 1.05, 1.00, 1.02, 0.97});
-  EXPECT_FALSE(roundsDone({tight}, 4, p));  // too few rounds
-  EXPECT_TRUE(roundsDone({tight}, 5, p));
-  EXPECT_FALSE(roundsDone({tight, wide}, 5, p));
-  EXPECT_TRUE(roundsDone({tight, wide}, 9, p));  // the cap
-  EXPECT_TRUE(roundsDone({}, 5, p));
-}
-
-// A decision stops once its verdict is known: wide intervals that lie wholly above (or below) 1
-// need no more rounds; one that still contains 1 does, up to the cap.
-TEST(Speedup, DecisionsStopOnceEveryIntervalExcludesOne) {
-  RoundsProtocol p;
-  p.min_rounds = 5;
-  p.max_rounds = 15;
-  Speedup faster = speedupOf({3.1, 4.6, 2.2, 5.0, 3.9});   // 2.2-5.0: wide, above 1
-  Speedup slower = speedupOf({0.5, 0.8, 0.6, 0.7, 0.9});   // 0.5-0.9: wide, below 1
-  Speedup unknown = speedupOf({0.8, 1.3, 1.1, 0.9, 1.2});  // contains 1
-  EXPECT_FALSE(roundsDone({faster}, 5, p));                // a report wants the narrow ratio
-  RoundsProtocol d = decided(p);
-  EXPECT_FALSE(roundsDone({faster}, 4, d));  // never before min_rounds
-  EXPECT_TRUE(roundsDone({faster}, 5, d));
-  EXPECT_TRUE(roundsDone({faster, slower}, 5, d));
-  EXPECT_FALSE(roundsDone({faster, unknown}, 5, d));
-  EXPECT_TRUE(roundsDone({unknown}, 15, d));  // the cap still ends it
-  // Five rounds all above 1 but one at 1.0 exactly: the interval's low end is 1, not above it.
-  EXPECT_FALSE(roundsDone({speedupOf({1.0, 1.5, 1.6, 1.7, 1.8})}, 5, d));
-}
-
-TEST(Speedup, PrintsAndRoundTripsThroughJson) {
-  Speedup s = speedupOf({0.97, 0.99, 1.01, 0.98, 1.00, 0.99, 1.01});
-  EXPECT_EQ(formatSpeedup(s), "0.99x (0.97-1.01 over 7 rounds)");
-  Json j = speedupJson(s, "x_");
-  EXPECT_EQ(j["x_rounds"], 7);
-  EXPECT_EQ(j["x_round_ratios"].size(), 7u);
-  Speedup back = speedupFromJson(j, "x_");
-  EXPECT_DOUBLE_EQ(back.lo, s.lo);
-  EXPECT_DOUBLE_EQ(back.hi, s.hi);
-  EXPECT_EQ(back.ratios, s.ratios);
-  EXPECT_EQ(formatSpeedup(speedupOf({1.234})), "1.23x");
-}
-
-TEST(Timing, GrowsNumberToMinimumRepeatTime) {
-  int calls = 0;
-  TimingOptions o;
-  o.min_repeat_ms = 5;
-  o.repeat = 2;
-  Timing t = timeFunction([&] { ++calls; }, o);
-  EXPECT_GT(t.number, 1);
-  EXPECT_EQ(t.costs_s.size(), 2u);
-  EXPECT_GE(t.median_s, 0);
-}
-
-// Over one cycle of balanced orders every configuration follows every other exactly once within
-// the rounds, for even and odd counts; each round is a permutation; fixed and rotating orders
-// give every configuration the same (cyclic) predecessor in every round.
-TEST(RoundOrder, BalancedOrdersMeetEveryPredecessorOnce) {
-  for (size_t n = 1; n <= 9; ++n) {
-    int cycle = roundOrderCycle(RoundOrder::Balanced, n);
-    EXPECT_EQ(cycle, n < 2 ? 1 : static_cast<int>(n % 2 == 0 ? n : 2 * n)) << n;
-    std::vector<std::vector<int>> follows(n, std::vector<int>(n, 0));  // [before][after]
-    for (int r = 0; r < cycle; ++r) {
-      std::vector<size_t> order = roundOrder(RoundOrder::Balanced, n, r);
-      std::vector<size_t> sorted = order;
-      std::sort(sorted.begin(), sorted.end());
-      for (size_t j = 0; j < n; ++j) ASSERT_EQ(sorted[j], j) << "round " << r << " of " << n << " is no permutation";
-      for (size_t j = 1; j < n; ++j) ++follows[order[j - 1]][order[j]];
-      EXPECT_EQ(roundOrder(RoundOrder::Balanced, n, r + cycle), order) << "the order repeats after its cycle";
-    }
-    int times = n % 2 == 0 ? 1 : 2;
-    for (size_t a = 0; a < n; ++a)
-      for (size_t b = 0; b < n; ++b) EXPECT_EQ(follows[a][b], a == b ? 0 : times) << n << ": " << b << " after " << a;
-  }
-  EXPECT_EQ(roundOrder(RoundOrder::Balanced, 4, 0), (std::vector<size_t>{0, 1, 3, 2}));
-  EXPECT_EQ(roundOrder(RoundOrder::Balanced, 2, 1), (std::vector<size_t>{1, 0}));
-  for (int r = 0; r < 5; ++r) {
-    EXPECT_EQ(roundOrder(RoundOrder::Fixed, 3, r), (std::vector<size_t>{0, 1, 2}));
-    std::vector<size_t> rot = roundOrder(RoundOrder::Rotating, 3, r);
-    for (size_t j = 0; j < 3; ++j) EXPECT_EQ(rot[(j + 1) % 3], (rot[j] + 1) % 3) << "rotation keeps cyclic neighbours";
-  }
-  EXPECT_TRUE(roundOrder(RoundOrder::Balanced, 0, 3).empty());
 }
 
 }  // namespace

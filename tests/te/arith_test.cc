@@ -1,3 +1,6 @@
+// The integer analysis and simplifier of te/arith.h: linear canonical forms, floordiv/floormod
+// elimination and recombination under bounds, min/max and comparisons decided by bounds,
+// constant bounds (saturating, and whole-range for wrapping types), and float constant folding.
 #include <gtest/gtest.h>
 
 #include "te/arith.h"
@@ -84,6 +87,68 @@ TEST(Arith, LinearCoefficient) {
   EXPECT_EQ(linearCoefficient(i * 4 + j * 2 + 1, j.get()), 2);
   EXPECT_EQ(linearCoefficient(i * 4 + 1, j.get()), 0);
   EXPECT_EQ(linearCoefficient((i + j) / 2, j.get()), std::nullopt);
+}
+
+TEST(Arith, SplitDivModRecombinesIntoTheFusedIndex) {
+  Var i("i"), j("j");
+  EXPECT_EQ(toString(simplify(i / 8 * 8 + i % 8)), "i");
+  EXPECT_EQ(toString(simplify(i / 8 * 32 + i % 8 * 4 + j)), "(j + (i * 4))");
+  // Only when the coefficients match (k*c and k) and the operands are the same.
+  EXPECT_EQ(toString(simplify(i / 8 * 16 + i % 8)), "(((i // 8) * 16) + (i % 8))");
+  EXPECT_EQ(toString(simplify(i / 8 * 8 + j % 8)), "(((i // 8) * 8) + (j % 8))");
+}
+
+TEST(Arith, BoundsSaturateAndFollowFloorDivision) {
+  Var i("i"), j("j");
+  VarBounds big{{i.get(), IntBound{0, IntBound::kPosInf / 2}}, {j.get(), IntBound{-4, 4}}};
+  IntBound p = constIntBound(i * 4, big);
+  EXPECT_EQ(p.lo, 0);
+  EXPECT_EQ(p.hi, IntBound::kPosInf);  // saturated, not wrapped to a negative
+  EXPECT_FALSE(constIntBound(i, {}).bounded());
+  VarBounds neg{{i.get(), IntBound{-9, -1}}};
+  IntBound d = constIntBound(i / 4, neg);  // floor: -9 // 4 = -3, -1 // 4 = -1
+  EXPECT_EQ(d.lo, -3);
+  EXPECT_EQ(d.hi, -1);
+  VarBounds small{{i.get(), IntBound{0, 2}}};
+  IntBound inside = constIntBound((i + 5) % 8, small);  // within one period: the shifted range
+  EXPECT_EQ(inside.lo, 5);
+  EXPECT_EQ(inside.hi, 7);
+  IntBound across = constIntBound((i + 7) % 8, small);  // wraps: the whole period
+  EXPECT_EQ(across.lo, 0);
+  EXPECT_EQ(across.hi, 7);
+  IntBound sel = constIntBound(select(i < 1, j, i * 10), VarBounds{{i.get(), IntBound{0, 2}}, {j.get(), IntBound{-4, 4}}});
+  EXPECT_EQ(sel.lo, -4);
+  EXPECT_EQ(sel.hi, 20);
+}
+
+TEST(Arith, BoundsOfWrappingTypesStayInTheTypeAndUInt64IsUnknown) {
+  Var i("i");
+  VarBounds b{{i.get(), IntBound::range(0, 300)}};
+  IntBound narrow = constIntBound(cast(DType::Int8, i), b);  // leaves int8: any int8
+  EXPECT_EQ(narrow.lo, -128);
+  EXPECT_EQ(narrow.hi, 127);
+  VarBounds fits{{i.get(), IntBound::range(0, 100)}};
+  IntBound kept = constIntBound(cast(DType::Int8, i), fits);
+  EXPECT_EQ(kept.lo, 0);
+  EXPECT_EQ(kept.hi, 99);
+  EXPECT_FALSE(constIntBound(cast(DType::UInt64, i), fits).bounded());
+}
+
+TEST(Arith, FloatConstantsFoldInTheirOwnPrecision) {
+  auto folded = [](const Expr& e) {
+    double v = 0;
+    EXPECT_TRUE(isConstFloat(e, &v)) << toString(e);
+    return v;
+  };
+  Expr f32 = binary(BinOp::Add, floatImm(1.0, DType::Float32), floatImm(1e-10, DType::Float32));
+  Expr f64 = binary(BinOp::Add, floatImm(1.0, DType::Float64), floatImm(1e-10, DType::Float64));
+  EXPECT_EQ(folded(simplify(f32)), 1.0);  // rounded to float32
+  EXPECT_EQ(folded(simplify(f64)), 1.0 + 1e-10);
+  EXPECT_FALSE(isConstFloat(simplify(binary(BinOp::Add, floatImm(1.0, DType::Float16), floatImm(2.0, DType::Float16)))));
+  EXPECT_FALSE(isConstFloat(simplify(binary(BinOp::Div, floatImm(1.0), floatImm(0.0)))));  // no fold of x / 0
+  Var x("x", DType::Float32);
+  EXPECT_EQ(toString(simplify(binary(BinOp::Mul, Expr(x), floatImm(1.0)))), "x");
+  EXPECT_EQ(toString(simplify(binary(BinOp::Div, Expr(x), floatImm(1.0)))), "x");
 }
 
 }  // namespace

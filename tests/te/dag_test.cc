@@ -1,3 +1,6 @@
+// ComputeDAG (te/compute_dag.h): topological order and edges, FLOPs, the structural and exact
+// hashes behind kernel classes and workload keys, op renaming, input checks, and the precision
+// tags that make int8 and bfloat16 reductions classes of their own.
 #include <gtest/gtest.h>
 
 #include "support/error.h"
@@ -65,6 +68,31 @@ TEST(ComputeDAG, MissingInputIsAnError) {
   Tensor b = placeholder("B", {4});
   Tensor c = compute("C", {4}, [&](const std::vector<Var>& v) { return a(v) + b(v); });
   EXPECT_THROW(ComputeDAG({a}, {c}), Error);
+}
+
+// A dot product of a and b (each read as the given type), accumulated in `acc`.
+ComputeDAG dot(DType ta, DType tb, DType acc, bool same_tensor = false) {
+  Tensor a = placeholder("A", {8}, ta);
+  Tensor b = same_tensor ? a : placeholder("B", {8}, tb);
+  IterVar r = reduceAxis(8, "k");
+  Tensor c = compute("C", {1}, [&](const std::vector<Var>&) { return sum(cast(acc, a(r.var)) * cast(acc, b(r.var)), {r}); });
+  return same_tensor ? ComputeDAG({a}, {c}) : ComputeDAG({a, b}, {c});
+}
+
+TEST(ComputeDAG, PrecisionTagsNameTheOperandTypesOfReductions) {
+  auto tag = [](const ComputeDAG& d) { return precisionTag(d.outputs()[0].op()); };
+  EXPECT_EQ(tag(dot(DType::Float32, DType::Float32, DType::Float32)), "");
+  EXPECT_EQ(tag(dot(DType::UInt8, DType::Int8, DType::Int32)), "u8s8");
+  EXPECT_EQ(tag(dot(DType::Int8, DType::UInt8, DType::Int32)), "s8u8");  // in order of first read
+  EXPECT_EQ(tag(dot(DType::Int8, DType::Int8, DType::Int32, true)), "s8");  // one tensor read twice
+  EXPECT_EQ(tag(dot(DType::BFloat16, DType::BFloat16, DType::Float32)), "bf16");
+  EXPECT_EQ(tag(dot(DType::Float64, DType::Float64, DType::Float64)), "float64");
+  EXPECT_EQ(tag(matmulRelu(4, 5, 6, false)), "");  // the output is the relu: no reduction
+  EXPECT_EQ(computePrecision(dot(DType::UInt8, DType::Int8, DType::Int32)), "int8");
+  EXPECT_EQ(computePrecision(dot(DType::Int8, DType::Int8, DType::Int32, true)), "int8");
+  EXPECT_EQ(computePrecision(dot(DType::BFloat16, DType::BFloat16, DType::Float32)), "bf16");
+  EXPECT_EQ(computePrecision(dot(DType::Float64, DType::Float64, DType::Float64)), "fp32");
+  EXPECT_EQ(computePrecision(matmulRelu(4, 5, 6, false)), "fp32");
 }
 
 }  // namespace

@@ -586,7 +586,23 @@ TEST(RemapStages, RefusesSchedulesItCannotMap) {
   std::vector<schedule::Step> steps{schedule::ComputeInlineStep{"T_add"},
                                     schedule::AnnotationStep{"no_such", "i", schedule::IterAnnotation::Parallel},
                                     schedule::AnnotationStep{"T_relu", "i", schedule::IterAnnotation::Parallel}};
-  EXPECT_FALSE(remapStages(steps, dag).ok());
+  auto refused = remapStages(steps, dag);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error(), "the schedule uses stage no_such, which this kernel lacks");
+  // Without a step on this kernel's output, the one unknown stage is the source's output: renamed.
+  auto renamed = remapStages({steps[0], steps[1]}, dag);
+  ASSERT_TRUE(renamed.ok()) << renamed.error();
+  int on_output = 0;
+  for (const schedule::Step& st : *renamed) {
+    EXPECT_NE(schedule::stepStage(st), "no_such");
+    on_output += std::holds_alternative<schedule::AnnotationStep>(st) && schedule::stepStage(st) == dag->outputs()[0].op().name();
+  }
+  EXPECT_EQ(on_output, 1);
+  // Two unknown stages cannot both be that output.
+  steps[2] = schedule::AnnotationStep{"no_such_either", "i", schedule::IterAnnotation::Parallel};
+  refused = remapStages(steps, dag);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error(), "the schedule uses 2 stages this kernel lacks");
 }
 
 // With nearest classes on, a kernel no same-class source covers is transferred from its
