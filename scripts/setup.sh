@@ -13,6 +13,8 @@ PACKAGES=(
   postgresql libpq-dev
   nlohmann-json3-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  # the style check (scripts/check_style.sh, CI's Style.FormatAndSize)
+  clang-format
   libdnnl-dev
   tmux
   # the AArch64 target: cross compiler and libc for exports and the emulated worker, QEMU to run them
