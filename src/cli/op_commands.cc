@@ -58,6 +58,54 @@ std::vector<schedule::Step> chooseSteps(const te::ComputeDAG& dag, const std::st
   return measure::defaultScheduleFor(dag, target);
 }
 
+// Seeded random inputs of an operator's kernel. Integer inputs are indices (gather): they stay
+// inside the smallest dimension they index.
+std::vector<runtime::NDArray> opInputs(const te::ComputeDAG& dag, uint64_t seed) {
+  std::vector<runtime::NDArray> inputs;
+  for (size_t i = 0; i < dag.inputs().size(); ++i) {
+    const te::Tensor& in = dag.inputs()[i];
+    runtime::NDArray arr = runtime::NDArray::empty(in.shape(), in.dtype());
+    if (te::isFloat(in.dtype())) arr.fillRandom(seed * 1000 + i, -1.0, 1.0);
+    else arr.fillRandom(seed * 1000 + i, 0, 2);
+    inputs.push_back(arr);
+  }
+  return inputs;
+}
+
+// The reference evaluator's outputs of `dag` on `inputs`.
+std::vector<runtime::NDArray> referenceOutputs(const te::ComputeDAG& dag, std::vector<runtime::NDArray>& inputs) {
+  std::vector<runtime::NDArray> ref;
+  std::vector<void*> args;
+  for (auto& x : inputs) args.push_back(x.data());
+  for (const te::Tensor& o : dag.outputs()) {
+    ref.push_back(runtime::NDArray(o.shape(), o.dtype()));
+    args.push_back(ref.back().data());
+  }
+  te::evaluate(dag, args);
+  return ref;
+}
+
+// `ttune op`'s text report, from its JSON one.
+void printOpReport(const std::string& name, const Json& j, const measure::Timing& timing, const std::string& worker_note) {
+  std::cout << name << " " << j["params"].get<std::string>() << "\n";
+  std::cout << "  workload  " << j["workload_key"].get<std::string>() << "\n";
+  std::cout << "  flops     " << formatCount(j["flops"].get<double>()) << "\n";
+  std::cout << "  target    " << j["target"].get<std::string>() << "\n";
+  std::cout << "  schedule  " << j["schedule"].get<std::string>() << " (" << j["steps"].get<size_t>() << " steps)\n";
+  std::cout << "  compile   " << formatSeconds(j["compile_ms"].get<double>() * 1e-3) << "\n";
+  if (j.contains("check")) {
+    std::cout << "  check     " << (j["check"] == "ok" ? "ok" : "FAILED") << ", max abs error " << j["max_abs_err"].get<double>();
+    if (j.contains("max_rel_err")) std::cout << ", max rel error " << j["max_rel_err"].get<double>();
+    std::cout << "\n";
+  }
+  if (j.contains("worker")) std::cout << "  worker    " << j["worker"].get<std::string>() << "\n";
+  if (j.contains("median_ms"))
+    std::cout << "  time      median " << formatSeconds(timing.median_s) << " (min " << formatSeconds(timing.min_s) << ", max "
+              << formatSeconds(timing.max_s) << ", " << timing.costs_s.size() << " repeats), "
+              << strFormat("%.1f", j["gflops"].get<double>()) << " GFLOP/s on " << j["threads"].get<int>() << " threads"
+              << worker_note << "\n";
+}
+
 void runOp(const OpArgs& a, const std::string& schedule_file, bool plain, bool check, bool bench, bool json,
            int threads, uint64_t seed, const std::string& target_name) {
   schedule::Target target = resolveTargetOption(target_name, TargetUse::Measure);
@@ -78,26 +126,10 @@ void runOp(const OpArgs& a, const std::string& schedule_file, bool plain, bool c
   if (!obj.ok()) fail("compiling ", a.name, " failed: ", obj.error());
   double compile_s = t.seconds();
 
-  std::vector<runtime::NDArray> inputs;
-  for (size_t i = 0; i < dag->inputs().size(); ++i) {
-    const te::Tensor& in = dag->inputs()[i];
-    runtime::NDArray arr = runtime::NDArray::empty(in.shape(), in.dtype());
-    // Integer inputs are indices (gather): keep them inside the smallest dimension they index.
-    if (te::isFloat(in.dtype())) arr.fillRandom(seed * 1000 + i, -1.0, 1.0);
-    else arr.fillRandom(seed * 1000 + i, 0, 2);
-    inputs.push_back(arr);
-  }
+  std::vector<runtime::NDArray> inputs = opInputs(*dag, seed);
   std::vector<runtime::NDArray> kin = measure::scheduledInputs(*dag, inputs, state->dag(), state->weightLayouts());
   std::vector<runtime::NDArray> ref;
-  if (check) {
-    std::vector<void*> rargs;
-    for (auto& x : inputs) rargs.push_back(x.data());
-    for (const te::Tensor& o : dag->outputs()) {
-      ref.push_back(runtime::NDArray(o.shape(), o.dtype()));
-      rargs.push_back(ref.back().data());
-    }
-    te::evaluate(*dag, rargs);
-  }
+  if (check) ref = referenceOutputs(*dag, inputs);
   measure::TimingOptions topt;
   topt.repeat = 5;
   topt.min_repeat_ms = 100;
@@ -182,27 +214,8 @@ void runOp(const OpArgs& a, const std::string& schedule_file, bool plain, bool c
     j["repeats"] = timing.costs_s.size();
     j["gflops"] = dag->flops() / timing.median_s * 1e-9;
   }
-  if (json) {
-    printJson(j);
-  } else {
-    std::cout << a.name << " " << j["params"].get<std::string>() << "\n";
-    std::cout << "  workload  " << dag->workloadKey() << "\n";
-    std::cout << "  flops     " << formatCount(dag->flops()) << "\n";
-    std::cout << "  target    " << codegen::describe(target) << "\n";
-    std::cout << "  schedule  " << source << " (" << steps.size() << " steps)\n";
-    std::cout << "  compile   " << formatSeconds(compile_s) << "\n";
-    if (check) {
-      std::cout << "  check     " << (check_ok ? "ok" : "FAILED") << ", max abs error " << j["max_abs_err"].get<double>();
-      if (j.contains("max_rel_err")) std::cout << ", max rel error " << j["max_rel_err"].get<double>();
-      std::cout << "\n";
-    }
-    if (j.contains("worker")) std::cout << "  worker    " << j["worker"].get<std::string>() << "\n";
-    if (bench)
-      std::cout << "  time      median " << formatSeconds(timing.median_s) << " (min " << formatSeconds(timing.min_s) << ", max "
-                << formatSeconds(timing.max_s) << ", " << timing.costs_s.size() << " repeats), "
-                << strFormat("%.1f", j["gflops"].get<double>()) << " GFLOP/s on " << j["threads"].get<int>() << " threads"
-                << worker_note << "\n";
-  }
+  if (json) printJson(j);
+  else printOpReport(a.name, j, timing, worker_note);
   if (!check_ok) fail("the result of ", a.name, " differs from the reference evaluator");
 }
 
