@@ -233,13 +233,9 @@ Json transferModel(const TransferArgs& a) {
 
   // As in `tune`: another machine's code is measured by a worker for it, and an emulated run
   // goes to a throw-away copy of the bank (its records are the candidates).
-  RunBank rb = remote ? RunBank{remote->command, true, nullptr, openBank(a.db)} : openRunBank(a.db, code, true, a.json);
-  const measure::WorkerCommand* worker = &rb.worker;
-  const bool foreign = rb.foreign;
-  store::Bank& bank = rb.bank;
-  registerModel(bank, name, a.src.spec, kernels);
-  schedule::TargetInfo target = currentTarget(code);
-  if (remote) remote->onDevice(target);
+  ModelRunBank mrb = openModelRunBank(a.db, code, remote ? &*remote : nullptr, true, a.json, name, a.src.spec, kernels);
+  store::Bank& bank = mrb.rb.bank;
+  const schedule::TargetInfo& target = mrb.target;
   std::set<std::string> known = bank.recordModels();
   for (const std::string& m : bank.models()) known.insert(m);
   for (const std::string& m : a.from)
@@ -268,7 +264,7 @@ Json transferModel(const TransferArgs& a) {
   Timer rt;
   std::vector<schedule::Record> choice = transfer::chosenRecords(res);
   transfer::RefineResult refined;
-  const bool refine = a.refine && !foreign && !staged;
+  const bool refine = a.refine && !mrb.rb.foreign && !staged;
   if (refine) {
     if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-ranking each kernel's best candidates inside the model...\n";
     transfer::RefineOptions ro;
@@ -289,7 +285,7 @@ Json transferModel(const TransferArgs& a) {
   co.target = code;
   co.baseline = baseline;
   co.cache = res.compiled;
-  transfer::ModelCheck check = foreign || staged ? kernelCheck(res, choice)
+  transfer::ModelCheck check = mrb.rb.foreign || staged ? kernelCheck(res, choice)
                                                  : transfer::checkModel(g, choice, transfer::defaultRecords(measured), co);
   res.search_s += sources_s + rt.seconds();
   Json result = transfer::choiceResult(check.chosen);
@@ -325,9 +321,9 @@ Json transferModel(const TransferArgs& a) {
   }
   if (refine) j.update(transfer::refineJson(refined));
   j["target"] = codegen::describe(code);
-  j["worker"] = worker->describe();
-  j["emulated"] = worker->emulated;
-  if (!rb.stored()) j["db"] = nullptr;
+  j["worker"] = mrb.rb.worker.describe();
+  j["emulated"] = mrb.rb.worker.emulated;
+  if (!mrb.rb.stored()) j["db"] = nullptr;
   return j;
 }
 
