@@ -431,11 +431,11 @@ struct ExperimentRun {
     t.src.defaults = a.defaults;
     t.db = db;
     t.target = a.target;
-    t.sources = info.auto_sources ? "auto" : "pool";
+    t.sources = info.auto_sources ? transfer::SourceMode::Auto : transfer::SourceMode::Pool;
     t.budget = info.budget ? (a.budget > 0 ? a.budget : 2 * tunable) : 0;
     if (info.ranked) {
       t.top_k = a.ranked_k;
-      t.rank = "prior";
+      t.rank = transfer::Rank::Prior;
     }
     t.refine = info.refine;
     t.nearest_classes = info.nearest_classes;

@@ -68,11 +68,32 @@ class SourceDags {
   std::map<std::string, std::shared_ptr<const te::ComputeDAG>> dags_;
 };
 
-transfer::Adapt parseAdapt(const std::string& s) {
-  if (s == "verbatim") return transfer::Adapt::Verbatim;
-  if (s == "adapted") return transfer::Adapt::Adapted;
-  if (s == "both") return transfer::Adapt::Both;
-  fail("--adapt must be verbatim, adapted or both, not '", s, "'");
+// The spellings of --sources, --rank and --adapt (and of the run settings and JSON that record them).
+template <class E>
+struct Spelling {
+  E value;
+  const char* name;
+};
+constexpr Spelling<transfer::SourceMode> kSourceModes[] = {{transfer::SourceMode::Pool, "pool"},
+                                                           {transfer::SourceMode::Auto, "auto"}};
+constexpr Spelling<transfer::Rank> kRanks[] = {{transfer::Rank::CostModel, "model"}, {transfer::Rank::Prior, "prior"}};
+constexpr Spelling<transfer::Adapt> kAdapts[] = {
+    {transfer::Adapt::Verbatim, "verbatim"}, {transfer::Adapt::Adapted, "adapted"}, {transfer::Adapt::Both, "both"}};
+
+template <class E, size_t N>
+std::string nameOf(const Spelling<E> (&table)[N], E value) {
+  for (const Spelling<E>& s : table)
+    if (s.value == value) return s.name;
+  fail("no name for value ", static_cast<int>(value));
+}
+// The value `name` spells, else fails with "OPTION must be A, B or C, not 'name'".
+template <class E, size_t N>
+E parseSpelling(const Spelling<E> (&table)[N], const std::string& name, const char* option) {
+  for (const Spelling<E>& s : table)
+    if (name == s.name) return s.value;
+  std::string names;
+  for (size_t i = 0; i < N; ++i) names += std::string(i == 0 ? "" : i + 1 == N ? " or " : ", ") + table[i].name;
+  fail(option, " must be ", names, ", not '", name, "'");
 }
 
 Json kernelJson(const transfer::KernelOutcome& k) {
@@ -117,11 +138,11 @@ transfer::TransferOptions transferOptions(const TransferArgs& a, const std::stri
                                           SourceDags& dags) {
   transfer::TransferOptions opt;
   opt.sources = a.from;
-  opt.source_mode = a.sources == "auto" ? transfer::SourceMode::Auto : transfer::SourceMode::Pool;
+  opt.source_mode = a.sources;
   opt.budget = a.budget;
-  opt.adapt = parseAdapt(a.adapt);
+  opt.adapt = a.adapt;
   opt.top_k = a.top_k;
-  opt.rank = a.rank == "prior" ? transfer::Rank::Prior : transfer::Rank::CostModel;
+  opt.rank = a.rank;
   opt.nearest_classes = a.nearest_classes;
   opt.model = name;
   opt.run_id = run_id;
@@ -215,14 +236,11 @@ double reportedFlops(const transfer::ModelCheck& check, const std::vector<graph:
 Json transferModel(const TransferArgs& a) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
   if (a.top_k < 0) fail("--top-k must not be negative");
-  if (a.rank != "model" && a.rank != "prior") fail("--rank must be model or prior, not '", a.rank, "'");
   if (a.budget < 0) fail("--budget must not be negative");
-  if (a.sources != "pool" && a.sources != "auto") fail("--sources must be pool or auto, not '", a.sources, "'");
   // --workers: compiled here, measured by the bank's workers of that target (cli/fleet.h).
   std::optional<WorkersMeasurement> remote;
   if (!a.workers.empty()) remote = workersMeasurement(a.db, a.workers, a.target);
   schedule::Target code = remote ? remote->code : resolveTargetOption(a.target, TargetUse::Measure);
-  parseAdapt(a.adapt);  // fails early on a bad --adapt
   std::string name = modelName(a.src);
   // A model that runs in stages: the kernels of one run's stages, checked at the kernel level.
   graph::Graph g;
@@ -245,8 +263,8 @@ Json transferModel(const TransferArgs& a) {
   Timer sources_timer;
   requireSources(a, kernels, bank, name, baseline);
 
-  Json settings{{"sources", a.from}, {"source_mode", a.sources}, {"top_k", a.top_k}, {"rank", a.rank}, {"budget", a.budget},
-                {"refine", a.refine},  {"adapt", a.adapt},        {"threads", target.threads}, {"nearest_classes", a.nearest_classes},
+  Json settings{{"sources", a.from}, {"source_mode", nameOf(kSourceModes, a.sources)}, {"top_k", a.top_k},
+                {"rank", nameOf(kRanks, a.rank)}, {"budget", a.budget}, {"refine", a.refine}, {"adapt", nameOf(kAdapts, a.adapt)},        {"threads", target.threads}, {"nearest_classes", a.nearest_classes},
                 {"isa", schedule::isaName(code.isa)}, {"cpu", target.cpu}, {"label", a.label},
                 {"defaults", schedule::baselineName(baseline)}};
   if (remote) settings["workers"] = a.workers;
@@ -312,9 +330,9 @@ Json transferModel(const TransferArgs& a) {
          {"threads", target.threads},
          {"defaults", schedule::baselineName(baseline)},
          {"sources", res.sources},
-         {"source_mode", a.sources},
+         {"source_mode", nameOf(kSourceModes, a.sources)},
          {"kernels", keptKernelsJson(res, check)}};
-  if (a.sources == "auto") {
+  if (a.sources == transfer::SourceMode::Auto) {
     Json sc = Json::array();
     for (const auto& [m, share] : res.source_scores) sc.push_back({{"model", m}, {"untuned_time_covered", share}});
     j["source_scores"] = sc;
@@ -399,15 +417,20 @@ void sourcesCmd(const ModelSource& src, const std::string& db, const std::string
 void addTransferCommands(CLI::App& app) {
   auto* cmd = app.add_subcommand("transfer", "Transfer-tune a model: re-measure the bank's schedules of other models' kernels");
   auto a = std::make_shared<TransferArgs>();
+  // --rank, --adapt and --sources as spelled, parsed into *a before the command runs.
+  struct Spelled {
+    std::string rank = "model", adapt = "both", sources = "pool";
+  };
+  auto spelled = std::make_shared<Spelled>();
   addSourceOptions(cmd, a->src);
   cmd->add_option("--db", a->db, kBankOptionHelp);
   cmd->add_option("--from", a->from, "Use only these source models (default: every other model in the bank)")->delimiter(',');
   cmd->add_option("--top-k", a->top_k, "Measure only the k candidates per kernel ranked best (default: all)");
-  cmd->add_option("--rank", a->rank,
+  cmd->add_option("--rank", spelled->rank,
                   "What ranks the --top-k candidates: model (a cost model trained on the sources' records; default) or "
                   "prior (zero-cost: exact workloads, then the source's own throughput)");
-  cmd->add_option("--adapt", a->adapt, "Replay schedules verbatim, adapted to the new shapes, or both (default)");
-  cmd->add_option("--sources", a->sources,
+  cmd->add_option("--adapt", spelled->adapt, "Replay schedules verbatim, adapted to the new shapes, or both (default)");
+  cmd->add_option("--sources", spelled->sources,
                   "pool: candidates of every other model (default); auto: only the model covering the most untuned time");
   cmd->add_option("--budget", a->budget, "At most this many candidate measurements, heaviest kernels first (default: no limit)");
   cmd->add_flag("!--no-nearest-classes", a->nearest_classes,
@@ -421,7 +444,12 @@ void addTransferCommands(CLI::App& app) {
   cmd->add_option("--workers", a->workers,
                   "Measure on the measurement workers of this target that take jobs from the bank (a PostgreSQL bank; "
                   "docs/fleet.md); code is compiled here for their CPU");
-  cmd->callback([a] { transferCmd(*a); });
+  cmd->callback([a, spelled] {
+    a->rank = parseSpelling(kRanks, spelled->rank, "--rank");
+    a->adapt = parseSpelling(kAdapts, spelled->adapt, "--adapt");
+    a->sources = parseSpelling(kSourceModes, spelled->sources, "--sources");
+    transferCmd(*a);
+  });
 
   auto* src = app.add_subcommand("sources", "List the bank's models that can serve as transfer sources for a model");
   auto s = std::make_shared<TransferArgs>();
