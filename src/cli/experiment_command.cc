@@ -102,7 +102,7 @@ struct ExperimentArgs {
   double step_s = 60;
   int threads = 0;
   std::string target = "host";
-  std::string defaults = "strong";  // the untuned baseline of every run (schedule/baseline.h)
+  schedule::Baseline defaults = schedule::Baseline::Strong;  // the untuned baseline of every run (schedule/baseline.h)
   bool json = false, verbose = false;
   bool report_only = false;  // rewrite results.md/.svg from results.json, run nothing
 };
@@ -556,10 +556,10 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
     return;
   }
   // One experiment, one baseline: its runs and comparisons all measure against it.
-  if (res.root().contains("defaults") && res.root()["defaults"] != a.defaults)
+  if (res.root().contains("defaults") && res.root()["defaults"] != schedule::baselineName(a.defaults))
     fail("the experiment in ", a.out, " ran with --defaults ", res.root()["defaults"].get<std::string>(),
          "; resume it with the same baseline or use another --out");
-  res.root()["defaults"] = a.defaults;
+  res.root()["defaults"] = schedule::baselineName(a.defaults);
   res.root()["trials"] = a.trials;
   res.root()["step_s"] = a.step_s;
   res.root()["command"] = command;
@@ -609,10 +609,9 @@ void addExperimentCommand(CLI::App& app) {
   cmd->add_option("--step", a->step_s, "Seconds between tuning checkpoints after the transfer time (default 60)");
   cmd->add_option("--threads", a->threads, "Threads for kernels (default: all cores)");
   addTargetOption(cmd, a->target);
-  cmd->add_option("--defaults", a->defaults,
-                  "Untuned baseline of every run: strong (ttune's default schedules, default) or basic (the paper's "
-                  "conditions: TVM-style fallback schedules, direct convolutions, a search not seeded with ttune's defaults)")
-      ->check(CLI::IsMember({"strong", "basic"}));
+  addDefaultsOption(cmd, a->defaults,
+                    "Untuned baseline of every run: strong (ttune's default schedules, default) or basic (the paper's "
+                    "conditions: TVM-style fallback schedules, direct convolutions, a search not seeded with ttune's defaults)");
   cmd->add_flag("--json", a->json, "Print the results as JSON");
   cmd->add_flag("--report-only", a->report_only,
                 "Rewrite OUT/results.md and results.svg from OUT/results.json (same host), run nothing");

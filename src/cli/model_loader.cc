@@ -23,19 +23,22 @@ void addSourceOptions(CLI::App* cmd, ModelSource& src) {
                   "Stride-1 3x3 convolutions: winograd (F(4x4,3x3) or, on small images, F(2x2,3x3) transforms and a "
                   "batched matrix product; channels-last only) or direct")
       ->check(CLI::IsMember({"winograd", "direct"}));
-  cmd->add_option("--defaults", src.defaults,
-                  "Untuned baseline: strong (ttune's default schedules, default) or basic (the transfer-tuning paper's "
-                  "conditions: schedules of the kind TVM falls back to without tuning logs, direct convolutions)")
-      ->check(CLI::IsMember({"strong", "basic"}));
+  addDefaultsOption(cmd, src.defaults,
+                    "Untuned baseline: strong (ttune's default schedules, default) or basic (the transfer-tuning paper's "
+                    "conditions: schedules of the kind TVM falls back to without tuning logs, direct convolutions)");
   cmd->add_option("--precision", src.precision,
                   "Convolutions, dense layers and matrix products compute in fp32 (default) or with bf16 operands and "
                   "float32 sums (needs AVX512-BF16)")
       ->check(CLI::IsMember({"fp32", "bf16"}));
 }
 
-schedule::Baseline baselineOf(const ModelSource& src) {
-  return schedule::parseBaseline(src.defaults).value_or(schedule::Baseline::Strong);
+void addDefaultsOption(CLI::App* cmd, schedule::Baseline& baseline, const std::string& help) {
+  cmd->add_option_function<std::string>(
+         "--defaults", [&baseline](const std::string& s) { baseline = *schedule::parseBaseline(s); }, help)
+      ->check(CLI::IsMember({schedule::baselineName(schedule::Baseline::Strong), schedule::baselineName(schedule::Baseline::Basic)}));
 }
+
+schedule::Baseline baselineOf(const ModelSource& src) { return src.defaults; }
 
 std::string modelName(const std::string& spec) {
   std::string n = spec.substr(spec.find_last_of('/') + 1);

@@ -25,9 +25,9 @@ struct ModelSource {
   std::vector<std::string> dims;             // "batch=1"
   std::string layout = "nhwc";               // convolution layout: "nhwc" or "nchw" (as imported)
   std::string conv = "winograd";             // stride-1 3x3 convolutions: "winograd" or "direct"
-  // The untuned baseline (schedule/baseline.h): "strong", or "basic" (the paper's conditions:
-  // basic default schedules and direct convolutions whatever --conv says).
-  std::string defaults = "strong";
+  // The untuned baseline (schedule/baseline.h; --defaults strong | basic): Strong, or Basic (the
+  // paper's conditions: basic default schedules and direct convolutions whatever --conv says).
+  schedule::Baseline defaults = schedule::Baseline::Strong;
   // Convolutions, dense layers and matrix products compute in "fp32" or with "bf16" operands
   // (graph/bf16.h; needs AVX512-BF16).
   std::string precision = "fp32";
@@ -38,6 +38,8 @@ schedule::Baseline baselineOf(const ModelSource& source);
 
 // The MODEL positional and the ONNX shape options every model command takes.
 void addSourceOptions(CLI::App* cmd, ModelSource& src);
+// A --defaults option (strong | basic) parsed into `baseline`.
+void addDefaultsOption(CLI::App* cmd, schedule::Baseline& baseline, const std::string& help);
 
 // Throws Error naming the model, file or option at fault; frontend::RuntimeValueError when the
 // ONNX model's later shapes depend on run-time values (run it with executor::StagedModel). The
