@@ -19,18 +19,25 @@ class App;
 
 namespace ttune::cli {
 
+// --conv: how stride-1 3x3 convolutions compute.
+enum class ConvAlgorithm { Winograd, Direct };
+// --precision: what convolutions, dense layers and matrix products compute in.
+enum class Precision { Fp32, Bf16 };
+// The spelling of a precision ("fp32", "bf16": the option's, an export's).
+std::string precisionName(Precision p);
+
 struct ModelSource {
   std::string spec;                          // zoo name or .onnx path
   std::vector<std::string> input_shapes;     // "name=1x3x224x224"
   std::vector<std::string> dims;             // "batch=1"
-  std::string layout = "nhwc";               // convolution layout: "nhwc" or "nchw" (as imported)
-  std::string conv = "winograd";             // stride-1 3x3 convolutions: "winograd" or "direct"
+  graph::Layout layout = graph::Layout::NHWC;  // convolution layout: --layout nhwc, or nchw (as imported)
+  ConvAlgorithm conv = ConvAlgorithm::Winograd;  // --conv winograd | direct
   // The untuned baseline (schedule/baseline.h; --defaults strong | basic): Strong, or Basic (the
   // paper's conditions: basic default schedules and direct convolutions whatever --conv says).
   schedule::Baseline defaults = schedule::Baseline::Strong;
-  // Convolutions, dense layers and matrix products compute in "fp32" or with "bf16" operands
+  // Convolutions, dense layers and matrix products compute in fp32 or with bf16 operands
   // (graph/bf16.h; needs AVX512-BF16).
-  std::string precision = "fp32";
+  Precision precision = Precision::Fp32;
 };
 
 // The baseline the source names.

@@ -9,6 +9,7 @@
 #include "cli/bank_access.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/enum_option.h"
 #include "cli/interrupt.h"
 #include "executor/latency.h"
 #include "cli/model_loader.h"
@@ -69,28 +70,16 @@ class SourceDags {
 };
 
 // The spellings of --sources, --rank and --adapt (and of the run settings and JSON that record them).
-template <class E>
-struct Spelling {
-  E value;
-  const char* name;
-};
 constexpr Spelling<transfer::SourceMode> kSourceModes[] = {{transfer::SourceMode::Pool, "pool"},
                                                            {transfer::SourceMode::Auto, "auto"}};
 constexpr Spelling<transfer::Rank> kRanks[] = {{transfer::Rank::CostModel, "model"}, {transfer::Rank::Prior, "prior"}};
 constexpr Spelling<transfer::Adapt> kAdapts[] = {
     {transfer::Adapt::Verbatim, "verbatim"}, {transfer::Adapt::Adapted, "adapted"}, {transfer::Adapt::Both, "both"}};
 
-template <class E, size_t N>
-std::string nameOf(const Spelling<E> (&table)[N], E value) {
-  for (const Spelling<E>& s : table)
-    if (s.value == value) return s.name;
-  fail("no name for value ", static_cast<int>(value));
-}
 // The value `name` spells, else fails with "OPTION must be A, B or C, not 'name'".
 template <class E, size_t N>
 E parseSpelling(const Spelling<E> (&table)[N], const std::string& name, const char* option) {
-  for (const Spelling<E>& s : table)
-    if (name == s.name) return s.value;
+  if (std::optional<E> v = spelledValue(table, name)) return *v;
   std::string names;
   for (size_t i = 0; i < N; ++i) names += std::string(i == 0 ? "" : i + 1 == N ? " or " : ", ") + table[i].name;
   fail(option, " must be ", names, ", not '", name, "'");
@@ -263,8 +252,9 @@ Json transferModel(const TransferArgs& a) {
   Timer sources_timer;
   requireSources(a, kernels, bank, name, baseline);
 
-  Json settings{{"sources", a.from}, {"source_mode", nameOf(kSourceModes, a.sources)}, {"top_k", a.top_k},
-                {"rank", nameOf(kRanks, a.rank)}, {"budget", a.budget}, {"refine", a.refine}, {"adapt", nameOf(kAdapts, a.adapt)},        {"threads", target.threads}, {"nearest_classes", a.nearest_classes},
+  Json settings{{"sources", a.from}, {"source_mode", spellingOf(kSourceModes, a.sources)}, {"top_k", a.top_k},
+                {"rank", spellingOf(kRanks, a.rank)}, {"budget", a.budget}, {"refine", a.refine},
+                {"adapt", spellingOf(kAdapts, a.adapt)}, {"threads", target.threads}, {"nearest_classes", a.nearest_classes},
                 {"isa", schedule::isaName(code.isa)}, {"cpu", target.cpu}, {"label", a.label},
                 {"defaults", schedule::baselineName(baseline)}};
   if (remote) settings["workers"] = a.workers;
@@ -330,7 +320,7 @@ Json transferModel(const TransferArgs& a) {
          {"threads", target.threads},
          {"defaults", schedule::baselineName(baseline)},
          {"sources", res.sources},
-         {"source_mode", nameOf(kSourceModes, a.sources)},
+         {"source_mode", spellingOf(kSourceModes, a.sources)},
          {"kernels", keptKernelsJson(res, check)}};
   if (a.sources == transfer::SourceMode::Auto) {
     Json sc = Json::array();
