@@ -55,6 +55,11 @@ struct TransferArgs {
   bool json = false, verbose = false;
 };
 Json transferModel(const TransferArgs& a);
+// The spellings of --sources (pool, auto), --rank (model, prior) and --adapt (verbatim, adapted,
+// both); each throws Error naming the option and its spellings.
+transfer::SourceMode parseSourceMode(const std::string& name);
+transfer::Rank parseRank(const std::string& name);
+transfer::Adapt parseAdapt(const std::string& name);
 
 // Seeded random inputs for a model as `ttune run` feeds it without --inputs (token ids in the zoo
 // model's vocabulary range).

@@ -24,6 +24,8 @@ constexpr Spelling<schedule::Baseline> kBaselines[] = {{schedule::Baseline::Stro
 }  // namespace
 
 std::string precisionName(Precision p) { return spellingOf(kPrecisions, p); }
+std::optional<Precision> precisionNamed(const std::string& name) { return spelledValue(kPrecisions, name); }
+std::optional<graph::Layout> layoutNamed(const std::string& name) { return spelledValue(kLayouts, name); }
 
 void addSourceOptions(CLI::App* cmd, ModelSource& src) {
   cmd->add_option("model", src.spec, "A zoo model name (see `ttune models`) or an .onnx file")->required();

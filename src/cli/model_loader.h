@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ enum class ConvAlgorithm { Winograd, Direct };
 enum class Precision { Fp32, Bf16 };
 // The spelling of a precision ("fp32", "bf16": the option's, an export's).
 std::string precisionName(Precision p);
+// The value a --precision or --layout spelling names.
+std::optional<Precision> precisionNamed(const std::string& name);
+std::optional<graph::Layout> layoutNamed(const std::string& name);
 
 struct ModelSource {
   std::string spec;                          // zoo name or .onnx path

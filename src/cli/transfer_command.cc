@@ -404,6 +404,10 @@ void sourcesCmd(const ModelSource& src, const std::string& db, const std::string
 
 }  // namespace
 
+transfer::SourceMode parseSourceMode(const std::string& name) { return parseSpelling(kSourceModes, name, "--sources"); }
+transfer::Rank parseRank(const std::string& name) { return parseSpelling(kRanks, name, "--rank"); }
+transfer::Adapt parseAdapt(const std::string& name) { return parseSpelling(kAdapts, name, "--adapt"); }
+
 void addTransferCommands(CLI::App& app) {
   auto* cmd = app.add_subcommand("transfer", "Transfer-tune a model: re-measure the bank's schedules of other models' kernels");
   auto a = std::make_shared<TransferArgs>();
@@ -435,9 +439,9 @@ void addTransferCommands(CLI::App& app) {
                   "Measure on the measurement workers of this target that take jobs from the bank (a PostgreSQL bank; "
                   "docs/fleet.md); code is compiled here for their CPU");
   cmd->callback([a, spelled] {
-    a->rank = parseSpelling(kRanks, spelled->rank, "--rank");
-    a->adapt = parseSpelling(kAdapts, spelled->adapt, "--adapt");
-    a->sources = parseSpelling(kSourceModes, spelled->sources, "--sources");
+    a->rank = parseRank(spelled->rank);
+    a->adapt = parseAdapt(spelled->adapt);
+    a->sources = parseSourceMode(spelled->sources);
     transferCmd(*a);
   });
 
