@@ -36,10 +36,12 @@ cli::ModelSource modelSource(const std::string& model, const std::map<std::strin
                              const std::string& precision) {
   cli::ModelSource src;
   src.spec = model;
-  src.layout = layout;
-  src.precision = precision;
-  if (layout != "nhwc" && layout != "nchw") fail("layout must be \"nhwc\" or \"nchw\", got \"", layout, "\"");
-  if (precision != "fp32" && precision != "bf16") fail("precision must be \"fp32\" or \"bf16\", got \"", precision, "\"");
+  const std::optional<graph::Layout> l = cli::layoutNamed(layout);
+  if (!l) fail("layout must be \"nhwc\" or \"nchw\", got \"", layout, "\"");
+  const std::optional<cli::Precision> p = cli::precisionNamed(precision);
+  if (!p) fail("precision must be \"fp32\" or \"bf16\", got \"", precision, "\"");
+  src.layout = *l;
+  src.precision = *p;
   for (const auto& [name, shape] : input_shapes) {
     std::string s = name + "=";
     for (size_t i = 0; i < shape.size(); ++i) {
@@ -146,7 +148,7 @@ class Model {
     eo.dir = dir;
     eo.name = name.empty() ? deploy::exportName(this->name()) : name;
     eo.source = src_.spec;
-    eo.precision = src_.precision;
+    eo.precision = cli::precisionName(src_.precision);
     eo.compiler = compiler;
     eo.static_archive = static_archive;
     Json j;
@@ -257,10 +259,10 @@ PYBIND11_MODULE(_ttune, m) {
     a.src = modelSource(model, input_shapes, dims, layout, precision);
     a.db = db.value_or("");
     a.from = from;
-    a.sources = sources;
+    a.sources = cli::parseSourceMode(sources);
     a.budget = budget;
     a.top_k = top_k;
-    a.adapt = adapt;
+    a.adapt = cli::parseAdapt(adapt);
     a.refine = refine;
     a.threads = threads;
     a.target = target;

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 
+#include "cli/fleet.h"
 #include "cli/interrupt.h"
 #include "cli/output.h"
 #include "cli/progress.h"
@@ -44,6 +45,16 @@ RunBank openRunBank(const std::string& db, const schedule::Target& code, bool co
     if (!imported.ok()) fail(imported.error());
   }
   return RunBank{*worker, true, std::move(scratch), std::move(bank)};
+}
+
+ModelRunBank openModelRunBank(const std::string& db, const schedule::Target& code, const WorkersMeasurement* remote,
+                              bool copy_records, bool quiet, const std::string& name, const std::string& spec,
+                              const std::vector<graph::Kernel>& kernels) {
+  ModelRunBank m{remote ? RunBank{remote->command, true, nullptr, openBank(db)} : openRunBank(db, code, copy_records, quiet),
+                 currentTarget(code)};
+  registerModel(m.rb.bank, name, spec, kernels);
+  if (remote) remote->onDevice(m.target);
+  return m;
 }
 
 schedule::TargetInfo currentTarget(const schedule::Target& code) {

@@ -36,6 +36,17 @@ struct RunBank {
   bool stored() const { return !scratch; }
 };
 RunBank openRunBank(const std::string& db, const schedule::Target& code, bool copy_records, bool quiet);
+struct WorkersMeasurement;  // cli/fleet.h
+// What a tune or transfer run of a model writes to and measures with: `remote` (--workers) set,
+// the bank --db names and the workers' measurement; otherwise openRunBank. The model and its
+// kernels are registered in the bank, and `target` is what the run's records are measured on.
+struct ModelRunBank {
+  RunBank rb;
+  schedule::TargetInfo target;
+};
+ModelRunBank openModelRunBank(const std::string& db, const schedule::Target& code, const WorkersMeasurement* remote,
+                              bool copy_records, bool quiet, const std::string& name, const std::string& spec,
+                              const std::vector<graph::Kernel>& kernels);
 // Records measured here: this machine's CPU, the code's ISA level, the thread count.
 schedule::TargetInfo currentTarget(const schedule::Target& code);
 // Registers the model and its distinct kernels (with occurrences).

@@ -11,6 +11,7 @@
 #include "deploy/exporter.h"
 #include "executor/executor.h"
 #include "support/json.h"
+#include "transfer/transfer.h"
 
 namespace ttune::transfer {
 struct Comparison;
@@ -39,14 +40,14 @@ struct TransferArgs {
   ModelSource src;
   std::string db;
   std::vector<std::string> from;
-  std::string sources = "pool";  // pool | auto
+  transfer::SourceMode sources = transfer::SourceMode::Pool;  // --sources pool | auto
   int64_t budget = 0;
   bool refine = false;
   bool nearest_classes = true;  // kernels without a same-class source try their nearest class
   bool allow_no_source = false;  // run (measuring only defaults) when the bank has no source at all
   int top_k = 0;
-  std::string rank = "model";  // what ranks the top k: model (a cost model) | prior (zero-cost)
-  std::string adapt = "both";
+  transfer::Rank rank = transfer::Rank::CostModel;  // what ranks the top k: --rank model | prior
+  transfer::Adapt adapt = transfer::Adapt::Both;     // --adapt verbatim | adapted | both
   std::string target = "host";
   std::string workers;  // measure on the bank's workers of this target (cli/fleet.h)
   std::string label;
@@ -54,6 +55,11 @@ struct TransferArgs {
   bool json = false, verbose = false;
 };
 Json transferModel(const TransferArgs& a);
+// The spellings of --sources (pool, auto), --rank (model, prior) and --adapt (verbatim, adapted,
+// both); each throws Error naming the option and its spellings.
+transfer::SourceMode parseSourceMode(const std::string& name);
+transfer::Rank parseRank(const std::string& name);
+transfer::Adapt parseAdapt(const std::string& name);
 
 // Seeded random inputs for a model as `ttune run` feeds it without --inputs (token ids in the zoo
 // model's vocabulary range).

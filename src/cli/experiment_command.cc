@@ -21,6 +21,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "cli/bank_access.h"
@@ -46,13 +47,54 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* kModes[] = {"pool", "auto", "budget", "ranked", "ranked-nearest", "refine", "beyond", "then-tune"};
+// The experiment's modes. then-tune is no transfer of its own: it tunes further from another
+// mode's transfer (--then-tune-from).
+enum class ExperimentMode { Pool, Auto, Budget, Ranked, RankedNearest, Refine, Beyond, ThenTune };
+
+// Each mode's name (its --modes spelling and its key in results.json) and the transfer settings
+// it implies (ttune transfer's options).
+struct ModeInfo {
+  ExperimentMode mode;
+  const char* name;
+  bool auto_sources;     // --sources auto (else pool)
+  bool budget;           // --budget (the experiment's --budget, or two per tunable kernel)
+  bool ranked;           // --top-k (the experiment's --ranked-k) --rank prior
+  bool nearest_classes;  // nearest-class candidates for kernels without a same-class source
+  bool refine;           // in-model re-ranking
+};
+constexpr ModeInfo kModes[] = {
+    {ExperimentMode::Pool, "pool", false, false, false, false, false},
+    {ExperimentMode::Auto, "auto", true, false, false, false, false},
+    {ExperimentMode::Budget, "budget", false, true, false, false, false},
+    {ExperimentMode::Ranked, "ranked", false, false, true, false, false},
+    {ExperimentMode::RankedNearest, "ranked-nearest", false, false, true, true, false},
+    {ExperimentMode::Refine, "refine", false, false, false, false, true},
+    {ExperimentMode::Beyond, "beyond", false, false, false, true, true},
+    {ExperimentMode::ThenTune, "then-tune", false, false, false, false, false},
+};
+constexpr bool tableInEnumOrder() {
+  for (size_t i = 0; i < std::size(kModes); ++i)
+    if (static_cast<size_t>(kModes[i].mode) != i) return false;
+  return std::size(kModes) == static_cast<size_t>(ExperimentMode::ThenTune) + 1;
+}
+static_assert(tableInEnumOrder(), "kModes lists every ExperimentMode once, in the enum's order");
+
+const ModeInfo& modeInfo(ExperimentMode m) { return kModes[static_cast<size_t>(m)]; }
+std::string modeName(ExperimentMode m) { return modeInfo(m).name; }
+std::optional<ExperimentMode> modeNamed(const std::string& name) {
+  for (const ModeInfo& i : kModes)
+    if (name == i.name) return i.mode;
+  return std::nullopt;
+}
+bool runsMode(const std::vector<ExperimentMode>& modes, ExperimentMode m) {
+  return std::find(modes.begin(), modes.end(), m) != modes.end();
+}
 
 struct ExperimentArgs {
   std::vector<std::string> models;
   int64_t trials = 2000;
   std::string out = "experiment", db;
-  std::vector<std::string> modes = {"pool", "auto", "beyond", "then-tune"};
+  std::vector<std::string> modes = {"pool", "auto", "beyond", "then-tune"};  // parsed by parseModes
   int64_t budget = 0;  // budget mode: candidate measurements (0: two per tunable kernel)
   int ranked_k = 4;    // ranked mode: candidates per kernel the zero-cost prior ranks best
   int64_t then_tune_trials = 0;  // then-tune mode: trials of the warm-started run (0: a quarter of --trials)
@@ -60,7 +102,7 @@ struct ExperimentArgs {
   double step_s = 60;
   int threads = 0;
   std::string target = "host";
-  std::string defaults = "strong";  // the untuned baseline of every run (schedule/baseline.h)
+  schedule::Baseline defaults = schedule::Baseline::Strong;  // the untuned baseline of every run (schedule/baseline.h)
   bool json = false, verbose = false;
   bool report_only = false;  // rewrite results.md/.svg from results.json, run nothing
 };
@@ -183,7 +225,9 @@ std::string ratioCell(const Json& c, const char* prefix, const char* median_fiel
   return strFormat("%.2fx (%.2f-%.2f)", s.median, s.lo, s.hi);
 }
 
-void writeReport(Results& r, const std::string& dir, const std::vector<std::string>& models, const std::vector<std::string>& modes) {
+void writeReport(Results& r, const std::string& dir, const std::vector<std::string>& models,
+                 const std::vector<ExperimentMode>& modes) {
+  using enum ExperimentMode;
   const Json& root = r.root();
   std::ostringstream md;
   const Json& h = root["host"];
@@ -195,26 +239,26 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
      << "%max = (S_tt - 1) / (S_max - 1); match = tuning time after which the tuning run's "
      << "schedules reached the transferred speedup (checkpoints at 1/8, 1/4 and 1/2 of the transfer time, at it, then every " << root.value("step_s", 60.0) << " s).\n\n";
   md << "| model | S_max | tune time | pool S_tt | %max | TT time | tuning @TT | match | ratio |";
-  for (const std::string& m : modes)
-    if (m == "then-tune") md << " then-tune S | search time | reaches S_max |";
-    else if (m != "pool") md << " " << m << " %max | " << m << " TT time | " << m << " ratio |";
+  for (ExperimentMode m : modes)
+    if (m == ThenTune) md << " then-tune S | search time | reaches S_max |";
+    else if (m != Pool) md << " " << modeName(m) << " %max | " << modeName(m) << " TT time | " << modeName(m) << " ratio |";
   md << "\n|---|---:|---:|---:|---:|---:|---:|---:|---:|";
-  for (const std::string& m : modes)
-    if (m == "then-tune") md << "---:|---:|---:|";
-    else if (m != "pool") md << "---:|---:|---:|";
+  for (ExperimentMode m : modes)
+    if (m != Pool) md << "---:|---:|---:|";
   md << "\n";
   // Per mode: (%max, whether tuning's gain was measurable in that comparison).
-  std::map<std::string, std::vector<std::pair<double, bool>>> shares;
-  std::map<std::string, MatchRatios> matches;
+  std::map<ExperimentMode, std::vector<std::pair<double, bool>>> shares;
+  std::map<ExperimentMode, MatchRatios> matches;
   std::vector<PlotPanel> panels;
   std::set<std::string> then_from;  // the modes whose transfers the then-tune runs continued
   for (const std::string& name : models) {
     if (!root["models"].contains(name)) continue;
     const Json& mj = root["models"][name];
     const Json& modesj = mj["modes"];
-    if (!modesj.contains("pool") || !modesj["pool"].contains("comparison")) continue;
-    const Json& c = modesj["pool"]["comparison"];
-    const std::string ratio_cell = matches["pool"].add(c);
+    const std::string pool = modeName(Pool);
+    if (!modesj.contains(pool) || !modesj[pool].contains("comparison")) continue;
+    const Json& c = modesj[pool]["comparison"];
+    const std::string ratio_cell = matches[Pool].add(c);
     md << "| " << name << " | " << ratioCell(c, "tuned_", "speedup_tuned") << " | " << formatSeconds(num(c, "tune_s")) << " | "
        << ratioCell(c, "transfer_", "speedup_transfer") << " | " << shareCell(c) << " | "
        << formatSeconds(num(c, "transfer_s")) << " | " << strFormat("%.2fx", num(c, "tune_speedup_at_transfer_time")) << " | "
@@ -223,16 +267,16 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
     PlotPanel panel;
     panel.title = name;
     for (const Json& cp : c["checkpoints"]) panel.curve.push_back({num(cp, "elapsed_s"), num(cp, "speedup")});
-    for (const std::string& m : modes) {
-      if (!modesj.contains(m) || !modesj[m].contains("comparison")) {
-        if (m == "then-tune") md << " - | - | - |";
-        else if (m != "pool") md << " - | - | - |";
+    for (ExperimentMode m : modes) {
+      const std::string key = modeName(m);
+      if (!modesj.contains(key) || !modesj[key].contains("comparison")) {
+        if (m != Pool) md << " - | - | - |";
         continue;
       }
-      const Json& mc = modesj[m]["comparison"];
-      if (m == "then-tune") {
+      const Json& mc = modesj[key]["comparison"];
+      if (m == ThenTune) {
         if (!mc.contains("continued")) continue;
-        then_from.insert(modesj[m].value("from_mode", std::string("pool")));
+        then_from.insert(modesj[key].value("from_mode", pool));
         for (const Json& cp : mc["continued"]) panel.continued.push_back({num(cp, "search_s"), num(cp, "speedup")});
         panel.continued.insert(panel.continued.begin(), {num(mc, "transfer_s"), num(mc, "speedup_transfer")});
         // Its share of the tuning run's speedup, both timed in this comparison (compare's
@@ -254,8 +298,8 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
         continue;
       }
       shares[m].push_back({shareOf(mc), measurable(mc)});
-      panel.points.push_back({m, num(mc, "transfer_s"), num(mc, "speedup_transfer")});
-      if (m != "pool")
+      panel.points.push_back({key, num(mc, "transfer_s"), num(mc, "speedup_transfer")});
+      if (m != Pool)
         md << " " << shareCell(mc) << " | " << formatSeconds(num(mc, "transfer_s")) << " | " << matches[m].add(mc) << " |";
     }
     md << "\n";
@@ -270,23 +314,23 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
   };
   md << "\nAverage %max (then-tune: its final speedup's share of S_max) over the models whose tuning gain is measurable "
         "(S_max's interval above 1), and over all:";
-  for (const std::string& m : modes) {
+  for (ExperimentMode m : modes) {
     std::vector<double> all, strong;
     for (auto [share, gain] : shares[m]) {
       if (!std::isfinite(share)) continue;
       all.push_back(share);
       if (gain) strong.push_back(share);
     }
-    md << " " << m << " " << pct(mean(strong)) << " (" << strong.size() << " models), " << pct(mean(all)) << " ("
+    md << " " << modeName(m) << " " << pct(mean(strong)) << " (" << strong.size() << " models), " << pct(mean(all)) << " ("
        << all.size() << ");";
   }
   md << "\nTuning time to match the transfer, over the transfer time (geomean over the models whose tuning gain is "
         "measurable):";
   const char* sep = " ";
-  for (const std::string& m : modes) {
-    if (m == "then-tune" || !matches.contains(m)) continue;
+  for (ExperimentMode m : modes) {
+    if (m == ThenTune || !matches.contains(m)) continue;
     const MatchRatios& r = matches[m];
-    md << sep << m << " " << geomeanCell(r.log_ratio) << " over " << r.log_ratio.size() << " matched";
+    md << sep << modeName(m) << " " << geomeanCell(r.log_ratio) << " over " << r.log_ratio.size() << " matched";
     if (r.unmatched > 0)
       md << ", " << r.unmatched << " never matched within the tuning run (counted at their lower bound, tune time / transfer time: at least "
          << geomeanCell(r.log_at_least) << " over " << r.log_at_least.size() << ")";
@@ -310,25 +354,32 @@ void stopIfInterrupted(const std::string& step) {
     fail("experiment interrupted after ", step, " (saved); run the same command again to resume");
 }
 
+// --modes, in the order given (the report's columns).
+std::vector<ExperimentMode> parseModes(const ExperimentArgs& a) {
+  std::vector<ExperimentMode> modes;
+  for (const std::string& m : a.modes) {
+    std::optional<ExperimentMode> mode = modeNamed(m);
+    if (!mode) fail("--modes: unknown mode '", m, "' (", join(kModes, ", ", [](const ModeInfo& k) { return std::string(k.name); }), ")");
+    modes.push_back(*mode);
+  }
+  if (!runsMode(modes, ExperimentMode::Pool)) fail("--modes must include pool (the paper's protocol)");
+  return modes;
+}
+
 // The modes in the order they run: then-tune continues another mode's transfer, so it runs last.
-std::vector<std::string> runOrder(const ExperimentArgs& a) {
-  for (const std::string& m : a.modes)
-    if (std::find(std::begin(kModes), std::end(kModes), m) == std::end(kModes))
-      fail("--modes: unknown mode '", m, "' (", join(kModes, ", ", [](const char* k) { return std::string(k); }), ")");
-  if (std::find(a.modes.begin(), a.modes.end(), "pool") == a.modes.end()) fail("--modes must include pool (the paper's protocol)");
-  std::vector<std::string> modes = a.modes;
-  std::stable_partition(modes.begin(), modes.end(), [](const std::string& m) { return m != "then-tune"; });
+std::vector<ExperimentMode> runOrder(std::vector<ExperimentMode> modes) {
+  std::stable_partition(modes.begin(), modes.end(), [](ExperimentMode m) { return m != ExperimentMode::ThenTune; });
   return modes;
 }
 
 // The transfer mode that then-tune continues: --then-tune-from, else beyond when it runs, else pool.
-std::string thenTuneSource(const ExperimentArgs& a, const std::vector<std::string>& modes) {
-  const std::string continued_from = !a.then_tune_from.empty()                                       ? a.then_tune_from
-                                     : std::find(modes.begin(), modes.end(), "beyond") != modes.end() ? "beyond"
-                                                                                                       : "pool";
-  if (continued_from == "then-tune" || std::find(modes.begin(), modes.end(), continued_from) == modes.end())
-    fail("--then-tune-from: ", continued_from, " is not one of the transfer modes in --modes");
-  return continued_from;
+ExperimentMode thenTuneSource(const ExperimentArgs& a, const std::vector<ExperimentMode>& modes) {
+  const ExperimentMode fallback = runsMode(modes, ExperimentMode::Beyond) ? ExperimentMode::Beyond : ExperimentMode::Pool;
+  const std::optional<ExperimentMode> from = a.then_tune_from.empty() ? fallback : modeNamed(a.then_tune_from);
+  if (!from || *from == ExperimentMode::ThenTune || !runsMode(modes, *from))
+    fail("--then-tune-from: ", a.then_tune_from.empty() ? modeName(fallback) : a.then_tune_from,
+         " is not one of the transfer modes in --modes");
+  return *from;
 }
 
 // Zoo models or ONNX files; results are keyed by model name, as the bank's runs are.
@@ -350,12 +401,13 @@ struct ExperimentRun {
   std::string db;
   schedule::Target code;
   Results& res;
-  std::vector<std::string> names;  // the models' names, for the report
+  std::vector<std::string> names;      // the models' names, for the report
+  std::vector<ExperimentMode> listed;  // --modes as given, for the report
 
   void say(const std::string& s) const {
     if (!a.json) std::cerr << "experiment: " << s << "\n";
   }
-  void report() { writeReport(res, a.out, names, a.modes); }
+  void report() { writeReport(res, a.out, names, listed); }
 
   // A tuning run of `spec` into the experiment's bank (json, labelled).
   TuneArgs tuneArgs(const std::string& spec, int64_t trials, const std::string& label) const {
@@ -371,23 +423,24 @@ struct ExperimentRun {
     return t;
   }
 
-  // A transfer run of `spec` in `mode` (kModes) into the experiment's bank.
-  TransferArgs transferArgs(const std::string& spec, const std::string& mode, int tunable) const {
+  // A transfer run of `spec` in `mode` (kModes: its settings) into the experiment's bank.
+  TransferArgs transferArgs(const std::string& spec, ExperimentMode mode, int tunable) const {
+    const ModeInfo& info = modeInfo(mode);
     TransferArgs t;
     t.src.spec = spec;
     t.src.defaults = a.defaults;
     t.db = db;
     t.target = a.target;
-    t.sources = mode == "auto" ? "auto" : "pool";
-    t.budget = mode == "budget" ? (a.budget > 0 ? a.budget : 2 * tunable) : 0;
-    if (mode == "ranked" || mode == "ranked-nearest") {
+    t.sources = info.auto_sources ? transfer::SourceMode::Auto : transfer::SourceMode::Pool;
+    t.budget = info.budget ? (a.budget > 0 ? a.budget : 2 * tunable) : 0;
+    if (info.ranked) {
       t.top_k = a.ranked_k;
-      t.rank = "prior";
+      t.rank = transfer::Rank::Prior;
     }
-    t.refine = mode == "refine" || mode == "beyond";
-    t.nearest_classes = mode == "beyond" || mode == "ranked-nearest";
+    t.refine = info.refine;
+    t.nearest_classes = info.nearest_classes;
     t.allow_no_source = true;
-    t.label = "experiment:" + mode;
+    t.label = "experiment:" + modeName(mode);
     t.json = true;
     t.verbose = a.verbose;
     return t;
@@ -426,18 +479,19 @@ struct ExperimentRun {
 
   // then-tune: model m tuned further from its `continued_from` transfer, then compared.
   void thenTune(const graph::Graph& g, const std::string& spec, const ModelSource& source, Json& mj,
-                const std::string& continued_from, int64_t then_trials) {
+                ExperimentMode from, int64_t then_trials) {
     const std::string m = modelName(spec);
-    Json& md = mj["modes"]["then-tune"];
+    const std::string continued_from = modeName(from);
+    Json& md = mj["modes"][modeName(ExperimentMode::ThenTune)];
     const Json& base = mj["modes"][continued_from];
     // (md is null until this mode's first step.)
-    const std::string saved_from = md.contains("continued") ? md.value("from_mode", std::string("pool")) : continued_from;
+    const std::string saved_from = md.contains("continued") ? md.value("from_mode", modeName(ExperimentMode::Pool)) : continued_from;
     if (saved_from != continued_from)
       fail(m, "'s then-tune run in ", a.out, " continued its ", saved_from, " transfer; resume with --then-tune-from ",
            saved_from);
     if (!md.contains("continued")) {
       say("tuning " + m + " from its " + continued_from + " transfer (" + std::to_string(then_trials) + " trials)");
-      TuneArgs t = tuneArgs(spec, then_trials, "experiment:then-tune");
+      TuneArgs t = tuneArgs(spec, then_trials, "experiment:" + modeName(ExperimentMode::ThenTune));
       t.warm_start_run = base["transfer"]["run_id"];
       t.new_run = true;
       md["from_mode"] = continued_from;
@@ -447,7 +501,7 @@ struct ExperimentRun {
     }
     if (!md.contains("comparison")) {
       say("comparing " + m + " (transfer, then tune) with its tuning run");
-      md["comparison"] = compare(g, m, source, "then-tune", mj["tune"]["run_id"].get<std::string>(),
+      md["comparison"] = compare(g, m, source, modeName(ExperimentMode::ThenTune), mj["tune"]["run_id"].get<std::string>(),
                                  base["transfer"]["run_id"].get<std::string>(), md["continued"]["run_id"].get<std::string>());
       res.save();
       report();
@@ -456,12 +510,13 @@ struct ExperimentRun {
 
   // A transfer mode: model m transfer-tuned from the others, then compared.
   void transferMode(const graph::Graph& g, const std::string& spec, const ModelSource& source, Json& mj,
-                    const std::string& mode, int tunable) {
+                    ExperimentMode transfer_mode, int tunable) {
     const std::string m = modelName(spec);
+    const std::string mode = modeName(transfer_mode);
     Json& md = mj["modes"][mode];
     if (!md.contains("transfer")) {
       say("transfer-tuning " + m + " (" + mode + ")");
-      md["transfer"] = transferModel(transferArgs(spec, mode, tunable));
+      md["transfer"] = transferModel(transferArgs(spec, transfer_mode, tunable));
       res.save();
       stopIfInterrupted("transfer-tuning " + m + " (" + mode + ")");
     }
@@ -478,8 +533,9 @@ struct ExperimentRun {
 void experiment(const ExperimentArgs& a, const std::string& command) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
   if (a.trials <= 0) fail("--trials must be positive");
-  const std::vector<std::string> modes = runOrder(a);
-  const std::string continued_from = thenTuneSource(a, modes);
+  const std::vector<ExperimentMode> listed = parseModes(a);
+  const std::vector<ExperimentMode> modes = runOrder(listed);
+  const ExperimentMode continued_from = thenTuneSource(a, modes);
   const int64_t then_trials = a.then_tune_trials > 0 ? a.then_tune_trials : std::max<int64_t>(1, a.trials / 4);
   schedule::Target code = resolveTargetOption(a.target, TargetUse::RunHere);
   std::vector<std::string> models = a.models;
@@ -495,21 +551,21 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
     fail("--report-only: ", a.out, " holds no experiment results (no ", a.out, "/results.json)");
   Results res(a.out, host);
   if (a.report_only) {
-    writeReport(res, a.out, names, a.modes);
+    writeReport(res, a.out, names, listed);
     if (a.json) printJson(res.root());
     return;
   }
   // One experiment, one baseline: its runs and comparisons all measure against it.
-  if (res.root().contains("defaults") && res.root()["defaults"] != a.defaults)
+  if (res.root().contains("defaults") && res.root()["defaults"] != schedule::baselineName(a.defaults))
     fail("the experiment in ", a.out, " ran with --defaults ", res.root()["defaults"].get<std::string>(),
          "; resume it with the same baseline or use another --out");
-  res.root()["defaults"] = a.defaults;
+  res.root()["defaults"] = schedule::baselineName(a.defaults);
   res.root()["trials"] = a.trials;
   res.root()["step_s"] = a.step_s;
   res.root()["command"] = command;
   res.root()["bank"] = db;
   res.save();
-  ExperimentRun run{a, db, code, res, names};
+  ExperimentRun run{a, db, code, res, names, listed};
 
   run.tuneFromScratch(models);
   // Phase 2: transfer from the others, per mode, and compare.
@@ -519,8 +575,8 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
     source.defaults = a.defaults;
     graph::Graph g = loadModel(source, code);
     int tunable = static_cast<int>(graph::tunableKernels(graph::partition(g)).size());
-    for (const std::string& mode : modes) {
-      if (mode == "then-tune") run.thenTune(g, spec, source, mj, continued_from, then_trials);
+    for (ExperimentMode mode : modes) {
+      if (mode == ExperimentMode::ThenTune) run.thenTune(g, spec, source, mj, continued_from, then_trials);
       else run.transferMode(g, spec, source, mj, mode, tunable);
     }
   }
@@ -553,10 +609,9 @@ void addExperimentCommand(CLI::App& app) {
   cmd->add_option("--step", a->step_s, "Seconds between tuning checkpoints after the transfer time (default 60)");
   cmd->add_option("--threads", a->threads, "Threads for kernels (default: all cores)");
   addTargetOption(cmd, a->target);
-  cmd->add_option("--defaults", a->defaults,
-                  "Untuned baseline of every run: strong (ttune's default schedules, default) or basic (the paper's "
-                  "conditions: TVM-style fallback schedules, direct convolutions, a search not seeded with ttune's defaults)")
-      ->check(CLI::IsMember({"strong", "basic"}));
+  addDefaultsOption(cmd, a->defaults,
+                    "Untuned baseline of every run: strong (ttune's default schedules, default) or basic (the paper's "
+                    "conditions: TVM-style fallback schedules, direct convolutions, a search not seeded with ttune's defaults)");
   cmd->add_flag("--json", a->json, "Print the results as JSON");
   cmd->add_flag("--report-only", a->report_only,
                 "Rewrite OUT/results.md and results.svg from OUT/results.json (same host), run nothing");

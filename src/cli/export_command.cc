@@ -54,7 +54,7 @@ Json exportCommand(const ExportArgs& a) {
   eo.source = a.src.spec;
   eo.compiler = a.compiler;
   eo.static_archive = a.static_archive;
-  eo.precision = a.src.precision;
+  eo.precision = precisionName(a.src.precision);
   Json j = exportArtifacts(art, eo, modelName(a.src));
   if (!validation.empty()) j["validation"] = validation;
   return j;

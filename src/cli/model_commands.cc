@@ -441,7 +441,7 @@ void runStaged(const RunArgs& a, const std::string& why) {
 Json bf16Error(const RunArgs& a, const executor::ModelOptions& opt, const std::vector<runtime::NDArray>& inputs,
                const std::vector<runtime::NDArray>& outs) {
   ModelSource fp32 = a.src;
-  fp32.precision = "fp32";
+  fp32.precision = Precision::Fp32;
   executor::ModelOptions o = opt;
   o.schedules = {};
   std::vector<runtime::NDArray> ref = executor::CompiledModel::compile(loadModel(fp32, opt.target), o).run(inputs);
@@ -489,7 +489,7 @@ void runModel(const RunArgs& a) {
          {"isa", schedule::isaName(opt.target.isa)}};
   if (!validation.empty()) j["validation"] = validation;
   if (a.check) addCheckJson(j, rep);
-  if (a.check && a.src.precision == "bf16") j["bf16_against_fp32"] = bf16Error(a, opt, inputs, outs);
+  if (a.check && a.src.precision == Precision::Bf16) j["bf16_against_fp32"] = bf16Error(a, opt, inputs, outs);
   measure::Timing t;
   if (a.bench) t = benchRuns([&] { m.run(inputs); }, a.repeat, j);
   if (a.profile) addProfileJson(j, profileModel(m, inputs, a.repeat));

@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/enum_option.h"
 #include "codegen/target.h"
 #include "executor/staged_model.h"
 #include "frontend/onnx/onnx_importer.h"
@@ -12,30 +13,42 @@
 
 namespace ttune::cli {
 
+namespace {
+
+constexpr Spelling<graph::Layout> kLayouts[] = {{graph::Layout::NHWC, "nhwc"}, {graph::Layout::NCHW, "nchw"}};
+constexpr Spelling<ConvAlgorithm> kConvs[] = {{ConvAlgorithm::Winograd, "winograd"}, {ConvAlgorithm::Direct, "direct"}};
+constexpr Spelling<Precision> kPrecisions[] = {{Precision::Fp32, "fp32"}, {Precision::Bf16, "bf16"}};
+constexpr Spelling<schedule::Baseline> kBaselines[] = {{schedule::Baseline::Strong, "strong"},
+                                                       {schedule::Baseline::Basic, "basic"}};
+
+}  // namespace
+
+std::string precisionName(Precision p) { return spellingOf(kPrecisions, p); }
+std::optional<Precision> precisionNamed(const std::string& name) { return spelledValue(kPrecisions, name); }
+std::optional<graph::Layout> layoutNamed(const std::string& name) { return spelledValue(kLayouts, name); }
+
 void addSourceOptions(CLI::App* cmd, ModelSource& src) {
   cmd->add_option("model", src.spec, "A zoo model name (see `ttune models`) or an .onnx file")->required();
   cmd->add_option("--input-shape", src.input_shapes, "ONNX: shape of an input, name=1x3x224x224 (repeatable)");
   cmd->add_option("--dim", src.dims, "ONNX: value of a symbolic dimension, name=value (repeatable)");
-  cmd->add_option("--layout", src.layout,
-                  "Layout convolutions run in: nhwc (channels-last, default) or nchw (as the model is written)")
-      ->check(CLI::IsMember({"nhwc", "nchw"}));
-  cmd->add_option("--conv", src.conv,
-                  "Stride-1 3x3 convolutions: winograd (F(4x4,3x3) or, on small images, F(2x2,3x3) transforms and a "
-                  "batched matrix product; channels-last only) or direct")
-      ->check(CLI::IsMember({"winograd", "direct"}));
-  cmd->add_option("--defaults", src.defaults,
-                  "Untuned baseline: strong (ttune's default schedules, default) or basic (the transfer-tuning paper's "
-                  "conditions: schedules of the kind TVM falls back to without tuning logs, direct convolutions)")
-      ->check(CLI::IsMember({"strong", "basic"}));
-  cmd->add_option("--precision", src.precision,
-                  "Convolutions, dense layers and matrix products compute in fp32 (default) or with bf16 operands and "
-                  "float32 sums (needs AVX512-BF16)")
-      ->check(CLI::IsMember({"fp32", "bf16"}));
+  addSpelledOption(cmd, "--layout", src.layout, kLayouts,
+                   "Layout convolutions run in: nhwc (channels-last, default) or nchw (as the model is written)");
+  addSpelledOption(cmd, "--conv", src.conv, kConvs,
+                   "Stride-1 3x3 convolutions: winograd (F(4x4,3x3) or, on small images, F(2x2,3x3) transforms and a "
+                   "batched matrix product; channels-last only) or direct");
+  addDefaultsOption(cmd, src.defaults,
+                    "Untuned baseline: strong (ttune's default schedules, default) or basic (the transfer-tuning paper's "
+                    "conditions: schedules of the kind TVM falls back to without tuning logs, direct convolutions)");
+  addSpelledOption(cmd, "--precision", src.precision, kPrecisions,
+                   "Convolutions, dense layers and matrix products compute in fp32 (default) or with bf16 operands and "
+                   "float32 sums (needs AVX512-BF16)");
 }
 
-schedule::Baseline baselineOf(const ModelSource& src) {
-  return schedule::parseBaseline(src.defaults).value_or(schedule::Baseline::Strong);
+void addDefaultsOption(CLI::App* cmd, schedule::Baseline& baseline, const std::string& help) {
+  addSpelledOption(cmd, "--defaults", baseline, kBaselines, help);
 }
+
+schedule::Baseline baselineOf(const ModelSource& src) { return src.defaults; }
 
 std::string modelName(const std::string& spec) {
   std::string n = spec.substr(spec.find_last_of('/') + 1);
@@ -43,7 +56,7 @@ std::string modelName(const std::string& spec) {
   return n;
 }
 
-std::string modelName(const ModelSource& src) { return modelName(src.spec) + (src.precision == "bf16" ? "_bf16" : ""); }
+std::string modelName(const ModelSource& src) { return modelName(src.spec) + (src.precision == Precision::Bf16 ? "_bf16" : ""); }
 
 bool isOnnxSource(const ModelSource& src) {
   return endsWith(src.spec, ".onnx") || src.spec.find('/') != std::string::npos;
@@ -72,15 +85,15 @@ frontend::OnnxOptions onnxOptions(const ModelSource& src) {
 }
 
 graph::GraphOptions graphOptions(const ModelSource& src, const schedule::Target& target) {
-  if (src.precision == "bf16" && target.bf16_group < 2)
+  if (src.precision == Precision::Bf16 && target.bf16_group < 2)
     fail("--precision bf16 needs bfloat16 dot products (AVX512-BF16), which target ", target.name, " (", target.cpu,
          ") does not have");
-  return {.channels_last = src.layout == "nhwc",
-          .winograd = src.conv == "winograd" && baselineOf(src) == schedule::Baseline::Strong,
+  return {.channels_last = src.layout == graph::Layout::NHWC,
+          .winograd = src.conv == ConvAlgorithm::Winograd && baselineOf(src) == schedule::Baseline::Strong,
           .vector_lanes = target.lanes(),
           .flatten_pointwise = baselineOf(src) == schedule::Baseline::Strong ? graph::flattenByTileModel(target)
                                                                              : graph::FlattenDecision(),
-          .bf16 = src.precision == "bf16"};
+          .bf16 = src.precision == Precision::Bf16};
 }
 
 graph::Graph loadModel(const ModelSource& src, const schedule::Target& target) {

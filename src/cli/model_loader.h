@@ -3,6 +3,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,18 +20,28 @@ class App;
 
 namespace ttune::cli {
 
+// --conv: how stride-1 3x3 convolutions compute.
+enum class ConvAlgorithm { Winograd, Direct };
+// --precision: what convolutions, dense layers and matrix products compute in.
+enum class Precision { Fp32, Bf16 };
+// The spelling of a precision ("fp32", "bf16": the option's, an export's).
+std::string precisionName(Precision p);
+// The value a --precision or --layout spelling names.
+std::optional<Precision> precisionNamed(const std::string& name);
+std::optional<graph::Layout> layoutNamed(const std::string& name);
+
 struct ModelSource {
   std::string spec;                          // zoo name or .onnx path
   std::vector<std::string> input_shapes;     // "name=1x3x224x224"
   std::vector<std::string> dims;             // "batch=1"
-  std::string layout = "nhwc";               // convolution layout: "nhwc" or "nchw" (as imported)
-  std::string conv = "winograd";             // stride-1 3x3 convolutions: "winograd" or "direct"
-  // The untuned baseline (schedule/baseline.h): "strong", or "basic" (the paper's conditions:
-  // basic default schedules and direct convolutions whatever --conv says).
-  std::string defaults = "strong";
-  // Convolutions, dense layers and matrix products compute in "fp32" or with "bf16" operands
+  graph::Layout layout = graph::Layout::NHWC;  // convolution layout: --layout nhwc, or nchw (as imported)
+  ConvAlgorithm conv = ConvAlgorithm::Winograd;  // --conv winograd | direct
+  // The untuned baseline (schedule/baseline.h; --defaults strong | basic): Strong, or Basic (the
+  // paper's conditions: basic default schedules and direct convolutions whatever --conv says).
+  schedule::Baseline defaults = schedule::Baseline::Strong;
+  // Convolutions, dense layers and matrix products compute in fp32 or with bf16 operands
   // (graph/bf16.h; needs AVX512-BF16).
-  std::string precision = "fp32";
+  Precision precision = Precision::Fp32;
 };
 
 // The baseline the source names.
@@ -38,6 +49,8 @@ schedule::Baseline baselineOf(const ModelSource& source);
 
 // The MODEL positional and the ONNX shape options every model command takes.
 void addSourceOptions(CLI::App* cmd, ModelSource& src);
+// A --defaults option (strong | basic) parsed into `baseline`.
+void addDefaultsOption(CLI::App* cmd, schedule::Baseline& baseline, const std::string& help);
 
 // Throws Error naming the model, file or option at fault; frontend::RuntimeValueError when the
 // ONNX model's later shapes depend on run-time values (run it with executor::StagedModel). The

@@ -9,6 +9,7 @@
 #include "cli/bank_access.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/enum_option.h"
 #include "cli/interrupt.h"
 #include "executor/latency.h"
 #include "cli/model_loader.h"
@@ -68,11 +69,20 @@ class SourceDags {
   std::map<std::string, std::shared_ptr<const te::ComputeDAG>> dags_;
 };
 
-transfer::Adapt parseAdapt(const std::string& s) {
-  if (s == "verbatim") return transfer::Adapt::Verbatim;
-  if (s == "adapted") return transfer::Adapt::Adapted;
-  if (s == "both") return transfer::Adapt::Both;
-  fail("--adapt must be verbatim, adapted or both, not '", s, "'");
+// The spellings of --sources, --rank and --adapt (and of the run settings and JSON that record them).
+constexpr Spelling<transfer::SourceMode> kSourceModes[] = {{transfer::SourceMode::Pool, "pool"},
+                                                           {transfer::SourceMode::Auto, "auto"}};
+constexpr Spelling<transfer::Rank> kRanks[] = {{transfer::Rank::CostModel, "model"}, {transfer::Rank::Prior, "prior"}};
+constexpr Spelling<transfer::Adapt> kAdapts[] = {
+    {transfer::Adapt::Verbatim, "verbatim"}, {transfer::Adapt::Adapted, "adapted"}, {transfer::Adapt::Both, "both"}};
+
+// The value `name` spells, else fails with "OPTION must be A, B or C, not 'name'".
+template <class E, size_t N>
+E parseSpelling(const Spelling<E> (&table)[N], const std::string& name, const char* option) {
+  if (std::optional<E> v = spelledValue(table, name)) return *v;
+  std::string names;
+  for (size_t i = 0; i < N; ++i) names += std::string(i == 0 ? "" : i + 1 == N ? " or " : ", ") + table[i].name;
+  fail(option, " must be ", names, ", not '", name, "'");
 }
 
 Json kernelJson(const transfer::KernelOutcome& k) {
@@ -117,11 +127,11 @@ transfer::TransferOptions transferOptions(const TransferArgs& a, const std::stri
                                           SourceDags& dags) {
   transfer::TransferOptions opt;
   opt.sources = a.from;
-  opt.source_mode = a.sources == "auto" ? transfer::SourceMode::Auto : transfer::SourceMode::Pool;
+  opt.source_mode = a.sources;
   opt.budget = a.budget;
-  opt.adapt = parseAdapt(a.adapt);
+  opt.adapt = a.adapt;
   opt.top_k = a.top_k;
-  opt.rank = a.rank == "prior" ? transfer::Rank::Prior : transfer::Rank::CostModel;
+  opt.rank = a.rank;
   opt.nearest_classes = a.nearest_classes;
   opt.model = name;
   opt.run_id = run_id;
@@ -215,14 +225,11 @@ double reportedFlops(const transfer::ModelCheck& check, const std::vector<graph:
 Json transferModel(const TransferArgs& a) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
   if (a.top_k < 0) fail("--top-k must not be negative");
-  if (a.rank != "model" && a.rank != "prior") fail("--rank must be model or prior, not '", a.rank, "'");
   if (a.budget < 0) fail("--budget must not be negative");
-  if (a.sources != "pool" && a.sources != "auto") fail("--sources must be pool or auto, not '", a.sources, "'");
   // --workers: compiled here, measured by the bank's workers of that target (cli/fleet.h).
   std::optional<WorkersMeasurement> remote;
   if (!a.workers.empty()) remote = workersMeasurement(a.db, a.workers, a.target);
   schedule::Target code = remote ? remote->code : resolveTargetOption(a.target, TargetUse::Measure);
-  parseAdapt(a.adapt);  // fails early on a bad --adapt
   std::string name = modelName(a.src);
   // A model that runs in stages: the kernels of one run's stages, checked at the kernel level.
   graph::Graph g;
@@ -233,13 +240,9 @@ Json transferModel(const TransferArgs& a) {
 
   // As in `tune`: another machine's code is measured by a worker for it, and an emulated run
   // goes to a throw-away copy of the bank (its records are the candidates).
-  RunBank rb = remote ? RunBank{remote->command, true, nullptr, openBank(a.db)} : openRunBank(a.db, code, true, a.json);
-  const measure::WorkerCommand* worker = &rb.worker;
-  const bool foreign = rb.foreign;
-  store::Bank& bank = rb.bank;
-  registerModel(bank, name, a.src.spec, kernels);
-  schedule::TargetInfo target = currentTarget(code);
-  if (remote) remote->onDevice(target);
+  ModelRunBank mrb = openModelRunBank(a.db, code, remote ? &*remote : nullptr, true, a.json, name, a.src.spec, kernels);
+  store::Bank& bank = mrb.rb.bank;
+  const schedule::TargetInfo& target = mrb.target;
   std::set<std::string> known = bank.recordModels();
   for (const std::string& m : bank.models()) known.insert(m);
   for (const std::string& m : a.from)
@@ -249,8 +252,9 @@ Json transferModel(const TransferArgs& a) {
   Timer sources_timer;
   requireSources(a, kernels, bank, name, baseline);
 
-  Json settings{{"sources", a.from}, {"source_mode", a.sources}, {"top_k", a.top_k}, {"rank", a.rank}, {"budget", a.budget},
-                {"refine", a.refine},  {"adapt", a.adapt},        {"threads", target.threads}, {"nearest_classes", a.nearest_classes},
+  Json settings{{"sources", a.from}, {"source_mode", spellingOf(kSourceModes, a.sources)}, {"top_k", a.top_k},
+                {"rank", spellingOf(kRanks, a.rank)}, {"budget", a.budget}, {"refine", a.refine},
+                {"adapt", spellingOf(kAdapts, a.adapt)}, {"threads", target.threads}, {"nearest_classes", a.nearest_classes},
                 {"isa", schedule::isaName(code.isa)}, {"cpu", target.cpu}, {"label", a.label},
                 {"defaults", schedule::baselineName(baseline)}};
   if (remote) settings["workers"] = a.workers;
@@ -268,7 +272,7 @@ Json transferModel(const TransferArgs& a) {
   Timer rt;
   std::vector<schedule::Record> choice = transfer::chosenRecords(res);
   transfer::RefineResult refined;
-  const bool refine = a.refine && !foreign && !staged;
+  const bool refine = a.refine && !mrb.rb.foreign && !staged;
   if (refine) {
     if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-ranking each kernel's best candidates inside the model...\n";
     transfer::RefineOptions ro;
@@ -289,7 +293,7 @@ Json transferModel(const TransferArgs& a) {
   co.target = code;
   co.baseline = baseline;
   co.cache = res.compiled;
-  transfer::ModelCheck check = foreign || staged ? kernelCheck(res, choice)
+  transfer::ModelCheck check = mrb.rb.foreign || staged ? kernelCheck(res, choice)
                                                  : transfer::checkModel(g, choice, transfer::defaultRecords(measured), co);
   res.search_s += sources_s + rt.seconds();
   Json result = transfer::choiceResult(check.chosen);
@@ -316,18 +320,18 @@ Json transferModel(const TransferArgs& a) {
          {"threads", target.threads},
          {"defaults", schedule::baselineName(baseline)},
          {"sources", res.sources},
-         {"source_mode", a.sources},
+         {"source_mode", spellingOf(kSourceModes, a.sources)},
          {"kernels", keptKernelsJson(res, check)}};
-  if (a.sources == "auto") {
+  if (a.sources == transfer::SourceMode::Auto) {
     Json sc = Json::array();
     for (const auto& [m, share] : res.source_scores) sc.push_back({{"model", m}, {"untuned_time_covered", share}});
     j["source_scores"] = sc;
   }
   if (refine) j.update(transfer::refineJson(refined));
   j["target"] = codegen::describe(code);
-  j["worker"] = worker->describe();
-  j["emulated"] = worker->emulated;
-  if (!rb.stored()) j["db"] = nullptr;
+  j["worker"] = mrb.rb.worker.describe();
+  j["emulated"] = mrb.rb.worker.emulated;
+  if (!mrb.rb.stored()) j["db"] = nullptr;
   return j;
 }
 
@@ -400,18 +404,27 @@ void sourcesCmd(const ModelSource& src, const std::string& db, const std::string
 
 }  // namespace
 
+transfer::SourceMode parseSourceMode(const std::string& name) { return parseSpelling(kSourceModes, name, "--sources"); }
+transfer::Rank parseRank(const std::string& name) { return parseSpelling(kRanks, name, "--rank"); }
+transfer::Adapt parseAdapt(const std::string& name) { return parseSpelling(kAdapts, name, "--adapt"); }
+
 void addTransferCommands(CLI::App& app) {
   auto* cmd = app.add_subcommand("transfer", "Transfer-tune a model: re-measure the bank's schedules of other models' kernels");
   auto a = std::make_shared<TransferArgs>();
+  // --rank, --adapt and --sources as spelled, parsed into *a before the command runs.
+  struct Spelled {
+    std::string rank = "model", adapt = "both", sources = "pool";
+  };
+  auto spelled = std::make_shared<Spelled>();
   addSourceOptions(cmd, a->src);
   cmd->add_option("--db", a->db, kBankOptionHelp);
   cmd->add_option("--from", a->from, "Use only these source models (default: every other model in the bank)")->delimiter(',');
   cmd->add_option("--top-k", a->top_k, "Measure only the k candidates per kernel ranked best (default: all)");
-  cmd->add_option("--rank", a->rank,
+  cmd->add_option("--rank", spelled->rank,
                   "What ranks the --top-k candidates: model (a cost model trained on the sources' records; default) or "
                   "prior (zero-cost: exact workloads, then the source's own throughput)");
-  cmd->add_option("--adapt", a->adapt, "Replay schedules verbatim, adapted to the new shapes, or both (default)");
-  cmd->add_option("--sources", a->sources,
+  cmd->add_option("--adapt", spelled->adapt, "Replay schedules verbatim, adapted to the new shapes, or both (default)");
+  cmd->add_option("--sources", spelled->sources,
                   "pool: candidates of every other model (default); auto: only the model covering the most untuned time");
   cmd->add_option("--budget", a->budget, "At most this many candidate measurements, heaviest kernels first (default: no limit)");
   cmd->add_flag("!--no-nearest-classes", a->nearest_classes,
@@ -425,7 +438,12 @@ void addTransferCommands(CLI::App& app) {
   cmd->add_option("--workers", a->workers,
                   "Measure on the measurement workers of this target that take jobs from the bank (a PostgreSQL bank; "
                   "docs/fleet.md); code is compiled here for their CPU");
-  cmd->callback([a] { transferCmd(*a); });
+  cmd->callback([a, spelled] {
+    a->rank = parseRank(spelled->rank);
+    a->adapt = parseAdapt(spelled->adapt);
+    a->sources = parseSourceMode(spelled->sources);
+    transferCmd(*a);
+  });
 
   auto* src = app.add_subcommand("sources", "List the bank's models that can serve as transfer sources for a model");
   auto s = std::make_shared<TransferArgs>();

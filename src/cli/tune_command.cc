@@ -304,13 +304,9 @@ Json tuneModel(const TuneArgs& a) {
 
   // Code for another machine is measured by a worker for it (measure/worker_command.h); an
   // emulated worker's run goes to a throw-away bank.
-  RunBank rb = remote ? RunBank{remote->command, true, nullptr, openBank(a.db)} : openRunBank(a.db, code, false, a.json);
-  const measure::WorkerCommand* worker = &rb.worker;
-  const bool foreign = rb.foreign;
-  store::Bank& bank = rb.bank;
-  registerModel(bank, name, a.src.spec, kernels);
-  schedule::TargetInfo target = currentTarget(code);
-  if (remote) remote->onDevice(target);
+  ModelRunBank mrb = openModelRunBank(a.db, code, remote ? &*remote : nullptr, false, a.json, name, a.src.spec, kernels);
+  store::Bank& bank = mrb.rb.bank;
+  const schedule::TargetInfo& target = mrb.target;
   const std::string isa = schedule::isaName(code.isa);
   const schedule::Baseline baseline = baselineOf(a.src);
   const std::string defaults_name = schedule::baselineName(baseline);
@@ -331,7 +327,7 @@ Json tuneModel(const TuneArgs& a) {
   mo.threads = target.threads;
   mo.target = code;
   if (remote) mo.remote = remote->runner;
-  measure::Measurer measurer(mo, *worker);
+  measure::Measurer measurer(mo, mrb.rb.worker);
   autotune::XGBoostModel model;
   autotune::TunerOptions topt = tunerOptions(a, code, baseline, target, name, rp);
   autotune::Tuner tuner(tasks, topt, model, measurer);
@@ -350,10 +346,10 @@ Json tuneModel(const TuneArgs& a) {
   std::vector<schedule::Record> run_recs = bank.records(rq);
   std::vector<schedule::Record> defaults = transfer::defaultRecords(run_recs);
   if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-timing each kernel's pick side by side with its default...\n";
-  Retimed retimed = retimePicks(tasks, run_recs, defaults, mo, *worker, code, baseline);
+  Retimed retimed = retimePicks(tasks, run_recs, defaults, mo, mrb.rb.worker, code, baseline);
   std::vector<schedule::Record>& choice = retimed.choice;
   std::optional<transfer::RefineResult> refined;
-  if (a.refine && !foreign && !staged) {
+  if (a.refine && !mrb.rb.foreign && !staged) {
     if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-ranking each kernel's best schedules inside the model...\n";
     transfer::RefineOptions ro;
     ro.target = code;
@@ -370,7 +366,7 @@ Json tuneModel(const TuneArgs& a) {
   co.baseline = baseline;
   // The whole model runs in this process: for another machine's code the kernels' side-by-side
   // re-timing above decides alone (its picks are kept), and the model's figures are the kernels'.
-  transfer::ModelCheck check = foreign || staged
+  transfer::ModelCheck check = mrb.rb.foreign || staged
                                    ? transfer::kernelLevelCheck(choice, retimed.default_s, retimed.pick_s, retimed.gains)
                                    : transfer::checkModel(g, choice, defaults, co);
   Json result = transfer::choiceResult(check.chosen);
@@ -412,9 +408,9 @@ Json tuneModel(const TuneArgs& a) {
          {"threads", target.threads},
          {"defaults", defaults_name},
          {"target", codegen::describe(code)},
-         {"worker", worker->describe()},
-         {"emulated", worker->emulated}};
-  if (!rb.stored()) j["db"] = nullptr;
+         {"worker", mrb.rb.worker.describe()},
+         {"emulated", mrb.rb.worker.emulated}};
+  if (!mrb.rb.stored()) j["db"] = nullptr;
   // The speedup the kernels' isolated measurements promise (untuned over tuned latency, each
   // kernel weighted by its occurrences), next to what the whole model delivers: re-timed side by
   // side, and as the search measured it.
