@@ -87,7 +87,8 @@ int traceKernels(const graph::Graph& g, const executor::ModelOptions& opt, int c
                 i == static_cast<size_t>(copies) ? " (other)" : "", measure::median(totals[i]) * 1e3, totals[i].size());
     for (int k = 0; k < per_round; ++k) {
       std::vector<double> at;
-      for (size_t n = static_cast<size_t>(k); n < totals[i].size(); n += static_cast<size_t>(per_round)) at.push_back(totals[i][n]);
+      for (size_t n = static_cast<size_t>(k); n < totals[i].size(); n += static_cast<size_t>(per_round))
+        at.push_back(totals[i][n]);
       std::printf(" %.3f", measure::median(at) * 1e3);
     }
     std::printf(" ms\n");
@@ -104,8 +105,8 @@ int traceKernels(const graph::Graph& g, const executor::ModelOptions& opt, int c
 // side as a tuning run's re-timing decides a pick (one repeat per round, rounds until decided),
 // with its default schedule twice (and, with --other, its basic default as a third input). The second
 // copy's decision should be "neither gain nor loss"; a gain would keep a pick that is the default.
-int kernelAA(const cli::ModelSource& src, const schedule::Target& target, int kernels, int repeats, const std::string& order_name,
-             bool other, bool json) {
+int kernelAA(const cli::ModelSource& src, const schedule::Target& target, int kernels, int repeats,
+             const std::string& order_name, bool other, bool json) {
   graph::Graph g;
   bool staged = false;
   std::vector<graph::Kernel> all = cli::modelKernels(src, target, &g, &staged);
@@ -122,9 +123,8 @@ int kernelAA(const cli::ModelSource& src, const schedule::Target& target, int ke
   std::map<std::string, int> wrong;
   for (const graph::TunableKernel& t : tk) {
     const te::ComputeDAG& dag = *t.kernel->dag;
-    std::vector<measure::MeasureInput> inputs = {
-        {t.kernel->dag, measure::defaultScheduleFor(dag, target)},
-        {t.kernel->dag, measure::defaultScheduleFor(dag, target)}};
+    std::vector<measure::MeasureInput> inputs = {{t.kernel->dag, measure::defaultScheduleFor(dag, target)},
+                                                 {t.kernel->dag, measure::defaultScheduleFor(dag, target)}};
     if (other) inputs.push_back({t.kernel->dag, measure::defaultScheduleFor(dag, target, schedule::Baseline::Basic)});
     for (int r = 0; r < repeats; ++r)
       for (const auto& [name, order] : orders) {
@@ -137,14 +137,20 @@ int kernelAA(const cli::ModelSource& src, const schedule::Target& target, int ke
         bool decided_wrong = s.gain() || s.loss();
         medians[name].push_back(s.median);
         wrong[name] += decided_wrong ? 1 : 0;
-        out["kernels"].push_back({{"workload", t.kernel->workload_key}, {"order", name}, {"speedup", s.median},
-                                  {"lo", s.lo}, {"hi", s.hi}, {"rounds", s.rounds()}});
+        out["kernels"].push_back({{"workload", t.kernel->workload_key},
+                                  {"order", name},
+                                  {"speedup", s.median},
+                                  {"lo", s.lo},
+                                  {"hi", s.hi},
+                                  {"rounds", s.rounds()}});
         if (!json)
-          std::printf("%-40.40s %s order: copy over default %.3fx (%.3f-%.3f, %d rounds)%s\n", t.kernel->class_name.c_str(),
-                      name.c_str(), s.median, s.lo, s.hi, s.rounds(), decided_wrong ? "  <- a decision" : "");
+          std::printf("%-40.40s %s order: copy over default %.3fx (%.3f-%.3f, %d rounds)%s\n",
+                      t.kernel->class_name.c_str(), name.c_str(), s.median, s.lo, s.hi, s.rounds(),
+                      decided_wrong ? "  <- a decision" : "");
       }
   }
-  if (json) std::cout << out.dump(2) << "\n";
+  if (json)
+    std::cout << out.dump(2) << "\n";
   else
     for (const auto& [name, m] : medians)
       std::printf("%s order: copy ratios %.3f-%.3fx, %d of %zu decided gain or loss\n", name.c_str(),
@@ -202,7 +208,8 @@ int main(int argc, char** argv) {
     runtime::ThreadPool::global().setNumThreads(threads);
     executor::ModelOptions opt;
     graph::Graph g = cli::loadModel(src, opt.target);
-    if (kernel_aa > 0) return kernelAA(src, opt.target, kernel_aa, repeats, order_name == "all" ? "both" : order_name, other, json);
+    if (kernel_aa > 0)
+      return kernelAA(src, opt.target, kernel_aa, repeats, order_name == "all" ? "both" : order_name, other, json);
     if (trace_rounds > 0) return traceKernels(g, opt, copies, other, trace_rounds, per_round, interpose);
     struct Variant {
       executor::Interleave how;
@@ -211,7 +218,9 @@ int main(int argc, char** argv) {
     };
     std::vector<Variant> variants;
     const std::vector<std::pair<std::string, measure::RoundOrder>> orders = {
-        {"balanced", measure::RoundOrder::Balanced}, {"fixed", measure::RoundOrder::Fixed}, {"rotating", measure::RoundOrder::Rotating}};
+        {"balanced", measure::RoundOrder::Balanced},
+        {"fixed", measure::RoundOrder::Fixed},
+        {"rotating", measure::RoundOrder::Rotating}};
     for (const auto& [o, order] : orders)
       for (const std::string& w : {std::string("on"), std::string("off")})
         if ((order_name == o || order_name == "all") && (warm_name == w || warm_name == "both")) {
@@ -229,7 +238,10 @@ int main(int argc, char** argv) {
     auto name = [&](const executor::Interleave& how) {
       return orderName(how.order) + " order, warm-up " + (how.block_warm_s > 0 ? "on" : "off");
     };
-    Json out = {{"model", src.spec}, {"threads", threads}, {"target", codegen::describe(opt.target)}, {"comparisons", Json::array()}};
+    Json out = {{"model", src.spec},
+                {"threads", threads},
+                {"target", codegen::describe(opt.target)},
+                {"comparisons", Json::array()}};
     for (int r = 0; r < repeats; ++r)
       for (Variant& v : variants) {
         std::vector<executor::ModelOptions> configs(static_cast<size_t>(copies), opt);
@@ -238,14 +250,14 @@ int main(int argc, char** argv) {
           configs.back().baseline = schedule::Baseline::Basic;
         }
         executor::ModelTimings t = executor::timeModels(g, configs, measure::modelRounds(), v.how);
-        Json row = {{"order", orderName(v.how.order)},
-                    {"block_warm_s", v.how.block_warm_s}, {"slots", Json::array()}};
+        Json row = {{"order", orderName(v.how.order)}, {"block_warm_s", v.how.block_warm_s}, {"slots", Json::array()}};
         for (int i = 1; i < copies; ++i) {
           const measure::Speedup& s = t.speedup[static_cast<size_t>(i)];
           bool excludes = s.lo > 1 || s.hi < 1;
           v.medians.push_back(s.median);
           v.excluding += excludes ? 1 : 0;
-          row["slots"].push_back({{"slot", i}, {"speedup", s.median}, {"lo", s.lo}, {"hi", s.hi}, {"rounds", s.rounds()}});
+          row["slots"].push_back(
+              {{"slot", i}, {"speedup", s.median}, {"lo", s.lo}, {"hi", s.hi}, {"rounds", s.rounds()}});
           if (!json)
             std::printf("comparison %d (%s), slot %d over slot 0: %.3fx (%.3f-%.3f, %d rounds)%s\n", r + 1,
                         name(v.how).c_str(), i, s.median, s.lo, s.hi, s.rounds(), excludes ? "  <- excludes 1" : "");

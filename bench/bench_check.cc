@@ -48,7 +48,8 @@ struct Tally {
     defaults_ms.push_back(defaults_s * 1e3);
   }
   Json json(int checks) const {
-    return {{"kept", kept}, {"checks", checks},
+    return {{"kept", kept},
+            {"checks", checks},
             {"median_lo", *std::min_element(medians.begin(), medians.end())},
             {"median_hi", *std::max_element(medians.begin(), medians.end())},
             {"defaults_ms_lo", *std::min_element(defaults_ms.begin(), defaults_ms.end())},
@@ -91,7 +92,10 @@ int main(int argc, char** argv) {
     const std::vector<runtime::NDArray> inputs = executor::randomInputs(g, 1);
 
     Tally fresh, reused;
-    Json out = {{"model", src.spec}, {"threads", threads}, {"target", codegen::describe(o.target)}, {"repetitions", Json::array()}};
+    Json out = {{"model", src.spec},
+                {"threads", threads},
+                {"target", codegen::describe(o.target)},
+                {"repetitions", Json::array()}};
     Timer clock;
     for (int c = 0; c < checks; ++c) {
       const double at_s = clock.seconds();
@@ -107,7 +111,8 @@ int main(int argc, char** argv) {
       if (!json)
         std::printf("%4.0f s  fresh check %-34s defaults %5.2f ms | reused pair %-34s defaults %5.2f ms\n", at_s,
                     (measure::formatSpeedup(mc.speedup) + (mc.kept_picks ? " kept" : "")).c_str(), mc.defaults_s * 1e3,
-                    (measure::formatSpeedup(t.speedup[1]) + (t.speedup[1].gain() ? " kept" : "")).c_str(), t.median_s[0] * 1e3);
+                    (measure::formatSpeedup(t.speedup[1]) + (t.speedup[1].gain() ? " kept" : "")).c_str(),
+                    t.median_s[0] * 1e3);
     }
     out["fresh"] = fresh.json(checks);
     out["reused"] = reused.json(checks);
@@ -115,7 +120,8 @@ int main(int argc, char** argv) {
       std::cout << out.dump(2) << "\n";
       return 0;
     }
-    for (const auto& [name, y] : {std::pair<const char*, const Tally&>{"fresh checks", fresh}, {"reused pair", reused}}) {
+    for (const auto& [name, y] :
+         {std::pair<const char*, const Tally&>{"fresh checks", fresh}, {"reused pair", reused}}) {
       Json j = y.json(checks);
       std::printf("%s: picks kept in %d of %d; medians %.3f-%.3fx; defaults %.2f-%.2f ms\n", name, y.kept, checks,
                   j["median_lo"].get<double>(), j["median_hi"].get<double>(), j["defaults_ms_lo"].get<double>(),

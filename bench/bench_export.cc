@@ -64,7 +64,9 @@ int main(int argc, char** argv) {
   app.add_option("--rounds", rounds, "Interleaved rounds (each one block of runs per side)");
   app.add_option("--block-ms", block_ms, "Minimum length of a block of runs");
   app.add_option("--records", records, "Schedules from a records file");
-  app.add_option("--db", db, "Schedules from a bank (\"\" the default bank)")->each([&](const std::string&) { use_db = true; });
+  app.add_option("--db", db, "Schedules from a bank (\"\" the default bank)")->each([&](const std::string&) {
+    use_db = true;
+  });
   app.add_flag("--json", json, "Print one JSON object");
   CLI11_PARSE(app, argc, argv);
 
@@ -72,8 +74,8 @@ int main(int argc, char** argv) {
     runtime::ThreadPool::global().setNumThreads(threads);
     executor::ModelOptions opt;
     graph::Graph g = cli::loadModel(src, opt.target);
-    opt.schedules = cli::scheduleOption(records, use_db ? std::optional<std::string>(db) : std::nullopt, cli::modelName(src.spec), g,
-                                        opt.target, cli::BankUse{src.spec});
+    opt.schedules = cli::scheduleOption(records, use_db ? std::optional<std::string>(db) : std::nullopt,
+                                        cli::modelName(src.spec), g, opt.target, cli::BankUse{src.spec});
     executor::CompiledModel m = executor::CompiledModel::compile(g, opt);
 
     std::string tmpl = (fs::temp_directory_path() / "bench-export-XXXXXX").string();
@@ -113,23 +115,30 @@ int main(int argc, char** argv) {
     exported();
     for (size_t i = 0; i < out_a.size(); ++i)
       if (std::memcmp(out_a[i].data(), out_b[i].data(), static_cast<size_t>(out_a[i].bytes())) != 0)
-        return std::fprintf(stderr, "bench_export: output %zu of the exported model differs from the executor's\n", i), 1;
+        return std::fprintf(stderr, "bench_export: output %zu of the exported model differs from the executor's\n", i),
+               1;
 
     bench::Interleaved t = bench::timeInterleaved(in_process, exported, rounds, block_ms);
     api.destroy(em);
     fs::remove_all(dir);
-    Json j{{"model", cli::modelName(src.spec)},       {"host", codegen::describe(codegen::hostTarget())},
-           {"threads", threads},                       {"rounds", rounds},
-           {"in_process_ms", t.a_s * 1e3},             {"exported_ms", t.b_s * 1e3},
-           {"latency_ratio", t.speed_ratio},           {"bit_identical", true},
-           {"library_bytes", r.library_bytes},         {"weights_bytes", r.weights_bytes}};
+    Json j{{"model", cli::modelName(src.spec)},
+           {"host", codegen::describe(codegen::hostTarget())},
+           {"threads", threads},
+           {"rounds", rounds},
+           {"in_process_ms", t.a_s * 1e3},
+           {"exported_ms", t.b_s * 1e3},
+           {"latency_ratio", t.speed_ratio},
+           {"bit_identical", true},
+           {"library_bytes", r.library_bytes},
+           {"weights_bytes", r.weights_bytes}};
     if (json) {
       std::cout << j.dump() << std::endl;
     } else {
       std::printf("host %s, %d threads\n", codegen::describe(codegen::hostTarget()).c_str(), threads);
       std::printf("%s: in-process %.2f ms, exported %.2f ms (median of %d interleaved rounds); outputs bit-identical\n",
                   j["model"].get<std::string>().c_str(), t.a_s * 1e3, t.b_s * 1e3, rounds);
-      std::printf("latency ratio exported / in-process %.3f (median of per-round ratios; goal within 5%%)\n", t.speed_ratio);
+      std::printf("latency ratio exported / in-process %.3f (median of per-round ratios; goal within 5%%)\n",
+                  t.speed_ratio);
     }
   } catch (const Error& e) {
     std::fprintf(stderr, "bench_export: %s\n", e.what());

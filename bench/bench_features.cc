@@ -76,7 +76,9 @@ void lowerAndExtractStates(benchmark::State& st, const std::vector<schedule::Sta
   report(st, states, stores);
 }
 
-void lowerAndExtract(benchmark::State& st, const std::string& workload) { lowerAndExtractStates(st, sampledStates(workload)); }
+void lowerAndExtract(benchmark::State& st, const std::string& workload) {
+  lowerAndExtractStates(st, sampledStates(workload));
+}
 
 // States the search would score on a model's kernels of one class: sampled, then mutated.
 struct ClassStates {
@@ -95,11 +97,13 @@ std::map<std::string, ClassStates> modelStates(const std::string& model) {
     std::vector<schedule::State> sketches = autotune::generateSketches(t.kernel->dag);
     if (sketches.empty()) continue;
     for (int i = 0; i < 400 && cs.sampled.size() < 60; ++i)
-      if (auto s = autotune::sampleState(sketches[rng.index(sketches.size())], rng, {})) cs.sampled.push_back(std::move(*s));
+      if (auto s = autotune::sampleState(sketches[rng.index(sketches.size())], rng, {}))
+        cs.sampled.push_back(std::move(*s));
   }
   for (auto& [name, cs] : out)
     for (size_t i = 0; i < cs.sampled.size() * 4 && cs.mutated.size() < cs.sampled.size(); ++i)
-      if (auto m = autotune::mutateState(cs.sampled[i % cs.sampled.size()], rng, {})) cs.mutated.push_back(std::move(*m));
+      if (auto m = autotune::mutateState(cs.sampled[i % cs.sampled.size()], rng, {}))
+        cs.mutated.push_back(std::move(*m));
   return out;
 }
 
@@ -142,7 +146,8 @@ int main(int argc, char** argv) {
         all.insert(all.end(), p->mutated.begin(), p->mutated.end());
         lowerAndExtractStates(st, all);
       });
-      benchmark::RegisterBenchmark((base + "/mutate").c_str(), [p](benchmark::State& st) { modelMutate(st, p->sampled); });
+      benchmark::RegisterBenchmark((base + "/mutate").c_str(),
+                                   [p](benchmark::State& st) { modelMutate(st, p->sampled); });
     }
   }
   benchmark::Initialize(&argc, argv);

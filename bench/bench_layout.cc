@@ -20,8 +20,8 @@ using namespace ttune;
 
 int main(int argc, char** argv) {
   CLI::App app{"Whole-model latency: channels-last (NHWC) against NCHW, untuned"};
-  std::vector<std::string> models = {"resnet18", "resnet50", "vgg16", "googlenet", "mobilenet_v2", "efficientnet_b0",
-                                     "mnasnet1_0"};
+  std::vector<std::string> models = {"resnet18",     "resnet50",        "vgg16",     "googlenet",
+                                     "mobilenet_v2", "efficientnet_b0", "mnasnet1_0"};
   int threads = runtime::defaultNumThreads();
   int rounds = 10;
   bool json = false;
@@ -45,8 +45,11 @@ int main(int argc, char** argv) {
     log_sum += std::log(t.speed_ratio);
     ++n;
     if (json) {
-      std::cout << Json{{"model", name},       {"nhwc_ms", t.a_s * 1e3},         {"nchw_ms", t.b_s * 1e3},
-                        {"speedup", t.speed_ratio}, {"threads", threads}}
+      std::cout << Json{{"model", name},
+                        {"nhwc_ms", t.a_s * 1e3},
+                        {"nchw_ms", t.b_s * 1e3},
+                        {"speedup", t.speed_ratio},
+                        {"threads", threads}}
                        .dump()
                 << std::endl;
     } else {
@@ -55,7 +58,9 @@ int main(int argc, char** argv) {
     }
   }
   double geo = n ? std::exp(log_sum / n) : 0;
-  if (json) std::cout << Json{{"summary", true}, {"geomean_speedup", geo}, {"threads", threads}}.dump() << std::endl;
-  else std::printf("geomean speedup of NHWC over NCHW %.2f on %d threads\n", geo, threads);
+  if (json)
+    std::cout << Json{{"summary", true}, {"geomean_speedup", geo}, {"threads", threads}}.dump() << std::endl;
+  else
+    std::printf("geomean speedup of NHWC over NCHW %.2f on %d threads\n", geo, threads);
   return 0;
 }

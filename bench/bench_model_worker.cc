@@ -71,11 +71,13 @@ int main(int argc, char** argv) {
   int threads = 0;
   std::string target = "host";
   app.add_option("model", src.spec, "The .onnx file")->required();
-  app.add_option("--target", target, "Code for this target (host, x86-64-v3, x86-64-v4, an LLVM CPU name); the host must run it");
+  app.add_option("--target", target,
+                 "Code for this target (host, x86-64-v3, x86-64-v4, an LLVM CPU name); the host must run it");
   app.add_option("--input", input_paths, "Input .npy files, one per model input, in order")->required();
   app.add_option("--threads", threads, "Threads (default: all cores)");
   app.add_option("--db", db, cli::kBankOptionHelp)->each([&](const std::string&) { use_db = true; });
-  app.add_option("--precision", src.precision, "fp32 or bf16 (as ttune run --precision)")->check(CLI::IsMember({"fp32", "bf16"}));
+  app.add_option("--precision", src.precision, "fp32 or bf16 (as ttune run --precision)")
+      ->check(CLI::IsMember({"fp32", "bf16"}));
   CLI11_PARSE(app, argc, argv);
   if (threads > 0) runtime::ThreadPool::global().setNumThreads(threads);
   const std::string name = cli::modelName(src);
@@ -98,7 +100,8 @@ int main(int argc, char** argv) {
     return failAt("import", src.spec, e.what());
   }
   const bool staged = !staged_why.empty();
-  if (staged && use_db) return failAt("import", src.spec, "--db does not apply to a model run in stages (" + staged_why + ")");
+  if (staged && use_db)
+    return failAt("import", src.spec, "--db does not apply to a model run in stages (" + staged_why + ")");
 
   std::optional<executor::CompiledModel> model;
   std::optional<executor::StagedModel> staged_model;
@@ -141,9 +144,14 @@ int main(int argc, char** argv) {
     return failAt("run", src.spec, e.what());
   }
 
-  Json ready{{"ready", true}, {"runtime", "ttune"}, {"model", name}, {"load_s", load_timer.seconds()},
-             {"threads", runtime::ThreadPool::global().numThreads()}, {"target", codegen::describe(opt.target)},
-             {"isa", schedule::isaName(opt.target.isa)}, {"staged", staged}};
+  Json ready{{"ready", true},
+             {"runtime", "ttune"},
+             {"model", name},
+             {"load_s", load_timer.seconds()},
+             {"threads", runtime::ThreadPool::global().numThreads()},
+             {"target", codegen::describe(opt.target)},
+             {"isa", schedule::isaName(opt.target.isa)},
+             {"staged", staged}};
   if (staged) {
     ready["stages"] = staged_model->stats().stages_run;
     ready["compile_s"] = staged_model->stats().compile_s;

@@ -24,11 +24,15 @@ int main(int argc, char** argv) {
     double one = measure::measurePeakGflops(isa, 1), all = measure::measurePeakGflops(isa, threads);
     j[isa] = {{"gflops_1_thread", one}, {"gflops", all}};
     if (!json) {
-      if (one > 0) std::printf("%-7s %8.1f GFLOP/s on 1 thread, %8.1f on %d threads\n", isa, one, all, threads);
-      else std::printf("%-7s not supported by this machine\n", isa);
+      if (one > 0)
+        std::printf("%-7s %8.1f GFLOP/s on 1 thread, %8.1f on %d threads\n", isa, one, all, threads);
+      else
+        std::printf("%-7s not supported by this machine\n", isa);
     }
   }
-  if (json) std::cout << j.dump() << std::endl;
-  else std::printf("cpu     %s\n", j["cpu"].get<std::string>().c_str());
+  if (json)
+    std::cout << j.dump() << std::endl;
+  else
+    std::printf("cpu     %s\n", j["cpu"].get<std::string>().c_str());
   return 0;
 }

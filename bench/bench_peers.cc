@@ -16,13 +16,13 @@
 #include <fstream>
 #include <iostream>
 
+#include "cases.h"
 #include "codegen/jit.h"
 #include "codegen/target.h"
 #include "lower/lower.h"
 #include "measure/builder.h"
 #include "measure/measurer.h"
 #include "measure/timing.h"
-#include "cases.h"
 #include "onednn_peer.h"
 #include "runtime/thread_pool.h"
 #include "support/json.h"
@@ -44,7 +44,8 @@ struct RegTile {
 };
 RegTile regTile(const schedule::Target& t, int64_t row_extent, int64_t vec_extent, int64_t row_stride_bytes = 0) {
   int lanes = t.lanes();
-  schedule::RegisterTile rt = schedule::registerTileFor(t, row_extent, (vec_extent + lanes - 1) / lanes, row_stride_bytes);
+  schedule::RegisterTile rt =
+      schedule::registerTileFor(t, row_extent, (vec_extent + lanes - 1) / lanes, row_stride_bytes);
   return {rt.rows, std::min<int64_t>(rt.vectors * lanes, vec_extent)};
 }
 
@@ -65,12 +66,14 @@ std::vector<Step> convSchedule(bench::ConvLayout layout, Tiles ff, Tiles yy, Til
       SplitStep{L, "yy", std::nullopt, yy, true},
       SplitStep{L, "xx", std::nullopt, xx, true},
       SplitStep{L, "rc", std::nullopt, rc, true},
-      ReorderStep{L, {"nn", "ff.0", "yy.0", "xx.0", "ff.1", "yy.1", "xx.1", "rc.0", "ry", "rx", "ff.2", "yy.2", "xx.2", "rc.1",
-                      "yy.3", "xx.3", "ff.3"}},
+      ReorderStep{L,
+                  {"nn", "ff.0", "yy.0", "xx.0", "ff.1", "yy.1", "xx.1", "rc.0", "ry", "rx", "ff.2", "yy.2", "xx.2",
+                   "rc.1", "yy.3", "xx.3", "ff.3"}},
       FollowSplitStep{C, "ff", 1, 2},
       FollowSplitStep{C, "yy", 2, 2},
       FollowSplitStep{C, "xx", 3, 2},
-      ReorderStep{C, {"nn", "ff.0", "yy.0", "xx.0", "ff.1", "yy.1", "xx.1", copy_inner[0], copy_inner[1], copy_inner[2]}},
+      ReorderStep{C,
+                  {"nn", "ff.0", "yy.0", "xx.0", "ff.1", "yy.1", "xx.1", copy_inner[0], copy_inner[1], copy_inner[2]}},
       ComputeAtStep{L, C, "xx.1"},
       FuseStep{C, {"nn", "ff.0", "yy.0", "xx.0", "ff.1", "yy.1", "xx.1"}},
       AnnotationStep{C, "nn@ff.0@yy.0@xx.0@ff.1@yy.1@xx.1@", IterAnnotation::Parallel},
@@ -186,8 +189,8 @@ int main(int argc, char** argv) {
   double log_ratio_sum = 0;
   int n = 0;
   if (!json)
-    std::printf("%-24s %10s %6s %10s %6s %8s %12s %10s\n", "case", "ttune", "peak", "oneDNN", "peak", "ratio", "unscheduled",
-                "compile");
+    std::printf("%-24s %10s %6s %10s %6s %8s %12s %10s\n", "case", "ttune", "peak", "oneDNN", "peak", "ratio",
+                "unscheduled", "compile");
   for (Case& c : cases(bench::parseConvLayout(layout), *target)) {
     if (!only.empty() && std::find(only.begin(), only.end(), c.name) == only.end()) continue;
     if (!steps_dir.empty()) {
@@ -215,25 +218,35 @@ int main(int argc, char** argv) {
     log_ratio_sum += std::log(ratio);
     ++n;
     if (json) {
-      Json j{{"case", c.name},           {"ttune_gflops", tt.gflops}, {"onednn_gflops", peer_gflops},
-             {"ratio", ratio},           {"unscheduled_gflops", unsched}, {"speedup_over_unscheduled", unsched > 0 ? tt.gflops / unsched : 0.0},
-             {"ttune_ms", tt.median_ms}, {"compile_ms", b.build_s * 1e3}, {"threads", threads},
-             {"ttune_peak_share", peak > 0 ? tt.gflops / peak : 0.0}, {"onednn_peak_share", peak > 0 ? peer_gflops / peak : 0.0}};
+      Json j{{"case", c.name},
+             {"ttune_gflops", tt.gflops},
+             {"onednn_gflops", peer_gflops},
+             {"ratio", ratio},
+             {"unscheduled_gflops", unsched},
+             {"speedup_over_unscheduled", unsched > 0 ? tt.gflops / unsched : 0.0},
+             {"ttune_ms", tt.median_ms},
+             {"compile_ms", b.build_s * 1e3},
+             {"threads", threads},
+             {"ttune_peak_share", peak > 0 ? tt.gflops / peak : 0.0},
+             {"onednn_peak_share", peak > 0 ? peer_gflops / peak : 0.0}};
       std::cout << j.dump() << std::endl;
     } else {
       std::printf("%-24s %10.1f %5.0f%% %10.1f %5.0f%% %8.2f %12.1f %8.0fms\n", c.name.c_str(), tt.gflops,
-                  peak > 0 ? 100 * tt.gflops / peak : 0.0, peer_gflops, peak > 0 ? 100 * peer_gflops / peak : 0.0, ratio, unsched,
-                  b.build_s * 1e3);
+                  peak > 0 ? 100 * tt.gflops / peak : 0.0, peer_gflops, peak > 0 ? 100 * peer_gflops / peak : 0.0,
+                  ratio, unsched, b.build_s * 1e3);
     }
   }
   double med = measure::median(compile_ms);
   if (json) {
-    std::cout << Json{{"summary", true}, {"geomean_ratio", n ? std::exp(log_ratio_sum / n) : 0.0},
-                      {"median_compile_ms", med}, {"threads", threads}}.dump()
+    std::cout << Json{{"summary", true},
+                      {"geomean_ratio", n ? std::exp(log_ratio_sum / n) : 0.0},
+                      {"median_compile_ms", med},
+                      {"threads", threads}}
+                     .dump()
               << std::endl;
   } else {
-    std::printf("geomean ratio %.2f, median compile time %.0f ms, %d threads\n", n ? std::exp(log_ratio_sum / n) : 0.0, med,
-                threads);
+    std::printf("geomean ratio %.2f, median compile time %.0f ms, %d threads\n", n ? std::exp(log_ratio_sum / n) : 0.0,
+                med, threads);
   }
   return 0;
 }

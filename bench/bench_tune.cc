@@ -28,8 +28,8 @@ namespace {
 
 // Times the five fastest records (by their tuning-time median) of each workload again, in this
 // process and in the measurement worker, next to oneDNN.
-int replayRecords(const std::vector<bench::Workload>& work, const std::vector<std::string>& only, const std::string& file,
-                  int threads, const schedule::Target& target) {
+int replayRecords(const std::vector<bench::Workload>& work, const std::vector<std::string>& only,
+                  const std::string& file, int threads, const schedule::Target& target) {
   auto recs = schedule::readRecordsFile(file);
   if (!recs.ok()) {
     std::fprintf(stderr, "bench_tune: %s\n", recs.error().c_str());
@@ -39,8 +39,8 @@ int replayRecords(const std::vector<bench::Workload>& work, const std::vector<st
   mo.threads = threads;
   mo.target = target;
   measure::Measurer measurer(mo);
-  std::printf("%-22s %5s %12s %12s %12s %10s %7s\n", "workload", "rank", "tuning_GF", "worker_GF", "inproc_GF", "oneDNN_GF",
-              "ratio");
+  std::printf("%-22s %5s %12s %12s %12s %10s %7s\n", "workload", "rank", "tuning_GF", "worker_GF", "inproc_GF",
+              "oneDNN_GF", "ratio");
   for (const bench::Workload& w : work) {
     if (!only.empty() && std::find(only.begin(), only.end(), w.name) == only.end()) continue;
     std::vector<const schedule::Record*> mine;
@@ -55,8 +55,9 @@ int replayRecords(const std::vector<bench::Workload>& work, const std::vector<st
       bench::ReadyKernel kernel(*w.dag, b);
       bench::Interleaved t = bench::timeInterleaved([&] { kernel.run(); }, peer.run, 10, 50);
       double gflop = w.dag->flops() * 1e-9;
-      std::printf("%-22s %5zu %12.1f %12.1f %12.1f %10.1f %7.2f\n", w.name.c_str(), i + 1, gflop / mine[i]->result.median(),
-                  gflop / worker[0].median(), gflop / t.a_s, gflop / t.b_s, t.speed_ratio);
+      std::printf("%-22s %5zu %12.1f %12.1f %12.1f %10.1f %7.2f\n", w.name.c_str(), i + 1,
+                  gflop / mine[i]->result.median(), gflop / worker[0].median(), gflop / t.a_s, gflop / t.b_s,
+                  t.speed_ratio);
     }
   }
   return 0;
@@ -81,7 +82,8 @@ int main(int argc, char** argv) {
   app.add_option("--case", only, "Run only these workloads");
   app.add_option("--records", records, "Append every measured record to this file");
   app.add_option("--seed", seed, "Search seed");
-  app.add_option("--replay", replay, "Re-time the best records of each workload in this records file instead of tuning");
+  app.add_option("--replay", replay,
+                 "Re-time the best records of each workload in this records file instead of tuning");
   app.add_flag("--json", json, "One JSON object per workload");
   CLI11_PARSE(app, argc, argv);
   runtime::ThreadPool::global().setNumThreads(threads);
@@ -92,16 +94,15 @@ int main(int argc, char** argv) {
   const double peak = bt.peak_gflops;
 
   bench::ConvLayout lay = bench::parseConvLayout(layout);
-  std::vector<bench::Workload> work = {bench::matmulWorkload(1024), bench::resnetConv("conv3x3_56_c64", lay),
-                                       bench::resnetConv("conv3x3_14_c256", lay),
-                                       bench::resnetConv("conv1x1_56_c64_k256", lay),
-                                       bench::resnetConv("conv1x1_7_c512_k2048", lay)};
+  std::vector<bench::Workload> work = {
+      bench::matmulWorkload(1024), bench::resnetConv("conv3x3_56_c64", lay), bench::resnetConv("conv3x3_14_c256", lay),
+      bench::resnetConv("conv1x1_56_c64_k256", lay), bench::resnetConv("conv1x1_7_c512_k2048", lay)};
   double log_sum = 0;
   int n = 0;
   if (!replay.empty()) return replayRecords(work, only, replay, threads, target);
   if (!json)
-    std::printf("%-22s %7s %9s %8s %10s %5s %10s %5s %7s %7s %7s %7s\n", "workload", "trials", "tune_s", "trials/s", "ttune_GF",
-                "peak", "oneDNN_GF", "peak", "ratio", "search", "compile", "measure");
+    std::printf("%-22s %7s %9s %8s %10s %5s %10s %5s %7s %7s %7s %7s\n", "workload", "trials", "tune_s", "trials/s",
+                "ttune_GF", "peak", "oneDNN_GF", "peak", "ratio", "search", "compile", "measure");
   for (const bench::Workload& w : work) {
     if (!only.empty() && std::find(only.begin(), only.end(), w.name) == only.end()) continue;
     measure::MeasureOptions mo;
@@ -159,25 +160,33 @@ int main(int argc, char** argv) {
     log_sum += std::log(ratio);
     ++n;
     double total = p.search_s + p.build_s + p.run_s;
-    Json j{{"case", w.name},           {"trials", p.trials},
-           {"tune_s", tune_s},         {"trials_per_s", p.trials / tune_s},
-           {"ttune_gflops", tt.gflops}, {"onednn_gflops", peer_gf},
-           {"ratio", ratio},           {"search_share", p.search_s / total},
-           {"compile_share", p.build_s / total}, {"measure_share", p.run_s / total},
-           {"threads", threads},       {"ttune_peak_share", peak > 0 ? tt.gflops / peak : 0.0},
+    Json j{{"case", w.name},
+           {"trials", p.trials},
+           {"tune_s", tune_s},
+           {"trials_per_s", p.trials / tune_s},
+           {"ttune_gflops", tt.gflops},
+           {"onednn_gflops", peer_gf},
+           {"ratio", ratio},
+           {"search_share", p.search_s / total},
+           {"compile_share", p.build_s / total},
+           {"measure_share", p.run_s / total},
+           {"threads", threads},
+           {"ttune_peak_share", peak > 0 ? tt.gflops / peak : 0.0},
            {"onednn_peak_share", peak > 0 ? peer_gf / peak : 0.0}};
     if (json) {
       std::cout << j.dump() << std::endl;
     } else {
-      std::printf("%-22s %7lld %9.0f %8.2f %10.1f %4.0f%% %10.1f %4.0f%% %7.2f %6.0f%% %6.0f%% %6.0f%%\n", w.name.c_str(),
-                  static_cast<long long>(p.trials), tune_s, p.trials / tune_s, tt.gflops, peak > 0 ? 100 * tt.gflops / peak : 0.0,
-                  peer_gf, peak > 0 ? 100 * peer_gf / peak : 0.0, ratio, 100 * p.search_s / total, 100 * p.build_s / total,
-                  100 * p.run_s / total);
+      std::printf("%-22s %7lld %9.0f %8.2f %10.1f %4.0f%% %10.1f %4.0f%% %7.2f %6.0f%% %6.0f%% %6.0f%%\n",
+                  w.name.c_str(), static_cast<long long>(p.trials), tune_s, p.trials / tune_s, tt.gflops,
+                  peak > 0 ? 100 * tt.gflops / peak : 0.0, peer_gf, peak > 0 ? 100 * peer_gf / peak : 0.0, ratio,
+                  100 * p.search_s / total, 100 * p.build_s / total, 100 * p.run_s / total);
       std::fflush(stdout);
     }
   }
   double geo = n ? std::exp(log_sum / n) : 0.0;
-  if (json) std::cout << Json{{"summary", true}, {"geomean_ratio", geo}, {"threads", threads}}.dump() << std::endl;
-  else std::printf("geomean ratio %.2f on %d threads\n", geo, threads);
+  if (json)
+    std::cout << Json{{"summary", true}, {"geomean_ratio", geo}, {"threads", threads}}.dump() << std::endl;
+  else
+    std::printf("geomean ratio %.2f on %d threads\n", geo, threads);
   return 0;
 }

@@ -9,9 +9,9 @@
 
 #include "codegen/jit.h"
 #include "measure/measurer.h"
+#include "measure/peak.h"
 #include "measure/timing.h"
 #include "ops/nn.h"
-#include "measure/peak.h"
 #include "support/json.h"
 #include "support/rng.h"
 #include "te/evaluator.h"
@@ -21,7 +21,8 @@ namespace ttune::bench {
 std::shared_ptr<const te::ComputeDAG> matmulDag(int64_t m, int64_t n, int64_t k) {
   te::Tensor a = te::placeholder("A", {m, k});
   te::Tensor b = te::placeholder("B", {k, n}, te::DType::Float32, true);
-  return std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{a, b}, std::vector<te::Tensor>{ops::matmul(a, b)});
+  return std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{a, b},
+                                                std::vector<te::Tensor>{ops::matmul(a, b)});
 }
 
 ConvLayout parseConvLayout(const std::string& s) {
@@ -58,10 +59,14 @@ Workload resnetConv(const std::string& name, ConvLayout layout) {
     ConvShape shape;
   };
   static const Named layers[] = {
-      {"conv3x3_56_c64", {1, 64, 56, 56, 64, 3, 3, 1, 1}},        {"conv3x3_28_c128", {1, 128, 28, 28, 128, 3, 3, 1, 1}},
-      {"conv3x3_14_c256", {1, 256, 14, 14, 256, 3, 3, 1, 1}},     {"conv3x3_7_c512", {1, 512, 7, 7, 512, 3, 3, 1, 1}},
-      {"conv1x1_56_c64_k256", {1, 64, 56, 56, 256, 1, 1, 1, 0}},  {"conv1x1_56_c256_k64", {1, 256, 56, 56, 64, 1, 1, 1, 0}},
-      {"conv1x1_14_c1024_k256", {1, 1024, 14, 14, 256, 1, 1, 1, 0}}, {"conv1x1_7_c512_k2048", {1, 512, 7, 7, 2048, 1, 1, 1, 0}},
+      {"conv3x3_56_c64", {1, 64, 56, 56, 64, 3, 3, 1, 1}},
+      {"conv3x3_28_c128", {1, 128, 28, 28, 128, 3, 3, 1, 1}},
+      {"conv3x3_14_c256", {1, 256, 14, 14, 256, 3, 3, 1, 1}},
+      {"conv3x3_7_c512", {1, 512, 7, 7, 512, 3, 3, 1, 1}},
+      {"conv1x1_56_c64_k256", {1, 64, 56, 56, 256, 1, 1, 1, 0}},
+      {"conv1x1_56_c256_k64", {1, 256, 56, 56, 64, 1, 1, 1, 0}},
+      {"conv1x1_14_c1024_k256", {1, 1024, 14, 14, 256, 1, 1, 1, 0}},
+      {"conv1x1_7_c512_k2048", {1, 512, 7, 7, 2048, 1, 1, 1, 0}},
   };
   for (const Named& l : layers)
     if (name == l.name) return convWorkload(l.name, l.shape, layout);
@@ -162,13 +167,17 @@ bool prepareTarget(const std::string& name, int threads, bool json, const char* 
   out->onednn_isa = limitOnednnIsa(isa);
   out->peak_gflops = measure::measurePeakGflops(isa, threads);
   if (json)
-    std::cout << Json{{"host", codegen::describe(codegen::hostTarget())}, {"target", codegen::describe(*target)},
-                      {"onednn_isa", out->onednn_isa}, {"peak_gflops", out->peak_gflops}, {"threads", threads}}.dump()
+    std::cout << Json{{"host", codegen::describe(codegen::hostTarget())},
+                      {"target", codegen::describe(*target)},
+                      {"onednn_isa", out->onednn_isa},
+                      {"peak_gflops", out->peak_gflops},
+                      {"threads", threads}}
+                     .dump()
               << std::endl;
   else
     std::printf("host %s\ntarget %s, oneDNN %s, measured %s FMA peak %.1f GFLOP/s on %d threads\n\n",
-                codegen::describe(codegen::hostTarget()).c_str(), codegen::describe(*target).c_str(), out->onednn_isa.c_str(),
-                isa.c_str(), out->peak_gflops, threads);
+                codegen::describe(codegen::hostTarget()).c_str(), codegen::describe(*target).c_str(),
+                out->onednn_isa.c_str(), isa.c_str(), out->peak_gflops, threads);
   return true;
 }
 

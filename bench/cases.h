@@ -11,8 +11,8 @@
 #include "codegen/jit.h"
 #include "codegen/target.h"
 #include "measure/builder.h"
-#include "runtime/ndarray.h"
 #include "onednn_peer.h"
+#include "runtime/ndarray.h"
 #include "te/compute_dag.h"
 
 namespace ttune::bench {

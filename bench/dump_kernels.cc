@@ -45,7 +45,8 @@ void dumpModel(const std::string& model, const std::string& target_name, schedul
   const std::vector<graph::Kernel> kernels = graph::partition(g);
   const auto options = schedule::defaultScheduleOptions(*target, baseline);
   const lower::LowerOptions lower_options = lower::lowerOptionsFor(*target);
-  std::cout << "=== " << model << " " << target_name << " " << schedule::baselineName(baseline) << " kernels " << kernels.size() << "\n";
+  std::cout << "=== " << model << " " << target_name << " " << schedule::baselineName(baseline) << " kernels "
+            << kernels.size() << "\n";
   for (const graph::Kernel& k : kernels) {
     std::cout << "--- " << k.class_name << " " << k.workload_key << (k.alias_only ? " alias" : "") << "\n";
     if (k.alias_only) continue;

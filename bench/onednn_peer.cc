@@ -25,16 +25,25 @@ void fill(dnnl::memory& m) {
 void setOnednnThreads(int n) { omp_set_num_threads(n); }
 
 std::string limitOnednnIsa(const std::string& isa) {
-  if (isa == "avx2") dnnl::set_max_cpu_isa(dnnl::cpu_isa::avx2);
-  else if (isa == "avx512") dnnl::set_max_cpu_isa(dnnl::cpu_isa::avx512_core_bf16);
+  if (isa == "avx2")
+    dnnl::set_max_cpu_isa(dnnl::cpu_isa::avx2);
+  else if (isa == "avx512")
+    dnnl::set_max_cpu_isa(dnnl::cpu_isa::avx512_core_bf16);
   switch (dnnl::get_effective_cpu_isa()) {
-    case dnnl::cpu_isa::avx2: return "avx2";
-    case dnnl::cpu_isa::avx2_vnni: return "avx2_vnni";
-    case dnnl::cpu_isa::avx512_core: return "avx512_core";
-    case dnnl::cpu_isa::avx512_core_vnni: return "avx512_core_vnni";
-    case dnnl::cpu_isa::avx512_core_bf16: return "avx512_core_bf16";
-    case dnnl::cpu_isa::avx512_core_amx: return "avx512_core_amx";
-    default: return "other";
+    case dnnl::cpu_isa::avx2:
+      return "avx2";
+    case dnnl::cpu_isa::avx2_vnni:
+      return "avx2_vnni";
+    case dnnl::cpu_isa::avx512_core:
+      return "avx512_core";
+    case dnnl::cpu_isa::avx512_core_vnni:
+      return "avx512_core_vnni";
+    case dnnl::cpu_isa::avx512_core_bf16:
+      return "avx512_core_bf16";
+    case dnnl::cpu_isa::avx512_core_amx:
+      return "avx512_core_amx";
+    default:
+      return "other";
   }
 }
 

@@ -17,19 +17,32 @@
 
 static const char* npy_descr(int dtype) {
   switch (dtype) {
-    case TTUNE_FLOAT32: return "<f4";
-    case TTUNE_INT32: return "<i4";
-    case TTUNE_INT64: return "<i8";
-    case TTUNE_BOOL: return "|b1";
-    case TTUNE_INT8: return "|i1";
-    case TTUNE_UINT8: return "|u1";
-    case TTUNE_INT16: return "<i2";
-    case TTUNE_UINT16: return "<u2";
-    case TTUNE_UINT32: return "<u4";
-    case TTUNE_UINT64: return "<u8";
-    case TTUNE_FLOAT64: return "<f8";
-    case TTUNE_FLOAT16: return "<f2";
-    case TTUNE_BFLOAT16: return "<u2"; /* numpy has no bfloat16: its bits */
+    case TTUNE_FLOAT32:
+      return "<f4";
+    case TTUNE_INT32:
+      return "<i4";
+    case TTUNE_INT64:
+      return "<i8";
+    case TTUNE_BOOL:
+      return "|b1";
+    case TTUNE_INT8:
+      return "|i1";
+    case TTUNE_UINT8:
+      return "|u1";
+    case TTUNE_INT16:
+      return "<i2";
+    case TTUNE_UINT16:
+      return "<u2";
+    case TTUNE_UINT32:
+      return "<u4";
+    case TTUNE_UINT64:
+      return "<u8";
+    case TTUNE_FLOAT64:
+      return "<f8";
+    case TTUNE_FLOAT16:
+      return "<f2";
+    case TTUNE_BFLOAT16:
+      return "<u2"; /* numpy has no bfloat16: its bits */
   }
   return "?";
 }
@@ -78,8 +91,8 @@ static void* read_npy(const char* path, const ttune_tensor_info* info) {
   char want_shape[540];
   snprintf(want_shape, sizeof want_shape, "'shape':%s", expect_shape);
   if (!strstr(compact, want_descr) || !strstr(compact, "'fortran_order':False") || !strstr(compact, want_shape)) {
-    fprintf(stderr, "run_model: %s must hold %s %s in C order for input %s, its header is %s\n", path, npy_descr(info->dtype),
-            expect_shape, info->name, compact);
+    fprintf(stderr, "run_model: %s must hold %s %s in C order for input %s, its header is %s\n", path,
+            npy_descr(info->dtype), expect_shape, info->name, compact);
     goto done;
   }
   data = malloc(info->bytes > 0 ? (size_t)info->bytes : 1);
@@ -100,10 +113,11 @@ done:
 /* Writes a format 1.0 .npy file; returns 0 on success. */
 static int write_npy(const char* path, const ttune_tensor_info* info, const void* data) {
   char header[512];
-  int len = snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': (", npy_descr(info->dtype));
+  int len =
+      snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': (", npy_descr(info->dtype));
   for (int d = 0; d < info->ndim; ++d)
-    len += snprintf(header + len, sizeof header - (size_t)len, d + 1 < info->ndim || info->ndim == 1 ? "%lld, " : "%lld",
-                    (long long)info->shape[d]);
+    len += snprintf(header + len, sizeof header - (size_t)len,
+                    d + 1 < info->ndim || info->ndim == 1 ? "%lld, " : "%lld", (long long)info->shape[d]);
   len += snprintf(header + len, sizeof header - (size_t)len, "), }");
   int total = 10 + len + 1;
   int pad = (64 - total % 64) % 64;
@@ -113,7 +127,8 @@ static int write_npy(const char* path, const ttune_tensor_info* info, const void
     return 1;
   }
   unsigned short hlen = (unsigned short)(len + pad + 1);
-  unsigned char pre[10] = {0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
+  unsigned char pre[10] = {
+      0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
   int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(header, 1, (size_t)len, f) == (size_t)len;
   for (int i = 0; ok && i < pad; ++i) ok = fputc(' ', f) != EOF;
   ok = ok && fputc('\n', f) != EOF && fwrite(data, 1, (size_t)info->bytes, f) == (size_t)info->bytes;
@@ -135,8 +150,8 @@ static int cmp_double(const void* a, const void* b) {
 
 int main(int argc, char** argv) {
   if (ttune_abi_version() != TTUNE_ABI_VERSION) {
-    fprintf(stderr, "run_model: the library implements C API version %d, this program was built for %d\n", ttune_abi_version(),
-            TTUNE_ABI_VERSION);
+    fprintf(stderr, "run_model: the library implements C API version %d, this program was built for %d\n",
+            ttune_abi_version(), TTUNE_ABI_VERSION);
     return 1;
   }
   const char* dir = NULL;
@@ -144,12 +159,18 @@ int main(int argc, char** argv) {
   const char* out_paths[64];
   int n_in = 0, n_out = 0, threads = 0, repeat = 0, to_outputs = 0;
   for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "-o")) to_outputs = 1;
-    else if (!strcmp(argv[i], "--threads") && i + 1 < argc) threads = atoi(argv[++i]);
-    else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = atoi(argv[++i]);
-    else if (!dir) dir = argv[i];
-    else if (to_outputs && n_out < 64) out_paths[n_out++] = argv[i];
-    else if (!to_outputs && n_in < 64) in_paths[n_in++] = argv[i];
+    if (!strcmp(argv[i], "-o"))
+      to_outputs = 1;
+    else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+      threads = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--repeat") && i + 1 < argc)
+      repeat = atoi(argv[++i]);
+    else if (!dir)
+      dir = argv[i];
+    else if (to_outputs && n_out < 64)
+      out_paths[n_out++] = argv[i];
+    else if (!to_outputs && n_in < 64)
+      in_paths[n_in++] = argv[i];
   }
   if (!dir) {
     fprintf(stderr, "usage: run_model DIR in0.npy [in1.npy ...] -o out0.npy [...] [--threads N] [--repeat N]\n");

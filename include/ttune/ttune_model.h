@@ -64,12 +64,12 @@ typedef enum ttune_dtype {
 } ttune_dtype;
 
 typedef struct ttune_tensor_info {
-  const char* name;     /* the model's name of the input or output */
-  int32_t dtype;        /* a ttune_dtype */
+  const char* name; /* the model's name of the input or output */
+  int32_t dtype;    /* a ttune_dtype */
   int32_t ndim;
   const int64_t* shape; /* ndim sizes, row-major (C order) */
   int64_t elements;
-  int64_t bytes;        /* the size of the buffer ttune_model_run reads or writes */
+  int64_t bytes; /* the size of the buffer ttune_model_run reads or writes */
 } ttune_tensor_info;
 
 /* The ABI version the library implements (TTUNE_ABI_VERSION of the header it was built with). */

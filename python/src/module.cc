@@ -56,7 +56,8 @@ cli::ModelSource modelSource(const std::string& model, const std::map<std::strin
 
 void useThreads(int threads) {
   if (threads < 0) fail("threads must be 0 (all cores) or positive, got ", threads);
-  if (threads > 0 && runtime::ThreadPool::global().numThreads() != threads) runtime::ThreadPool::global().setNumThreads(threads);
+  if (threads > 0 && runtime::ThreadPool::global().numThreads() != threads)
+    runtime::ThreadPool::global().setNumThreads(threads);
 }
 
 runtime::NDArray toNDArray(const py::array& a, const runtime::TensorSpec& spec) {
@@ -68,14 +69,17 @@ runtime::NDArray toNDArray(const py::array& a, const runtime::TensorSpec& spec) 
 // The buffers of arrays the Python side has checked; checked again here (sizes, contiguity) so
 // that a direct call of this private module cannot make a kernel read out of bounds.
 template <class Ptr>
-std::vector<Ptr> buffers(const std::vector<py::array>& arrays, const std::vector<runtime::TensorSpec>& specs, const char* what) {
-  if (arrays.size() != specs.size()) throw py::value_error(cat("expected ", specs.size(), " ", what, ", got ", arrays.size()));
+std::vector<Ptr> buffers(const std::vector<py::array>& arrays, const std::vector<runtime::TensorSpec>& specs,
+                         const char* what) {
+  if (arrays.size() != specs.size())
+    throw py::value_error(cat("expected ", specs.size(), " ", what, ", got ", arrays.size()));
   std::vector<Ptr> out;
   for (size_t i = 0; i < arrays.size(); ++i) {
     const py::array& a = arrays[i];
-    if (!(a.flags() & py::array::c_style) || a.nbytes() != specs[i].bytes() || a.itemsize() != runtime::elemBytes(specs[i].dtype))
-      throw py::value_error(cat(what, " ", i, " (", specs[i].name, ") must be a C-contiguous ", runtime::elemName(specs[i].dtype),
-                                " array of ", specs[i].bytes(), " bytes"));
+    if (!(a.flags() & py::array::c_style) || a.nbytes() != specs[i].bytes() ||
+        a.itemsize() != runtime::elemBytes(specs[i].dtype))
+      throw py::value_error(cat(what, " ", i, " (", specs[i].name, ") must be a C-contiguous ",
+                                runtime::elemName(specs[i].dtype), " array of ", specs[i].bytes(), " bytes"));
     if constexpr (std::is_same_v<Ptr, void*>) {
       if (!a.writeable()) throw py::value_error(cat(what, " ", i, " (", specs[i].name, ") is read-only"));
       out.push_back(const_cast<void*>(a.data()));
@@ -90,7 +94,9 @@ std::vector<Ptr> buffers(const std::vector<py::array>& arrays, const std::vector
 class Model {
  public:
   Model(executor::CompiledModel m, cli::ModelSource src, int threads)
-      : m_(std::move(m)), src_(std::move(src)), threads_(threads > 0 ? threads : runtime::ThreadPool::global().numThreads()) {}
+      : m_(std::move(m)),
+        src_(std::move(src)),
+        threads_(threads > 0 ? threads : runtime::ThreadPool::global().numThreads()) {}
 
   const runtime::Plan& plan() const { return m_.plan(); }
   std::string name() const { return cli::modelName(src_.spec); }
@@ -143,7 +149,8 @@ class Model {
                          {"worst_kernel", rep.worst_kernel}});
   }
 
-  py::object exportTo(const std::string& dir, const std::string& name, const std::string& compiler, bool static_archive) {
+  py::object exportTo(const std::string& dir, const std::string& name, const std::string& compiler,
+                      bool static_archive) {
     deploy::ExportOptions eo;
     eo.dir = dir;
     eo.name = name.empty() ? deploy::exportName(this->name()) : name;
@@ -162,8 +169,11 @@ class Model {
   py::object kernels() const {
     Json arr = Json::array();
     for (const executor::KernelStats& k : m_.kernels())
-      arr.push_back({{"class", k.class_name}, {"workload_key", k.workload_key}, {"occurrences", k.occurrences},
-                     {"schedule", k.schedule_source}, {"flops", k.flops}});
+      arr.push_back({{"class", k.class_name},
+                     {"workload_key", k.workload_key},
+                     {"occurrences", k.occurrences},
+                     {"schedule", k.schedule_source},
+                     {"flops", k.flops}});
     return toPython(arr);
   }
 
@@ -191,21 +201,25 @@ py::object runCommand(Json (*command)(const Args&), const Args& a) {
 
 py::list tensorList(const std::vector<runtime::TensorSpec>& ts) {
   py::list out;
-  for (const runtime::TensorSpec& t : ts) out.append(py::make_tuple(t.name, py::tuple(py::cast(t.shape)), runtime::elemName(t.dtype)));
+  for (const runtime::TensorSpec& t : ts)
+    out.append(py::make_tuple(t.name, py::tuple(py::cast(t.shape)), runtime::elemName(t.dtype)));
   return out;
 }
 
-std::unique_ptr<Model> compileModel(const std::string& model, const std::optional<std::string>& db, const std::string& records,
-                                    const std::string& target, int threads, const std::string& layout,
+std::unique_ptr<Model> compileModel(const std::string& model, const std::optional<std::string>& db,
+                                    const std::string& records, const std::string& target, int threads,
+                                    const std::string& layout,
                                     const std::map<std::string, std::vector<int64_t>>& input_shapes,
-                                    const std::map<std::string, int64_t>& dims, bool validate, const std::string& precision) {
+                                    const std::map<std::string, int64_t>& dims, bool validate,
+                                    const std::string& precision) {
   cli::ModelSource src = modelSource(model, input_shapes, dims, layout, precision);
   py::gil_scoped_release release;
   useThreads(threads);
   executor::ModelOptions opt;
   opt.target = cli::resolveTargetOption(target, cli::TargetUse::RunHere);
   graph::Graph g = cli::loadModel(src, opt.target);
-  opt.schedules = cli::scheduleOption(records, db, cli::modelName(src), g, opt.target, cli::BankUse{src.spec, validate});
+  opt.schedules =
+      cli::scheduleOption(records, db, cli::modelName(src), g, opt.target, cli::BankUse{src.spec, validate});
   return std::make_unique<Model>(executor::CompiledModel::compile(g, opt), src, threads);
 }
 
@@ -229,32 +243,34 @@ PYBIND11_MODULE(_ttune, m) {
       .def("check", &Model::check, py::arg("inputs"))
       .def("export", &Model::exportTo, py::arg("dir"), py::arg("name"), py::arg("compiler"), py::arg("static"));
 
-  m.def("compile", &compileModel, py::arg("model"), py::arg("db"), py::arg("records"), py::arg("target"), py::arg("threads"),
-        py::arg("layout"), py::arg("input_shapes"), py::arg("dims"), py::arg("validate"), py::arg("precision"));
+  m.def("compile", &compileModel, py::arg("model"), py::arg("db"), py::arg("records"), py::arg("target"),
+        py::arg("threads"), py::arg("layout"), py::arg("input_shapes"), py::arg("dims"), py::arg("validate"),
+        py::arg("precision"));
 
-  m.def("tune", [](const std::string& model, int64_t trials, const std::optional<std::string>& db, double time_budget_min,
-                   uint64_t seed, int threads, const std::string& target, bool new_run, bool warm_start, bool refine,
-                   const std::string& layout, const std::map<std::string, std::vector<int64_t>>& input_shapes,
-                   const std::map<std::string, int64_t>& dims, const std::string& precision) {
-    cli::TuneArgs a;
-    a.src = modelSource(model, input_shapes, dims, layout, precision);
-    a.trials = trials;
-    a.db = db.value_or("");
-    a.time_budget_min = time_budget_min;
-    a.seed = seed;
-    a.threads = threads;
-    a.target = target;
-    a.new_run = new_run;
-    a.warm_start = warm_start;
-    a.refine = refine;
-    return runCommand(&cli::tuneModel, a);
-  });
+  m.def("tune",
+        [](const std::string& model, int64_t trials, const std::optional<std::string>& db, double time_budget_min,
+           uint64_t seed, int threads, const std::string& target, bool new_run, bool warm_start, bool refine,
+           const std::string& layout, const std::map<std::string, std::vector<int64_t>>& input_shapes,
+           const std::map<std::string, int64_t>& dims, const std::string& precision) {
+          cli::TuneArgs a;
+          a.src = modelSource(model, input_shapes, dims, layout, precision);
+          a.trials = trials;
+          a.db = db.value_or("");
+          a.time_budget_min = time_budget_min;
+          a.seed = seed;
+          a.threads = threads;
+          a.target = target;
+          a.new_run = new_run;
+          a.warm_start = warm_start;
+          a.refine = refine;
+          return runCommand(&cli::tuneModel, a);
+        });
 
-  m.def("transfer", [](const std::string& model, const std::optional<std::string>& db, const std::vector<std::string>& from,
-                       const std::string& sources, int64_t budget, int top_k, const std::string& adapt, bool refine,
-                       int threads, const std::string& target, const std::string& layout,
-                       const std::map<std::string, std::vector<int64_t>>& input_shapes, const std::map<std::string, int64_t>& dims,
-                       const std::string& precision) {
+  m.def("transfer", [](const std::string& model, const std::optional<std::string>& db,
+                       const std::vector<std::string>& from, const std::string& sources, int64_t budget, int top_k,
+                       const std::string& adapt, bool refine, int threads, const std::string& target,
+                       const std::string& layout, const std::map<std::string, std::vector<int64_t>>& input_shapes,
+                       const std::map<std::string, int64_t>& dims, const std::string& precision) {
     cli::TransferArgs a;
     a.src = modelSource(model, input_shapes, dims, layout, precision);
     a.db = db.value_or("");
@@ -275,8 +291,12 @@ PYBIND11_MODULE(_ttune, m) {
   m.def("models", [] {
     Json arr = Json::array();
     for (const auto& z : models::zoo())
-      arr.push_back({{"name", z.name}, {"summary", z.summary}, {"input", z.input_name}, {"input_shape", z.input_shape},
-                     {"input_dtype", te::dtypeName(z.input_dtype)}, {"output_shape", z.output_shape}});
+      arr.push_back({{"name", z.name},
+                     {"summary", z.summary},
+                     {"input", z.input_name},
+                     {"input_shape", z.input_shape},
+                     {"input_dtype", te::dtypeName(z.input_dtype)},
+                     {"output_shape", z.output_shape}});
     return toPython(arr);
   });
 }

@@ -112,8 +112,8 @@ struct XGBoostOptions {
 
 struct TrainStats {
   size_t packs = 0, rows = 0;
-  int rounds = 0;      // boosting rounds run
-  int best_round = 0;  // rounds kept for prediction
+  int rounds = 0;        // boosting rounds run
+  int best_round = 0;    // rounds kept for prediction
   double best_loss = 0;  // training p-rmse (squared objective) or pairwise logistic loss (ranking)
   double seconds = 0;
 };

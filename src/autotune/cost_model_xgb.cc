@@ -65,7 +65,9 @@ struct XGBoostModel::Impl {
   }
 
   void setParams(BoosterHandle h) const {
-    auto set = [&](const char* k, const std::string& v) { check(XGBoosterSetParam(h, k, v.c_str()), "XGBoosterSetParam"); };
+    auto set = [&](const char* k, const std::string& v) {
+      check(XGBoosterSetParam(h, k, v.c_str()), "XGBoosterSetParam");
+    };
     set("verbosity", "0");
     set("objective", "reg:squarederror");  // never evaluated: gradients are ours
     set("disable_default_eval_metric", "1");
@@ -127,8 +129,10 @@ struct XGBoostModel::Impl {
       for (size_t a : members)
         for (int k = 0; k < opt.rank_pairs_per_state; ++k) {
           size_t b = members[prng.index(members.size())];
-          if (labels[a] > labels[b]) pairs.emplace_back(a, b);
-          else if (labels[b] > labels[a]) pairs.emplace_back(b, a);
+          if (labels[a] > labels[b])
+            pairs.emplace_back(a, b);
+          else if (labels[b] > labels[a])
+            pairs.emplace_back(b, a);
         }
     }
     return pairs;
@@ -192,7 +196,8 @@ struct XGBoostModel::Impl {
     std::vector<double> g(npacks), h(npacks);
     double best = std::numeric_limits<double>::infinity();
     int best_round = 0;
-    const char* cfg = R"({"type": 1, "training": true, "iteration_begin": 0, "iteration_end": 0, "strict_shape": false})";
+    const char* cfg =
+        R"({"type": 1, "training": true, "iteration_begin": 0, "iteration_end": 0, "strict_shape": false})";
     for (int r = 0; r < opt.max_rounds; ++r) {
       gradients(pack, labels, weights, pairs, g, h);
       for (size_t p = 0; p < npacks; ++p)
@@ -204,7 +209,8 @@ struct XGBoostModel::Impl {
       const bst_ulong* shape = nullptr;
       bst_ulong dim = 0;
       const float* pred = nullptr;
-      check(XGBoosterPredictFromDMatrix(booster, dtrain.get(), cfg, &shape, &dim, &pred), "XGBoosterPredictFromDMatrix");
+      check(XGBoosterPredictFromDMatrix(booster, dtrain.get(), cfg, &shape, &dim, &pred),
+            "XGBoosterPredictFromDMatrix");
       for (size_t p = 0; p < npacks; ++p) {
         double s = 0;
         for (size_t k = begin[p]; k < begin[p + 1]; ++k) s += pred[k];
@@ -247,7 +253,8 @@ struct XGBoostModel::Impl {
     const bst_ulong* shape = nullptr;
     bst_ulong dim = 0;
     const float* pred = nullptr;
-    const char* cfg = R"({"type": 1, "training": false, "iteration_begin": 0, "iteration_end": 0, "strict_shape": false})";
+    const char* cfg =
+        R"({"type": 1, "training": false, "iteration_begin": 0, "iteration_end": 0, "strict_shape": false})";
     check(XGBoosterPredictFromDMatrix(booster, m.get(), cfg, &shape, &dim, &pred), "XGBoosterPredictFromDMatrix");
     size_t k = 0;
     for (size_t i = 0; i < states.size(); ++i) {
@@ -265,9 +272,10 @@ XGBoostModel::~XGBoostModel() = default;
 
 void XGBoostModel::update(const std::vector<TrainingSample>& samples) {
   for (const TrainingSample& s : samples) {
-    TT_CHECK_ARG(!s.features.valid() || s.features.data.size() == static_cast<size_t>(s.features.n_stores) * kNumFeatures,
-                 "training sample of task ", s.task, " has ", s.features.data.size(), " values for ", s.features.n_stores,
-                 " stores of ", kNumFeatures, " features");
+    TT_CHECK_ARG(
+        !s.features.valid() || s.features.data.size() == static_cast<size_t>(s.features.n_stores) * kNumFeatures,
+        "training sample of task ", s.task, " has ", s.features.data.size(), " values for ", s.features.n_stores,
+        " stores of ", kNumFeatures, " features");
     impl_->samples.push_back(s);
   }
   size_t n = impl_->samples.size();
@@ -301,8 +309,8 @@ void XGBoostModel::save(const std::string& path) const {
   TT_CHECK_ARG(out.good(), "cannot write the cost model to ", path);
   out.precision(17);
   out << kFileMagic << " " << kFileVersion << " features " << StoreFeatures::kVersion << " " << kNumFeatures
-      << " calibration " << (impl_->calibrated ? 1 : 0) << " " << impl_->calib_a << " " << impl_->calib_b << " bytes " << len
-      << "\n";
+      << " calibration " << (impl_->calibrated ? 1 : 0) << " " << impl_->calib_a << " " << impl_->calib_b << " bytes "
+      << len << "\n";
   out.write(buf, static_cast<std::streamsize>(len));
   TT_CHECK_ARG(out.good(), "cannot write the cost model to ", path);
 }

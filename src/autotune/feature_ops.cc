@@ -35,27 +35,45 @@ void countOps(const Expr& e, OpCounts& c) {
         }
         ++k[kAddSub];
         break;
-      case BinOp::Mul: ++k[kMul]; break;
+      case BinOp::Mul:
+        ++k[kMul];
+        break;
       case BinOp::Div:
       case BinOp::FloorDiv:
-      case BinOp::FloorMod: ++k[kDivMod]; break;
-      case BinOp::Pow: ++k[kMathFunc]; break;
+      case BinOp::FloorMod:
+        ++k[kDivMod];
+        break;
+      case BinOp::Pow:
+        ++k[kMathFunc];
+        break;
       case BinOp::And:
-      case BinOp::Or: ++c.bool_op; break;
-      default: ++k[kCmp]; break;  // comparisons, min, max
+      case BinOp::Or:
+        ++c.bool_op;
+        break;
+      default:
+        ++k[kCmp];
+        break;  // comparisons, min, max
     }
     countOps(b->a, c);
     countOps(b->b, c);
   } else if (const auto* u = std::get_if<te::Unary>(&n.kind)) {
     double* k = te::isFloat(u->a.dtype()) ? c.flt : c.integer;
     switch (u->op) {
-      case UnOp::Neg: ++k[kAddSub]; break;
-      case UnOp::Not: ++c.bool_op; break;
+      case UnOp::Neg:
+        ++k[kAddSub];
+        break;
+      case UnOp::Not:
+        ++c.bool_op;
+        break;
       case UnOp::Abs:
       case UnOp::Floor:
       case UnOp::Ceil:
-      case UnOp::Round: ++k[kOtherFunc]; break;
-      default: ++k[kMathFunc]; break;  // exp, log, sqrt, rsqrt, tanh, erf, sigmoid
+      case UnOp::Round:
+        ++k[kOtherFunc];
+        break;
+      default:
+        ++k[kMathFunc];
+        break;  // exp, log, sqrt, rsqrt, tanh, erf, sigmoid
     }
     countOps(u->a, c);
   } else if (const auto* s = std::get_if<te::Select>(&n.kind)) {

@@ -22,22 +22,38 @@ int64_t floorDiv(int64_t a, int64_t b) {
 // Integer binary operation as evalInt computes it (nullopt: division by zero or a float op).
 std::optional<int64_t> applyBinary(BinOp op, int64_t a, int64_t c) {
   switch (op) {
-    case BinOp::Add: return a + c;
-    case BinOp::Sub: return a - c;
-    case BinOp::Mul: return a * c;
-    case BinOp::FloorDiv: return c == 0 ? std::nullopt : std::optional<int64_t>(floorDiv(a, c));
-    case BinOp::FloorMod: return c == 0 ? std::nullopt : std::optional<int64_t>(a - floorDiv(a, c) * c);
-    case BinOp::Min: return std::min(a, c);
-    case BinOp::Max: return std::max(a, c);
-    case BinOp::Eq: return a == c;
-    case BinOp::Ne: return a != c;
-    case BinOp::Lt: return a < c;
-    case BinOp::Le: return a <= c;
-    case BinOp::Gt: return a > c;
-    case BinOp::Ge: return a >= c;
-    case BinOp::And: return a != 0 && c != 0;
-    case BinOp::Or: return a != 0 || c != 0;
-    default: return std::nullopt;  // Div, Pow: float only
+    case BinOp::Add:
+      return a + c;
+    case BinOp::Sub:
+      return a - c;
+    case BinOp::Mul:
+      return a * c;
+    case BinOp::FloorDiv:
+      return c == 0 ? std::nullopt : std::optional<int64_t>(floorDiv(a, c));
+    case BinOp::FloorMod:
+      return c == 0 ? std::nullopt : std::optional<int64_t>(a - floorDiv(a, c) * c);
+    case BinOp::Min:
+      return std::min(a, c);
+    case BinOp::Max:
+      return std::max(a, c);
+    case BinOp::Eq:
+      return a == c;
+    case BinOp::Ne:
+      return a != c;
+    case BinOp::Lt:
+      return a < c;
+    case BinOp::Le:
+      return a <= c;
+    case BinOp::Gt:
+      return a > c;
+    case BinOp::Ge:
+      return a >= c;
+    case BinOp::And:
+      return a != 0 && c != 0;
+    case BinOp::Or:
+      return a != 0 || c != 0;
+    default:
+      return std::nullopt;  // Div, Pow: float only
   }
 }
 
@@ -68,10 +84,14 @@ std::optional<int64_t> evalInt(const Expr& e, const Env& env) {
     auto x = evalInt(u->a, env);
     if (!x) return std::nullopt;
     switch (u->op) {
-      case te::UnOp::Neg: return -*x;
-      case te::UnOp::Not: return *x == 0;
-      case te::UnOp::Abs: return *x < 0 ? -*x : *x;
-      default: return std::nullopt;
+      case te::UnOp::Neg:
+        return -*x;
+      case te::UnOp::Not:
+        return *x == 0;
+      case te::UnOp::Abs:
+        return *x < 0 ? -*x : *x;
+      default:
+        return std::nullopt;
     }
   }
   if (const auto* s = std::get_if<te::Select>(&n.kind)) {
@@ -91,15 +111,25 @@ std::optional<int64_t> evalInt(const Expr& e, const Env& env) {
 
 void collectVars(const Expr& e, std::vector<const te::VarNode*>& out) {
   std::visit(Overload{
-                 [](const te::IntImm&) {}, [](const te::FloatImm&) {},
+                 [](const te::IntImm&) {},
+                 [](const te::FloatImm&) {},
                  [&](const te::VarRef& v) {
                    if (std::find(out.begin(), out.end(), v.var.get()) == out.end()) out.push_back(v.var.get());
                  },
-                 [&](const te::Binary& b) { collectVars(b.a, out); collectVars(b.b, out); },
+                 [&](const te::Binary& b) {
+                   collectVars(b.a, out);
+                   collectVars(b.b, out);
+                 },
                  [&](const te::Unary& u) { collectVars(u.a, out); },
-                 [&](const te::Select& s) { collectVars(s.cond, out); collectVars(s.t, out); collectVars(s.f, out); },
+                 [&](const te::Select& s) {
+                   collectVars(s.cond, out);
+                   collectVars(s.t, out);
+                   collectVars(s.f, out);
+                 },
                  [&](const te::Cast& c) { collectVars(c.a, out); },
-                 [&](const te::TensorRead& r) { for (const Expr& i : r.indices) collectVars(i, out); },
+                 [&](const te::TensorRead& r) {
+                   for (const Expr& i : r.indices) collectVars(i, out);
+                 },
                  [&](const te::BufferLoad& l) { collectVars(l.index, out); },
                  [&](const te::Reduce& r) {
                    collectVars(r.source, out);
@@ -132,30 +162,47 @@ class IntProgram {
     for (size_t pc = 0; pc < code_.size(); ++pc) {
       const Ins& in = code_[pc];
       switch (in.kind) {
-        case Ins::kImm: stack[sp++] = in.imm; break;
+        case Ins::kImm:
+          stack[sp++] = in.imm;
+          break;
         case Ins::kVar:
           if (!bound[in.arg]) return std::nullopt;
           stack[sp++] = vals[in.arg];
           break;
-        case Ins::kFail: return std::nullopt;
+        case Ins::kFail:
+          return std::nullopt;
         case Ins::kBinary: {
           auto r = applyBinary(static_cast<BinOp>(in.arg), stack[sp - 2], stack[sp - 1]);
           if (!r) return std::nullopt;
           stack[--sp - 1] = *r;
           break;
         }
-        case Ins::kNeg: stack[sp - 1] = -stack[sp - 1]; break;
-        case Ins::kNot: stack[sp - 1] = stack[sp - 1] == 0; break;
-        case Ins::kAbs: stack[sp - 1] = stack[sp - 1] < 0 ? -stack[sp - 1] : stack[sp - 1]; break;
-        case Ins::kToBool: stack[sp - 1] = stack[sp - 1] != 0; break;
-        case Ins::kToInt32: stack[sp - 1] = static_cast<int64_t>(static_cast<int32_t>(stack[sp - 1])); break;
+        case Ins::kNeg:
+          stack[sp - 1] = -stack[sp - 1];
+          break;
+        case Ins::kNot:
+          stack[sp - 1] = stack[sp - 1] == 0;
+          break;
+        case Ins::kAbs:
+          stack[sp - 1] = stack[sp - 1] < 0 ? -stack[sp - 1] : stack[sp - 1];
+          break;
+        case Ins::kToBool:
+          stack[sp - 1] = stack[sp - 1] != 0;
+          break;
+        case Ins::kToInt32:
+          stack[sp - 1] = static_cast<int64_t>(static_cast<int32_t>(stack[sp - 1]));
+          break;
         case Ins::kJumpIfZero:
           if (stack[--sp] == 0) pc = static_cast<size_t>(in.arg) - 1;
           break;
-        case Ins::kJump: pc = static_cast<size_t>(in.arg) - 1; break;
+        case Ins::kJump:
+          pc = static_cast<size_t>(in.arg) - 1;
+          break;
         case Ins::kAndShort:  // false: the result is 0, skip the right side
-          if (stack[sp - 1] == 0) pc = static_cast<size_t>(in.arg) - 1;
-          else --sp;
+          if (stack[sp - 1] == 0)
+            pc = static_cast<size_t>(in.arg) - 1;
+          else
+            --sp;
           break;
         case Ins::kOrShort:  // true: the result is 1, skip the right side
           if (stack[sp - 1] != 0) {
@@ -173,7 +220,21 @@ class IntProgram {
  private:
   static constexpr int kLocalStack = 64;
   struct Ins {
-    enum Kind : uint8_t { kImm, kVar, kFail, kBinary, kNeg, kNot, kAbs, kToBool, kToInt32, kJumpIfZero, kJump, kAndShort, kOrShort } kind;
+    enum Kind : uint8_t {
+      kImm,
+      kVar,
+      kFail,
+      kBinary,
+      kNeg,
+      kNot,
+      kAbs,
+      kToBool,
+      kToInt32,
+      kJumpIfZero,
+      kJump,
+      kAndShort,
+      kOrShort
+    } kind;
     int arg = 0;
     int64_t imm = 0;
   };
@@ -210,10 +271,14 @@ class IntProgram {
       if (te::isFloat(u->a.dtype())) return add(Ins::kFail, 0, 0, 1);
       emit(u->a, slot);
       switch (u->op) {
-        case te::UnOp::Neg: return add(Ins::kNeg);
-        case te::UnOp::Not: return add(Ins::kNot);
-        case te::UnOp::Abs: return add(Ins::kAbs);
-        default: return add(Ins::kFail);
+        case te::UnOp::Neg:
+          return add(Ins::kNeg);
+        case te::UnOp::Not:
+          return add(Ins::kNot);
+        case te::UnOp::Abs:
+          return add(Ins::kAbs);
+        default:
+          return add(Ins::kFail);
       }
     }
     if (const auto* s = std::get_if<te::Select>(&n.kind)) {
@@ -231,8 +296,10 @@ class IntProgram {
     if (const auto* c = std::get_if<te::Cast>(&n.kind)) {
       if (te::isFloat(c->a.dtype()) || te::isFloat(e.dtype())) return add(Ins::kFail, 0, 0, 1);
       emit(c->a, slot);
-      if (e.dtype() == te::DType::Bool) add(Ins::kToBool);
-      else if (e.dtype() == te::DType::Int32) add(Ins::kToInt32);
+      if (e.dtype() == te::DType::Bool)
+        add(Ins::kToBool);
+      else if (e.dtype() == te::DType::Int32)
+        add(Ins::kToInt32);
       return;
     }
     add(Ins::kFail, 0, 0, 1);  // float constants, loads, reads: not evaluable
@@ -246,18 +313,18 @@ class IntProgram {
 // (its variable has one value) or an if (its condition holds, or fails in the else branch).
 struct Frame {
   enum Kind { kLoop, kLet, kIf } kind;
-  const te::VarNode* var;  // null for an if
-  const Expr* expr;        // extent, value, or condition
-  int loop;                // index into loops for a loop
-  bool negate;             // else branch of an if
+  const te::VarNode* var;                // null for an if
+  const Expr* expr;                      // extent, value, or condition
+  int loop;                              // index into loops for a loop
+  bool negate;                           // else branch of an if
   std::vector<const te::VarNode*> vars;  // variables of expr
 };
 
 // Weighted sums over an enumeration of the iterations of enclosing loops.
 struct Moments {
-  double weight = 0;      // total weight (iterations)
-  double sum = 0;         // sum of weight * value
-  double below = 0;       // weight where value < threshold
+  double weight = 0;  // total weight (iterations)
+  double sum = 0;     // sum of weight * value
+  double below = 0;   // weight where value < threshold
   bool ok = true;
 };
 
@@ -425,8 +492,12 @@ class Walker : public lower::StmtVisitor {
     };
     for (int fi : deps)
       if (frames_[fi].var && slotOf(frames_[fi].var) < 0) slot_vars.push_back(frames_[fi].var);
-    Enumeration en{IntProgram(e, slotOf), {}, {}, std::vector<int64_t>(slot_vars.size(), 0),
-                   std::vector<char>(slot_vars.size(), 0), threshold};
+    Enumeration en{IntProgram(e, slotOf),
+                   {},
+                   {},
+                   std::vector<int64_t>(slot_vars.size(), 0),
+                   std::vector<char>(slot_vars.size(), 0),
+                   threshold};
     for (int fi : deps) {
       en.frame_code.emplace_back(*frames_[fi].expr, slotOf);
       en.frame_slot.push_back(frames_[fi].var ? slotOf(frames_[fi].var) : -1);

@@ -36,7 +36,7 @@ struct StoreInfo {
   std::vector<int> loops;  // indices into WalkResult::loops, outermost first
   double guard_prob = 1;   // product of the pass fractions of the enclosing ifs
   int guard_ifs = 0;
-  int alloc = -1;          // index into WalkResult::allocs of the written buffer, or -1
+  int alloc = -1;  // index into WalkResult::allocs of the written buffer, or -1
 };
 
 struct AllocInfo {

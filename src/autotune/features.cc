@@ -40,9 +40,12 @@ const std::vector<std::string>& featureNames() {
     std::vector<std::string> n;
     StoreFeatures f;
     f.forEach([&](const char* name, int index, float&) {
-      if (index < 0) n.emplace_back(name);
-      else if (std::string(name) == "ai_curve") n.push_back(std::string(name) + "_" + std::to_string(index));
-      else n.push_back("b" + std::to_string(index) + "." + name);
+      if (index < 0)
+        n.emplace_back(name);
+      else if (std::string(name) == "ai_curve")
+        n.push_back(std::string(name) + "_" + std::to_string(index));
+      else
+        n.push_back("b" + std::to_string(index) + "." + name);
     });
     return n;
   }();
@@ -67,7 +70,7 @@ constexpr double kCacheLine = 64;
 // list, outermost 0) of the loops the atom depends on; a plain loop variable has one.
 struct Term {
   int64_t coef = 0;
-  Expr atom;      // defined for non-linear atoms only
+  Expr atom;  // defined for non-linear atoms only
   bool var = false;
   std::vector<int> pos;
   int innermost() const { return pos.empty() ? -1 : *std::max_element(pos.begin(), pos.end()); }
@@ -162,7 +165,7 @@ class StoreFeaturizer {
     // Distinct accesses by (buffer, structural hash of the index): a store's value can hold
     // hundreds of loads of a few distinct elements (a Winograd transform before its selects fold).
     std::unordered_map<uint64_t, std::vector<std::pair<size_t, size_t>>> seen;  // -> (use, access)
-    std::set<std::pair<const te::Buffer*, const te::ExprNode*>> same_node;  // lowering shares load nodes
+    std::set<std::pair<const te::Buffer*, const te::ExprNode*>> same_node;      // lowering shares load nodes
     auto add = [&](const te::Buffer* b, const Expr& index, bool write) {
       auto it = std::find_if(uses.begin(), uses.end(), [&](const BufferUse& u) { return u.buffer == b; });
       if (it == uses.end()) {
@@ -222,8 +225,10 @@ class StoreFeaturizer {
         for (const BufferUse& u : uses[s]) {
           auto& v = loop_access_[l];
           auto it = std::find_if(v.begin(), v.end(), [&](const auto& p) { return p.first == u.buffer; });
-          if (it == v.end()) v.emplace_back(u.buffer, 1);
-          else ++it->second;
+          if (it == v.end())
+            v.emplace_back(u.buffer, 1);
+          else
+            ++it->second;
         }
   }
 
@@ -260,8 +265,10 @@ class StoreFeaturizer {
     for (const Term& t : a.terms) {
       if (t.innermost() < level) continue;  // fixed at this level
       double c = static_cast<double>(std::abs(t.coef));
-      if (t.var) terms.emplace_back(c, w_.loops[si.loops[t.pos[0]]].trips);
-      else terms.emplace_back(c, atomRange(si, t, level));
+      if (t.var)
+        terms.emplace_back(c, w_.loops[si.loops[t.pos[0]]].trips);
+      else
+        terms.emplace_back(c, atomRange(si, t, level));
     }
     return footprint(terms);
   }
@@ -279,8 +286,10 @@ class StoreFeaturizer {
     bool linear = true;
     for (const Term& t : a.terms)
       if (std::find(t.pos.begin(), t.pos.end(), pos) != t.pos.end()) {
-        if (t.var) s += static_cast<double>(t.coef);
-        else linear = false;
+        if (t.var)
+          s += static_cast<double>(t.coef);
+        else
+          linear = false;
       }
     if (linear) return std::fabs(s);
     std::vector<const te::VarNode*> vars;
@@ -333,12 +342,13 @@ class StoreFeaturizer {
 
   // What every feature group needs to know about one store's loop nest.
   struct Nest {
-    int n = 0;                       // loops around the store, outermost first
-    std::vector<double> trips;       // each loop's average trip count
-    std::vector<double> inner;       // inner[i]: iterations of the loops at positions >= i per execution of loop i's parent
+    int n = 0;                  // loops around the store, outermost first
+    std::vector<double> trips;  // each loop's average trip count
+    std::vector<double> inner;  // inner[i]: iterations of the loops at positions >= i per execution of loop i's parent
     double execs = 0, max_execs = 1;  // executions of the store (guards counted), and at the loops' full extents
-    int unknown = 0;                 // loops of unknown extent
-    std::vector<std::vector<Footprint>> fp;  // fp[b][i]: touched elements of buffer b while the loops at positions >= i range
+    int unknown = 0;                  // loops of unknown extent
+    std::vector<std::vector<Footprint>>
+        fp;  // fp[b][i]: touched elements of buffer b while the loops at positions >= i range
   };
 
   Nest nestOf(const StoreInfo& si, const std::vector<BufferUse>& uses) const {
@@ -408,8 +418,10 @@ class StoreFeaturizer {
     c.select_op = static_cast<float>(ops.select_op * execs);
     const BufferUse& written = uses[0];
     annotationFeatures(si, written, lower::ForKind::Vectorized, false, c.vec_num, c.vec_prod, c.vec_len, vec_pos);
-    annotationFeatures(si, written, lower::ForKind::Unrolled, false, c.unroll_num, c.unroll_prod, c.unroll_len, unroll_pos);
-    annotationFeatures(si, written, lower::ForKind::Parallel, true, c.parallel_num, c.parallel_prod, c.parallel_len, parallel_pos);
+    annotationFeatures(si, written, lower::ForKind::Unrolled, false, c.unroll_num, c.unroll_prod, c.unroll_len,
+                       unroll_pos);
+    annotationFeatures(si, written, lower::ForKind::Parallel, true, c.parallel_num, c.parallel_prod, c.parallel_len,
+                       parallel_pos);
     c.exec_ratio = nest.max_execs > 0 ? static_cast<float>(execs / nest.max_execs) : 0.f;
     c.guard_ifs = static_cast<float>(si.guard_ifs);
     for (int i = n - 1; i >= 0; --i)
@@ -547,7 +559,8 @@ class StoreFeaturizer {
       double x = xmax * static_cast<double>(k + 1) / StoreFeatures::kCurveSamples;
       while (pt + 1 < xs.size() && xs[pt] < x - 1e-9) ++pt;
       double y = ys[pt];
-      if (pt > 0 && xs[pt] > xs[pt - 1]) y = ys[pt - 1] + (ys[pt] - ys[pt - 1]) * (x - xs[pt - 1]) / (xs[pt] - xs[pt - 1]);
+      if (pt > 0 && xs[pt] > xs[pt - 1])
+        y = ys[pt - 1] + (ys[pt] - ys[pt - 1]) * (x - xs[pt - 1]) / (xs[pt] - xs[pt - 1]);
       f.ai_curve[k] = static_cast<float>(y);
     }
   }

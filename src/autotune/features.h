@@ -68,6 +68,8 @@
 
 namespace ttune::autotune {
 
+// The feature tables stay laid out as written: clang-format does not settle on X-macro lists.
+// clang-format off
 // Position one-hot of annotated loops (8 features), see the header comment.
 #define TTUNE_FEATURE_POSITION(X, p)                                                             \
   X(p##_pos_none) X(p##_pos_inner_spatial) X(p##_pos_middle_spatial) X(p##_pos_outer_spatial) \
@@ -127,33 +129,42 @@ namespace ttune::autotune {
 #define TTUNE_FEATURE_FIELD(name) float name = 0;
 #define TTUNE_FEATURE_COUNT(name) +1
 #define TTUNE_FEATURE_VISIT(name) f(#name, index, self.name);
+// clang-format on
 
 struct ComputeFeatures {
   TTUNE_FEATURES_COMPUTE(TTUNE_FEATURE_FIELD)
   static constexpr size_t kCount = 0 TTUNE_FEATURES_COMPUTE(TTUNE_FEATURE_COUNT);
   template <class Self, class F>
-  static void visit(Self& self, F&& f, int index = -1) { TTUNE_FEATURES_COMPUTE(TTUNE_FEATURE_VISIT) }
+  static void visit(Self& self, F&& f, int index = -1) {
+    TTUNE_FEATURES_COMPUTE(TTUNE_FEATURE_VISIT)
+  }
 };
 
 struct BufferFeatures {
   TTUNE_FEATURES_BUFFER(TTUNE_FEATURE_FIELD)
   static constexpr size_t kCount = 0 TTUNE_FEATURES_BUFFER(TTUNE_FEATURE_COUNT);
   template <class Self, class F>
-  static void visit(Self& self, F&& f, int index = -1) { TTUNE_FEATURES_BUFFER(TTUNE_FEATURE_VISIT) }
+  static void visit(Self& self, F&& f, int index = -1) {
+    TTUNE_FEATURES_BUFFER(TTUNE_FEATURE_VISIT)
+  }
 };
 
 struct AllocFeatures {
   TTUNE_FEATURES_ALLOC(TTUNE_FEATURE_FIELD)
   static constexpr size_t kCount = 0 TTUNE_FEATURES_ALLOC(TTUNE_FEATURE_COUNT);
   template <class Self, class F>
-  static void visit(Self& self, F&& f, int index = -1) { TTUNE_FEATURES_ALLOC(TTUNE_FEATURE_VISIT) }
+  static void visit(Self& self, F&& f, int index = -1) {
+    TTUNE_FEATURES_ALLOC(TTUNE_FEATURE_VISIT)
+  }
 };
 
 struct OuterFeatures {
   TTUNE_FEATURES_OUTER(TTUNE_FEATURE_FIELD)
   static constexpr size_t kCount = 0 TTUNE_FEATURES_OUTER(TTUNE_FEATURE_COUNT);
   template <class Self, class F>
-  static void visit(Self& self, F&& f, int index = -1) { TTUNE_FEATURES_OUTER(TTUNE_FEATURE_VISIT) }
+  static void visit(Self& self, F&& f, int index = -1) {
+    TTUNE_FEATURES_OUTER(TTUNE_FEATURE_VISIT)
+  }
 };
 
 // The raw (not yet log-scaled) features of one store. Field order is the vector order.
@@ -169,16 +180,20 @@ struct StoreFeatures {
   OuterFeatures outer;
 
   static constexpr size_t num_features() {
-    return ComputeFeatures::kCount + kMaxBuffers * BufferFeatures::kCount + kCurveSamples +
-           AllocFeatures::kCount + OuterFeatures::kCount;
+    return ComputeFeatures::kCount + kMaxBuffers * BufferFeatures::kCount + kCurveSamples + AllocFeatures::kCount +
+           OuterFeatures::kCount;
   }
   // Visits f(const char* name, int index, float& value) (const float& on a const object) in
   // vector order; index is the buffer rank for buffer features, the sample for the curve, -1
   // otherwise (featureNames() shows how they combine: "b<index>.<name>", "<name>_<index>").
   template <class F>
-  void forEach(F&& f) { visit(*this, f); }
+  void forEach(F&& f) {
+    visit(*this, f);
+  }
   template <class F>
-  void forEach(F&& f) const { visit(*this, f); }
+  void forEach(F&& f) const {
+    visit(*this, f);
+  }
   // Appends the log2p-scaled values (num_features() of them).
   void appendScaled(std::vector<float>& out) const;
 

@@ -6,8 +6,8 @@
 #include "autotune/analysis.h"
 #include "autotune/sketch.h"
 #include "schedule/dot_group.h"
-#include "support/assert.h"
 #include "schedule/names.h"
+#include "support/assert.h"
 
 namespace ttune::autotune {
 
@@ -59,8 +59,10 @@ std::vector<std::optional<int64_t>> sampleLengths(int64_t extent, int n, const S
   size_t ndiv = divisors(extent).size();
   double p = ndiv <= 4 ? 0.5 : opt.non_dividing_prob;
   std::vector<int64_t> pick;
-  if (exact.empty() || rng.bernoulli(p)) pick = nonDividingLengths(extent, n, opt.max_innermost_split, rng);
-  else pick = exact[rng.index(exact.size())];
+  if (exact.empty() || rng.bernoulli(p))
+    pick = nonDividingLengths(extent, n, opt.max_innermost_split, rng);
+  else
+    pick = exact[rng.index(exact.size())];
   return std::vector<std::optional<int64_t>>(pick.begin(), pick.end());
 }
 
@@ -210,7 +212,8 @@ void rewriteLayouts(State& s) {
 std::vector<const Iterator*> innermostTile(const Stage& st) {
   std::vector<const Iterator*> out;
   size_t end = st.iters.size() - (schedule::endsInDotGroup(st) ? 1 : 0);
-  for (size_t k = end; k > 0 && st.iters[k - 1].kind == te::IterKind::Spatial; --k) out.insert(out.begin(), &st.iters[k - 1]);
+  for (size_t k = end; k > 0 && st.iters[k - 1].kind == te::IterKind::Spatial; --k)
+    out.insert(out.begin(), &st.iters[k - 1]);
   return out;
 }
 
@@ -258,7 +261,8 @@ std::optional<State> fitRegisters(const State& state, int lanes, int registers) 
   for (int attempt = 0; attempt < 16; ++attempt) {
     const Stage* over = nullptr;
     for (const Stage& st : s->stages())
-      if (!st.is_placeholder && !st.relations.empty() && st.isReduction() && stageTileRegisters(st, lanes) > registers) over = &st;
+      if (!st.is_placeholder && !st.relations.empty() && st.isReduction() && stageTileRegisters(st, lanes) > registers)
+        over = &st;
     if (!over) return s;
     // Shrink the longest row axis of the tile; the vector axis only when the rows alone fit.
     std::vector<const Iterator*> tile = innermostTile(*over);
@@ -274,7 +278,8 @@ std::optional<State> fitRegisters(const State& state, int lanes, int registers) 
     bool changed = false;
     for (Step& step : steps) {
       SplitStep* sp = std::get_if<SplitStep>(&step);
-      if (!sp || sp->stage != over->op || sp->iter != part->parent || sp->lengths.empty() || !sp->lengths.back()) continue;
+      if (!sp || sp->stage != over->op || sp->iter != part->parent || sp->lengths.empty() || !sp->lengths.back())
+        continue;
       if (sp->lengths.size() != part->index) continue;
       int64_t inner = *sp->lengths.back();
       if (inner <= 1) return std::nullopt;
@@ -354,7 +359,8 @@ std::optional<State> mutateState(const State& state, Rng& rng, const SamplerOpti
     // Tile size: move a factor between two parts of one split.
     std::vector<size_t> cand;
     for (size_t i = 0; i < steps.size(); ++i)
-      if (const SplitStep* sp = std::get_if<SplitStep>(&steps[i]); sp && sp->extent && *sp->extent > 1) cand.push_back(i);
+      if (const SplitStep* sp = std::get_if<SplitStep>(&steps[i]); sp && sp->extent && *sp->extent > 1)
+        cand.push_back(i);
     if (cand.empty()) return std::nullopt;
     SplitStep& sp = std::get<SplitStep>(steps[rng.choice(cand)]);
     int n = static_cast<int>(sp.lengths.size());
@@ -390,7 +396,8 @@ std::optional<State> mutateState(const State& state, Rng& rng, const SamplerOpti
     for (size_t i = 0; i < steps.size(); ++i)
       if (std::holds_alternative<AutoUnrollStep>(steps[i])) cand.push_back(i);
     if (cand.empty()) return std::nullopt;
-    std::get<AutoUnrollStep>(steps[rng.choice(cand)]).max_step = opt.unroll_choices[rng.index(opt.unroll_choices.size())];
+    std::get<AutoUnrollStep>(steps[rng.choice(cand)]).max_step =
+        opt.unroll_choices[rng.index(opt.unroll_choices.size())];
   } else if (r < 0.99) {
     // Compute location of one stage the sketch left free: choose again and replay.
     std::vector<size_t> cand;
@@ -412,9 +419,12 @@ std::optional<State> mutateState(const State& state, Rng& rng, const SamplerOpti
     if (si < 0) return std::nullopt;
     auto cands = computeAtCandidates(*pre, si);
     size_t choice = rng.index(cands.size() + 2);
-    if (choice == 0) steps[i] = ComputeInlineStep{stage};
-    else if (choice == 1) steps[i] = ComputeRootStep{stage};
-    else steps[i] = ComputeAtStep{stage, cands[choice - 2].first, cands[choice - 2].second};
+    if (choice == 0)
+      steps[i] = ComputeInlineStep{stage};
+    else if (choice == 1)
+      steps[i] = ComputeRootStep{stage};
+    else
+      steps[i] = ComputeAtStep{stage, cands[choice - 2].first, cands[choice - 2].second};
   } else {
     // Parallel: fuse one more or one fewer outer loop into the parallel loop.
     std::vector<size_t> cand;
@@ -441,7 +451,8 @@ std::optional<State> mutateState(const State& state, Rng& rng, const SamplerOpti
     // Later steps that name the fused loop follow the new name.
     for (size_t k = i + 1; k < steps.size(); ++k) {
       if (AnnotationStep* a = std::get_if<AnnotationStep>(&steps[k]); a && a->iter == old_name) a->iter = new_name;
-      if (ComputeAtStep* c = std::get_if<ComputeAtStep>(&steps[k]); c && c->target_iter == old_name) c->target_iter = new_name;
+      if (ComputeAtStep* c = std::get_if<ComputeAtStep>(&steps[k]); c && c->target_iter == old_name)
+        c->target_iter = new_name;
     }
   }
   auto out = replay(state, steps);

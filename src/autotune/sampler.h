@@ -22,9 +22,9 @@ struct SamplerOptions {
   schedule::Target target = codegen::hostTarget();
   int num_cores = 2;
   int64_t max_innermost_split = 64;
-  int64_t max_vectorize = 32;                 // lanes of a vectorized loop
+  int64_t max_vectorize = 32;  // lanes of a vectorized loop
   std::vector<int64_t> unroll_choices = {0, 16, 64, 512};
-  double non_dividing_prob = 0.15;            // per split, raised for extents with few divisors
+  double non_dividing_prob = 0.15;  // per split, raised for extents with few divisors
 };
 
 // Fills a sketch's unset split lengths and adds compute locations, parallel, unroll and

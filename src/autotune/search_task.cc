@@ -5,8 +5,8 @@
 #include <cmath>
 #include <thread>
 
-#include "runtime/thread_pool.h"
 #include "measure/builder.h"
+#include "runtime/thread_pool.h"
 #include "schedule/record.h"
 #include "schedule/step.h"
 #include "support/hash.h"
@@ -54,7 +54,8 @@ std::string SearchTask::stepsKey(const std::vector<schedule::Step>& steps) {
 
 std::string SearchTask::stateKey(const State& s) { return stepsKey(s.steps()); }
 
-SearchTask::SearchTask(std::shared_ptr<const te::ComputeDAG> dag, std::string workload_key, SearchOptions options, uint64_t seed)
+SearchTask::SearchTask(std::shared_ptr<const te::ComputeDAG> dag, std::string workload_key, SearchOptions options,
+                       uint64_t seed)
     : dag_(std::move(dag)), key_(std::move(workload_key)), opt_(options), seed_(seed) {
   if (opt_.threads <= 0) opt_.threads = runtime::defaultNumThreads();
   opt_.sampler.target = opt_.target;
@@ -131,7 +132,8 @@ std::vector<State> SearchTask::initPopulation(uint64_t round_seed) {
     empty_batches = pop.size() == before ? empty_batches + 1 : 0;
   }
   // The default schedule joins until it is measured, then competes as a measured state.
-  if (default_state_ && seen.insert(stateKey(*default_state_)).second && !measured_keys_.count(stateKey(*default_state_)))
+  if (default_state_ && seen.insert(stateKey(*default_state_)).second &&
+      !measured_keys_.count(stateKey(*default_state_)))
     pop.push_back(*default_state_);
   // The best measured states join the population.
   std::vector<std::pair<double, const State*>> best;
@@ -234,7 +236,8 @@ std::vector<Candidate> SearchTask::nextBatch(int n, CostModel& model) {
     parallelFor(size, opt_.threads, [&](int i) {
       Rng r(mixSeed(round_seed, 2 + gen, i, 0));
       for (int attempt = 0; attempt < 4; ++attempt) {
-        size_t p = acc > 0 ? static_cast<size_t>(std::lower_bound(prefix.begin(), prefix.end(), r.uniform() * acc) - prefix.begin())
+        size_t p = acc > 0 ? static_cast<size_t>(std::lower_bound(prefix.begin(), prefix.end(), r.uniform() * acc) -
+                                                 prefix.begin())
                            : r.index(pop.size());
         p = std::min(p, pop.size() - 1);
         if (!r.bernoulli(opt_.mutation_prob)) {

@@ -22,8 +22,8 @@
 #include "autotune/cost_model.h"
 #include "autotune/sampler.h"
 #include "autotune/sketch.h"
-#include "schedule/baseline.h"
 #include "codegen/target.h"
+#include "schedule/baseline.h"
 #include "schedule/state.h"
 
 namespace ttune::autotune {
@@ -39,7 +39,7 @@ struct SearchOptions {
   double use_measured_ratio = 0.2;
   // Measure the default schedule in the first batch and evolve from it too (not in Ansor).
   bool seed_with_default = true;
-  int threads = 0;  // 0: one per core
+  int threads = 0;                                  // 0: one per core
   schedule::Target target = codegen::hostTarget();  // the default schedule and register budgets follow it
   // Which default schedule seeds the search (seed_with_default): the basic baseline's is what the
   // paper's Ansor started from at most (it measures no hand-made default).

@@ -2,8 +2,8 @@
 
 #include "autotune/analysis.h"
 #include "schedule/dot_group.h"
-#include "support/assert.h"
 #include "schedule/names.h"
+#include "support/assert.h"
 
 namespace ttune::autotune {
 
@@ -161,7 +161,8 @@ class SketchGenerator {
       std::vector<std::string> loops;
       if (parts > 1) {
         if (spatial) split_ids.push_back(static_cast<int>(s.steps().size()));
-        Status ok = s.apply(SplitStep{stage, name, ext > 0 ? std::optional<int64_t>(ext) : std::nullopt, lengths, true});
+        Status ok =
+            s.apply(SplitStep{stage, name, ext > 0 ? std::optional<int64_t>(ext) : std::nullopt, lengths, true});
         TT_ASSERT(ok.ok(), "multi-level tiling split failed: " + (ok.ok() ? std::string() : ok.error()));
         for (int k = 0; k < parts; ++k) loops.push_back(names::splitPart(name, k));
       } else {
@@ -180,7 +181,8 @@ class SketchGenerator {
     if (dot_group > 1) order.push_back(rd_parts.back().back());
     TT_ASSERT(s.apply(ReorderStep{stage, order}).ok(), "multi-level tiling reorder failed");
     if (dot_group > 1)
-      TT_ASSERT(s.apply(AnnotationStep{stage, order.back(), IterAnnotation::Unroll}).ok(), "dot group annotation failed");
+      TT_ASSERT(s.apply(AnnotationStep{stage, order.back(), IterAnnotation::Unroll}).ok(),
+                "dot group annotation failed");
     return split_ids;
   }
 

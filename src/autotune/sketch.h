@@ -26,10 +26,10 @@
 namespace ttune::autotune {
 
 struct SketchOptions {
-  int num_cores = 2;                    // for the rfactor rule's parallelism test
-  std::string tiling = "SSRSRS";        // multi-level tiling structure
-  int int8_group = 1;                   // the target's dot-product groups (Target::int8_group,
-  int bf16_group = 1;                   // Target::bf16_group)
+  int num_cores = 2;              // for the rfactor rule's parallelism test
+  std::string tiling = "SSRSRS";  // multi-level tiling structure
+  int int8_group = 1;             // the target's dot-product groups (Target::int8_group,
+  int bf16_group = 1;             // Target::bf16_group)
 };
 
 std::vector<schedule::State> generateSketches(const std::shared_ptr<const te::ComputeDAG>& dag,

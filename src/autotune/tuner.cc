@@ -12,16 +12,15 @@ namespace ttune::autotune {
 using schedule::Record;
 
 namespace {
-double now() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 constexpr double kInf = std::numeric_limits<double>::infinity();
 }  // namespace
 
 Tuner::Tuner(std::vector<TuneTaskSpec> tasks, TunerOptions options, CostModel& model, measure::Measurer& measurer)
     : specs_(std::move(tasks)), opt_(options), model_(model), measurer_(measurer), rng_(options.seed ^ 0x7475) {
   for (size_t i = 0; i < specs_.size(); ++i)
-    search_.push_back(std::make_unique<SearchTask>(specs_[i].dag, specs_[i].workload_key, opt_.search, opt_.seed * 1000003 + i));
+    search_.push_back(
+        std::make_unique<SearchTask>(specs_[i].dag, specs_[i].workload_key, opt_.search, opt_.seed * 1000003 + i));
   best_history_.resize(specs_.size());
   rounds_.assign(specs_.size(), 0);
   trials_of_.assign(specs_.size(), 0);
@@ -76,8 +75,8 @@ TunerProgress Tuner::snapshot() const {
   double est = 0, untuned = 0;
   for (size_t i = 0; i < specs_.size(); ++i) {
     const SearchTask& t = *search_[i];
-    TaskProgress tp{specs_[i].workload_key, specs_[i].class_name, specs_[i].weight, trials_of_[i], t.bestCost(),
-                    t.defaultCost(),           dead_[i]};
+    TaskProgress tp{specs_[i].workload_key, specs_[i].class_name, specs_[i].weight, trials_of_[i],
+                    t.bestCost(),           t.defaultCost(),      dead_[i]};
     est += specs_[i].weight * tp.best_s;
     untuned += specs_[i].weight * tp.default_s;
     p.tasks.push_back(tp);
@@ -98,7 +97,8 @@ int Tuner::roundSize() const {
   return static_cast<int>(std::min(n, left));
 }
 
-void Tuner::measureAndRecord(const std::vector<std::pair<int, Candidate>>& batch, const RecordSink& sink, const char* source) {
+void Tuner::measureAndRecord(const std::vector<std::pair<int, Candidate>>& batch, const RecordSink& sink,
+                             const char* source) {
   std::vector<measure::MeasureInput> inputs;
   for (const auto& [ti, c] : batch) {
     // Candidates ten times slower than the task's best so far are timed by their warm-up run only.
@@ -129,9 +129,12 @@ void Tuner::measureAndRecord(const std::vector<std::pair<int, Candidate>>& batch
     rec.target = opt_.target;
     rec.steps = c.build_steps;
     rec.result = res[k];
-    rec.provenance =
-        schedule::Provenance{opt_.model, opt_.run_id, source, trials_, opt_.elapsed_offset_s + now() - start_,
-                             std::string(source) == "tune" ? opt_.model : ""};
+    rec.provenance = schedule::Provenance{opt_.model,
+                                          opt_.run_id,
+                                          source,
+                                          trials_,
+                                          opt_.elapsed_offset_s + now() - start_,
+                                          std::string(source) == "tune" ? opt_.model : ""};
     rec.provenance.baseline = opt_.search.baseline;
     records.push_back(std::move(rec));
   }
@@ -256,7 +259,8 @@ TunerProgress Tuner::run(const RecordSink& sink, const ProgressFn& progress) {
   }
   while (!outOfBudget()) {
     for (size_t i = 0; i < specs_.size(); ++i)
-      if (!std::isfinite(search_[i]->bestCost()) && search_[i]->numMeasured() >= opt_.min_measures_per_round) dead_[i] = true;
+      if (!std::isfinite(search_[i]->bestCost()) && search_[i]->numMeasured() >= opt_.min_measures_per_round)
+        dead_[i] = true;
     int t = chooseTask();
     if (t < 0) break;
     runRound(t, sink);

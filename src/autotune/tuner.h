@@ -31,12 +31,12 @@ struct TuneTaskSpec {
 
 struct TunerOptions {
   int64_t trials = 1000;
-  double time_budget_s = 0;        // 0: no wall-clock limit
-  int measures_per_round = 64;     // at most; see roundSize()
+  double time_budget_s = 0;     // 0: no wall-clock limit
+  int measures_per_round = 64;  // at most; see roundSize()
   int min_measures_per_round = 8;
-  int defaults_per_batch = 8;      // tasks whose defaults are measured (and committed) together
-  int64_t early_stopping = -1;     // per task: trials without improvement before it stops (-1: never)
-  double alpha = 0.2, beta = 2;    // gradient scheduler
+  int defaults_per_batch = 8;    // tasks whose defaults are measured (and committed) together
+  int64_t early_stopping = -1;   // per task: trials without improvement before it stops (-1: never)
+  double alpha = 0.2, beta = 2;  // gradient scheduler
   int backward_window = 3;
   SearchOptions search;
   uint64_t seed = 0;
@@ -62,9 +62,9 @@ struct TunerProgress {
   // Sum over tasks of weight x best time, the default's time for tasks without a better one
   // (inf while some task has no valid measurement at all).
   double estimated_latency_s = 0;
-  double untuned_latency_s = 0;  // the same with every task's default time
+  double untuned_latency_s = 0;                 // the same with every task's default time
   double search_s = 0, build_s = 0, run_s = 0;  // search includes cost-model training
-  int current_task = -1;                         // the task of the last round (-1: defaults)
+  int current_task = -1;                        // the task of the last round (-1: defaults)
   std::vector<TaskProgress> tasks;
 };
 
@@ -89,7 +89,8 @@ class Tuner {
   // Measures (task, candidate) pairs in one batch, hands their records to the sink, updates the
   // tasks and trains the cost model.
   // `source` is the records' provenance source: "default" for the default schedules, else "tune".
-  void measureAndRecord(const std::vector<std::pair<int, Candidate>>& batch, const RecordSink& sink, const char* source);
+  void measureAndRecord(const std::vector<std::pair<int, Candidate>>& batch, const RecordSink& sink,
+                        const char* source);
   void runRound(int task, const RecordSink& sink);
   TunerProgress snapshot() const;
 

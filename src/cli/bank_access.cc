@@ -50,8 +50,9 @@ RunBank openRunBank(const std::string& db, const schedule::Target& code, bool co
 ModelRunBank openModelRunBank(const std::string& db, const schedule::Target& code, const WorkersMeasurement* remote,
                               bool copy_records, bool quiet, const std::string& name, const std::string& spec,
                               const std::vector<graph::Kernel>& kernels) {
-  ModelRunBank m{remote ? RunBank{remote->command, true, nullptr, openBank(db)} : openRunBank(db, code, copy_records, quiet),
-                 currentTarget(code)};
+  ModelRunBank m{
+      remote ? RunBank{remote->command, true, nullptr, openBank(db)} : openRunBank(db, code, copy_records, quiet),
+      currentTarget(code)};
   registerModel(m.rb.bank, name, spec, kernels);
   if (remote) remote->onDevice(m.target);
   return m;
@@ -64,7 +65,8 @@ schedule::TargetInfo currentTarget(const schedule::Target& code) {
   return schedule::targetInfo(code, machine, runtime::ThreadPool::global().numThreads());
 }
 
-void registerModel(store::Bank& bank, const std::string& name, const std::string& spec, const std::vector<graph::Kernel>& kernels) {
+void registerModel(store::Bank& bank, const std::string& name, const std::string& spec,
+                   const std::vector<graph::Kernel>& kernels) {
   std::vector<store::ModelKernel> mk;
   std::map<std::string, size_t> pos;
   for (const graph::Kernel& k : kernels) {
@@ -84,7 +86,8 @@ RefreshRun refreshHere(store::Bank& bank, const std::string& model, const graph:
                        const std::vector<graph::Kernel>& kernels, const schedule::Target& code, int candidates,
                        const Json& extra_settings, bool show, bool verbose) {
   schedule::TargetInfo here = currentTarget(code);
-  Json settings{{"candidates", candidates}, {"threads", here.threads}, {"isa", schedule::isaName(code.isa)}, {"cpu", here.cpu}};
+  Json settings{
+      {"candidates", candidates}, {"threads", here.threads}, {"isa", schedule::isaName(code.isa)}, {"cpu", here.cpu}};
   settings.update(extra_settings);
   auto run = bank.beginRun(store::RunKind::Refresh, model, settings);
   if (!run.ok()) fail(run.error());
@@ -106,7 +109,8 @@ RefreshRun refreshHere(store::Bank& bank, const std::string& model, const graph:
   auto progress = [&](const transfer::TransferProgress& p) {
     (void)bank.updateRun(*run, p.measured, p.elapsed_s);
     if (show || verbose) showKernelPass(view, p.kernels_done, p.kernels_total, p.measured, p.elapsed_s, p.current);
-    if (InterruptGuard::interrupted()) throw Error("refresh of " + model + " interrupted; the bank's choice for it is unchanged");
+    if (InterruptGuard::interrupted())
+      throw Error("refresh of " + model + " interrupted; the bank's choice for it is unchanged");
   };
   Timer wall;
   try {
@@ -140,12 +144,14 @@ std::vector<schedule::Record> validateHere(store::Bank& bank, const std::string&
   registerModel(bank, model, use.spec.empty() ? model : use.spec, kernels);
   bool show = !use.quiet && stderrIsTerminal();
   if (show)
-    std::cerr << "ttune: the bank's schedules for " << model << " were measured elsewhere or never checked in the whole model on this "
-              << here.cpu << " (" << schedule::isaName(code.isa) << ", " << here.threads
+    std::cerr << "ttune: the bank's schedules for " << model
+              << " were measured elsewhere or never checked in the whole model on this " << here.cpu << " ("
+              << schedule::isaName(code.isa) << ", " << here.threads
               << " threads): validating them against the defaults once (--no-validate skips this)\n";
   RefreshRun r = refreshHere(bank, model, g, kernels, code, 2, {{"validation", true}}, show);
   std::string verdict = transfer::checkVerdict(r.result["check"], graph::tunableKernels(kernels).size());
-  if (show) std::cerr << "ttune: validated in " << formatSeconds(r.wall_s) << " (run " << r.run_id << "): " << verdict << "\n";
+  if (show)
+    std::cerr << "ttune: validated in " << formatSeconds(r.wall_s) << " (run " << r.run_id << "): " << verdict << "\n";
   if (use.report) {
     *use.report = r.result["check"];
     (*use.report)["run_id"] = r.run_id;
@@ -171,7 +177,8 @@ executor::ScheduleProvider bankProvider(store::Bank& bank, const std::string& mo
   if (strong && use.validate && codegen::runnable(code).ok())
     return executor::recordsProvider(validateHere(bank, model, g, kernels, code, use));
   if (strong && use.validate && !use.quiet)
-    logWarning("the bank's schedules for ", model, " are used unvalidated: ", codegen::describe(code), " code cannot run on this machine");
+    logWarning("the bank's schedules for ", model, " are used unvalidated: ", codegen::describe(code),
+               " code cannot run on this machine");
   std::vector<schedule::Record> recs;
   for (auto& [k, r] : best) recs.push_back(r);
   return executor::recordsProvider(recs);

@@ -12,9 +12,9 @@
 #include "graph/fusion.h"
 #include "measure/worker_command.h"
 #include "store/bank.h"
-#include "transfer/refresh.h"
 #include "support/json.h"
 #include "support/temp_dir.h"
+#include "transfer/refresh.h"
 
 namespace ttune::cli {
 
@@ -30,8 +30,8 @@ store::Bank openBank(const std::string& path);
 // user's bank. Says so on stderr unless `quiet`.
 struct RunBank {
   measure::WorkerCommand worker;
-  bool foreign = false;                  // code this process cannot run: kernels decide alone
-  std::unique_ptr<TempDir> scratch;      // the throw-away bank's directory, when emulated
+  bool foreign = false;              // code this process cannot run: kernels decide alone
+  std::unique_ptr<TempDir> scratch;  // the throw-away bank's directory, when emulated
   store::Bank bank;
   bool stored() const { return !scratch; }
 };
@@ -68,9 +68,9 @@ RefreshRun refreshHere(store::Bank& bank, const std::string& model, const graph:
 
 // How a command that compiles a model uses the bank's schedules.
 struct BankUse {
-  std::string spec;       // the model's spec (registered with a validation run)
-  bool validate = true;   // false (--no-validate): the bank's records as they are
-  bool quiet = false;     // no progress display (--json, libraries)
+  std::string spec;        // the model's spec (registered with a validation run)
+  bool validate = true;    // false (--no-validate): the bank's records as they are
+  bool quiet = false;      // no progress display (--json, libraries)
   Json* report = nullptr;  // when set: what the validation did (empty object when it did not run)
   // The baseline of the model being compiled: a basic-baseline model (the paper's conditions,
   // an experiment's) takes its basic runs' choice, or the bank's records unvalidated.

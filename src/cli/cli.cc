@@ -25,8 +25,9 @@ int run(int argc, char** argv) {
   app.set_help_all_flag("--help-all", "Show help for every command");
   bool verbose = false, version = false, version_json = false;
   app.add_flag("-v,--verbose", verbose, "Print progress details to stderr");
-  app.add_flag("-V,--version", version,
-               "Print the version, commit, build, LLVM and XGBoost versions, the detected host target and the default bank");
+  app.add_flag(
+      "-V,--version", version,
+      "Print the version, commit, build, LLVM and XGBoost versions, the detected host target and the default bank");
   app.add_flag("--json", version_json, "With --version: print it as one JSON object");
   addOpCommands(app);
   addModelCommands(app);

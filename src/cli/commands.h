@@ -43,11 +43,11 @@ struct TransferArgs {
   transfer::SourceMode sources = transfer::SourceMode::Pool;  // --sources pool | auto
   int64_t budget = 0;
   bool refine = false;
-  bool nearest_classes = true;  // kernels without a same-class source try their nearest class
+  bool nearest_classes = true;   // kernels without a same-class source try their nearest class
   bool allow_no_source = false;  // run (measuring only defaults) when the bank has no source at all
   int top_k = 0;
   transfer::Rank rank = transfer::Rank::CostModel;  // what ranks the top k: --rank model | prior
-  transfer::Adapt adapt = transfer::Adapt::Both;     // --adapt verbatim | adapted | both
+  transfer::Adapt adapt = transfer::Adapt::Both;    // --adapt verbatim | adapted | both
   std::string target = "host";
   std::string workers;  // measure on the bank's workers of this target (cli/fleet.h)
   std::string label;
@@ -80,7 +80,8 @@ struct ExportArgs {
 };
 Json exportCommand(const ExportArgs& a);
 // Writes an export of compiled artifacts; the summary `ttune export --json` prints.
-Json exportArtifacts(const executor::ModelArtifacts& art, const deploy::ExportOptions& options, const std::string& model);
+Json exportArtifacts(const executor::ModelArtifacts& art, const deploy::ExportOptions& options,
+                     const std::string& model);
 
 Json comparisonJson(const std::string& model, const transfer::Comparison& c);
 

@@ -1,6 +1,6 @@
-// `ttune db stats|export|import|runs|check` (and `refresh`, refresh_command.cc): the schedule bank. Without --db the default bank is
-// used (store/seed.h: $TTUNE_DB, else $XDG_DATA_HOME/ttune/bank.db), seeded from the shipped bank;
-// an explicit --db that does not exist is an error except for `import`, which creates it.
+// `ttune db stats|export|import|runs|check` (and `refresh`, refresh_command.cc): the schedule bank. Without --db the
+// default bank is used (store/seed.h: $TTUNE_DB, else $XDG_DATA_HOME/ttune/bank.db), seeded from the shipped bank; an
+// explicit --db that does not exist is an error except for `import`, which creates it.
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <memory>
@@ -10,11 +10,11 @@
 #include "cli/output.h"
 #include "cli/target_option.h"
 #include "runtime/thread_pool.h"
-#include "transfer/compare.h"
 #include "store/bank.h"
 #include "store/seed.h"
 #include "support/error.h"
 #include "support/strings.h"
+#include "transfer/compare.h"
 
 namespace ttune::cli {
 
@@ -45,9 +45,18 @@ void showStats(const std::string& db, bool json) {
     n_failed += n;
   }
   if (json) {
-    printJson({{"path", s.path}, {"schema_version", s.schema_version}, {"file_bytes", s.file_bytes}, {"wal_bytes", s.wal_bytes},
-               {"workloads", s.workloads}, {"classes", s.classes}, {"records", s.records}, {"ok_records", s.ok_records},
-               {"failed_records", failed}, {"models", s.models}, {"runs", s.runs}, {"seeded_files", s.seeded_files}});
+    printJson({{"path", s.path},
+               {"schema_version", s.schema_version},
+               {"file_bytes", s.file_bytes},
+               {"wal_bytes", s.wal_bytes},
+               {"workloads", s.workloads},
+               {"classes", s.classes},
+               {"records", s.records},
+               {"ok_records", s.ok_records},
+               {"failed_records", failed},
+               {"models", s.models},
+               {"runs", s.runs},
+               {"seeded_files", s.seeded_files}});
     return;
   }
   std::cout << "bank       " << s.path << " (" << formatBytes(s.file_bytes + s.wal_bytes) << ", schema version "
@@ -55,8 +64,9 @@ void showStats(const std::string& db, bool json) {
   std::cout << "workloads  " << s.workloads << " in " << s.classes << " kernel classes\n";
   std::cout << "records    " << s.records << ": " << s.ok_records << " ok, " << n_failed << " failed";
   if (n_failed)
-    std::cout << " (" << join(s.failed_by_error, ", ", [](const auto& kv) { return std::to_string(kv.second) + " " + kv.first; })
-              << ")";
+    std::cout << " (" << join(s.failed_by_error, ", ", [](const auto& kv) {
+      return std::to_string(kv.second) + " " + kv.first;
+    }) << ")";
   std::cout << "\nmodels     " << s.models << "\nruns       " << s.runs << "\n";
 }
 
@@ -70,10 +80,12 @@ struct ExportArgs {
 // --refine`): what `ttune run MODEL --db` runs, defaults included -- the shipped bank's files.
 void exportChosen(const ExportArgs& a, const store::Bank& bank) {
   if (a.model.empty()) fail("--chosen needs --model (the model whose choice to export)");
-  if (!a.workload.empty() || !a.run.empty() || a.best) fail("--chosen exports one model's choice; drop --workload, --run and --best");
+  if (!a.workload.empty() || !a.run.empty() || a.best)
+    fail("--chosen exports one model's choice; drop --workload, --run and --best");
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
   schedule::TargetInfo here = currentTarget(resolveTargetOption(a.target, TargetUse::Compile));
-  std::vector<schedule::Record> recs = transfer::inModelChoice(bank, a.model, here).value_or(std::vector<schedule::Record>{});
+  std::vector<schedule::Record> recs =
+      transfer::inModelChoice(bank, a.model, here).value_or(std::vector<schedule::Record>{});
   if (recs.empty())
     fail("the bank ", bank.path(), " holds no in-model choice for ", a.model, " measured like this (", here.cpu, ", ",
          schedule::isaName(here.isa), ", ", here.threads, " threads); make one with `ttune db refresh ", a.model, "`");
@@ -84,8 +96,10 @@ void exportChosen(const ExportArgs& a, const store::Bank& bank) {
   }
   Status s = store::writeRecordsFile(a.file, recs);
   if (!s.ok()) fail(s.error());
-  if (a.json) printJson({{"file", a.file}, {"records", recs.size()}});
-  else std::cout << "wrote " << recs.size() << " records to " << a.file << "\n";
+  if (a.json)
+    printJson({{"file", a.file}, {"records", recs.size()}});
+  else
+    std::cout << "wrote " << recs.size() << " records to " << a.file << "\n";
 }
 
 void exportRecords(const ExportArgs& a) {
@@ -105,8 +119,10 @@ void exportRecords(const ExportArgs& a) {
   size_t n = 0;
   Status s = bank.exportJsonl(a.file, q, &n);
   if (!s.ok()) fail(s.error());
-  if (a.json) printJson({{"file", a.file}, {"records", n}});
-  else std::cout << "wrote " << n << " records to " << a.file << "\n";
+  if (a.json)
+    printJson({{"file", a.file}, {"records", n}});
+  else
+    std::cout << "wrote " << n << " records to " << a.file << "\n";
 }
 
 void importFiles(const std::vector<std::string>& files, const std::string& db, bool json) {
@@ -122,11 +138,15 @@ void importFiles(const std::vector<std::string>& files, const std::string& db, b
       if (!json) std::cerr << "ttune: " << rep.error() << std::endl;
       continue;
     }
-    reports.push_back({{"file", f}, {"lines", rep->lines}, {"imported", rep->imported}, {"duplicates", rep->duplicates},
-                       {"skipped", rep->skipped}, {"problems", rep->problems}});
+    reports.push_back({{"file", f},
+                       {"lines", rep->lines},
+                       {"imported", rep->imported},
+                       {"duplicates", rep->duplicates},
+                       {"skipped", rep->skipped},
+                       {"problems", rep->problems}});
     if (!json)
-      std::cout << f << ": " << rep->imported << " imported, " << rep->duplicates << " already present, " << rep->skipped
-                << " invalid lines skipped\n";
+      std::cout << f << ": " << rep->imported << " imported, " << rep->duplicates << " already present, "
+                << rep->skipped << " invalid lines skipped\n";
   }
   if (json) printJson({{"bank", bank.path()}, {"files", reports}});
   if (!errors.empty()) fail(errors.size(), " of ", files.size(), " files could not be imported");
@@ -138,16 +158,23 @@ void listRuns(const std::string& db, bool json) {
   if (json) {
     Json arr = Json::array();
     for (const auto& r : runs)
-      arr.push_back({{"run_id", r.run_id}, {"kind", store::runKindName(r.kind)}, {"model", r.model}, {"status", store::runStatusName(r.status)},
-                     {"started", r.started}, {"finished", r.finished ? Json(*r.finished) : Json(nullptr)},
-                     {"trials_done", r.trials_done}, {"records", r.records}, {"wall_s", r.wall_s}, {"settings", r.settings}});
+      arr.push_back({{"run_id", r.run_id},
+                     {"kind", store::runKindName(r.kind)},
+                     {"model", r.model},
+                     {"status", store::runStatusName(r.status)},
+                     {"started", r.started},
+                     {"finished", r.finished ? Json(*r.finished) : Json(nullptr)},
+                     {"trials_done", r.trials_done},
+                     {"records", r.records},
+                     {"wall_s", r.wall_s},
+                     {"settings", r.settings}});
     printJson(arr);
     return;
   }
   if (runs.empty()) std::cout << "no runs in " << bank.path() << "\n";
   for (const auto& r : runs)
-    std::cout << r.run_id << "  " << r.model << "  " << store::runStatusName(r.status) << "  " << r.records << " records, "
-              << formatSeconds(r.wall_s) << "\n";
+    std::cout << r.run_id << "  " << r.model << "  " << store::runStatusName(r.status) << "  " << r.records
+              << " records, " << formatSeconds(r.wall_s) << "\n";
 }
 
 void checkBank(const std::string& db, bool json) {
@@ -180,14 +207,17 @@ void addDbCommands(CLI::App& app) {
   exp->add_option("--run", ea->run, "Only records of this tuning or transfer run");
   exp->add_flag("--ok-only", ea->ok_only, "Only successful measurements");
   exp->add_flag("--best", ea->best, "Only the fastest record of each workload");
-  exp->add_flag("--chosen", ea->chosen,
-                "The model's in-model choice made on this host (db refresh, tune, transfer --refine): what `run --db` uses");
-  exp->add_option("--threads", ea->threads, "With --chosen: the thread count the choice was made with (default: all cores)");
+  exp->add_flag(
+      "--chosen", ea->chosen,
+      "The model's in-model choice made on this host (db refresh, tune, transfer --refine): what `run --db` uses");
+  exp->add_option("--threads", ea->threads,
+                  "With --chosen: the thread count the choice was made with (default: all cores)");
   addTargetOption(exp, ea->target);
   exp->add_flag("--json", ea->json, "Print a JSON summary");
   exp->callback([=] { exportRecords(*ea); });
 
-  auto* imp = dbc->add_subcommand("import", "Add records from JSON-lines files; invalid lines are skipped with a warning");
+  auto* imp =
+      dbc->add_subcommand("import", "Add records from JSON-lines files; invalid lines are skipped with a warning");
   auto files = std::make_shared<std::vector<std::string>>();
   auto im_db = std::make_shared<std::string>();
   auto im_json = std::make_shared<bool>(false);
@@ -203,7 +233,8 @@ void addDbCommands(CLI::App& app) {
   runs->add_flag("--json", *ru_json, "Print JSON");
   runs->callback([=] { listRuns(*ru_db, *ru_json); });
 
-  auto* check = dbc->add_subcommand("check", "Check the bank's integrity (SQLite's integrity check; PostgreSQL: every row of every table read)");
+  auto* check = dbc->add_subcommand(
+      "check", "Check the bank's integrity (SQLite's integrity check; PostgreSQL: every row of every table read)");
   auto ch_db = std::make_shared<std::string>();
   auto ch_json = std::make_shared<bool>(false);
   check->add_option("--db", *ch_db, kBankOptionHelp);

@@ -95,8 +95,8 @@ struct ExperimentArgs {
   int64_t trials = 2000;
   std::string out = "experiment", db;
   std::vector<std::string> modes = {"pool", "auto", "beyond", "then-tune"};  // parsed by parseModes
-  int64_t budget = 0;  // budget mode: candidate measurements (0: two per tunable kernel)
-  int ranked_k = 4;    // ranked mode: candidates per kernel the zero-cost prior ranks best
+  int64_t budget = 0;            // budget mode: candidate measurements (0: two per tunable kernel)
+  int ranked_k = 4;              // ranked mode: candidates per kernel the zero-cost prior ranks best
   int64_t then_tune_trials = 0;  // then-tune mode: trials of the warm-started run (0: a quarter of --trials)
   std::string then_tune_from;    // then-tune mode: the mode whose transfer it continues ("": beyond if run, else pool)
   double step_s = 60;
@@ -162,7 +162,8 @@ std::string pct(double v) { return std::isfinite(v) ? strFormat("%.0f%%", 100 * 
 std::string shareCell(const Json& c) {
   if (c.contains("measurable_gain") && !c["measurable_gain"].get<bool>()) return "no gain";
   if (c.contains("share_median"))
-    return strFormat("%.0f%% (%.0f-%.0f%%)", 100 * num(c, "share_median"), 100 * num(c, "share_lo"), 100 * num(c, "share_hi"));
+    return strFormat("%.0f%% (%.0f-%.0f%%)", 100 * num(c, "share_median"), 100 * num(c, "share_lo"),
+                     100 * num(c, "share_hi"));
   return pct(num(c, "share_of_tuned_speedup"));
 }
 
@@ -174,7 +175,9 @@ bool measurable(const Json& c) {
 }
 
 // The share a comparison contributes to the averages: the per-round median when it has one.
-double shareOf(const Json& c) { return c.contains("share_median") ? num(c, "share_median") : num(c, "share_of_tuned_speedup"); }
+double shareOf(const Json& c) {
+  return c.contains("share_median") ? num(c, "share_median") : num(c, "share_of_tuned_speedup");
+}
 
 // Tuning time to match over the transfer time, with its plausible range (transfer/readout.h:
 // the first checkpoint whose interval reaches S_tt's to the first wholly at or above it); a run
@@ -187,7 +190,8 @@ std::string matchRatioCell(const Json& c, double& ratio, double& bound) {
   if (!std::isfinite(ratio)) return std::isfinite(bound) ? strFormat("> %.1fx", bound) : "-";
   std::string cell = strFormat("%.2fx", ratio);
   double early = num(c, "tune_s_to_match_early") / tt, late = num(c, "tune_s_to_match_late") / tt;
-  if (std::isfinite(early)) cell += strFormat(" (%.2f-%s)", early, std::isfinite(late) ? strFormat("%.2f", late).c_str() : "never");
+  if (std::isfinite(early))
+    cell += strFormat(" (%.2f-%s)", early, std::isfinite(late) ? strFormat("%.2f", late).c_str() : "never");
   return cell;
 }
 
@@ -206,9 +210,12 @@ struct MatchRatios {
     }
     double ratio = NAN, bound = NAN;
     std::string cell = matchRatioCell(c, ratio, bound);
-    if (std::isfinite(ratio)) log_ratio.push_back(std::log(ratio));
-    else ++unmatched;
-    if (std::isfinite(ratio) || std::isfinite(bound)) log_at_least.push_back(std::log(std::isfinite(ratio) ? ratio : bound));
+    if (std::isfinite(ratio))
+      log_ratio.push_back(std::log(ratio));
+    else
+      ++unmatched;
+    if (std::isfinite(ratio) || std::isfinite(bound))
+      log_at_least.push_back(std::log(std::isfinite(ratio) ? ratio : bound));
     return cell;
   }
 };
@@ -231,17 +238,22 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
   const Json& root = r.root();
   std::ostringstream md;
   const Json& h = root["host"];
-  md << "# Transfer-tuning experiment\n\nHost: " << h.value("description", std::string()) << ", " << h.value("threads", 0)
-     << " threads. Baseline: " << root.value("defaults", std::string("strong"))
-     << " default schedules (docs/measurement.md; basic: the paper's conditions). Tuning from scratch: " << root.value("trials", 0) << " trials per model. Transfer: leave-one-out "
+  md << "# Transfer-tuning experiment\n\nHost: " << h.value("description", std::string()) << ", "
+     << h.value("threads", 0) << " threads. Baseline: " << root.value("defaults", std::string("strong"))
+     << " default schedules (docs/measurement.md; basic: the paper's conditions). Tuning from scratch: "
+     << root.value("trials", 0) << " trials per model. Transfer: leave-one-out "
      << "(each model from the tuning runs of the others). Speedups over the untuned model, timed interleaved in one "
      << "process per model (median of per-round ratios with its 90% interval, docs/measurement.md); "
      << "%max = (S_tt - 1) / (S_max - 1); match = tuning time after which the tuning run's "
-     << "schedules reached the transferred speedup (checkpoints at 1/8, 1/4 and 1/2 of the transfer time, at it, then every " << root.value("step_s", 60.0) << " s).\n\n";
+     << "schedules reached the transferred speedup (checkpoints at 1/8, 1/4 and 1/2 of the transfer time, at it, then "
+        "every "
+     << root.value("step_s", 60.0) << " s).\n\n";
   md << "| model | S_max | tune time | pool S_tt | %max | TT time | tuning @TT | match | ratio |";
   for (ExperimentMode m : modes)
-    if (m == ThenTune) md << " then-tune S | search time | reaches S_max |";
-    else if (m != Pool) md << " " << modeName(m) << " %max | " << modeName(m) << " TT time | " << modeName(m) << " ratio |";
+    if (m == ThenTune)
+      md << " then-tune S | search time | reaches S_max |";
+    else if (m != Pool)
+      md << " " << modeName(m) << " %max | " << modeName(m) << " TT time | " << modeName(m) << " ratio |";
   md << "\n|---|---:|---:|---:|---:|---:|---:|---:|---:|";
   for (ExperimentMode m : modes)
     if (m != Pool) md << "---:|---:|---:|";
@@ -259,11 +271,12 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
     if (!modesj.contains(pool) || !modesj[pool].contains("comparison")) continue;
     const Json& c = modesj[pool]["comparison"];
     const std::string ratio_cell = matches[Pool].add(c);
-    md << "| " << name << " | " << ratioCell(c, "tuned_", "speedup_tuned") << " | " << formatSeconds(num(c, "tune_s")) << " | "
-       << ratioCell(c, "transfer_", "speedup_transfer") << " | " << shareCell(c) << " | "
-       << formatSeconds(num(c, "transfer_s")) << " | " << strFormat("%.2fx", num(c, "tune_speedup_at_transfer_time")) << " | "
-       << (c["tune_s_to_match_transfer"].is_number() ? formatSeconds(num(c, "tune_s_to_match_transfer")) : "never") << " | "
-       << ratio_cell << " |";
+    md << "| " << name << " | " << ratioCell(c, "tuned_", "speedup_tuned") << " | " << formatSeconds(num(c, "tune_s"))
+       << " | " << ratioCell(c, "transfer_", "speedup_transfer") << " | " << shareCell(c) << " | "
+       << formatSeconds(num(c, "transfer_s")) << " | " << strFormat("%.2fx", num(c, "tune_speedup_at_transfer_time"))
+       << " | "
+       << (c["tune_s_to_match_transfer"].is_number() ? formatSeconds(num(c, "tune_s_to_match_transfer")) : "never")
+       << " | " << ratio_cell << " |";
     PlotPanel panel;
     panel.title = name;
     for (const Json& cp : c["checkpoints"]) panel.curve.push_back({num(cp, "elapsed_s"), num(cp, "speedup")});
@@ -291,16 +304,17 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
                    ? strFormat(" (%.2f-%.2f)", num(mc, "continued_speedup_lo"), num(mc, "continued_speedup_hi"))
                    : std::string())
            << " | " << formatSeconds(num(mc, "continued_search_s")) << " | "
-           << (at_transfer ? formatSeconds(num(mc, "transfer_s"))
+           << (at_transfer                                    ? formatSeconds(num(mc, "transfer_s"))
                : mc["continued_s_to_match_tuned"].is_number() ? formatSeconds(num(mc, "continued_s_to_match_tuned"))
-                                                             : "never")
+                                                              : "never")
            << " |";
         continue;
       }
       shares[m].push_back({shareOf(mc), measurable(mc)});
       panel.points.push_back({key, num(mc, "transfer_s"), num(mc, "speedup_transfer")});
       if (m != Pool)
-        md << " " << shareCell(mc) << " | " << formatSeconds(num(mc, "transfer_s")) << " | " << matches[m].add(mc) << " |";
+        md << " " << shareCell(mc) << " | " << formatSeconds(num(mc, "transfer_s")) << " | " << matches[m].add(mc)
+           << " |";
     }
     md << "\n";
     panels.push_back(std::move(panel));
@@ -312,7 +326,8 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
     for (double x : v) s += x;
     return v.empty() ? NAN : s / static_cast<double>(v.size());
   };
-  md << "\nAverage %max (then-tune: its final speedup's share of S_max) over the models whose tuning gain is measurable "
+  md << "\nAverage %max (then-tune: its final speedup's share of S_max) over the models whose tuning gain is "
+        "measurable "
         "(S_max's interval above 1), and over all:";
   for (ExperimentMode m : modes) {
     std::vector<double> all, strong;
@@ -321,8 +336,8 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
       all.push_back(share);
       if (gain) strong.push_back(share);
     }
-    md << " " << modeName(m) << " " << pct(mean(strong)) << " (" << strong.size() << " models), " << pct(mean(all)) << " ("
-       << all.size() << ");";
+    md << " " << modeName(m) << " " << pct(mean(strong)) << " (" << strong.size() << " models), " << pct(mean(all))
+       << " (" << all.size() << ");";
   }
   md << "\nTuning time to match the transfer, over the transfer time (geomean over the models whose tuning gain is "
         "measurable):";
@@ -332,19 +347,21 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
     const MatchRatios& r = matches[m];
     md << sep << modeName(m) << " " << geomeanCell(r.log_ratio) << " over " << r.log_ratio.size() << " matched";
     if (r.unmatched > 0)
-      md << ", " << r.unmatched << " never matched within the tuning run (counted at their lower bound, tune time / transfer time: at least "
+      md << ", " << r.unmatched
+         << " never matched within the tuning run (counted at their lower bound, tune time / transfer time: at least "
          << geomeanCell(r.log_at_least) << " over " << r.log_at_least.size() << ")";
     if (r.no_gain > 0) md << ", " << r.no_gain << " without a measurable tuning gain left out";
     sep = "; ";
   }
   md << ".\n";
   if (!then_from.empty())
-    md << "\nthen-tune: the tuner warm-started from the " << join(then_from, ", ", [](const std::string& f) { return f; })
+    md << "\nthen-tune: the tuner warm-started from the "
+       << join(then_from, ", ", [](const std::string& f) { return f; })
        << " transfer's choice; its search time counts that transfer's time too.\n";
   md << "\nCommand: `" << root.value("command", std::string()) << "`\n";
   std::ofstream(dir + "/results.md") << md.str();
-  std::ofstream(dir + "/results.svg") << speedupPlotSvg(panels, "Speedup over untuned against search time (" +
-                                                                    h.value("description", std::string()) + ")");
+  std::ofstream(dir + "/results.svg") << speedupPlotSvg(
+      panels, "Speedup over untuned against search time (" + h.value("description", std::string()) + ")");
 }
 
 // A Ctrl-C that lands after a step's last check of its own guard leaves the flag set and the step
@@ -359,7 +376,9 @@ std::vector<ExperimentMode> parseModes(const ExperimentArgs& a) {
   std::vector<ExperimentMode> modes;
   for (const std::string& m : a.modes) {
     std::optional<ExperimentMode> mode = modeNamed(m);
-    if (!mode) fail("--modes: unknown mode '", m, "' (", join(kModes, ", ", [](const ModeInfo& k) { return std::string(k.name); }), ")");
+    if (!mode)
+      fail("--modes: unknown mode '", m, "' (",
+           join(kModes, ", ", [](const ModeInfo& k) { return std::string(k.name); }), ")");
     modes.push_back(*mode);
   }
   if (!runsMode(modes, ExperimentMode::Pool)) fail("--modes must include pool (the paper's protocol)");
@@ -374,7 +393,8 @@ std::vector<ExperimentMode> runOrder(std::vector<ExperimentMode> modes) {
 
 // The transfer mode that then-tune continues: --then-tune-from, else beyond when it runs, else pool.
 ExperimentMode thenTuneSource(const ExperimentArgs& a, const std::vector<ExperimentMode>& modes) {
-  const ExperimentMode fallback = runsMode(modes, ExperimentMode::Beyond) ? ExperimentMode::Beyond : ExperimentMode::Pool;
+  const ExperimentMode fallback =
+      runsMode(modes, ExperimentMode::Beyond) ? ExperimentMode::Beyond : ExperimentMode::Pool;
   const std::optional<ExperimentMode> from = a.then_tune_from.empty() ? fallback : modeNamed(a.then_tune_from);
   if (!from || *from == ExperimentMode::ThenTune || !runsMode(modes, *from))
     fail("--then-tune-from: ", a.then_tune_from.empty() ? modeName(fallback) : a.then_tune_from,
@@ -449,7 +469,8 @@ struct ExperimentRun {
   // The comparison of model m's transfer run (and the tuning run that continued it, if any) with
   // its tuning run from scratch; `what` names the mode in a failure.
   Json compare(const graph::Graph& g, const std::string& m, const ModelSource& source, const std::string& what,
-               const std::string& tune_run, const std::string& transfer_run, const std::string& continued_run = "") const {
+               const std::string& tune_run, const std::string& transfer_run,
+               const std::string& continued_run = "") const {
     store::Bank bank = openBank(db);
     transfer::CompareOptions o;
     o.target = code;
@@ -485,7 +506,8 @@ struct ExperimentRun {
     Json& md = mj["modes"][modeName(ExperimentMode::ThenTune)];
     const Json& base = mj["modes"][continued_from];
     // (md is null until this mode's first step.)
-    const std::string saved_from = md.contains("continued") ? md.value("from_mode", modeName(ExperimentMode::Pool)) : continued_from;
+    const std::string saved_from =
+        md.contains("continued") ? md.value("from_mode", modeName(ExperimentMode::Pool)) : continued_from;
     if (saved_from != continued_from)
       fail(m, "'s then-tune run in ", a.out, " continued its ", saved_from, " transfer; resume with --then-tune-from ",
            saved_from);
@@ -501,8 +523,9 @@ struct ExperimentRun {
     }
     if (!md.contains("comparison")) {
       say("comparing " + m + " (transfer, then tune) with its tuning run");
-      md["comparison"] = compare(g, m, source, modeName(ExperimentMode::ThenTune), mj["tune"]["run_id"].get<std::string>(),
-                                 base["transfer"]["run_id"].get<std::string>(), md["continued"]["run_id"].get<std::string>());
+      md["comparison"] =
+          compare(g, m, source, modeName(ExperimentMode::ThenTune), mj["tune"]["run_id"].get<std::string>(),
+                  base["transfer"]["run_id"].get<std::string>(), md["continued"]["run_id"].get<std::string>());
       res.save();
       report();
     }
@@ -576,8 +599,10 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
     graph::Graph g = loadModel(source, code);
     int tunable = static_cast<int>(graph::tunableKernels(graph::partition(g)).size());
     for (ExperimentMode mode : modes) {
-      if (mode == ExperimentMode::ThenTune) run.thenTune(g, spec, source, mj, continued_from, then_trials);
-      else run.transferMode(g, spec, source, mj, mode, tunable);
+      if (mode == ExperimentMode::ThenTune)
+        run.thenTune(g, spec, source, mj, continued_from, then_trials);
+      else
+        run.transferMode(g, spec, source, mj, mode, tunable);
     }
   }
   run.report();
@@ -590,28 +615,34 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
 }  // namespace
 
 void addExperimentCommand(CLI::App& app) {
-  auto* cmd = app.add_subcommand("experiment",
-                                 "The transfer-tuning evaluation over the zoo: tune each model, transfer each from the others, "
-                                 "compare (resumable)");
+  auto* cmd =
+      app.add_subcommand("experiment",
+                         "The transfer-tuning evaluation over the zoo: tune each model, transfer each from the others, "
+                         "compare (resumable)");
   auto a = std::make_shared<ExperimentArgs>();
   cmd->add_option("--models", a->models, "Zoo models or ONNX files (default: the zoo's 11 models)")->delimiter(',');
   cmd->add_option("--trials", a->trials, "Tuning trials per model (default 2000)");
   cmd->add_option("--out", a->out, "Folder of results.json/.md/.svg and, by default, the bank (default: experiment)");
   cmd->add_option("--db", a->db, "Schedule bank of the experiment (default: OUT/bank.db; never the default bank)");
   cmd->add_option("--modes", a->modes,
-                  "Transfer modes: pool,auto,budget,ranked (pool measuring the --ranked-k candidates per kernel a zero-cost prior ranks best),ranked-nearest (ranked, with nearest-class candidates for kernels without a same-class source),refine,beyond,then-tune (default: pool,auto,beyond,then-tune)")
+                  "Transfer modes: pool,auto,budget,ranked (pool measuring the --ranked-k candidates per kernel a "
+                  "zero-cost prior ranks best),ranked-nearest (ranked, with nearest-class candidates for kernels "
+                  "without a same-class source),refine,beyond,then-tune (default: pool,auto,beyond,then-tune)")
       ->delimiter(',');
-  cmd->add_option("--then-tune-trials", a->then_tune_trials, "Trials of the then-tune runs (default: a quarter of --trials)");
+  cmd->add_option("--then-tune-trials", a->then_tune_trials,
+                  "Trials of the then-tune runs (default: a quarter of --trials)");
   cmd->add_option("--then-tune-from", a->then_tune_from,
                   "The transfer mode whose choice then-tune continues (default: beyond when in --modes, else pool)");
   cmd->add_option("--budget", a->budget, "Candidate measurements of the budget mode (default: two per tunable kernel)");
-  cmd->add_option("--ranked-k", a->ranked_k, "Candidates per kernel of the ranked mode (default 4)")->check(CLI::PositiveNumber);
+  cmd->add_option("--ranked-k", a->ranked_k, "Candidates per kernel of the ranked mode (default 4)")
+      ->check(CLI::PositiveNumber);
   cmd->add_option("--step", a->step_s, "Seconds between tuning checkpoints after the transfer time (default 60)");
   cmd->add_option("--threads", a->threads, "Threads for kernels (default: all cores)");
   addTargetOption(cmd, a->target);
-  addDefaultsOption(cmd, a->defaults,
-                    "Untuned baseline of every run: strong (ttune's default schedules, default) or basic (the paper's "
-                    "conditions: TVM-style fallback schedules, direct convolutions, a search not seeded with ttune's defaults)");
+  addDefaultsOption(
+      cmd, a->defaults,
+      "Untuned baseline of every run: strong (ttune's default schedules, default) or basic (the paper's "
+      "conditions: TVM-style fallback schedules, direct convolutions, a search not seeded with ttune's defaults)");
   cmd->add_flag("--json", a->json, "Print the results as JSON");
   cmd->add_flag("--report-only", a->report_only,
                 "Rewrite OUT/results.md and results.svg from OUT/results.json (same host), run nothing");

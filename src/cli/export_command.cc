@@ -18,7 +18,8 @@ namespace {
 
 Json tensorsJson(const std::vector<runtime::TensorSpec>& ts) {
   Json arr = Json::array();
-  for (const runtime::TensorSpec& t : ts) arr.push_back({{"name", t.name}, {"dtype", runtime::elemName(t.dtype)}, {"shape", t.shape}});
+  for (const runtime::TensorSpec& t : ts)
+    arr.push_back({{"name", t.name}, {"dtype", runtime::elemName(t.dtype)}, {"shape", t.shape}});
   return arr;
 }
 
@@ -40,8 +41,10 @@ Json exportCommand(const ExportArgs& a) {
     g = loadModel(a.src, opt.target);
   } catch (const frontend::RuntimeValueError& e) {
     // An export is one static plan; a model that needs stages has none.
-    fail("cannot export ", modelName(a.src), ": its later shapes depend on run-time values, and an exported "
-         "library runs one static plan (`ttune run` runs it in stages) — ", e.what());
+    fail("cannot export ", modelName(a.src),
+         ": its later shapes depend on run-time values, and an exported "
+         "library runs one static plan (`ttune run` runs it in stages) — ",
+         e.what());
   }
   opt.baseline = baselineOf(a.src);
   Json validation;
@@ -91,7 +94,8 @@ Json exportArtifacts(const executor::ModelArtifacts& art, const deploy::ExportOp
 }
 
 void addExportCommand(CLI::App& app) {
-  auto* cmd = app.add_subcommand("export", "Compile a model ahead of time into a shared library with a C API, its header and weights");
+  auto* cmd = app.add_subcommand(
+      "export", "Compile a model ahead of time into a shared library with a C API, its header and weights");
   auto a = std::make_shared<ExportArgs>();
   addSourceOptions(cmd, a->src);
   cmd->add_option("-o,--out", a->out, "Output directory (created if missing)")->required();
@@ -100,8 +104,9 @@ void addExportCommand(CLI::App& app) {
   cmd->add_option("--db")
       ->description("Use the best schedules in this bank (default bank with --db \"\")")
       ->each([a](const std::string& path) { a->db = path; });
-  cmd->add_flag("!--no-validate", a->validate,
-                "With --db: use the bank's records as they are, without validating records measured elsewhere on this CPU first");
+  cmd->add_flag(
+      "!--no-validate", a->validate,
+      "With --db: use the bank's records as they are, without validating records measured elsewhere on this CPU first");
   cmd->add_option("--cc", a->compiler, "C++ compiler driver that links the library (default: $CXX, else c++)");
   cmd->add_flag("!--no-static", a->static_archive, "Do not write the static archive libNAME.a");
   cmd->add_flag("--json", a->json, "Print one JSON object");
@@ -109,9 +114,10 @@ void addExportCommand(CLI::App& app) {
   cmd->callback([a] {
     Json j = exportCommand(*a);
     if (a->json) return printJson(j);
-    std::cout << j["model"].get<std::string>() << " exported to " << j["dir"].get<std::string>() << ": " << j["kernels"].get<int>()
-              << " kernels (" << j["scheduled_kernels"].get<int>() << " with provided schedules), " << j["calls"].get<int>()
-              << " calls, for " << j["target"].get<std::string>() << "\n";
+    std::cout << j["model"].get<std::string>() << " exported to " << j["dir"].get<std::string>() << ": "
+              << j["kernels"].get<int>() << " kernels (" << j["scheduled_kernels"].get<int>()
+              << " with provided schedules), " << j["calls"].get<int>() << " calls, for "
+              << j["target"].get<std::string>() << "\n";
     std::cout << "  library  " << j["library"].get<std::string>() << " (" << megabytes(j["library_bytes"]) << ")\n";
     if (!j["archive"].get<std::string>().empty())
       std::cout << "  archive  " << j["archive"].get<std::string>() << " (" << megabytes(j["archive_bytes"]) << ")\n";

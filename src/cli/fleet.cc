@@ -40,14 +40,15 @@ void sleepSeconds(double s) { std::this_thread::sleep_for(std::chrono::duration<
 
 }  // namespace
 
-QueueRunner::QueueRunner(const std::string& bank, const std::string& target) : queue_(openQueue(bank)), target_(target) {
+QueueRunner::QueueRunner(const std::string& bank, const std::string& target)
+    : queue_(openQueue(bank)), target_(target) {
   std::random_device rd;
   client_ = store::queueProcessId() + ":" + std::to_string(rd());
   auto live = queue_.liveWorkers(target_, kWorkerSilence);
   if (live.empty())
     fail("no measurement worker of target ", target_, " has announced itself in ", queue_.bank(), " in the last ",
-         static_cast<int>(kWorkerSilence), " s; start one on the device with `ttune worker --db ", queue_.bank(), " --target ",
-         target_, "` (docs/fleet.md)");
+         static_cast<int>(kWorkerSilence), " s; start one on the device with `ttune worker --db ", queue_.bank(),
+         " --target ", target_, "` (docs/fleet.md)");
   worker_ = live.front();
 }
 
@@ -60,7 +61,9 @@ QueueRunner::~QueueRunner() {
   }
 }
 
-std::string QueueRunner::describe() const { return "the measurement workers of target " + target_ + " in " + queue_.bank(); }
+std::string QueueRunner::describe() const {
+  return "the measurement workers of target " + target_ + " in " + queue_.bank();
+}
 
 std::vector<measure::RunResult> QueueRunner::runAll(const std::vector<measure::RunRequest>& requests) {
   std::vector<measure::RunResult> out(requests.size());
@@ -101,11 +104,12 @@ std::vector<measure::RunResult> QueueRunner::runAll(const std::vector<measure::R
         since_upkeep = Timer();
         queue_.touch(client_);
         queue_.expire();
-        if (!queue_.liveWorkers(target_, kWorkerSilence).empty()) since_live = Timer();
+        if (!queue_.liveWorkers(target_, kWorkerSilence).empty())
+          since_live = Timer();
         else if (since_live.seconds() > kWorkerSilence)
           fail("every measurement worker of target ", target_, " in ", queue_.bank(), " has been silent for ",
-               static_cast<int>(kWorkerSilence), " s with ", left, " candidates left; start one with `ttune worker --db ",
-               queue_.bank(), " --target ", target_, "`");
+               static_cast<int>(kWorkerSilence), " s with ", left,
+               " candidates left; start one with `ttune worker --db ", queue_.bank(), " --target ", target_, "`");
       }
       sleepSeconds(wait);
       wait = std::min(wait * 2, 0.1);
@@ -121,7 +125,8 @@ std::vector<measure::RunResult> QueueRunner::runAll(const std::vector<measure::R
   return out;
 }
 
-WorkersMeasurement workersMeasurement(const std::string& db, const std::string& label, const std::string& target_option) {
+WorkersMeasurement workersMeasurement(const std::string& db, const std::string& label,
+                                      const std::string& target_option) {
   WorkersMeasurement m;
   m.runner = std::make_shared<QueueRunner>(db, label);
   m.code = resolveTargetOption(target_option == "host" ? m.runner->worker().cpu : target_option, TargetUse::Compile);
@@ -159,8 +164,8 @@ int runWorker(const WorkerArgs& a) {
   me.threads = runtime::ThreadPool::global().numThreads();
   me.latency_ms = a.latency_ms;
   queue.announce(me);
-  std::cerr << "ttune worker " << me.id << ": target " << me.target << " (" << me.cpu << ", " << me.isa << ", " << me.cores
-            << " cores, " << me.threads << " threads), jobs from " << queue.bank() << "\n";
+  std::cerr << "ttune worker " << me.id << ": target " << me.target << " (" << me.cpu << ", " << me.isa << ", "
+            << me.cores << " cores, " << me.threads << " threads), jobs from " << queue.bank() << "\n";
   if (a.latency_ms > 0)
     std::cerr << "ttune worker: SIMULATION: " << a.latency_ms
               << " ms of device latency are added to every measurement (standing in for a slow device)\n";
@@ -182,7 +187,8 @@ int runWorker(const WorkerArgs& a) {
         if (!q) q.emplace(openQueue(a.db, times));
         int64_t job = current;
         q->heartbeat(me.id, job ? "busy" : "idle");
-        if (job && !q->renew(job, me.id)) logWarning("ttune worker: the lease of job ", job, " ran out; its result will be dropped");
+        if (job && !q->renew(job, me.id))
+          logWarning("ttune worker: the lease of job ", job, " ran out; its result will be dropped");
       } catch (const std::exception& e) {
         logWarning("ttune worker: heartbeat failed: ", e.what());
         q.reset();
@@ -214,11 +220,12 @@ int runWorker(const WorkerArgs& a) {
       current = 0;
       ++jobs;
       if (!kept)
-        logWarning("ttune worker: job ", job->id, " was given to another worker while this one measured it (its lease ran out); "
+        logWarning("ttune worker: job ", job->id,
+                   " was given to another worker while this one measured it (its lease ran out); "
                    "this result is dropped");
       else if (a.verbose)
-        std::cerr << "ttune worker: job " << job->id << " (attempt " << job->attempt << "): " << schedule::errorKindName(r.error)
-                  << ", " << formatSeconds(t.seconds()) << "\n";
+        std::cerr << "ttune worker: job " << job->id << " (attempt " << job->attempt
+                  << "): " << schedule::errorKindName(r.error) << ", " << formatSeconds(t.seconds()) << "\n";
     } catch (const std::exception& e) {
       // The database may be restarting or unreachable: keep trying; the lease returns the job
       // in hand to the queue if this takes too long.

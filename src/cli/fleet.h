@@ -46,16 +46,17 @@ struct WorkersMeasurement {
   measure::WorkerCommand command;  // for the Measurer: nothing is started here, code goes as shared objects
   void onDevice(schedule::TargetInfo& records_target) const;
 };
-WorkersMeasurement workersMeasurement(const std::string& db, const std::string& label, const std::string& target_option);
+WorkersMeasurement workersMeasurement(const std::string& db, const std::string& label,
+                                      const std::string& target_option);
 
 struct WorkerArgs {
-  std::string db;          // the bank (PostgreSQL URL); default $TTUNE_DB
-  std::string target;      // label to take jobs for; default this host's CPU name
-  int threads = 0;         // announced kernel thread count; default all cores
-  double latency_ms = 0;   // simulated device latency added to every measurement (benchmarks)
-  double lease_s = 30;     // job lease, renewed every lease_s / 3
-  double poll_s = 0.2;     // wait between empty claims
-  bool verbose = false;    // a line per job on stderr
+  std::string db;         // the bank (PostgreSQL URL); default $TTUNE_DB
+  std::string target;     // label to take jobs for; default this host's CPU name
+  int threads = 0;        // announced kernel thread count; default all cores
+  double latency_ms = 0;  // simulated device latency added to every measurement (benchmarks)
+  double lease_s = 30;    // job lease, renewed every lease_s / 3
+  double poll_s = 0.2;    // wait between empty claims
+  bool verbose = false;   // a line per job on stderr
 };
 // The measurement host's loop: announce, take jobs of the target, measure each in the local
 // ttune-worker process, put the reply back; until SIGINT or SIGTERM (the job in hand is finished

@@ -12,7 +12,6 @@
 #include "cli/model_loader.h"
 #include "cli/output.h"
 #include "cli/target_option.h"
-#include "support/assert.h"
 #include "codegen/target.h"
 #include "executor/executor.h"
 #include "executor/staged_model.h"
@@ -20,9 +19,10 @@
 #include "models/zoo.h"
 #include "runtime/npy.h"
 #include "runtime/thread_pool.h"
-#include "transfer/compare.h"
+#include "support/assert.h"
 #include "support/error.h"
 #include "support/strings.h"
+#include "transfer/compare.h"
 
 namespace ttune::cli {
 
@@ -100,11 +100,16 @@ const char* kernelCategory(const std::vector<te::OpTag>& tags) {
   Category c = Category::Elementwise;
   for (te::OpTag t : tags) c = std::max(c, categoryOf(t));
   switch (c) {
-    case Category::Compute: return "compute";
-    case Category::WinogradTransform: return "winograd transform";
-    case Category::Reduction: return "reduction";
-    case Category::DataMovement: return "data movement";
-    case Category::Elementwise: return "element-wise";
+    case Category::Compute:
+      return "compute";
+    case Category::WinogradTransform:
+      return "winograd transform";
+    case Category::Reduction:
+      return "reduction";
+    case Category::DataMovement:
+      return "data movement";
+    case Category::Elementwise:
+      return "element-wise";
   }
   TT_UNREACHABLE("unknown kernel category");
 }
@@ -135,8 +140,12 @@ Json profileModel(executor::CompiledModel& m, const std::vector<runtime::NDArray
   std::map<std::string, double> by_category;
   for (const auto& [sec, k] : prof) {
     const executor::KernelStats& ks = m.kernels()[k];
-    pj.push_back({{"workload_key", ks.workload_key}, {"class", ks.class_name}, {"occurrences", ks.occurrences},
-                  {"schedule", ks.schedule_source}, {"category", kernelCategory(ks.op_tags)}, {"ms", sec * 1e3},
+    pj.push_back({{"workload_key", ks.workload_key},
+                  {"class", ks.class_name},
+                  {"occurrences", ks.occurrences},
+                  {"schedule", ks.schedule_source},
+                  {"category", kernelCategory(ks.op_tags)},
+                  {"ms", sec * 1e3},
                   {"share", total > 0 ? sec / total : 0.0},
                   {"gflops", sec > 0 ? ks.flops * ks.occurrences / sec * 1e-9 : 0.0}});
     by_category[kernelCategory(ks.op_tags)] += sec;
@@ -161,8 +170,12 @@ namespace {
 void listModels(bool json) {
   Json arr = Json::array();
   for (const auto& m : models::zoo()) {
-    arr.push_back({{"name", m.name}, {"summary", m.summary}, {"input", m.input_name},
-                   {"input_shape", m.input_shape}, {"input_dtype", te::dtypeName(m.input_dtype)}, {"output_shape", m.output_shape}});
+    arr.push_back({{"name", m.name},
+                   {"summary", m.summary},
+                   {"input", m.input_name},
+                   {"input_shape", m.input_shape},
+                   {"input_dtype", te::dtypeName(m.input_dtype)},
+                   {"output_shape", m.output_shape}});
   }
   if (json) return printJson(arr);
   for (const auto& m : models::zoo())
@@ -186,9 +199,15 @@ void inspect(const ModelSource& src, const std::string& target, bool json) {
     double fl = k.dag->flops() * s.occurrences;
     const std::string precision = te::computePrecision(*k.dag);
     by_precision[precision] += fl;
-    arr.push_back({{"class", k.class_name}, {"class_id", k.class_id}, {"workload_key", k.workload_key},
-                   {"input_shapes", shapes}, {"output_shapes", outs}, {"flops", k.dag->flops()},
-                   {"occurrences", s.occurrences}, {"flops_share", total > 0 ? fl / total : 0.0}, {"precision", precision}});
+    arr.push_back({{"class", k.class_name},
+                   {"class_id", k.class_id},
+                   {"workload_key", k.workload_key},
+                   {"input_shapes", shapes},
+                   {"output_shapes", outs},
+                   {"flops", k.dag->flops()},
+                   {"occurrences", s.occurrences},
+                   {"flops_share", total > 0 ? fl / total : 0.0},
+                   {"precision", precision}});
   }
   // Which share of the work runs on integer (or bfloat16) kernels: the float fallback is visible.
   std::string shares;
@@ -197,21 +216,27 @@ void inspect(const ModelSource& src, const std::string& target, bool json) {
   if (json) {
     Json flops_by_precision = Json::object();
     for (const auto& [p, fl] : by_precision) flops_by_precision[p] = fl;
-    printJson({{"model", modelName(src.spec)}, {"nodes", g.nodes().size()}, {"kernel_instances", ks.size()},
-               {"kernels", sum.size()}, {"flops", total}, {"flops_by_precision", flops_by_precision}, {"kernel_list", arr}});
+    printJson({{"model", modelName(src.spec)},
+               {"nodes", g.nodes().size()},
+               {"kernel_instances", ks.size()},
+               {"kernels", sum.size()},
+               {"flops", total},
+               {"flops_by_precision", flops_by_precision},
+               {"kernel_list", arr}});
     return;
   }
   std::cout << modelName(src.spec) << ": " << g.nodes().size() << " nodes, " << ks.size() << " kernel instances, "
             << sum.size() << " distinct kernels, " << formatCount(total) << "FLOP (" << shares << " of the FLOPs)\n\n";
-  std::cout << strFormat("%-4s %-48s %-10s %5s %10s %6s  %s\n", "#", "class", "class_id", "occ", "FLOPs", "share", "workload");
+  std::cout << strFormat("%-4s %-48s %-10s %5s %10s %6s  %s\n", "#", "class", "class_id", "occ", "FLOPs", "share",
+                         "workload");
   for (size_t i = 0; i < sum.size(); ++i) {
     const graph::Kernel& k = *sum[i].kernel;
     std::string out_shape = te::shapeToString(g.value(k.outputs[0]).shape);
     std::string cls = ellipsize(k.class_name, 48);
-    std::cout << strFormat("%-4zu %-48s %-10s %5d %10s %5.1f%%  %s -> %s\n", i, cls.c_str(), k.class_id.substr(0, 8).c_str(),
-                           sum[i].occurrences, formatCount(k.dag->flops()).c_str(),
-                           100.0 * k.dag->flops() * sum[i].occurrences / std::max(total, 1.0), k.workload_key.substr(17).c_str(),
-                           out_shape.c_str());
+    std::cout << strFormat("%-4zu %-48s %-10s %5d %10s %5.1f%%  %s -> %s\n", i, cls.c_str(),
+                           k.class_id.substr(0, 8).c_str(), sum[i].occurrences, formatCount(k.dag->flops()).c_str(),
+                           100.0 * k.dag->flops() * sum[i].occurrences / std::max(total, 1.0),
+                           k.workload_key.substr(17).c_str(), out_shape.c_str());
   }
 }
 
@@ -260,31 +285,35 @@ void addCheckJson(Json& j, const executor::CheckReport& rep) {
 }
 
 void printCheck(const executor::CheckReport& rep) {
-  std::cout << "  check    " << (rep.ok() ? "ok" : "FAILED") << ": " << rep.kernels_checked << " kernels, " << rep.points
-            << " sampled outputs, max abs error " << rep.max_abs_err << " (worst: " << rep.worst_kernel << ")\n";
+  std::cout << "  check    " << (rep.ok() ? "ok" : "FAILED") << ": " << rep.kernels_checked << " kernels, "
+            << rep.points << " sampled outputs, max abs error " << rep.max_abs_err << " (worst: " << rep.worst_kernel
+            << ")\n";
 }
 
 void addProfileJson(Json& j, const Json& p) {
   j["profile"] = p["kernels"];
   j["profile_total_ms"] = p["total_ms"];
-  for (const char* k : {"latency_ms", "outside_kernels_ms", "by_category_ms", "parallel_regions_per_run", "fork_join_ms_estimate"})
+  for (const char* k :
+       {"latency_ms", "outside_kernels_ms", "by_category_ms", "parallel_regions_per_run", "fork_join_ms_estimate"})
     j["profile_" + std::string(k)] = p[k];
 }
 
 void printProfile(const Json& j) {
-  std::cout << strFormat("  %-44s %4s %-9s %10s %6s %8s\n", "kernel (median over runs, all instances)", "occ", "schedule",
-                         "time", "share", "GFLOP/s");
+  std::cout << strFormat("  %-44s %4s %-9s %10s %6s %8s\n", "kernel (median over runs, all instances)", "occ",
+                         "schedule", "time", "share", "GFLOP/s");
   for (const Json& p : j["profile"])
-    std::cout << strFormat("  %-44s %4d %-9s %10s %5.1f%% %8.1f\n", ellipsize(p["class"].get<std::string>(), 44).c_str(),
-                           p["occurrences"].get<int>(), p["schedule"].get<std::string>().substr(0, 9).c_str(),
-                           formatSeconds(p["ms"].get<double>() * 1e-3).c_str(), 100 * p["share"].get<double>(),
-                           p["gflops"].get<double>());
+    std::cout << strFormat(
+        "  %-44s %4d %-9s %10s %5.1f%% %8.1f\n", ellipsize(p["class"].get<std::string>(), 44).c_str(),
+        p["occurrences"].get<int>(), p["schedule"].get<std::string>().substr(0, 9).c_str(),
+        formatSeconds(p["ms"].get<double>() * 1e-3).c_str(), 100 * p["share"].get<double>(), p["gflops"].get<double>());
   auto ms = [&](const char* k) { return formatSeconds(j[std::string("profile_") + k].get<double>() * 1e-3); };
   std::cout << "  run " << ms("latency_ms") << " = kernels " << ms("total_ms") << " + outside kernels "
             << ms("outside_kernels_ms") << " (binding, output copies)\n  by kind:";
-  for (const auto& [c, v] : j["profile_by_category_ms"].items()) std::cout << " " << c << " " << formatSeconds(v.get<double>() * 1e-3) << ";";
-  std::cout << strFormat("\n  %.0f parallel regions per run; waking and joining the threads costs about %s of the kernels' time\n",
-                         j["profile_parallel_regions_per_run"].get<double>(), ms("fork_join_ms_estimate").c_str());
+  for (const auto& [c, v] : j["profile_by_category_ms"].items())
+    std::cout << " " << c << " " << formatSeconds(v.get<double>() * 1e-3) << ";";
+  std::cout << strFormat(
+      "\n  %.0f parallel regions per run; waking and joining the threads costs about %s of the kernels' time\n",
+      j["profile_parallel_regions_per_run"].get<double>(), ms("fork_join_ms_estimate").c_str());
 }
 
 // --bench: `repeat` timed runs, one call each; the figures go into j.
@@ -323,7 +352,8 @@ void addProfile(Json& total, const Json& stage) {
   }
   Json& ks = total["kernels"];
   for (const Json& k : stage["kernels"]) {
-    auto same = std::find_if(ks.begin(), ks.end(), [&](const Json& t) { return t["workload_key"] == k["workload_key"]; });
+    auto same =
+        std::find_if(ks.begin(), ks.end(), [&](const Json& t) { return t["workload_key"] == k["workload_key"]; });
     if (same == ks.end()) {
       ks.push_back(k);
       continue;
@@ -334,7 +364,8 @@ void addProfile(Json& total, const Json& stage) {
     (*same)["occurrences"] = (*same)["occurrences"].get<int>() + k["occurrences"].get<int>();
     (*same)["gflops"] = (*same)["ms"].get<double>() > 0 ? flops / ((*same)["ms"].get<double>() * 1e6) : 0.0;
   }
-  for (const char* f : {"total_ms", "latency_ms", "outside_kernels_ms", "parallel_regions_per_run", "fork_join_ms_estimate"})
+  for (const char* f :
+       {"total_ms", "latency_ms", "outside_kernels_ms", "parallel_regions_per_run", "fork_join_ms_estimate"})
     total[f] = total[f].get<double>() + stage[f].get<double>();
   for (const auto& [c, v] : stage["by_category_ms"].items())
     total["by_category_ms"][c] = total["by_category_ms"].value(c, 0.0) + v.get<double>();
@@ -342,10 +373,16 @@ void addProfile(Json& total, const Json& stage) {
 
 void finishProfile(Json& p) {
   if (p.is_null())  // no stage compiled anything (every node evaluated on the host)
-    p = Json{{"kernels", Json::array()}, {"total_ms", 0.0}, {"latency_ms", 0.0}, {"outside_kernels_ms", 0.0},
-             {"by_category_ms", Json::object()}, {"parallel_regions_per_run", 0.0}, {"fork_join_ms_estimate", 0.0}};
+    p = Json{{"kernels", Json::array()},
+             {"total_ms", 0.0},
+             {"latency_ms", 0.0},
+             {"outside_kernels_ms", 0.0},
+             {"by_category_ms", Json::object()},
+             {"parallel_regions_per_run", 0.0},
+             {"fork_join_ms_estimate", 0.0}};
   Json& ks = p["kernels"];
-  std::sort(ks.begin(), ks.end(), [](const Json& x, const Json& y) { return x["ms"].get<double>() > y["ms"].get<double>(); });
+  std::sort(ks.begin(), ks.end(),
+            [](const Json& x, const Json& y) { return x["ms"].get<double>() > y["ms"].get<double>(); });
   const double total = p["total_ms"].get<double>();
   for (Json& k : ks) k["share"] = total > 0 ? k["ms"].get<double>() / total : 0.0;
 }
@@ -367,7 +404,8 @@ void runStaged(const RunArgs& a, const std::string& why) {
         transfer::inModelChoice(bank, modelName(a.src), currentTarget(opt.target), opt.baseline);
     if (!own)
       fail("the bank ", bank.path(), " holds no choice of schedules for ", modelName(a.src),
-           " made on this CPU, and a model that runs in stages (", why, ") takes no other; tune it here first (`ttune tune`)");
+           " made on this CPU, and a model that runs in stages (", why,
+           ") takes no other; tune it here first (`ttune tune`)");
     opt.schedules = executor::recordsProvider(*own);
   } else if (!a.records.empty()) {
     auto recs = schedule::readRecordsFile(a.records);
@@ -400,11 +438,18 @@ void runStaged(const RunArgs& a, const std::string& why) {
   executor::StagedStats first = m.stats();
   Json shapes = Json::array();
   for (const auto& o : outs) shapes.push_back(o.shape());
-  Json j{{"model", modelName(a.src)}, {"staged", true}, {"stages", first.stages_run},
-         {"stages_compiled", first.stages_compiled}, {"host_nodes", first.host_nodes}, {"compile_s", first.compile_s},
-         {"output_shapes", shapes}, {"threads", runtime::ThreadPool::global().numThreads()},
-         {"target", codegen::describe(opt.target)}, {"isa", schedule::isaName(opt.target.isa)},
-         {"stage_kernels", kernels}, {"scheduled_kernels", provided}};
+  Json j{{"model", modelName(a.src)},
+         {"staged", true},
+         {"stages", first.stages_run},
+         {"stages_compiled", first.stages_compiled},
+         {"host_nodes", first.host_nodes},
+         {"compile_s", first.compile_s},
+         {"output_shapes", shapes},
+         {"threads", runtime::ThreadPool::global().numThreads()},
+         {"target", codegen::describe(opt.target)},
+         {"isa", schedule::isaName(opt.target.isa)},
+         {"stage_kernels", kernels},
+         {"scheduled_kernels", provided}};
   if (a.check) addCheckJson(j, rep);
   if (a.profile) {
     finishProfile(profile);
@@ -420,7 +465,8 @@ void runStaged(const RunArgs& a, const std::string& why) {
               << " nodes evaluated on the host\n";
     std::cout << "  target   " << codegen::describe(opt.target) << "\n";
     for (size_t i = 0; i < outs.size(); ++i)
-      std::cout << "  output " << i << " " << te::dtypeName(outs[i].dtype()) << te::shapeToString(outs[i].shape()) << "\n";
+      std::cout << "  output " << i << " " << te::dtypeName(outs[i].dtype()) << te::shapeToString(outs[i].shape())
+                << "\n";
     if (!a.records.empty() || a.use_db)
       std::cout << "  " << provided << " of the stages' " << kernels << " kernels with provided schedules\n";
     if (a.check) printCheck(rep);
@@ -432,7 +478,8 @@ void runStaged(const RunArgs& a, const std::string& why) {
       std::cout << "  (the stages of one run added up; host nodes and staging are outside the profile)\n";
     }
   }
-  if (a.check && !rep.ok()) fail("the compiled model differs from the reference evaluator (kernel ", rep.worst_kernel, ")");
+  if (a.check && !rep.ok())
+    fail("the compiled model differs from the reference evaluator (kernel ", rep.worst_kernel, ")");
 }
 
 // The error of a bf16 build against the same model in float32 (compiled with its defaults), on
@@ -469,8 +516,9 @@ void runModel(const RunArgs& a) {
   }
   opt.baseline = baselineOf(a.src);
   Json validation;
-  opt.schedules = scheduleOption(a.records, a.use_db ? std::optional<std::string>(a.db) : std::nullopt, modelName(a.src), g,
-                                 opt.target, BankUse{a.src.spec, a.validate, a.json, &validation, opt.baseline});
+  opt.schedules =
+      scheduleOption(a.records, a.use_db ? std::optional<std::string>(a.db) : std::nullopt, modelName(a.src), g,
+                     opt.target, BankUse{a.src.spec, a.validate, a.json, &validation, opt.baseline});
   executor::CompiledModel m = executor::CompiledModel::compile(g, opt);
 
   std::vector<runtime::NDArray> inputs = a.inputs.empty() ? sampleInputs(a.src, g, a.seed) : readInputs(a.inputs, g);
@@ -482,10 +530,16 @@ void runModel(const RunArgs& a) {
   }
   int provided = 0;
   for (const auto& k : m.kernels()) provided += k.schedule_source == "provided";
-  Json j{{"model", modelName(a.src)}, {"kernels", m.kernels().size()}, {"kernel_instances", m.instances().size()},
-         {"flops", m.flops()}, {"compile_s", m.compileSeconds()}, {"workspace_bytes", m.workspaceBytes()},
-         {"threads", runtime::ThreadPool::global().numThreads()}, {"scheduled_kernels", provided},
-         {"default_kernels", static_cast<int>(m.kernels().size()) - provided}, {"target", codegen::describe(opt.target)},
+  Json j{{"model", modelName(a.src)},
+         {"kernels", m.kernels().size()},
+         {"kernel_instances", m.instances().size()},
+         {"flops", m.flops()},
+         {"compile_s", m.compileSeconds()},
+         {"workspace_bytes", m.workspaceBytes()},
+         {"threads", runtime::ThreadPool::global().numThreads()},
+         {"scheduled_kernels", provided},
+         {"default_kernels", static_cast<int>(m.kernels().size()) - provided},
+         {"target", codegen::describe(opt.target)},
          {"isa", schedule::isaName(opt.target.isa)}};
   if (!validation.empty()) j["validation"] = validation;
   if (a.check) addCheckJson(j, rep);
@@ -496,21 +550,23 @@ void runModel(const RunArgs& a) {
   if (a.json) {
     printJson(j);
   } else {
-    std::cout << modelName(a.src) << ": " << m.kernels().size() << " kernels (" << m.instances().size() << " instances), "
-              << provided << " with provided schedules, compiled in " << formatSeconds(m.compileSeconds()) << " on "
-              << j["threads"].get<int>() << " threads\n";
+    std::cout << modelName(a.src) << ": " << m.kernels().size() << " kernels (" << m.instances().size()
+              << " instances), " << provided << " with provided schedules, compiled in "
+              << formatSeconds(m.compileSeconds()) << " on " << j["threads"].get<int>() << " threads\n";
     std::cout << "  target   " << codegen::describe(opt.target) << "\n";
     if (a.check) printCheck(rep);
     if (j.contains("bf16_against_fp32"))
-      std::cout << "  bf16     against float32: max abs error " << j["bf16_against_fp32"]["max_abs_err"].get<double>() << " ("
-                << 100 * j["bf16_against_fp32"]["max_rel_err"].get<double>() << "% of the largest float32 output)\n";
+      std::cout << "  bf16     against float32: max abs error " << j["bf16_against_fp32"]["max_abs_err"].get<double>()
+                << " (" << 100 * j["bf16_against_fp32"]["max_rel_err"].get<double>()
+                << "% of the largest float32 output)\n";
     if (a.bench)
       std::cout << "  latency  median " << formatSeconds(t.median_s) << ", min " << formatSeconds(t.min_s) << " over "
                 << t.costs_s.size() << " runs\n";
     if (a.profile) printProfile(j);
     if (!a.bench && !a.check && !a.profile) std::cout << "  ran once; --bench times it, --check verifies it\n";
   }
-  if (a.check && !rep.ok()) fail("the compiled model differs from the reference evaluator (kernel ", rep.worst_kernel, ")");
+  if (a.check && !rep.ok())
+    fail("the compiled model differs from the reference evaluator (kernel ", rep.worst_kernel, ")");
 }
 
 }  // namespace
@@ -534,13 +590,15 @@ void addModelCommands(CLI::App& app) {
   auto ra = std::make_shared<RunArgs>();
   addSourceOptions(run, ra->src);
   run->add_option("--records", ra->records, "Records file with schedules (the best record per workload is used)");
-  run->add_option("--db", ra->db, "Use the best schedules in this bank (default bank with --db \"\")")->each([ra](const std::string&) { ra->use_db = true; });
+  run->add_option("--db", ra->db, "Use the best schedules in this bank (default bank with --db \"\")")
+      ->each([ra](const std::string&) { ra->use_db = true; });
   run->add_flag("--check", ra->check, "Check every kernel against the reference evaluator (sampled outputs)");
   run->add_flag("--bench", ra->bench, "Time whole-model inference (median and min latency)");
   run->add_flag("--profile", ra->profile, "Time every distinct kernel inside the model (median over --repeat runs)");
-  run->add_flag("!--no-validate", ra->validate,
-                "With --db: use the bank's records as they are, without validating records measured elsewhere against the "
-                "defaults on this CPU first");
+  run->add_flag(
+      "!--no-validate", ra->validate,
+      "With --db: use the bank's records as they are, without validating records measured elsewhere against the "
+      "defaults on this CPU first");
   run->add_flag("--json", ra->json, "Print one JSON object");
   run->add_option("--inputs", ra->inputs, "Input .npy files, one per model input, in order");
   run->add_option("--outputs", ra->outputs, "Output .npy files to write, one per model output, in order");

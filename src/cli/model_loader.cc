@@ -36,9 +36,10 @@ void addSourceOptions(CLI::App* cmd, ModelSource& src) {
   addSpelledOption(cmd, "--conv", src.conv, kConvs,
                    "Stride-1 3x3 convolutions: winograd (F(4x4,3x3) or, on small images, F(2x2,3x3) transforms and a "
                    "batched matrix product; channels-last only) or direct");
-  addDefaultsOption(cmd, src.defaults,
-                    "Untuned baseline: strong (ttune's default schedules, default) or basic (the transfer-tuning paper's "
-                    "conditions: schedules of the kind TVM falls back to without tuning logs, direct convolutions)");
+  addDefaultsOption(
+      cmd, src.defaults,
+      "Untuned baseline: strong (ttune's default schedules, default) or basic (the transfer-tuning paper's "
+      "conditions: schedules of the kind TVM falls back to without tuning logs, direct convolutions)");
   addSpelledOption(cmd, "--precision", src.precision, kPrecisions,
                    "Convolutions, dense layers and matrix products compute in fp32 (default) or with bf16 operands and "
                    "float32 sums (needs AVX512-BF16)");
@@ -56,7 +57,9 @@ std::string modelName(const std::string& spec) {
   return n;
 }
 
-std::string modelName(const ModelSource& src) { return modelName(src.spec) + (src.precision == Precision::Bf16 ? "_bf16" : ""); }
+std::string modelName(const ModelSource& src) {
+  return modelName(src.spec) + (src.precision == Precision::Bf16 ? "_bf16" : "");
+}
 
 bool isOnnxSource(const ModelSource& src) {
   return endsWith(src.spec, ".onnx") || src.spec.find('/') != std::string::npos;

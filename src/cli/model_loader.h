@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "frontend/onnx/onnx_importer.h"
-#include "graph/graph.h"
 #include "graph/fusion.h"
+#include "graph/graph.h"
 #include "graph/passes.h"
 #include "schedule/baseline.h"
 #include "schedule/target.h"
@@ -31,10 +31,10 @@ std::optional<Precision> precisionNamed(const std::string& name);
 std::optional<graph::Layout> layoutNamed(const std::string& name);
 
 struct ModelSource {
-  std::string spec;                          // zoo name or .onnx path
-  std::vector<std::string> input_shapes;     // "name=1x3x224x224"
-  std::vector<std::string> dims;             // "batch=1"
-  graph::Layout layout = graph::Layout::NHWC;  // convolution layout: --layout nhwc, or nchw (as imported)
+  std::string spec;                              // zoo name or .onnx path
+  std::vector<std::string> input_shapes;         // "name=1x3x224x224"
+  std::vector<std::string> dims;                 // "batch=1"
+  graph::Layout layout = graph::Layout::NHWC;    // convolution layout: --layout nhwc, or nchw (as imported)
   ConvAlgorithm conv = ConvAlgorithm::Winograd;  // --conv winograd | direct
   // The untuned baseline (schedule/baseline.h; --defaults strong | basic): Strong, or Basic (the
   // paper's conditions: basic default schedules and direct convolutions whatever --conv says).

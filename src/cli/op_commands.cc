@@ -13,8 +13,8 @@
 #include "measure/builder.h"
 #include "measure/measurer.h"
 #include "measure/runner.h"
-#include "measure/worker_command.h"
 #include "measure/timing.h"
+#include "measure/worker_command.h"
 #include "ops/registry.h"
 #include "runtime/thread_pool.h"
 #include "schedule/record.h"
@@ -65,8 +65,10 @@ std::vector<runtime::NDArray> opInputs(const te::ComputeDAG& dag, uint64_t seed)
   for (size_t i = 0; i < dag.inputs().size(); ++i) {
     const te::Tensor& in = dag.inputs()[i];
     runtime::NDArray arr = runtime::NDArray::empty(in.shape(), in.dtype());
-    if (te::isFloat(in.dtype())) arr.fillRandom(seed * 1000 + i, -1.0, 1.0);
-    else arr.fillRandom(seed * 1000 + i, 0, 2);
+    if (te::isFloat(in.dtype()))
+      arr.fillRandom(seed * 1000 + i, -1.0, 1.0);
+    else
+      arr.fillRandom(seed * 1000 + i, 0, 2);
     inputs.push_back(arr);
   }
   return inputs;
@@ -86,7 +88,8 @@ std::vector<runtime::NDArray> referenceOutputs(const te::ComputeDAG& dag, std::v
 }
 
 // `ttune op`'s text report, from its JSON one.
-void printOpReport(const std::string& name, const Json& j, const measure::Timing& timing, const std::string& worker_note) {
+void printOpReport(const std::string& name, const Json& j, const measure::Timing& timing,
+                   const std::string& worker_note) {
   std::cout << name << " " << j["params"].get<std::string>() << "\n";
   std::cout << "  workload  " << j["workload_key"].get<std::string>() << "\n";
   std::cout << "  flops     " << formatCount(j["flops"].get<double>()) << "\n";
@@ -94,14 +97,15 @@ void printOpReport(const std::string& name, const Json& j, const measure::Timing
   std::cout << "  schedule  " << j["schedule"].get<std::string>() << " (" << j["steps"].get<size_t>() << " steps)\n";
   std::cout << "  compile   " << formatSeconds(j["compile_ms"].get<double>() * 1e-3) << "\n";
   if (j.contains("check")) {
-    std::cout << "  check     " << (j["check"] == "ok" ? "ok" : "FAILED") << ", max abs error " << j["max_abs_err"].get<double>();
+    std::cout << "  check     " << (j["check"] == "ok" ? "ok" : "FAILED") << ", max abs error "
+              << j["max_abs_err"].get<double>();
     if (j.contains("max_rel_err")) std::cout << ", max rel error " << j["max_rel_err"].get<double>();
     std::cout << "\n";
   }
   if (j.contains("worker")) std::cout << "  worker    " << j["worker"].get<std::string>() << "\n";
   if (j.contains("median_ms"))
-    std::cout << "  time      median " << formatSeconds(timing.median_s) << " (min " << formatSeconds(timing.min_s) << ", max "
-              << formatSeconds(timing.max_s) << ", " << timing.costs_s.size() << " repeats), "
+    std::cout << "  time      median " << formatSeconds(timing.median_s) << " (min " << formatSeconds(timing.min_s)
+              << ", max " << formatSeconds(timing.max_s) << ", " << timing.costs_s.size() << " repeats), "
               << strFormat("%.1f", j["gflops"].get<double>()) << " GFLOP/s on " << j["threads"].get<int>() << " threads"
               << worker_note << "\n";
 }
@@ -193,8 +197,10 @@ void runOp(const OpArgs& a, const std::string& schedule_file, bool plain, bool c
     req.expected = ref;
     req.atol = 1e-4, req.rtol = 1e-4;  // runtime::compare's defaults
     req.threads = runtime::ThreadPool::global().numThreads();
-    if (bench) req.timing = topt;
-    else req.timing.warmup = 0, req.timing.number = 1, req.timing.repeat = 1, req.timing.min_repeat_ms = 0;
+    if (bench)
+      req.timing = topt;
+    else
+      req.timing.warmup = 0, req.timing.number = 1, req.timing.repeat = 1, req.timing.min_repeat_ms = 0;
     measure::RunResult rr = runner.run(req);
     if (rr.error != schedule::ErrorKind::None && rr.error != schedule::ErrorKind::WrongAnswer)
       fail(a.name, " failed in the measurement worker (", worker->describe(), "): ", rr.message);
@@ -214,8 +220,10 @@ void runOp(const OpArgs& a, const std::string& schedule_file, bool plain, bool c
     j["repeats"] = timing.costs_s.size();
     j["gflops"] = dag->flops() / timing.median_s * 1e-9;
   }
-  if (json) printJson(j);
-  else printOpReport(a.name, j, timing, worker_note);
+  if (json)
+    printJson(j);
+  else
+    printOpReport(a.name, j, timing, worker_note);
   if (!check_ok) fail("the result of ", a.name, " differs from the reference evaluator");
 }
 
@@ -235,7 +243,8 @@ void listOps(bool json) {
   }
   size_t w = 0;
   for (const auto& op : ops::allOps()) w = std::max(w, op.name.size());
-  for (const auto& op : ops::allOps()) std::cout << op.name << std::string(w + 2 - op.name.size(), ' ') << op.summary << "\n";
+  for (const auto& op : ops::allOps())
+    std::cout << op.name << std::string(w + 2 - op.name.size(), ' ') << op.summary << "\n";
   std::cout << "\n`ttune op NAME --help-params` shows an operator's parameters.\n";
 }
 
@@ -326,7 +335,8 @@ void addOpCommands(CLI::App& app) {
   auto sa = std::make_shared<OpArgs>();
   auto sflags = std::make_shared<std::array<bool, 4>>();
   auto starget = std::make_shared<std::string>("host");
-  show->add_option("file", *file, "Records file or JSON list of steps, or `default` for the target's default schedule")->required();
+  show->add_option("file", *file, "Records file or JSON list of steps, or `default` for the target's default schedule")
+      ->required();
   show->add_option("name", sa->name, "Operator the schedule is for");
   show->add_option("params", sa->params, "Operator parameters as key=value");
   show->add_flag("--lowered", (*sflags)[0], "Also print the lowered loop IR");

@@ -25,7 +25,8 @@ std::string formatSeconds(double s) {
 
 std::string refineSummary(const Json& j) {
   if (!j.contains("refine_choice")) return "";
-  if (!j.contains("refine_in_model_rounds")) return "  in-model refinement: every kernel's in-model pick is its isolated pick\n";
+  if (!j.contains("refine_in_model_rounds"))
+    return "  in-model refinement: every kernel's in-model pick is its isolated pick\n";
   std::string ratio = measure::formatSpeedup(measure::speedupFromJson(j, "refine_in_model_"));
   if (j["refine_choice"] == "in-model")
     return strFormat("  in-model refinement kept its picks (%d kernels changed): %s over the isolated picks\n",

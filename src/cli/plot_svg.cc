@@ -16,10 +16,14 @@ const char* kColors[] = {"#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", 
 std::string esc(const std::string& s) {
   std::string o;
   for (char c : s) {
-    if (c == '<') o += "&lt;";
-    else if (c == '>') o += "&gt;";
-    else if (c == '&') o += "&amp;";
-    else o += c;
+    if (c == '<')
+      o += "&lt;";
+    else if (c == '>')
+      o += "&gt;";
+    else if (c == '&')
+      o += "&amp;";
+    else
+      o += c;
   }
   return o;
 }
@@ -47,8 +51,8 @@ std::string speedupPlotSvg(const std::vector<PlotPanel>& panels, const std::stri
     << "stroke-dasharray=\"5,3\"/><text x=\"" << lx + 25 << "\" y=\"44\">transfer, then tune</text>\n";
   lx += 150;
   for (const auto& [label, c] : color) {
-    o << "<circle cx=\"" << lx + 5 << "\" cy=\"40\" r=\"4\" fill=\"" << c << "\"/><text x=\"" << lx + 14 << "\" y=\"44\">transfer: "
-      << esc(label) << "</text>\n";
+    o << "<circle cx=\"" << lx + 5 << "\" cy=\"40\" r=\"4\" fill=\"" << c << "\"/><text x=\"" << lx + 14
+      << "\" y=\"44\">transfer: " << esc(label) << "</text>\n";
     lx += 40 + 7 * static_cast<int>(label.size()) + 60;
   }
   for (size_t i = 0; i < panels.size(); ++i) {
@@ -75,8 +79,8 @@ std::string speedupPlotSvg(const std::vector<PlotPanel>& panels, const std::stri
     for (double d = std::ceil(lt0); d <= lt1; d += 1) {
       double x = X(std::pow(10, d));
       o << "<line x1=\"" << x << "\" y1=\"" << py0 << "\" x2=\"" << x << "\" y2=\"" << py1 << "\" stroke=\"#eee\"/>";
-      o << "<text x=\"" << x - 10 << "\" y=\"" << py0 + 13 << "\">" << (d >= 3 ? strFormat("%.0fk", std::pow(10, d - 3)) : strFormat("%.0f", std::pow(10, d)))
-        << "</text>\n";
+      o << "<text x=\"" << x - 10 << "\" y=\"" << py0 + 13 << "\">"
+        << (d >= 3 ? strFormat("%.0fk", std::pow(10, d - 3)) : strFormat("%.0f", std::pow(10, d))) << "</text>\n";
     }
     o << "<text x=\"" << px0 + (px1 - px0) / 2 - 30 << "\" y=\"" << py0 + 26 << "\">search time (s)</text>\n";
     for (double sp = s0; sp <= s1 + 1e-9; sp += (s1 - s0) > 1.5 ? 0.5 : 0.1) {
@@ -95,8 +99,9 @@ std::string speedupPlotSvg(const std::vector<PlotPanel>& panels, const std::stri
       o << "\"/>\n";
     }
     for (const PlotPoint& q : p.points)
-      o << "<circle cx=\"" << X(q.time_s) << "\" cy=\"" << Y(q.speedup) << "\" r=\"4\" fill=\"" << color[q.label] << "\"><title>"
-        << esc(q.label) << strFormat(": %.2fx after %.0f s", q.speedup, q.time_s) << "</title></circle>\n";
+      o << "<circle cx=\"" << X(q.time_s) << "\" cy=\"" << Y(q.speedup) << "\" r=\"4\" fill=\"" << color[q.label]
+        << "\"><title>" << esc(q.label) << strFormat(": %.2fx after %.0f s", q.speedup, q.time_s)
+        << "</title></circle>\n";
   }
   o << "</svg>\n";
   return o.str();

@@ -16,9 +16,9 @@ struct PlotPoint {
 
 struct PlotPanel {
   std::string title;
-  std::vector<std::pair<double, double>> curve;  // tuning: (time_s, speedup), time ascending
+  std::vector<std::pair<double, double>> curve;      // tuning: (time_s, speedup), time ascending
   std::vector<std::pair<double, double>> continued;  // transfer, then tune: (total search time, speedup)
-  std::vector<PlotPoint> points;                 // transfer modes
+  std::vector<PlotPoint> points;                     // transfer modes
 };
 
 std::string speedupPlotSvg(const std::vector<PlotPanel>& panels, const std::string& title);

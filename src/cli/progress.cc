@@ -62,7 +62,8 @@ void LiveView::finish() { drawn_ = 0; }
 void showKernelPass(LiveView& view, int kernels_done, int kernels_total, int64_t measured, double elapsed_s,
                     const std::string& current) {
   view.update(kernels_done, kernels_total, elapsed_s,
-              strFormat("%d/%d kernels, %lld schedules measured", kernels_done, kernels_total, static_cast<long long>(measured)),
+              strFormat("%d/%d kernels, %lld schedules measured", kernels_done, kernels_total,
+                        static_cast<long long>(measured)),
               current.empty() ? std::vector<std::string>{} : std::vector<std::string>{"measuring " + current});
 }
 

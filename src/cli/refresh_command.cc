@@ -35,7 +35,9 @@ Json refreshModel(const RefreshArgs& a) {
   if (a.candidates < 1) fail("--candidates must be at least 1");
   schedule::Target code = resolveTargetOption(a.target, TargetUse::RunHere);
   if (baselineOf(a.src) != schedule::Baseline::Strong)
-    fail("db refresh measures the bank's schedules against the strong default schedules users run; drop --defaults basic");
+    fail(
+        "db refresh measures the bank's schedules against the strong default schedules users run; drop --defaults "
+        "basic");
   graph::Graph g = loadModel(a.src, code);
   std::string name = modelName(a.src);
   std::vector<graph::Kernel> kernels = graph::partition(g);
@@ -43,7 +45,8 @@ Json refreshModel(const RefreshArgs& a) {
   store::Bank bank = openBank(a.db);
   registerModel(bank, name, a.src.spec, kernels);
   schedule::TargetInfo target = currentTarget(code);
-  RefreshRun run = refreshHere(bank, name, g, kernels, code, a.candidates, Json::object(), !a.json && stderrIsTerminal(), a.verbose);
+  RefreshRun run =
+      refreshHere(bank, name, g, kernels, code, a.candidates, Json::object(), !a.json && stderrIsTerminal(), a.verbose);
   const transfer::RefreshOutcome& out = run.outcome;
   const transfer::RefreshResult& res = out.refreshed;
   const Json& result = run.result;
@@ -57,8 +60,11 @@ Json refreshModel(const RefreshArgs& a) {
     bool bank_kept = c != chosen.end() && c->second->provenance.source != "default";
     with_bank += k.candidates > 0;
     kept += bank_kept;
-    Json e{{"workload_key", k.workload_key}, {"class", k.class_name}, {"occurrences", k.occurrences},
-           {"bank_schedules", k.candidates}, {"kept", bank_kept ? "bank" : "default"}};
+    Json e{{"workload_key", k.workload_key},
+           {"class", k.class_name},
+           {"occurrences", k.occurrences},
+           {"bank_schedules", k.candidates},
+           {"kept", bank_kept ? "bank" : "default"}};
     e["default_ms"] = std::isfinite(k.default_s) ? Json(k.default_s * 1e3) : Json(nullptr);
     if (k.best) {
       e["bank_ms"] = k.best->result.median() * 1e3;
@@ -85,39 +91,44 @@ Json refreshModel(const RefreshArgs& a) {
 }
 
 void printRefresh(const Json& j) {
-  std::cout << j["model"].get<std::string>() << ": re-measured the bank's schedules of " << j["kernels"].size() << " kernels in "
-            << j["db"].get<std::string>() << " against today's defaults in " << formatSeconds(j["wall_s"].get<double>()) << " ("
-            << j["measured"].get<int64_t>() << " schedules, run " << j["run_id"].get<std::string>() << ")\n";
-  std::cout << strFormat("  %-44s %4s %10s %10s %10s %-35s  %s\n", "kernel class", "x", "default", "bank now", "bank was",
-                         "side by side (rounds)", "kept");
+  std::cout << j["model"].get<std::string>() << ": re-measured the bank's schedules of " << j["kernels"].size()
+            << " kernels in " << j["db"].get<std::string>() << " against today's defaults in "
+            << formatSeconds(j["wall_s"].get<double>()) << " (" << j["measured"].get<int64_t>() << " schedules, run "
+            << j["run_id"].get<std::string>() << ")\n";
+  std::cout << strFormat("  %-44s %4s %10s %10s %10s %-35s  %s\n", "kernel class", "x", "default", "bank now",
+                         "bank was", "side by side (rounds)", "kept");
   for (const Json& k : j["kernels"]) {
     std::string cls = ellipsize(k["class"].get<std::string>(), 44);
     std::string def = k["default_ms"].is_null() ? "failed" : formatSeconds(k["default_ms"].get<double>() * 1e-3);
     bool has = k.contains("bank_ms");
-    std::string now = has ? formatSeconds(k["bank_ms"].get<double>() * 1e-3) : (k["bank_schedules"].get<int>() ? "failed" : "none");
+    std::string now =
+        has ? formatSeconds(k["bank_ms"].get<double>() * 1e-3) : (k["bank_schedules"].get<int>() ? "failed" : "none");
     std::string was = has ? formatSeconds(k["bank_stored_ms"].get<double>() * 1e-3) : "-";
     std::string ratio = has ? measure::formatSpeedup(measure::speedupFromJson(k, "bank_")) : "-";
-    std::cout << strFormat("  %-44s %4d %10s %10s %10s %-35s  %s\n", cls.c_str(), k["occurrences"].get<int>(), def.c_str(),
-                           now.c_str(), was.c_str(), ratio.c_str(), k["kept"].get<std::string>().c_str());
+    std::cout << strFormat("  %-44s %4d %10s %10s %10s %-35s  %s\n", cls.c_str(), k["occurrences"].get<int>(),
+                           def.c_str(), now.c_str(), was.c_str(), ratio.c_str(), k["kept"].get<std::string>().c_str());
   }
   std::cout << refineSummary(j);
   const Json& c = j["check"];
   std::cout << "  defaults   " << formatSeconds(c["untuned_ms"].get<double>() * 1e-3) << "\n  refreshed  "
-            << formatSeconds(c["chosen_ms"].get<double>() * 1e-3) << "  (" << transfer::checkVerdict(c, j["kernels"].size())
-            << strFormat("; %d of %d kernels with bank schedules keep one)\n", j["kernels_keeping_bank_schedules"].get<int>(),
-                         j["kernels_with_bank_schedules"].get<int>());
+            << formatSeconds(c["chosen_ms"].get<double>() * 1e-3) << "  ("
+            << transfer::checkVerdict(c, j["kernels"].size())
+            << strFormat("; %d of %d kernels with bank schedules keep one)\n",
+                         j["kernels_keeping_bank_schedules"].get<int>(), j["kernels_with_bank_schedules"].get<int>());
 }
 
 }  // namespace
 
 void addDbRefreshCommand(CLI::App* db) {
-  auto* cmd = db->add_subcommand("refresh",
-                                 "Re-measure the bank's schedules of a model against today's default schedules on this host and keep, "
-                                 "per kernel, what the model runs fastest with (after upgrading ttune or importing records)");
+  auto* cmd = db->add_subcommand(
+      "refresh",
+      "Re-measure the bank's schedules of a model against today's default schedules on this host and keep, "
+      "per kernel, what the model runs fastest with (after upgrading ttune or importing records)");
   auto a = std::make_shared<RefreshArgs>();
   addSourceOptions(cmd, a->src);
   cmd->add_option("--db", a->db, kBankOptionHelp);
-  cmd->add_option("--candidates", a->candidates, "The bank's best distinct schedules per kernel to re-measure (default 2)");
+  cmd->add_option("--candidates", a->candidates,
+                  "The bank's best distinct schedules per kernel to re-measure (default 2)");
   cmd->add_option("--threads", a->threads, "Threads for kernels (default: all cores)");
   cmd->add_flag("--json", a->json, "Print a JSON summary");
   cmd->add_flag("--progress", a->verbose, "Print progress lines also when stderr is not a terminal");

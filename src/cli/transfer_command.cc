@@ -10,19 +10,19 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/enum_option.h"
+#include "cli/fleet.h"
 #include "cli/interrupt.h"
-#include "executor/latency.h"
 #include "cli/model_loader.h"
 #include "cli/output.h"
 #include "cli/progress.h"
 #include "cli/target_option.h"
-#include "executor/executor.h"
 #include "codegen/target.h"
+#include "executor/executor.h"
+#include "executor/latency.h"
 #include "measure/peak.h"
-#include "cli/fleet.h"
 #include "measure/worker_command.h"
-#include "store/bank.h"
 #include "runtime/thread_pool.h"
+#include "store/bank.h"
 #include "support/error.h"
 #include "support/log.h"
 #include "support/strings.h"
@@ -37,7 +37,6 @@
 namespace ttune::cli {
 
 namespace {
-
 
 // The DAGs of the bank's source models' kernels, loaded on first use from the specs the models
 // were registered with (needed only to rank candidates with a cost model).
@@ -57,7 +56,8 @@ class SourceDags {
       try {
         graph::Graph g;
         bool staged = false;
-        for (const graph::Kernel& k : modelKernels({m.spec, {}, {}}, target_, &g, &staged)) dags_.emplace(k.workload_key, k.dag);
+        for (const graph::Kernel& k : modelKernels({m.spec, {}, {}}, target_, &g, &staged))
+          dags_.emplace(k.workload_key, k.dag);
       } catch (const Error& e) {
         logWarning("transfer: cannot load source model ", m.name, " to rank its schedules: ", e.what());
       }
@@ -86,9 +86,15 @@ E parseSpelling(const Spelling<E> (&table)[N], const std::string& name, const ch
 }
 
 Json kernelJson(const transfer::KernelOutcome& k) {
-  Json j{{"workload_key", k.workload_key}, {"class", k.class_name},  {"occurrences", k.occurrences},
-         {"flops", k.flops},               {"candidates", k.candidates}, {"measured", k.measured},
-         {"failed", k.failed},             {"improved", k.improved()}, {"other_isa_candidates", k.other_isa}};
+  Json j{{"workload_key", k.workload_key},
+         {"class", k.class_name},
+         {"occurrences", k.occurrences},
+         {"flops", k.flops},
+         {"candidates", k.candidates},
+         {"measured", k.measured},
+         {"failed", k.failed},
+         {"improved", k.improved()},
+         {"other_isa_candidates", k.other_isa}};
   j["default_ms"] = std::isfinite(k.default_s) ? Json(k.default_s * 1e3) : Json(nullptr);
   if (k.best) {
     j["transferred_ms"] = k.best->result.median() * 1e3;
@@ -117,8 +123,9 @@ void requireSources(const TransferArgs& a, const std::vector<graph::Kernel>& ker
   }
   if (cover.empty() && !any_neighbour && !a.allow_no_source)
     fail("the bank ", bank.path(), " holds no schedules of other models for the kernel classes of ", name,
-         baseline == schedule::Baseline::Basic ? " tuned against the basic defaults; tune another model with --defaults basic first"
-                                               : "; tune another model first (ttune tune MODEL) or import records (ttune db import FILE)");
+         baseline == schedule::Baseline::Basic
+             ? " tuned against the basic defaults; tune another model with --defaults basic first"
+             : "; tune another model first (ttune tune MODEL) or import records (ttune db import FILE)");
 }
 
 transfer::TransferOptions transferOptions(const TransferArgs& a, const std::string& name, const std::string& run_id,
@@ -147,8 +154,8 @@ transfer::TransferOptions transferOptions(const TransferArgs& a, const std::stri
 // Runs the transfer, storing records as they are measured (and collecting them in `measured`);
 // an interrupt leaves the run marked interrupted with what was measured so far.
 transfer::TransferResult runTransfer(const std::vector<graph::Kernel>& kernels, store::Bank& bank,
-                                     const transfer::TransferOptions& opt, const std::string& run_id, const TransferArgs& a,
-                                     std::vector<schedule::Record>& measured) {
+                                     const transfer::TransferOptions& opt, const std::string& run_id,
+                                     const TransferArgs& a, std::vector<schedule::Record>& measured) {
   LiveView view(a.verbose);
   std::optional<InterruptGuard> guard(std::in_place);
   auto sink = [&](const std::vector<schedule::Record>& recs) {
@@ -161,7 +168,8 @@ transfer::TransferResult runTransfer(const std::vector<graph::Kernel>& kernels, 
     trials = p.measured;
     (void)bank.updateRun(run_id, p.measured, p.elapsed_s);
     if (!a.json) showKernelPass(view, p.kernels_done, p.kernels_total, p.measured, p.elapsed_s, p.current);
-    if (InterruptGuard::interrupted()) throw Error("transfer-tuning interrupted; the schedules measured so far are in the bank");
+    if (InterruptGuard::interrupted())
+      throw Error("transfer-tuning interrupted; the schedules measured so far are in the bank");
   };
   transfer::TransferResult res;
   try {
@@ -235,7 +243,8 @@ Json transferModel(const TransferArgs& a) {
   graph::Graph g;
   bool staged = false;
   std::vector<graph::Kernel> kernels = modelKernels(a.src, code, &g, &staged);
-  if (staged && remote) fail("model ", name, " runs in stages, so its kernels are transfer-tuned with measurements here, not by --workers");
+  if (staged && remote)
+    fail("model ", name, " runs in stages, so its kernels are transfer-tuned with measurements here, not by --workers");
   if (graph::tunableKernels(kernels).empty()) fail("model ", name, " has no kernel to tune");
 
   // As in `tune`: another machine's code is measured by a worker for it, and an emulated run
@@ -252,10 +261,18 @@ Json transferModel(const TransferArgs& a) {
   Timer sources_timer;
   requireSources(a, kernels, bank, name, baseline);
 
-  Json settings{{"sources", a.from}, {"source_mode", spellingOf(kSourceModes, a.sources)}, {"top_k", a.top_k},
-                {"rank", spellingOf(kRanks, a.rank)}, {"budget", a.budget}, {"refine", a.refine},
-                {"adapt", spellingOf(kAdapts, a.adapt)}, {"threads", target.threads}, {"nearest_classes", a.nearest_classes},
-                {"isa", schedule::isaName(code.isa)}, {"cpu", target.cpu}, {"label", a.label},
+  Json settings{{"sources", a.from},
+                {"source_mode", spellingOf(kSourceModes, a.sources)},
+                {"top_k", a.top_k},
+                {"rank", spellingOf(kRanks, a.rank)},
+                {"budget", a.budget},
+                {"refine", a.refine},
+                {"adapt", spellingOf(kAdapts, a.adapt)},
+                {"threads", target.threads},
+                {"nearest_classes", a.nearest_classes},
+                {"isa", schedule::isaName(code.isa)},
+                {"cpu", target.cpu},
+                {"label", a.label},
                 {"defaults", schedule::baselineName(baseline)}};
   if (remote) settings["workers"] = a.workers;
   const double sources_s = sources_timer.seconds();
@@ -274,7 +291,8 @@ Json transferModel(const TransferArgs& a) {
   transfer::RefineResult refined;
   const bool refine = a.refine && !mrb.rb.foreign && !staged;
   if (refine) {
-    if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-ranking each kernel's best candidates inside the model...\n";
+    if (!a.json && stderrIsTerminal())
+      std::cerr << "ttune: re-ranking each kernel's best candidates inside the model...\n";
     transfer::RefineOptions ro;
     ro.target = code;
     ro.baseline = baseline;
@@ -288,13 +306,15 @@ Json transferModel(const TransferArgs& a) {
     refined = transfer::refineInModel(g, cands, ro);
     choice = refined.chosen;
   }
-  if (!a.json && stderrIsTerminal()) std::cerr << "ttune: timing " << name << " with its defaults and with the transferred choice...\n";
+  if (!a.json && stderrIsTerminal())
+    std::cerr << "ttune: timing " << name << " with its defaults and with the transferred choice...\n";
   transfer::ModelCheckOptions co;
   co.target = code;
   co.baseline = baseline;
   co.cache = res.compiled;
-  transfer::ModelCheck check = mrb.rb.foreign || staged ? kernelCheck(res, choice)
-                                                 : transfer::checkModel(g, choice, transfer::defaultRecords(measured), co);
+  transfer::ModelCheck check = mrb.rb.foreign || staged
+                                   ? kernelCheck(res, choice)
+                                   : transfer::checkModel(g, choice, transfer::defaultRecords(measured), co);
   res.search_s += sources_s + rt.seconds();
   Json result = transfer::choiceResult(check.chosen);
   result["check"] = transfer::checkJson(check);
@@ -339,8 +359,9 @@ namespace {
 
 void printTransfer(const Json& j) {
   std::cout << j["model"].get<std::string>() << ": transfer-tuned " << j["kernels"].size() << " kernels from the bank "
-            << (j["db"].is_string() ? j["db"].get<std::string>() : std::string("(a throw-away copy: emulated timings)")) << " in " << formatSeconds(j["search_s"].get<double>()) << " ("
-            << j["measured"].get<int64_t>() << " schedules measured, run " << j["run_id"].get<std::string>() << ")\n";
+            << (j["db"].is_string() ? j["db"].get<std::string>() : std::string("(a throw-away copy: emulated timings)"))
+            << " in " << formatSeconds(j["search_s"].get<double>()) << " (" << j["measured"].get<int64_t>()
+            << " schedules measured, run " << j["run_id"].get<std::string>() << ")\n";
   std::cout << "  sources: ";
   for (size_t i = 0; i < j["sources"].size(); ++i) std::cout << (i ? ", " : "") << j["sources"][i].get<std::string>();
   std::cout << (j["source_mode"] == "auto" ? " (auto: the one covering the most untuned time)\n" : "\n");
@@ -349,31 +370,36 @@ void printTransfer(const Json& j) {
   for (const Json& k : j["kernels"]) {
     std::string cls = ellipsize(k["class"].get<std::string>(), 44);
     bool retimed = k.contains("retimed_rounds");
-    double def_ms = retimed ? k["retimed_default_ms"].get<double>() : k["default_ms"].is_null() ? -1 : k["default_ms"].get<double>();
+    double def_ms = retimed                     ? k["retimed_default_ms"].get<double>()
+                    : k["default_ms"].is_null() ? -1
+                                                : k["default_ms"].get<double>();
     std::string def = def_ms < 0 ? "failed" : formatSeconds(def_ms * 1e-3);
-    std::string tr = retimed                         ? formatSeconds(k["retimed_transferred_ms"].get<double>() * 1e-3)
+    std::string tr = retimed                        ? formatSeconds(k["retimed_transferred_ms"].get<double>() * 1e-3)
                      : k.contains("transferred_ms") ? formatSeconds(k["transferred_ms"].get<double>() * 1e-3)
                      : k["candidates"].get<int>()   ? "none worked"
                                                     : "no source";
     std::string gain = retimed ? measure::formatSpeedup(measure::speedupFromJson(k, "retimed_")) : "-";
-    std::string kept = k["kept"] == "transferred" ? k["source"].get<std::string>()
+    std::string kept = k["kept"] == "transferred"  ? k["source"].get<std::string>()
                        : k["improved"].get<bool>() ? "default (the model was not faster)"
                        : retimed && measure::speedupFromJson(k, "retimed_").hi < 1 ? "default (slower side by side)"
-                       : retimed                   ? "default (inside the spread)"
-                                                   : "default";
-    std::cout << strFormat("  %-44s %4d %10s %12s %-35s  %s\n", cls.c_str(), k["occurrences"].get<int>(), def.c_str(), tr.c_str(),
-                           gain.c_str(), kept.c_str());
+                       : retimed                                                   ? "default (inside the spread)"
+                                                                                   : "default";
+    std::cout << strFormat("  %-44s %4d %10s %12s %-35s  %s\n", cls.c_str(), k["occurrences"].get<int>(), def.c_str(),
+                           tr.c_str(), gain.c_str(), kept.c_str());
     if (k.contains("nearest_class") && k["candidates"].get<int>() > 0)
-      std::cout << strFormat("  %-44s %4s   (candidates from the nearest class %s)\n", "", "", k["nearest_class"].get<std::string>().c_str());
+      std::cout << strFormat("  %-44s %4s   (candidates from the nearest class %s)\n", "", "",
+                             k["nearest_class"].get<std::string>().c_str());
   }
   std::cout << refineSummary(j);
   if (j.value("staged", false))
-    std::cout << "  model runs in stages (shapes depend on run-time values): the kernels of one run's stages, side by side\n";
+    std::cout
+        << "  model runs in stages (shapes depend on run-time values): the kernels of one run's stages, side by side\n";
   const Json& c = j["check"];
   double flops = j["flops"], peak = j["peak_gflops"];
   std::cout << "  untuned      " << formatSeconds(c["untuned_ms"].get<double>() * 1e-3) << "  ("
             << throughputText(flops, c["untuned_ms"].get<double>() * 1e-3, peak) << ")\n  transferred  "
-            << formatSeconds(c["chosen_ms"].get<double>() * 1e-3) << "  (" << transfer::checkVerdict(c, j["kernels"].size()) << ")\n";
+            << formatSeconds(c["chosen_ms"].get<double>() * 1e-3) << "  ("
+            << transfer::checkVerdict(c, j["kernels"].size()) << ")\n";
 }
 
 void transferCmd(const TransferArgs& a) {
@@ -391,15 +417,19 @@ void sourcesCmd(const ModelSource& src, const std::string& db, const std::string
   std::vector<transfer::SourceCoverage> cover = transfer::rankSources(kernels, bank, name, baselineOf(src));
   if (json) {
     Json arr = Json::array();
-    for (const auto& c : cover) arr.push_back({{"model", c.model}, {"flops_share", c.flops_share}, {"kernels", c.kernels}});
+    for (const auto& c : cover)
+      arr.push_back({{"model", c.model}, {"flops_share", c.flops_share}, {"kernels", c.kernels}});
     return printJson(Json{{"model", name}, {"db", bank.path()}, {"sources", arr}});
   }
   if (cover.empty()) {
-    std::cout << "the bank " << bank.path() << " holds no schedules of other models for " << name << "'s kernel classes\n";
+    std::cout << "the bank " << bank.path() << " holds no schedules of other models for " << name
+              << "'s kernel classes\n";
     return;
   }
-  std::cout << "sources for " << name << " in " << bank.path() << " (share of its tunable FLOPs whose kernel class they cover):\n";
-  for (const auto& c : cover) std::cout << strFormat("  %-24s %5.1f%%  %3d kernels\n", c.model.c_str(), 100 * c.flops_share, c.kernels);
+  std::cout << "sources for " << name << " in " << bank.path()
+            << " (share of its tunable FLOPs whose kernel class they cover):\n";
+  for (const auto& c : cover)
+    std::cout << strFormat("  %-24s %5.1f%%  %3d kernels\n", c.model.c_str(), 100 * c.flops_share, c.kernels);
 }
 
 }  // namespace
@@ -409,7 +439,8 @@ transfer::Rank parseRank(const std::string& name) { return parseSpelling(kRanks,
 transfer::Adapt parseAdapt(const std::string& name) { return parseSpelling(kAdapts, name, "--adapt"); }
 
 void addTransferCommands(CLI::App& app) {
-  auto* cmd = app.add_subcommand("transfer", "Transfer-tune a model: re-measure the bank's schedules of other models' kernels");
+  auto* cmd =
+      app.add_subcommand("transfer", "Transfer-tune a model: re-measure the bank's schedules of other models' kernels");
   auto a = std::make_shared<TransferArgs>();
   // --rank, --adapt and --sources as spelled, parsed into *a before the command runs.
   struct Spelled {
@@ -418,19 +449,24 @@ void addTransferCommands(CLI::App& app) {
   auto spelled = std::make_shared<Spelled>();
   addSourceOptions(cmd, a->src);
   cmd->add_option("--db", a->db, kBankOptionHelp);
-  cmd->add_option("--from", a->from, "Use only these source models (default: every other model in the bank)")->delimiter(',');
+  cmd->add_option("--from", a->from, "Use only these source models (default: every other model in the bank)")
+      ->delimiter(',');
   cmd->add_option("--top-k", a->top_k, "Measure only the k candidates per kernel ranked best (default: all)");
   cmd->add_option("--rank", spelled->rank,
                   "What ranks the --top-k candidates: model (a cost model trained on the sources' records; default) or "
                   "prior (zero-cost: exact workloads, then the source's own throughput)");
   cmd->add_option("--adapt", spelled->adapt, "Replay schedules verbatim, adapted to the new shapes, or both (default)");
-  cmd->add_option("--sources", spelled->sources,
-                  "pool: candidates of every other model (default); auto: only the model covering the most untuned time");
-  cmd->add_option("--budget", a->budget, "At most this many candidate measurements, heaviest kernels first (default: no limit)");
-  cmd->add_flag("!--no-nearest-classes", a->nearest_classes,
-                "Leave kernels without a same-class source at their default (the paper's protocol); by default they take "
-                "candidates from the nearest class (same operator, another fused epilogue)");
-  cmd->add_flag("--refine", a->refine, "Re-rank each kernel's best candidates inside the compiled model (time counts as search)");
+  cmd->add_option(
+      "--sources", spelled->sources,
+      "pool: candidates of every other model (default); auto: only the model covering the most untuned time");
+  cmd->add_option("--budget", a->budget,
+                  "At most this many candidate measurements, heaviest kernels first (default: no limit)");
+  cmd->add_flag(
+      "!--no-nearest-classes", a->nearest_classes,
+      "Leave kernels without a same-class source at their default (the paper's protocol); by default they take "
+      "candidates from the nearest class (same operator, another fused epilogue)");
+  cmd->add_flag("--refine", a->refine,
+                "Re-rank each kernel's best candidates inside the compiled model (time counts as search)");
   cmd->add_option("--threads", a->threads, "Threads for kernels (default: all cores)");
   cmd->add_flag("--json", a->json, "Print a JSON summary");
   cmd->add_flag("--progress", a->verbose, "Print progress lines also when stderr is not a terminal");

@@ -1,11 +1,11 @@
 // `ttune tune`: Ansor-style auto-scheduling of a model's kernels; every measurement goes to the
 // schedule bank as it happens, so an interrupted run resumes where it stopped.
 #include <CLI/CLI.hpp>
+#include <cmath>
 #include <iostream>
 #include <map>
 #include <optional>
 #include <set>
-#include <cmath>
 
 #include "autotune/tuner.h"
 #include "cli/bank_access.h"
@@ -13,7 +13,6 @@
 #include "cli/commands.h"
 #include "cli/fleet.h"
 #include "cli/interrupt.h"
-#include "executor/latency.h"
 #include "cli/model_loader.h"
 #include "cli/output.h"
 #include "cli/progress.h"
@@ -24,9 +23,6 @@
 #include "measure/builder.h"
 #include "measure/peak.h"
 #include "measure/worker_command.h"
-#include "transfer/compare.h"
-#include "transfer/model_check.h"
-#include "transfer/refine.h"
 #include "models/zoo.h"
 #include "runtime/thread_pool.h"
 #include "store/bank.h"
@@ -34,6 +30,9 @@
 #include "support/strings.h"
 #include "support/temp_dir.h"
 #include "support/timer.h"
+#include "transfer/compare.h"
+#include "transfer/model_check.h"
+#include "transfer/refine.h"
 
 namespace ttune::cli {
 
@@ -51,7 +50,8 @@ std::vector<std::string> tuneViewLines(const autotune::TunerProgress& p, double 
   if (unmeasured == 0 && std::isfinite(p.estimated_latency_s)) {
     est = "est. " + formatSeconds(p.estimated_latency_s);
     if (std::isfinite(p.untuned_latency_s) && p.estimated_latency_s > 0)
-      est += strFormat(" (untuned %s, %.2fx)", formatSeconds(p.untuned_latency_s).c_str(), p.untuned_latency_s / p.estimated_latency_s);
+      est += strFormat(" (untuned %s, %.2fx)", formatSeconds(p.untuned_latency_s).c_str(),
+                       p.untuned_latency_s / p.estimated_latency_s);
   } else {
     est = strFormat("measuring defaults, %d of %zu kernels left", unmeasured, p.tasks.size());
   }
@@ -69,8 +69,8 @@ std::vector<std::string> tuneViewLines(const autotune::TunerProgress& p, double 
     return std::isfinite(t.best_s) ? t.weight * t.best_s : -1.0;  // unmeasured last
   };
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return share(x) > share(y); });
-  out.push_back(strFormat("  %-40s %6s %6s %10s %10s %7s", "kernel (share of est. latency)", "occ", "trials", "default", "best",
-                          "speedup"));
+  out.push_back(strFormat("  %-40s %6s %6s %10s %10s %7s", "kernel (share of est. latency)", "occ", "trials", "default",
+                          "best", "speedup"));
   for (size_t k = 0; k < std::min<size_t>(8, order.size()); ++k) {
     const auto& t = p.tasks[order[k]];
     bool cur = static_cast<int>(order[k]) == p.current_task;
@@ -79,9 +79,10 @@ std::vector<std::string> tuneViewLines(const autotune::TunerProgress& p, double 
       name += strFormat(" (%.1f%%)", 100 * t.weight * t.best_s / p.estimated_latency_s);
     std::string def = std::isfinite(t.default_s) ? formatSeconds(t.default_s) : "-";
     std::string best = std::isfinite(t.best_s) ? formatSeconds(t.best_s) : "-";
-    std::string sp = std::isfinite(t.best_s) && std::isfinite(t.default_s) ? strFormat("%.2fx", t.default_s / t.best_s) : "-";
-    out.push_back(strFormat("%s %-40s %6.0f %6d %10s %10s %7s%s", cur ? ">" : " ", name.c_str(), t.weight, t.trials, def.c_str(),
-                            best.c_str(), sp.c_str(), t.dead ? " done" : ""));
+    std::string sp =
+        std::isfinite(t.best_s) && std::isfinite(t.default_s) ? strFormat("%.2fx", t.default_s / t.best_s) : "-";
+    out.push_back(strFormat("%s %-40s %6.0f %6d %10s %10s %7s%s", cur ? ">" : " ", name.c_str(), t.weight, t.trials,
+                            def.c_str(), best.c_str(), sp.c_str(), t.dead ? " done" : ""));
   }
   if (order.size() > 8) out.push_back(strFormat("  ... %zu more kernels", order.size() - 8));
   return out;
@@ -184,7 +185,8 @@ void preloadTuner(autotune::Tuner& tuner, store::Bank& bank, const TuneArgs& a, 
     seed = read(q);
     if (!a.warm_start_run.empty()) {
       // One run's records (a transfer run's: transfer, then tune from its schedules).
-      if (!bank.run(a.warm_start_run)) fail("--warm-start-run: the bank ", bank.path(), " has no run ", a.warm_start_run);
+      if (!bank.run(a.warm_start_run))
+        fail("--warm-start-run: the bank ", bank.path(), " has no run ", a.warm_start_run);
       q.run_id = a.warm_start_run;
       for (schedule::Record& r : read(q)) seed.push_back(std::move(r));
     }
@@ -252,7 +254,8 @@ Retimed retimePicks(const std::vector<autotune::TuneTaskSpec>& tasks, const std:
     double d = it->second.result.median(), q = d;
     bool keep = false;
     if (store::stepsKey(def) != store::stepsKey(it->second.steps)) {
-      measure::SideBySide m = retimer.compareSideBySide({{t.dag, def}, {t.dag, it->second.steps}}, measure::decided(measure::kernelRounds()));
+      measure::SideBySide m = retimer.compareSideBySide({{t.dag, def}, {t.dag, it->second.steps}},
+                                                        measure::decided(measure::kernelRounds()));
       d = m.median_s[0];
       keep = m.speedup[1].gain();
       // The pick's time as the decision saw it: the default's over the median per-round
@@ -294,17 +297,20 @@ Json tuneModel(const TuneArgs& a) {
   // (The staged stages' sample inputs: run's default --seed, not the search's seed, so `run --db`
   // compiles the stages whose kernels were tuned.)
   std::vector<graph::Kernel> kernels = modelKernels(a.src, code, &g, &staged);
-  if (staged && remote) fail("model ", name, " runs in stages, so its kernels are tuned with measurements here, not by --workers");
+  if (staged && remote)
+    fail("model ", name, " runs in stages, so its kernels are tuned with measurements here, not by --workers");
 
   // Tasks: distinct kernels with a reduction (element-wise kernels keep the default schedule).
   std::vector<autotune::TuneTaskSpec> tasks;
   for (const graph::TunableKernel& t : graph::tunableKernels(kernels))
-    tasks.push_back({t.kernel->workload_key, t.kernel->class_id, t.kernel->class_name, t.kernel->dag, static_cast<double>(t.occurrences)});
+    tasks.push_back({t.kernel->workload_key, t.kernel->class_id, t.kernel->class_name, t.kernel->dag,
+                     static_cast<double>(t.occurrences)});
   if (tasks.empty()) fail("model ", name, " has no kernel to tune");
 
   // Code for another machine is measured by a worker for it (measure/worker_command.h); an
   // emulated worker's run goes to a throw-away bank.
-  ModelRunBank mrb = openModelRunBank(a.db, code, remote ? &*remote : nullptr, false, a.json, name, a.src.spec, kernels);
+  ModelRunBank mrb =
+      openModelRunBank(a.db, code, remote ? &*remote : nullptr, false, a.json, name, a.src.spec, kernels);
   store::Bank& bank = mrb.rb.bank;
   const schedule::TargetInfo& target = mrb.target;
   const std::string isa = schedule::isaName(code.isa);
@@ -345,12 +351,14 @@ Json tuneModel(const TuneArgs& a) {
   rq.run_id = run_id;
   std::vector<schedule::Record> run_recs = bank.records(rq);
   std::vector<schedule::Record> defaults = transfer::defaultRecords(run_recs);
-  if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-timing each kernel's pick side by side with its default...\n";
+  if (!a.json && stderrIsTerminal())
+    std::cerr << "ttune: re-timing each kernel's pick side by side with its default...\n";
   Retimed retimed = retimePicks(tasks, run_recs, defaults, mo, mrb.rb.worker, code, baseline);
   std::vector<schedule::Record>& choice = retimed.choice;
   std::optional<transfer::RefineResult> refined;
   if (a.refine && !mrb.rb.foreign && !staged) {
-    if (!a.json && stderrIsTerminal()) std::cerr << "ttune: re-ranking each kernel's best schedules inside the model...\n";
+    if (!a.json && stderrIsTerminal())
+      std::cerr << "ttune: re-ranking each kernel's best schedules inside the model...\n";
     transfer::RefineOptions ro;
     ro.target = code;
     ro.baseline = baseline;
@@ -360,15 +368,16 @@ Json tuneModel(const TuneArgs& a) {
     refined = transfer::refineInModel(g, cands, ro);
     choice = refined->chosen;
   }
-  if (!a.json && stderrIsTerminal()) std::cerr << "ttune: timing " << name << " with its defaults and with the tuned choice...\n";
+  if (!a.json && stderrIsTerminal())
+    std::cerr << "ttune: timing " << name << " with its defaults and with the tuned choice...\n";
   transfer::ModelCheckOptions co;
   co.target = code;
   co.baseline = baseline;
   // The whole model runs in this process: for another machine's code the kernels' side-by-side
   // re-timing above decides alone (its picks are kept), and the model's figures are the kernels'.
-  transfer::ModelCheck check = mrb.rb.foreign || staged
-                                   ? transfer::kernelLevelCheck(choice, retimed.default_s, retimed.pick_s, retimed.gains)
-                                   : transfer::checkModel(g, choice, defaults, co);
+  transfer::ModelCheck check =
+      mrb.rb.foreign || staged ? transfer::kernelLevelCheck(choice, retimed.default_s, retimed.pick_s, retimed.gains)
+                               : transfer::checkModel(g, choice, defaults, co);
   Json result = transfer::choiceResult(check.chosen);
   result["check"] = transfer::checkJson(check);
   double wall_s = wall.seconds();
@@ -426,26 +435,31 @@ namespace {
 
 void printTune(const Json& j) {
   std::string name = j["model"];
-  double wall_s = j["wall_s"], untuned_s = j["untuned_ms"].get<double>() * 1e-3, tuned_s = j["tuned_ms"].get<double>() * 1e-3;
+  double wall_s = j["wall_s"], untuned_s = j["untuned_ms"].get<double>() * 1e-3,
+         tuned_s = j["tuned_ms"].get<double>() * 1e-3;
   std::cout << name << ": " << j["trials"].get<int64_t>() << " trials over " << j["tasks"].get<int>() << " kernels in "
             << formatSeconds(wall_s) << " (" << strFormat("%.1f", j["trials_per_s"].get<double>()) << " trials/s), run "
             << j["run_id"].get<std::string>() << " in "
-            << (j["db"].is_string() ? j["db"].get<std::string>() : std::string("a throw-away bank (emulated timings)")) << "\n";
-  if (j.value("emulated", false)) std::cout << "  worker   " << j["worker"].get<std::string>() << ": times below are emulated\n";
+            << (j["db"].is_string() ? j["db"].get<std::string>() : std::string("a throw-away bank (emulated timings)"))
+            << "\n";
+  if (j.value("emulated", false))
+    std::cout << "  worker   " << j["worker"].get<std::string>() << ": times below are emulated\n";
   if (j.value("staged", false))
     std::cout << "  model    runs in stages (shapes depend on run-time values): the side-by-side times of "
               << j["kernels_timed"].get<int>() << " of its stages' " << j["tasks"].get<int>() << " tunable kernels\n";
   else if (!j["check"].value("whole_model", true))
-    std::cout << "  model    the side-by-side times of " << j["kernels_timed"].get<int>() << " of " << j["tasks"].get<int>()
-              << " tunable kernels (the whole model runs on " << j["target"].get<std::string>() << " only)\n";
+    std::cout << "  model    the side-by-side times of " << j["kernels_timed"].get<int>() << " of "
+              << j["tasks"].get<int>() << " tunable kernels (the whole model runs on " << j["target"].get<std::string>()
+              << " only)\n";
   std::cout << "  untuned  " << formatSeconds(untuned_s) << "  ("
             << throughputText(j["flops"].get<double>(), untuned_s, j["peak_gflops"].get<double>()) << ")\n  tuned    "
-            << formatSeconds(tuned_s) << "  ("
-            << transfer::checkVerdict(j["check"], j["tasks"].get<size_t>()) << ")\n";
+            << formatSeconds(tuned_s) << "  (" << transfer::checkVerdict(j["check"], j["tasks"].get<size_t>()) << ")\n";
   if (j.contains("kernel_speedup")) {
     double k = j["kernel_speedup"].get<double>();
-    std::cout << strFormat("  kernels  %.2fx faster in isolation (%d kernels faster beyond the spread side by side, "
-                           "occurrence-weighted", k, j["kernels_faster_alone"].get<int>());
+    std::cout << strFormat(
+        "  kernels  %.2fx faster in isolation (%d kernels faster beyond the spread side by side, "
+        "occurrence-weighted",
+        k, j["kernels_faster_alone"].get<int>());
     if (j.contains("kernel_speedup_searched"))
       std::cout << strFormat("; %.2fx as searched", j["kernel_speedup_searched"].get<double>());
     std::cout << ")";
@@ -469,7 +483,8 @@ void tune(const TuneArgs& a) {
 }  // namespace
 
 void addTuneCommand(CLI::App& app) {
-  auto* cmd = app.add_subcommand("tune", "Auto-schedule a model's kernels (Ansor-style search); records go to the bank");
+  auto* cmd =
+      app.add_subcommand("tune", "Auto-schedule a model's kernels (Ansor-style search); records go to the bank");
   auto a = std::make_shared<TuneArgs>();
   // The command refines by default (the run's choice is then what the model runs fastest with);
   // TuneArgs keeps false for callers that want the plain Ansor-style baseline (the experiment).
@@ -486,7 +501,8 @@ void addTuneCommand(CLI::App& app) {
   cmd->add_flag("--new-run", a->new_run, "Start a new run instead of resuming an unfinished one");
   cmd->add_flag("--warm-start", a->warm_start,
                 "Also seed the search with the bank's other records of these kernels (other runs and models)");
-  cmd->add_option("--warm-start-run", a->warm_start_run, "Seed the search with one run's records (e.g. a transfer run's)");
+  cmd->add_option("--warm-start-run", a->warm_start_run,
+                  "Seed the search with one run's records (e.g. a transfer run's)");
   cmd->add_flag("--refine,!--no-refine", a->refine,
                 "Re-rank each kernel's best schedules inside the compiled model at the end, keeping the fastest whole "
                 "model of the isolated picks, the in-model picks and the defaults (default: on)");

@@ -13,7 +13,6 @@
 #include "support/strings.h"
 #include "support/version.h"
 
-
 namespace ttune::cli {
 
 namespace {

@@ -23,8 +23,15 @@ void listWorkers(const std::string& db, bool json) {
   if (json) {
     Json arr = Json::array();
     for (const store::WorkerInfo& w : ws)
-      arr.push_back({{"worker", w.id}, {"target", w.target}, {"cpu", w.cpu}, {"isa", w.isa}, {"cores", w.cores},
-                     {"threads", w.threads}, {"state", w.state}, {"heartbeat_age_s", w.heartbeat_age_s}, {"jobs_done", w.jobs_done},
+      arr.push_back({{"worker", w.id},
+                     {"target", w.target},
+                     {"cpu", w.cpu},
+                     {"isa", w.isa},
+                     {"cores", w.cores},
+                     {"threads", w.threads},
+                     {"state", w.state},
+                     {"heartbeat_age_s", w.heartbeat_age_s},
+                     {"jobs_done", w.jobs_done},
                      {"simulated_latency_ms", w.latency_ms}});
     printJson({{"bank", q->bank()}, {"workers", arr}});
     return;
@@ -34,9 +41,9 @@ void listWorkers(const std::string& db, bool json) {
     return;
   }
   for (const store::WorkerInfo& w : ws) {
-    std::cout << w.id << "  target " << w.target << " (" << w.cpu << ", " << w.isa << ", " << w.cores << " cores, " << w.threads
-              << " threads)  " << w.state << ", last heartbeat " << formatSeconds(w.heartbeat_age_s) << " ago, " << w.jobs_done
-              << " jobs done";
+    std::cout << w.id << "  target " << w.target << " (" << w.cpu << ", " << w.isa << ", " << w.cores << " cores, "
+              << w.threads << " threads)  " << w.state << ", last heartbeat " << formatSeconds(w.heartbeat_age_s)
+              << " ago, " << w.jobs_done << " jobs done";
     if (w.latency_ms > 0) std::cout << ", simulated latency " << w.latency_ms << " ms";
     std::cout << "\n";
   }
@@ -45,7 +52,8 @@ void listWorkers(const std::string& db, bool json) {
 }  // namespace
 
 void addDbWorkersCommand(CLI::App* db) {
-  auto* cmd = db->add_subcommand("workers", "List the measurement workers of a PostgreSQL bank: target, last heartbeat, jobs done");
+  auto* cmd = db->add_subcommand(
+      "workers", "List the measurement workers of a PostgreSQL bank: target, last heartbeat, jobs done");
   auto path = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   cmd->add_option("--db", *path, kBankOptionHelp);
@@ -54,9 +62,10 @@ void addDbWorkersCommand(CLI::App* db) {
 }
 
 void addWorkerCommand(CLI::App& app) {
-  auto* cmd = app.add_subcommand("worker",
-                                 "Measure candidates for tuners on other hosts: take measurement jobs of a target from a PostgreSQL "
-                                 "bank's queue until SIGINT or SIGTERM (docs/fleet.md)");
+  auto* cmd = app.add_subcommand(
+      "worker",
+      "Measure candidates for tuners on other hosts: take measurement jobs of a target from a PostgreSQL "
+      "bank's queue until SIGINT or SIGTERM (docs/fleet.md)");
   auto a = std::make_shared<WorkerArgs>();
   cmd->add_option("--db", a->db, kBankOptionHelp);
   cmd->add_option("--target", a->target, "Label tuners ask for with --workers (default: this host's CPU name)");

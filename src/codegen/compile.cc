@@ -28,7 +28,7 @@ std::unique_ptr<llvm::TargetMachine> makeTargetMachine(int opt_level, const sche
   TT_ASSERT(target, "no LLVM target for " + triple + ": " + err);
   llvm::TargetOptions opts;
   opts.AllowFPOpFusion = llvm::FPOpFusion::Fast;  // multiply-adds become FMAs
-  auto level = opt_level >= 3 ? llvm::CodeGenOptLevel::Aggressive
+  auto level = opt_level >= 3   ? llvm::CodeGenOptLevel::Aggressive
                : opt_level == 2 ? llvm::CodeGenOptLevel::Default
                : opt_level == 1 ? llvm::CodeGenOptLevel::Less
                                 : llvm::CodeGenOptLevel::None;
@@ -47,11 +47,12 @@ void optimize(llvm::Module& m, llvm::TargetMachine* tm, int opt_level) {
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  auto level = opt_level >= 3 ? llvm::OptimizationLevel::O3
+  auto level = opt_level >= 3   ? llvm::OptimizationLevel::O3
                : opt_level == 2 ? llvm::OptimizationLevel::O2
                : opt_level == 1 ? llvm::OptimizationLevel::O1
                                 : llvm::OptimizationLevel::O0;
-  llvm::ModulePassManager mpm = opt_level == 0 ? pb.buildO0DefaultPipeline(level) : pb.buildPerModuleDefaultPipeline(level);
+  llvm::ModulePassManager mpm =
+      opt_level == 0 ? pb.buildO0DefaultPipeline(level) : pb.buildPerModuleDefaultPipeline(level);
   mpm.run(m, mam);
 }
 

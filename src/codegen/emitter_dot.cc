@@ -60,7 +60,9 @@ Emitter::DotUnits Emitter::dotUnits(const std::string& features, int vector_bits
   d.vnni = x86 && ((vector_bits == 512 && hasFeature(features, "avx512vnni")) ||
                    (vector_bits <= 256 && (hasFeature(features, "avxvnni") ||
                                            (hasFeature(features, "avx512vnni") && hasFeature(features, "avx512vl")))));
-  d.pairs = x86 && (vector_bits == 512 ? hasFeature(features, "avx512bw") : vector_bits == 256 ? hasFeature(features, "avx2") : true);
+  d.pairs = x86 && (vector_bits == 512   ? hasFeature(features, "avx512bw")
+                    : vector_bits == 256 ? hasFeature(features, "avx2")
+                                         : true);
   d.arm_dot = hasFeature(features, "dotprod") && hasFeature(features, "neon");
   d.bf16 = x86 && hasFeature(features, "avx512bf16") && (vector_bits == 512 || hasFeature(features, "avx512vl"));
   return d;
@@ -107,7 +109,8 @@ llvm::Value* Emitter::dotOperand(const te::BufferLoad& ld, const te::Var& gvar, 
     for (int i = 0; i < 2 * n; ++i) idx[i] = i;
     return b_.CreateShuffleVector(a, b, idx);
   };
-  llvm::Value* all = group == 2 ? concat(parts[0], parts[1]) : concat(concat(parts[0], parts[1]), concat(parts[2], parts[3]));
+  llvm::Value* all =
+      group == 2 ? concat(parts[0], parts[1]) : concat(concat(parts[0], parts[1]), concat(parts[2], parts[3]));
   llvm::SmallVector<int, 128> order(group * lanes_);
   for (int l = 0; l < lanes_; ++l)
     for (int g = 0; g < group; ++g) order[l * group + g] = g * lanes_ + l;
@@ -176,10 +179,14 @@ bool Emitter::tryEmitDot(const lower::For& f) {
   if (acc_type == te::DType::Float32) {
     if (group != 2 || !units.bf16 || vector_bits_ < 256) return false;
     unit = Unit::Bf16;
-  } else if (group == 4 && units.vnni && x_signed != y_signed) unit = Unit::Vnni;
-  else if (group == 4 && units.arm_dot && x_signed == y_signed && vector_bits_ == 128) unit = Unit::ArmDot;
-  else if (units.pairs) unit = Unit::Pairs;
-  else return false;
+  } else if (group == 4 && units.vnni && x_signed != y_signed)
+    unit = Unit::Vnni;
+  else if (group == 4 && units.arm_dot && x_signed == y_signed && vector_bits_ == 128)
+    unit = Unit::ArmDot;
+  else if (units.pairs)
+    unit = Unit::Pairs;
+  else
+    return false;
   const int g = static_cast<int>(group);
   llvm::Value* a = dotOperand(*x, f.var, g);
   llvm::Value* b = dotOperand(*y, f.var, g);
@@ -202,7 +209,9 @@ bool Emitter::tryEmitDot(const lower::For& f) {
       result = b_.CreateCall(fn, {acc, a, b});
       break;
     }
-    case Unit::Pairs: result = b_.CreateAdd(acc, pairDot(a, x_signed, b, y_signed, g)); break;
+    case Unit::Pairs:
+      result = b_.CreateAdd(acc, pairDot(a, x_signed, b, y_signed, g));
+      break;
     case Unit::Bf16: {
       llvm::Type* pairs = llvm::FixedVectorType::get(b_.getBFloatTy(), static_cast<unsigned>(2 * lanes_));
       llvm::Intrinsic::ID id = vector_bits_ == 512 ? llvm::Intrinsic::x86_avx512bf16_dpbf16ps_512

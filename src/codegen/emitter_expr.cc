@@ -7,8 +7,8 @@
 #include "codegen/emitter.h"
 #include "support/assert.h"
 #include "support/overload.h"
-#include "te/float16.h"
 #include "te/expr_functor.h"
+#include "te/float16.h"
 
 namespace ttune::codegen {
 
@@ -19,19 +19,28 @@ constexpr int64_t kMaxLoadStride = 4;
 
 llvm::Type* Emitter::scalarType(te::DType t) {
   switch (t) {
-    case te::DType::Float32: return b_.getFloatTy();
-    case te::DType::Int32: return b_.getInt32Ty();
-    case te::DType::Int64: return b_.getInt64Ty();
-    case te::DType::Bool: return b_.getInt1Ty();
+    case te::DType::Float32:
+      return b_.getFloatTy();
+    case te::DType::Int32:
+      return b_.getInt32Ty();
+    case te::DType::Int64:
+      return b_.getInt64Ty();
+    case te::DType::Bool:
+      return b_.getInt1Ty();
     case te::DType::Int8:
-    case te::DType::UInt8: return b_.getInt8Ty();
+    case te::DType::UInt8:
+      return b_.getInt8Ty();
     case te::DType::Int16:
     case te::DType::UInt16:
     case te::DType::Float16:  // carried as bits (emitter_types.cc)
-    case te::DType::BFloat16: return b_.getInt16Ty();
-    case te::DType::UInt32: return b_.getInt32Ty();
-    case te::DType::UInt64: return b_.getInt64Ty();
-    case te::DType::Float64: return b_.getDoubleTy();
+    case te::DType::BFloat16:
+      return b_.getInt16Ty();
+    case te::DType::UInt32:
+      return b_.getInt32Ty();
+    case te::DType::UInt64:
+      return b_.getInt64Ty();
+    case te::DType::Float64:
+      return b_.getDoubleTy();
   }
   TT_UNREACHABLE("dtype");
 }
@@ -71,40 +80,43 @@ llvm::Value* Emitter::callIntrinsic(llvm::Intrinsic::ID id, std::vector<llvm::Va
 }
 
 llvm::Value* Emitter::emitExpr(const te::Expr& e) {
-  return std::visit(
-      Overload{
-          [&](const te::IntImm& n) -> llvm::Value* { return llvm::ConstantInt::get(scalarType(e.dtype()), n.value, true); },
-          [&](const te::FloatImm& n) -> llvm::Value* {
-            if (e.dtype() == te::DType::Float16)
-              return b_.getInt16(te::floatToHalf(te::doubleToFloatOdd(n.value)));
-            if (e.dtype() == te::DType::BFloat16)
-              return b_.getInt16(te::floatToBf16(te::doubleToFloatOdd(n.value)));
-            return llvm::ConstantFP::get(scalarType(e.dtype()), n.value);
-          },
-          [&](const te::VarRef& n) -> llvm::Value* {
-            auto it = vars_.find(n.var.get());
-            TT_ASSERT(it != vars_.end(), "codegen: unbound variable " + n.var.name());
-            return it->second;
-          },
-          [&](const te::Binary& n) { return emitBinary(n, e); },
-          [&](const te::Unary& n) -> llvm::Value* {
-            llvm::Value* a = emitExpr(n.a);
-            if (n.op == te::UnOp::Not) return b_.CreateNot(a);
-            if (te::isHalfFloat(e.dtype()))
-              return floatToHalf(emitUnaryFloat(n.op, halfToFloat(a, e.dtype())), e.dtype());
-            if (te::isFloat(e.dtype())) return emitUnaryFloat(n.op, a);
-            if (n.op == te::UnOp::Neg) return b_.CreateNeg(a);
-            if (n.op == te::UnOp::Abs && te::isUnsigned(e.dtype())) return a;
-            if (n.op == te::UnOp::Abs) return callIntrinsic(llvm::Intrinsic::abs, {a, b_.getFalse()});
-            TT_UNREACHABLE(std::string("integer ") + te::unOpName(n.op));
-          },
-          [&](const te::Select& n) { return emitSelect(n); },
-          [&](const te::Cast& n) { return emitCast(n, e.dtype()); },
-          [&](const te::BufferLoad& n) { return emitLoad(n.buffer, n.index); },
-          [&](const te::TensorRead& n) -> llvm::Value* { TT_UNREACHABLE("codegen: unlowered read of " + n.tensor.name()); },
-          [&](const te::Reduce&) -> llvm::Value* { TT_UNREACHABLE("codegen: unlowered reduction"); },
-      },
-      e.node().kind);
+  return std::visit(Overload{
+                        [&](const te::IntImm& n) -> llvm::Value* {
+                          return llvm::ConstantInt::get(scalarType(e.dtype()), n.value, true);
+                        },
+                        [&](const te::FloatImm& n) -> llvm::Value* {
+                          if (e.dtype() == te::DType::Float16)
+                            return b_.getInt16(te::floatToHalf(te::doubleToFloatOdd(n.value)));
+                          if (e.dtype() == te::DType::BFloat16)
+                            return b_.getInt16(te::floatToBf16(te::doubleToFloatOdd(n.value)));
+                          return llvm::ConstantFP::get(scalarType(e.dtype()), n.value);
+                        },
+                        [&](const te::VarRef& n) -> llvm::Value* {
+                          auto it = vars_.find(n.var.get());
+                          TT_ASSERT(it != vars_.end(), "codegen: unbound variable " + n.var.name());
+                          return it->second;
+                        },
+                        [&](const te::Binary& n) { return emitBinary(n, e); },
+                        [&](const te::Unary& n) -> llvm::Value* {
+                          llvm::Value* a = emitExpr(n.a);
+                          if (n.op == te::UnOp::Not) return b_.CreateNot(a);
+                          if (te::isHalfFloat(e.dtype()))
+                            return floatToHalf(emitUnaryFloat(n.op, halfToFloat(a, e.dtype())), e.dtype());
+                          if (te::isFloat(e.dtype())) return emitUnaryFloat(n.op, a);
+                          if (n.op == te::UnOp::Neg) return b_.CreateNeg(a);
+                          if (n.op == te::UnOp::Abs && te::isUnsigned(e.dtype())) return a;
+                          if (n.op == te::UnOp::Abs) return callIntrinsic(llvm::Intrinsic::abs, {a, b_.getFalse()});
+                          TT_UNREACHABLE(std::string("integer ") + te::unOpName(n.op));
+                        },
+                        [&](const te::Select& n) { return emitSelect(n); },
+                        [&](const te::Cast& n) { return emitCast(n, e.dtype()); },
+                        [&](const te::BufferLoad& n) { return emitLoad(n.buffer, n.index); },
+                        [&](const te::TensorRead& n) -> llvm::Value* {
+                          TT_UNREACHABLE("codegen: unlowered read of " + n.tensor.name());
+                        },
+                        [&](const te::Reduce&) -> llvm::Value* { TT_UNREACHABLE("codegen: unlowered reduction"); },
+                    },
+                    e.node().kind);
 }
 
 llvm::Value* Emitter::emitBinary(const te::Binary& n, const te::Expr& e) {
@@ -131,10 +143,14 @@ llvm::Value* Emitter::emitBinaryValues(te::BinOp op, llvm::Value* a, llvm::Value
   // Unsigned types compare, divide and take min/max unsigned; everything else is signed.
   bool uns = te::isUnsigned(t);
   switch (op) {
-    case BinOp::Add: return fl ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
-    case BinOp::Sub: return fl ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
-    case BinOp::Mul: return fl ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
-    case BinOp::Div: return b_.CreateFDiv(a, b);
+    case BinOp::Add:
+      return fl ? b_.CreateFAdd(a, b) : b_.CreateAdd(a, b);
+    case BinOp::Sub:
+      return fl ? b_.CreateFSub(a, b) : b_.CreateSub(a, b);
+    case BinOp::Mul:
+      return fl ? b_.CreateFMul(a, b) : b_.CreateMul(a, b);
+    case BinOp::Div:
+      return b_.CreateFDiv(a, b);
     case BinOp::FloorDiv:
     case BinOp::FloorMod: {
       // Unsigned floor division is plain unsigned division.
@@ -160,8 +176,8 @@ llvm::Value* Emitter::emitBinaryValues(te::BinOp op, llvm::Value* a, llvm::Value
       llvm::Value* q = b_.CreateSDiv(a, b);
       llvm::Value* r = b_.CreateSRem(a, b);
       llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
-      llvm::Value* adjust = b_.CreateAnd(b_.CreateICmpNE(r, zero),
-                                         b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
+      llvm::Value* adjust =
+          b_.CreateAnd(b_.CreateICmpNE(r, zero), b_.CreateICmpNE(b_.CreateICmpSLT(r, zero), b_.CreateICmpSLT(b, zero)));
       if (op == BinOp::FloorDiv) return b_.CreateSub(q, b_.CreateZExt(adjust, a->getType()));
       return b_.CreateSelect(adjust, b_.CreateAdd(r, b), r);
     }
@@ -174,14 +190,22 @@ llvm::Value* Emitter::emitBinaryValues(te::BinOp op, llvm::Value* a, llvm::Value
     case BinOp::Pow:
       if (!fl) return intPow(a, b, uns);
       return callIntrinsic(llvm::Intrinsic::pow, {a, b});
-    case BinOp::Eq: return fl ? b_.CreateFCmpOEQ(a, b) : b_.CreateICmpEQ(a, b);
-    case BinOp::Ne: return fl ? b_.CreateFCmpUNE(a, b) : b_.CreateICmpNE(a, b);
-    case BinOp::Lt: return fl ? b_.CreateFCmpOLT(a, b) : uns ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b);
-    case BinOp::Le: return fl ? b_.CreateFCmpOLE(a, b) : uns ? b_.CreateICmpULE(a, b) : b_.CreateICmpSLE(a, b);
-    case BinOp::Gt: return fl ? b_.CreateFCmpOGT(a, b) : uns ? b_.CreateICmpUGT(a, b) : b_.CreateICmpSGT(a, b);
-    case BinOp::Ge: return fl ? b_.CreateFCmpOGE(a, b) : uns ? b_.CreateICmpUGE(a, b) : b_.CreateICmpSGE(a, b);
-    case BinOp::And: return b_.CreateAnd(a, b);
-    case BinOp::Or: return b_.CreateOr(a, b);
+    case BinOp::Eq:
+      return fl ? b_.CreateFCmpOEQ(a, b) : b_.CreateICmpEQ(a, b);
+    case BinOp::Ne:
+      return fl ? b_.CreateFCmpUNE(a, b) : b_.CreateICmpNE(a, b);
+    case BinOp::Lt:
+      return fl ? b_.CreateFCmpOLT(a, b) : uns ? b_.CreateICmpULT(a, b) : b_.CreateICmpSLT(a, b);
+    case BinOp::Le:
+      return fl ? b_.CreateFCmpOLE(a, b) : uns ? b_.CreateICmpULE(a, b) : b_.CreateICmpSLE(a, b);
+    case BinOp::Gt:
+      return fl ? b_.CreateFCmpOGT(a, b) : uns ? b_.CreateICmpUGT(a, b) : b_.CreateICmpSGT(a, b);
+    case BinOp::Ge:
+      return fl ? b_.CreateFCmpOGE(a, b) : uns ? b_.CreateICmpUGE(a, b) : b_.CreateICmpSGE(a, b);
+    case BinOp::And:
+      return b_.CreateAnd(a, b);
+    case BinOp::Or:
+      return b_.CreateOr(a, b);
   }
   TT_UNREACHABLE("binary op");
 }
@@ -290,8 +314,10 @@ Emitter::LaneUse Emitter::laneUse(const te::Expr& index) const {
   bool lane_var = false, vector_let = false;
   std::function<void(const te::Expr&)> walk = [&](const te::Expr& e) {
     if (const te::VarRef* v = e.as<te::VarRef>()) {
-      if (v->var.get() == vvar_) lane_var = true;
-      else if (auto it = vars_.find(v->var.get()); it != vars_.end() && isVector(it->second)) vector_let = true;
+      if (v->var.get() == vvar_)
+        lane_var = true;
+      else if (auto it = vars_.find(v->var.get()); it != vars_.end() && isVector(it->second))
+        vector_let = true;
       return;
     }
     te::forEachChild(e, walk);
@@ -336,8 +362,10 @@ llvm::Value* Emitter::emitLoad(const te::BufferRef& bref, const te::Expr& index)
   if (coef && *coef == 1) {
     te::VarMap<te::Expr> sub{{vvar_, te::Expr(vbase_)}};
     llvm::Value* p = address(buf, emitExpr(te::substitute(index, sub)));
-    llvm::Instruction* ld = mask ? static_cast<llvm::Instruction*>(b_.CreateMaskedLoad(vt, p, align, mask, llvm::Constant::getNullValue(vt)))
-                                 : b_.CreateAlignedLoad(vt, p, align);
+    llvm::Instruction* ld =
+        mask
+            ? static_cast<llvm::Instruction*>(b_.CreateMaskedLoad(vt, p, align, mask, llvm::Constant::getNullValue(vt)))
+            : b_.CreateAlignedLoad(vt, p, align);
     tagAccess(ld, buf);
     return finish(ld);
   }
@@ -362,7 +390,7 @@ llvm::Value* Emitter::emitLoad(const te::BufferRef& bref, const te::Expr& index)
 }
 
 llvm::Value* Emitter::loadAtOffsets(const te::Buffer* buf, const te::Expr& index, llvm::Value* mask,
-                                   const std::vector<int64_t>& offsets) {
+                                    const std::vector<int64_t>& offsets) {
   auto [lo, hi] = std::minmax_element(offsets.begin(), offsets.end());
   const int64_t first = *lo;
   const int span = static_cast<int>(*hi - first + 1);
@@ -385,7 +413,8 @@ llvm::Value* Emitter::loadAtOffsets(const te::Buffer* buf, const te::Expr& index
   llvm::SmallVector<int, 64> spread(span), pick(lanes_);
   for (int j = 0; j < span; ++j) spread[j] = owner[j] >= 0 ? owner[j] : lanes_;
   for (int l = 0; l < lanes_; ++l) pick[l] = static_cast<int>(offsets[l] - first);
-  llvm::Value* wide_mask = b_.CreateShuffleVector(lane_mask, llvm::Constant::getNullValue(lane_mask->getType()), spread);
+  llvm::Value* wide_mask =
+      b_.CreateShuffleVector(lane_mask, llvm::Constant::getNullValue(lane_mask->getType()), spread);
   llvm::Type* wt = llvm::VectorType::get(st, llvm::ElementCount::getFixed(span));
   auto* ld = b_.CreateMaskedLoad(wt, p, align, wide_mask, llvm::Constant::getNullValue(wt));
   tagAccess(ld, buf);

@@ -54,7 +54,8 @@ void Emitter::emitKernel(const lower::LoweredFunc& f) {
   Allocations(all).visit(f.body);
   llvm::MDBuilder md(ctx_);
   alias_domain_ = md.createAnonymousAliasScopeDomain(f.name);
-  for (const te::Buffer* b : all) scope_[b] = llvm::MDNode::get(ctx_, {md.createAnonymousAliasScope(alias_domain_, b->name)});
+  for (const te::Buffer* b : all)
+    scope_[b] = llvm::MDNode::get(ctx_, {md.createAnonymousAliasScope(alias_domain_, b->name)});
   for (const te::Buffer* b : all) {
     std::vector<llvm::Metadata*> others;
     for (const te::Buffer* o : all)
@@ -85,7 +86,9 @@ void Emitter::emitStmt(const Stmt& s) {
                  [&](const lower::Store& x) { emitStore(x); },
                  [&](const lower::IfThenElse& x) { emitIf(x); },
                  [&](const lower::Allocate& x) { emitAllocate(x); },
-                 [&](const lower::Seq& x) { for (const Stmt& c : x.stmts) emitStmt(c); },
+                 [&](const lower::Seq& x) {
+                   for (const Stmt& c : x.stmts) emitStmt(c);
+                 },
                  [&](const lower::LetStmt& x) {
                    llvm::Value* v = emitExpr(x.value);
                    vars_[x.var.get()] = v;
@@ -161,7 +164,8 @@ void Emitter::emitFor(const lower::For& f) {
   int64_t c;
   bool const_ext = te::isConstInt(f.extent, &c);
   switch (f.kind) {
-    case ForKind::Serial: break;
+    case ForKind::Serial:
+      break;
     case ForKind::Unrolled:
       if (vvar_ == nullptr || !te::usesVar(f.extent, vvar_)) return emitUnrolled(f);
       break;
@@ -372,7 +376,8 @@ void Emitter::emitParallel(const lower::For& f) {
     llvm::Value* x = val->getType()->isIntegerTy(64) ? val : b_.CreateSExt(val, i64);
     b_.CreateStore(x, b_.CreateConstInBoundsGEP1_64(i64, env, k++));
   }
-  for (auto& [buf, val] : bufs) b_.CreateStore(b_.CreatePtrToInt(val, i64), b_.CreateConstInBoundsGEP1_64(i64, env, k++));
+  for (auto& [buf, val] : bufs)
+    b_.CreateStore(b_.CreatePtrToInt(val, i64), b_.CreateConstInBoundsGEP1_64(i64, env, k++));
 
   // The outlined body: void body(ptr env, i64 begin, i64 end).
   auto* type = llvm::FunctionType::get(b_.getVoidTy(), {ptr, i64, i64}, false);

@@ -11,7 +11,8 @@ namespace ttune::codegen {
 
 llvm::Type* Emitter::intLike(llvm::Value* v, unsigned bits) {
   llvm::Type* it = b_.getIntNTy(bits);
-  if (auto* vt = llvm::dyn_cast<llvm::VectorType>(v->getType())) return llvm::VectorType::get(it, vt->getElementCount());
+  if (auto* vt = llvm::dyn_cast<llvm::VectorType>(v->getType()))
+    return llvm::VectorType::get(it, vt->getElementCount());
   return it;
 }
 
@@ -65,7 +66,8 @@ llvm::Value* Emitter::doubleToFloatOdd(llvm::Value* d) {
   llvm::Value* back = b_.CreateFPExt(f, d->getType());
   llvm::Value* u = b_.CreateBitCast(f, i32);
   // Rounded away from zero (including to infinity): one ulp back toward zero.
-  llvm::Value* away = b_.CreateFCmpOGT(callIntrinsic(llvm::Intrinsic::fabs, {back}), callIntrinsic(llvm::Intrinsic::fabs, {d}));
+  llvm::Value* away =
+      b_.CreateFCmpOGT(callIntrinsic(llvm::Intrinsic::fabs, {back}), callIntrinsic(llvm::Intrinsic::fabs, {d}));
   u = b_.CreateSub(u, b_.CreateZExt(away, i32));
   llvm::Value* inexact = b_.CreateFCmpONE(back, d);  // false for NaN
   u = b_.CreateOr(u, b_.CreateZExt(inexact, i32));

@@ -1,7 +1,7 @@
 #include "codegen/jit.h"
 
-#include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
 
@@ -59,7 +59,9 @@ Expected<std::shared_ptr<LoadedKernel>> loadKernel(const ObjectCode& code) {
   // Code for another architecture (an AArch64 target compiled here) must never reach the JIT:
   // the ELF machine field (16 bits at offset 18) says whose code it is.
   auto machine = [](const std::vector<char>& b) {
-    return b.size() > 20 ? static_cast<unsigned>(static_cast<unsigned char>(b[18]) | static_cast<unsigned char>(b[19]) << 8) : 0u;
+    return b.size() > 20
+               ? static_cast<unsigned>(static_cast<unsigned char>(b[18]) | static_cast<unsigned char>(b[19]) << 8)
+               : 0u;
   };
 #if defined(__x86_64__)
   constexpr unsigned kHostMachine = 62;  // EM_X86_64

@@ -21,8 +21,8 @@ class LoadedKernel {
 
  private:
   friend Expected<std::shared_ptr<LoadedKernel>> loadKernel(const ObjectCode& code);
-// Kernel libraries currently in the JIT (diagnostics and tests: a failed load leaves none behind).
-int64_t liveKernelLibraries();
+  // Kernel libraries currently in the JIT (diagnostics and tests: a failed load leaves none behind).
+  int64_t liveKernelLibraries();
   LoadedKernel() = default;
   TtuneKernelFn fn_ = nullptr;
   void* dylib_ = nullptr;

@@ -39,8 +39,9 @@ llvm::Value* Emitter::fastExp(llvm::Value* x) {
   r = b_.CreateFSub(r, b_.CreateFMul(n, constF(t, 1.428606765330187e-06)));
   llvm::Value* p = horner(b_, mod_, r, {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040});
   // 2^n by building the float exponent field.
-  llvm::Type* it = t->isVectorTy() ? llvm::VectorType::get(b_.getInt32Ty(), llvm::cast<llvm::VectorType>(t)->getElementCount())
-                                   : static_cast<llvm::Type*>(b_.getInt32Ty());
+  llvm::Type* it = t->isVectorTy()
+                       ? llvm::VectorType::get(b_.getInt32Ty(), llvm::cast<llvm::VectorType>(t)->getElementCount())
+                       : static_cast<llvm::Type*>(b_.getInt32Ty());
   llvm::Value* ni = b_.CreateFPToSI(n, it);
   llvm::Value* bits = b_.CreateShl(b_.CreateAdd(ni, llvm::ConstantInt::get(it, 127)), llvm::ConstantInt::get(it, 23));
   return b_.CreateFMul(p, b_.CreateBitCast(bits, t));
@@ -50,7 +51,8 @@ llvm::Value* Emitter::fastErf(llvm::Value* x) {
   llvm::Type* t = x->getType();
   llvm::Value* ax = callIntrinsic(llvm::Intrinsic::fabs, {x});
   // Large |x|: Abramowitz & Stegun 7.1.26 (absolute error < 1.5e-7).
-  llvm::Value* tt = b_.CreateFDiv(constF(t, 1.0), b_.CreateFAdd(constF(t, 1.0), b_.CreateFMul(ax, constF(t, 0.3275911))));
+  llvm::Value* tt =
+      b_.CreateFDiv(constF(t, 1.0), b_.CreateFAdd(constF(t, 1.0), b_.CreateFMul(ax, constF(t, 0.3275911))));
   llvm::Value* poly = horner(b_, mod_, tt, {0.0, 0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429});
   llvm::Value* e = fastExp(b_.CreateFNeg(b_.CreateFMul(ax, ax)));
   llvm::Value* big = b_.CreateFSub(constF(t, 1.0), b_.CreateFMul(poly, e));
@@ -77,8 +79,9 @@ llvm::Value* Emitter::fastTanh(llvm::Value* x) {
 
 llvm::Value* Emitter::fastSinCosTan(llvm::Value* x, int which) {
   llvm::Type* t = x->getType();
-  llvm::Type* it = t->isVectorTy() ? llvm::VectorType::get(b_.getInt32Ty(), llvm::cast<llvm::VectorType>(t)->getElementCount())
-                                   : static_cast<llvm::Type*>(b_.getInt32Ty());
+  llvm::Type* it = t->isVectorTy()
+                       ? llvm::VectorType::get(b_.getInt32Ty(), llvm::cast<llvm::VectorType>(t)->getElementCount())
+                       : static_cast<llvm::Type*>(b_.getInt32Ty());
   // x = j*pi/2 + r with |r| <= pi/4; pi/2 split in three parts whose first two have few
   // significant bits, so j*part is exact for |j| < 2^15 or so.
   llvm::Value* j = callIntrinsic(llvm::Intrinsic::roundeven, {b_.CreateFMul(x, constF(t, 0.6366197723675814))});
@@ -87,7 +90,8 @@ llvm::Value* Emitter::fastSinCosTan(llvm::Value* x, int which) {
   r = b_.CreateFSub(r, b_.CreateFMul(j, constF(t, 7.54978995489188216e-8)));
   // The quadrant, from j clamped so that the conversion is defined for inf / NaN inputs (whose
   // r is NaN anyway).
-  llvm::Value* jc = callIntrinsic(llvm::Intrinsic::minnum, {callIntrinsic(llvm::Intrinsic::maxnum, {j, constF(t, -1e7)}), constF(t, 1e7)});
+  llvm::Value* jc = callIntrinsic(llvm::Intrinsic::minnum,
+                                  {callIntrinsic(llvm::Intrinsic::maxnum, {j, constF(t, -1e7)}), constF(t, 1e7)});
   llvm::Value* q = b_.CreateFPToSI(jc, it);
   if (which == 1) q = b_.CreateAdd(q, llvm::ConstantInt::get(it, 1));  // cos x = sin(x + pi/2)
   // Minimax polynomials on [-pi/4, pi/4] (Cephes sinf / cosf).
@@ -174,7 +178,8 @@ llvm::Value* Emitter::emitHyperbolic(te::UnOp op, llvm::Value* x) {
       llvm::Value* u = b_.CreateFDiv(b_.CreateFMul(ax, constF(t, 2.0)), b_.CreateFSub(constF(t, 1.0), ax));
       return callIntrinsic(llvm::Intrinsic::copysign, {b_.CreateFMul(half, log1p(u)), x});
     }
-    default: break;
+    default:
+      break;
   }
   TT_UNREACHABLE(std::string("hyperbolic ") + te::unOpName(op));
 }
@@ -183,44 +188,75 @@ llvm::Value* Emitter::emitUnaryFloat(te::UnOp op, llvm::Value* x) {
   llvm::Type* t = x->getType();
   if (t->getScalarType()->isDoubleTy()) {
     switch (op) {
-      case te::UnOp::Exp: return libmCall("exp", x);
-      case te::UnOp::Log: return libmCall("log", x);
-      case te::UnOp::Tanh: return libmCall("tanh", x);
-      case te::UnOp::Erf: return libmCall("erf", x);
+      case te::UnOp::Exp:
+        return libmCall("exp", x);
+      case te::UnOp::Log:
+        return libmCall("log", x);
+      case te::UnOp::Tanh:
+        return libmCall("tanh", x);
+      case te::UnOp::Erf:
+        return libmCall("erf", x);
       case te::UnOp::Sigmoid:
         return b_.CreateFDiv(constF(t, 1.0), b_.CreateFAdd(constF(t, 1.0), libmCall("exp", b_.CreateFNeg(x))));
-      case te::UnOp::Sin: return libmCall("sin", x);
-      case te::UnOp::Cos: return libmCall("cos", x);
-      case te::UnOp::Tan: return libmCall("tan", x);
-      case te::UnOp::Asin: return libmCall("asin", x);
-      case te::UnOp::Acos: return libmCall("acos", x);
-      case te::UnOp::Atan: return libmCall("atan", x);
-      case te::UnOp::Sinh: return libmCall("sinh", x);
-      case te::UnOp::Cosh: return libmCall("cosh", x);
-      case te::UnOp::Asinh: return libmCall("asinh", x);
-      case te::UnOp::Acosh: return libmCall("acosh", x);
-      case te::UnOp::Atanh: return libmCall("atanh", x);
-      default: break;  // exact operations: the generic code below
+      case te::UnOp::Sin:
+        return libmCall("sin", x);
+      case te::UnOp::Cos:
+        return libmCall("cos", x);
+      case te::UnOp::Tan:
+        return libmCall("tan", x);
+      case te::UnOp::Asin:
+        return libmCall("asin", x);
+      case te::UnOp::Acos:
+        return libmCall("acos", x);
+      case te::UnOp::Atan:
+        return libmCall("atan", x);
+      case te::UnOp::Sinh:
+        return libmCall("sinh", x);
+      case te::UnOp::Cosh:
+        return libmCall("cosh", x);
+      case te::UnOp::Asinh:
+        return libmCall("asinh", x);
+      case te::UnOp::Acosh:
+        return libmCall("acosh", x);
+      case te::UnOp::Atanh:
+        return libmCall("atanh", x);
+      default:
+        break;  // exact operations: the generic code below
     }
   }
   switch (op) {
-    case te::UnOp::Neg: return b_.CreateFNeg(x);
-    case te::UnOp::Abs: return callIntrinsic(llvm::Intrinsic::fabs, {x});
-    case te::UnOp::Exp: return fastExp(x);
-    case te::UnOp::Log: return callIntrinsic(llvm::Intrinsic::log, {x});
-    case te::UnOp::Sqrt: return callIntrinsic(llvm::Intrinsic::sqrt, {x});
-    case te::UnOp::Rsqrt: return b_.CreateFDiv(constF(t, 1.0), callIntrinsic(llvm::Intrinsic::sqrt, {x}));
-    case te::UnOp::Tanh: return fastTanh(x);
-    case te::UnOp::Erf: return fastErf(x);
+    case te::UnOp::Neg:
+      return b_.CreateFNeg(x);
+    case te::UnOp::Abs:
+      return callIntrinsic(llvm::Intrinsic::fabs, {x});
+    case te::UnOp::Exp:
+      return fastExp(x);
+    case te::UnOp::Log:
+      return callIntrinsic(llvm::Intrinsic::log, {x});
+    case te::UnOp::Sqrt:
+      return callIntrinsic(llvm::Intrinsic::sqrt, {x});
+    case te::UnOp::Rsqrt:
+      return b_.CreateFDiv(constF(t, 1.0), callIntrinsic(llvm::Intrinsic::sqrt, {x}));
+    case te::UnOp::Tanh:
+      return fastTanh(x);
+    case te::UnOp::Erf:
+      return fastErf(x);
     case te::UnOp::Sigmoid:
       return b_.CreateFDiv(constF(t, 1.0), b_.CreateFAdd(constF(t, 1.0), fastExp(b_.CreateFNeg(x))));
-    case te::UnOp::Floor: return callIntrinsic(llvm::Intrinsic::floor, {x});
-    case te::UnOp::Ceil: return callIntrinsic(llvm::Intrinsic::ceil, {x});
-    case te::UnOp::Round: return callIntrinsic(llvm::Intrinsic::roundeven, {x});
-    case te::UnOp::Sin: return fastSinCosTan(x, 0);
-    case te::UnOp::Cos: return fastSinCosTan(x, 1);
-    case te::UnOp::Tan: return fastSinCosTan(x, 2);
-    case te::UnOp::Atan: return fastAtan(x);
+    case te::UnOp::Floor:
+      return callIntrinsic(llvm::Intrinsic::floor, {x});
+    case te::UnOp::Ceil:
+      return callIntrinsic(llvm::Intrinsic::ceil, {x});
+    case te::UnOp::Round:
+      return callIntrinsic(llvm::Intrinsic::roundeven, {x});
+    case te::UnOp::Sin:
+      return fastSinCosTan(x, 0);
+    case te::UnOp::Cos:
+      return fastSinCosTan(x, 1);
+    case te::UnOp::Tan:
+      return fastSinCosTan(x, 2);
+    case te::UnOp::Atan:
+      return fastAtan(x);
     case te::UnOp::Asin: {  // atan(x / sqrt((1 - x)(1 + x))): +-pi/2 at +-1, NaN beyond
       llvm::Value* d = b_.CreateFMul(b_.CreateFSub(constF(t, 1.0), x), b_.CreateFAdd(constF(t, 1.0), x));
       return fastAtan(b_.CreateFDiv(x, callIntrinsic(llvm::Intrinsic::sqrt, {d})));
@@ -233,14 +269,17 @@ llvm::Value* Emitter::emitUnaryFloat(te::UnOp op, llvm::Value* x) {
     case te::UnOp::Cosh:
     case te::UnOp::Asinh:
     case te::UnOp::Acosh:
-    case te::UnOp::Atanh: return emitHyperbolic(op, x);
+    case te::UnOp::Atanh:
+      return emitHyperbolic(op, x);
     case te::UnOp::TruncBf16: {
       TT_ASSERT(t->getScalarType()->isFloatTy(), "trunc_bf16 of a non-float32 value");
       llvm::Type* it = intLike(x, 32);
-      llvm::Value* cut = b_.CreateBitCast(b_.CreateAnd(b_.CreateBitCast(x, it), llvm::ConstantInt::get(it, 0xffff0000u)), t);
+      llvm::Value* cut =
+          b_.CreateBitCast(b_.CreateAnd(b_.CreateBitCast(x, it), llvm::ConstantInt::get(it, 0xffff0000u)), t);
       return b_.CreateSelect(b_.CreateFCmpUNO(x, x), x, cut);
     }
-    case te::UnOp::Not: break;
+    case te::UnOp::Not:
+      break;
   }
   TT_UNREACHABLE(std::string("float unary ") + te::unOpName(op));
 }

@@ -4,8 +4,8 @@
 #include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/TargetSelect.h>
-#include <llvm/TargetParser/Triple.h>
 #include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -55,9 +55,12 @@ int64_t parseCacheSize(const std::string& s) {
   int64_t n = 0;
   size_t i = 0;
   while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) n = n * 10 + (s[i++] - '0');
-  if (i < s.size() && (s[i] == 'K' || s[i] == 'k')) n <<= 10;
-  else if (i < s.size() && (s[i] == 'M' || s[i] == 'm')) n <<= 20;
-  else if (i < s.size() && (s[i] == 'G' || s[i] == 'g')) n <<= 30;
+  if (i < s.size() && (s[i] == 'K' || s[i] == 'k'))
+    n <<= 10;
+  else if (i < s.size() && (s[i] == 'M' || s[i] == 'm'))
+    n <<= 20;
+  else if (i < s.size() && (s[i] == 'G' || s[i] == 'g'))
+    n <<= 30;
   return n;
 }
 
@@ -75,9 +78,10 @@ void readCaches(Target& t) {
     if (level == "1") {
       t.l1d_bytes = size, l1 = true;
       if (int ways = std::atoi(readLine(dir + "ways_of_associativity").c_str()); ways > 0) t.l1d_ways = ways;
-    }
-    else if (level == "2") t.l2_bytes = size, l2 = true;
-    else if (level == "3") t.l3_bytes = size, l3 = true;
+    } else if (level == "2")
+      t.l2_bytes = size, l2 = true;
+    else if (level == "3")
+      t.l3_bytes = size, l3 = true;
   }
 #ifdef _SC_LEVEL1_DCACHE_SIZE
   if (!l1 && sysconf(_SC_LEVEL1_DCACHE_SIZE) > 0) {
@@ -106,7 +110,8 @@ const llvm::StringMap<bool>& hostFeatures() {
 }
 
 // The subtarget of (cpu, features) on this machine's architecture, or null for an unknown CPU.
-std::unique_ptr<llvm::MCSubtargetInfo> subtarget(const std::string& triple, const std::string& cpu, const std::string& features) {
+std::unique_ptr<llvm::MCSubtargetInfo> subtarget(const std::string& triple, const std::string& cpu,
+                                                 const std::string& features) {
   initNative();
   std::string err;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, err);
@@ -118,14 +123,13 @@ std::unique_ptr<llvm::MCSubtargetInfo> subtarget(const std::string& triple, cons
   return sti;
 }
 
-bool enabled(const llvm::MCSubtargetInfo& sti, const std::string& feature) {
-  return sti.checkFeatures("+" + feature);
-}
+bool enabled(const llvm::MCSubtargetInfo& sti, const std::string& feature) { return sti.checkFeatures("+" + feature); }
 
 // ISA level, vector width and register file from the features the target enables.
 void classify(Target& t, const llvm::MCSubtargetInfo& sti) {
   bool x86 = llvm::StringRef(t.triple).starts_with("x86_64");
-  if (x86 && enabled(sti, "avx512f") && enabled(sti, "avx512vl") && enabled(sti, "avx512bw") && enabled(sti, "avx512dq"))
+  if (x86 && enabled(sti, "avx512f") && enabled(sti, "avx512vl") && enabled(sti, "avx512bw") &&
+      enabled(sti, "avx512dq"))
     t.isa = Isa::Avx512;
   else if (x86 && enabled(sti, "avx2") && enabled(sti, "fma"))
     t.isa = Isa::Avx2;
@@ -189,9 +193,9 @@ struct ArmPart {
   int l1d_ways, cores;
 };
 constexpr ArmPart kArmParts[] = {
-    {"generic", 32 << 10, 512 << 10, 512 << 10, 4, 4},   {"cortex-a53", 32 << 10, 512 << 10, 512 << 10, 4, 4},
-    {"cortex-a55", 32 << 10, 256 << 10, 1 << 20, 4, 4},  {"cortex-a72", 32 << 10, 1 << 20, 1 << 20, 2, 4},
-    {"cortex-a76", 64 << 10, 512 << 10, 2 << 20, 4, 4},  {"neoverse-n1", 64 << 10, 1 << 20, 32 << 20, 4, 4},
+    {"generic", 32 << 10, 512 << 10, 512 << 10, 4, 4},  {"cortex-a53", 32 << 10, 512 << 10, 512 << 10, 4, 4},
+    {"cortex-a55", 32 << 10, 256 << 10, 1 << 20, 4, 4}, {"cortex-a72", 32 << 10, 1 << 20, 1 << 20, 2, 4},
+    {"cortex-a76", 64 << 10, 512 << 10, 2 << 20, 4, 4}, {"neoverse-n1", 64 << 10, 1 << 20, 32 << 20, 4, 4},
     {"neoverse-v1", 64 << 10, 1 << 20, 32 << 20, 4, 4},
 };
 
@@ -207,7 +211,8 @@ Target aarch64Target(const std::string& name, const std::string& cpu, const llvm
   t.cpu = cpu;
   classify(t, sti);
   std::string f;
-  for (const char* feature : kArmKernelFeatures) f += std::string(f.empty() ? "" : ",") + (enabled(sti, feature) ? "+" : "-") + feature;
+  for (const char* feature : kArmKernelFeatures)
+    f += std::string(f.empty() ? "" : ",") + (enabled(sti, feature) ? "+" : "-") + feature;
   t.features = f;
   const ArmPart* part = &kArmParts[0];
   for (const ArmPart& p : kArmParts)
@@ -244,8 +249,9 @@ Expected<Target> resolveTarget(const std::string& name) {
     if (!host_arm) {
       if (auto arm = subtarget(kAArch64Triple, name, "")) return aarch64Target(name, name, *arm);
     }
-    return Unexpected("unknown target '" + name + "': use host, x86-64-v3 (AVX2), x86-64-v4 (AVX-512), an LLVM CPU name of " +
-                      t.triple + " (e.g. znver3, skylake-avx512, haswell), aarch64 (generic NEON) or an AArch64 CPU name (" +
+    return Unexpected("unknown target '" + name +
+                      "': use host, x86-64-v3 (AVX2), x86-64-v4 (AVX-512), an LLVM CPU name of " + t.triple +
+                      " (e.g. znver3, skylake-avx512, haswell), aarch64 (generic NEON) or an AArch64 CPU name (" +
                       "cortex-a53, cortex-a72, cortex-a76, neoverse-n1, ...)");
   }
   classify(t, *sti);
@@ -265,8 +271,8 @@ namespace {
 // extensions). System features a CPU may lack or a hypervisor may hide (pku, mwaitx, rdpru, ...)
 // never appear in kernels, so they do not make a target unrunnable.
 bool affectsKernels(const std::string& f) {
-  for (const char* p : {"sse", "ssse", "avx", "fma", "f16c", "bmi", "lzcnt", "popcnt", "amx", "evex512", "neon", "sve", "fp16",
-                        "fullfp16", "dotprod", "i8mm", "bf16"})
+  for (const char* p : {"sse", "ssse", "avx", "fma", "f16c", "bmi", "lzcnt", "popcnt", "amx", "evex512", "neon", "sve",
+                        "fp16", "fullfp16", "dotprod", "i8mm", "bf16"})
     if (f.rfind(p, 0) == 0) return true;
   return false;
 }
@@ -294,8 +300,8 @@ Status runnable(const Target& t) {
   std::string list;
   for (size_t i = 0; i < missing.size() && i < 6; ++i) list += (i ? ", " : "") + missing[i];
   if (missing.size() > 6) list += ", ...";
-  return Unexpected("this machine (" + hostTarget().cpu + ") cannot run code for target " + t.name + ": it lacks " + list +
-                    " (compile and inspect it with show-schedule --llvm, or choose --target host)");
+  return Unexpected("this machine (" + hostTarget().cpu + ") cannot run code for target " + t.name + ": it lacks " +
+                    list + " (compile and inspect it with show-schedule --llvm, or choose --target host)");
 }
 
 std::string describe(const Target& t) {
@@ -303,9 +309,9 @@ std::string describe(const Target& t) {
     return b >= (1 << 20) && b % (1 << 20) == 0 ? std::to_string(b >> 20) + " MiB" : std::to_string(b >> 10) + " KiB";
   };
   std::ostringstream os;
-  os << t.cpu << " (" << schedule::isaName(t.isa) << ", " << t.lanes() << " lanes, " << t.vector_registers << " registers; L1d "
-     << kib(t.l1d_bytes) << ", L2 " << kib(t.l2_bytes) << ", L3 " << kib(t.l3_bytes) << (t.caches_measured ? "" : " assumed")
-     << ", " << t.cores << (t.cores == 1 ? " core)" : " cores)");
+  os << t.cpu << " (" << schedule::isaName(t.isa) << ", " << t.lanes() << " lanes, " << t.vector_registers
+     << " registers; L1d " << kib(t.l1d_bytes) << ", L2 " << kib(t.l2_bytes) << ", L3 " << kib(t.l3_bytes)
+     << (t.caches_measured ? "" : " assumed") << ", " << t.cores << (t.cores == 1 ? " core)" : " cores)");
   return os.str();
 }
 

@@ -5,8 +5,8 @@
 // "x86-64-v4" (AVX-512), or any LLVM CPU name of this architecture ("znver3", "skylake-avx512",
 // "haswell", ...); on an x86-64 machine also AArch64 targets: "aarch64" (generic NEON) or an LLVM
 // AArch64 CPU name ("cortex-a53", "cortex-a72", "cortex-a76", "neoverse-n1", ...), whose caches and
-// cores come from a table of common parts (flagged as assumed). Code for any of them can be compiled and inspected here; runnable() says
-// whether this machine can execute it (every instruction-set feature the target enables is
+// cores come from a table of common parts (flagged as assumed). Code for any of them can be compiled and inspected
+// here; runnable() says whether this machine can execute it (every instruction-set feature the target enables is
 // present on the host).
 #pragma once
 

@@ -5,13 +5,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <llvm/TargetParser/Triple.h>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <llvm/TargetParser/Triple.h>
 
 #include "codegen/target.h"
 #include "support/strings.h"
@@ -68,9 +68,10 @@ Status runTool(const std::vector<std::string>& args, const std::string& dir, con
   int rc = posix_spawnp(&pid, argv[0], &fa, nullptr, argv.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
   if (rc != 0)
-    return Unexpected(what + " needs '" + args[0] + "' on this machine, which cannot be run (" + std::strerror(rc) +
-                      "); install a C/C++ toolchain for the target (build-essential; g++-aarch64-linux-gnu for AArch64), or name "
-                      "a compiler with --cc or $CXX / $TTUNE_AARCH64_CXX");
+    return Unexpected(
+        what + " needs '" + args[0] + "' on this machine, which cannot be run (" + std::strerror(rc) +
+        "); install a C/C++ toolchain for the target (build-essential; g++-aarch64-linux-gnu for AArch64), or name "
+        "a compiler with --cc or $CXX / $TTUNE_AARCH64_CXX");
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -83,7 +84,8 @@ Status runTool(const std::vector<std::string>& args, const std::string& dir, con
 
 Expected<ObjectCode> linkSharedObject(const ObjectCode& object, const schedule::Target& t) {
   std::string base = (fs::temp_directory_path() / "ttune-link-XXXXXX").string();
-  if (!mkdtemp(base.data())) return Unexpected(std::string("cannot create a directory to link a kernel in: ") + std::strerror(errno));
+  if (!mkdtemp(base.data()))
+    return Unexpected(std::string("cannot create a directory to link a kernel in: ") + std::strerror(errno));
   struct Cleanup {
     std::string dir;
     ~Cleanup() {

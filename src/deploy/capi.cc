@@ -79,9 +79,10 @@ int fillInfo(const ttune_model* m, int index, bool input, ttune_tensor_info* inf
   if (!info) return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "the tensor info is a null pointer");
   const auto& list = input ? m->image.plan.inputs : m->image.plan.outputs;
   if (index < 0 || index >= static_cast<int>(list.size()))
-    return failWith(TTUNE_ERROR_INVALID_ARGUMENT, std::string(input ? "input" : "output") + " index " + std::to_string(index) +
-                                                      " is out of range: model " + m->image.name + " has " +
-                                                      std::to_string(list.size()) + (input ? " inputs" : " outputs"));
+    return failWith(TTUNE_ERROR_INVALID_ARGUMENT, std::string(input ? "input" : "output") + " index " +
+                                                      std::to_string(index) + " is out of range: model " +
+                                                      m->image.name + " has " + std::to_string(list.size()) +
+                                                      (input ? " inputs" : " outputs"));
   const ttune::runtime::TensorSpec& t = list[index];
   info->name = t.name.c_str();
   info->dtype = static_cast<int32_t>(t.dtype);
@@ -99,11 +100,13 @@ int create(const char* path, int threads, ttune_model** out) {
     return failWith(TTUNE_ERROR_INVALID_ARGUMENT,
                     "the thread count must be 0 (the default) or positive, got " + std::to_string(threads));
   if (ttune_embedded.version != TTUNE_EMBEDDED_VERSION)
-    return failWith(TTUNE_ERROR_CORRUPT, "this library's model tables have version " + std::to_string(ttune_embedded.version) +
-                                             ", its runtime reads version " + std::to_string(TTUNE_EMBEDDED_VERSION));
+    return failWith(TTUNE_ERROR_CORRUPT, "this library's model tables have version " +
+                                             std::to_string(ttune_embedded.version) + ", its runtime reads version " +
+                                             std::to_string(TTUNE_EMBEDDED_VERSION));
   auto m = std::make_unique<ttune_model>();
   std::string error;
-  if (!deploy::parseImage(reinterpret_cast<const char*>(ttune_embedded.image), ttune_embedded.image_bytes, m->image, error))
+  if (!deploy::parseImage(reinterpret_cast<const char*>(ttune_embedded.image), ttune_embedded.image_bytes, m->image,
+                          error))
     return failWith(TTUNE_ERROR_CORRUPT, error);
   if (m->image.plan.num_kernels != ttune_embedded.num_kernels)
     return failWith(TTUNE_ERROR_CORRUPT, "the library's kernel table does not match its execution plan");
@@ -112,23 +115,27 @@ int create(const char* path, int threads, ttune_model** out) {
     std::string list;
     for (size_t i = 0; i < missing.size() && i < 6; ++i) list += (i ? ", " : "") + missing[i];
     if (missing.size() > 6) list += ", ...";
-    return failWith(TTUNE_ERROR_UNSUPPORTED_CPU, "this CPU lacks " + list + ", which the kernels of model " + m->image.name +
-                                                     " were compiled for (" + m->image.target +
+    return failWith(TTUNE_ERROR_UNSUPPORTED_CPU, "this CPU lacks " + list + ", which the kernels of model " +
+                                                     m->image.name + " were compiled for (" + m->image.target +
                                                      "); export it again with a --target this machine has");
   }
   std::string file = path;
   if (isDirectory(path)) file += "/" + m->image.name + ".weights";
   switch (deploy::loadWeightsFile(file, m->image.plan.weight_bytes, m->image.weights_digest, m->weights, error)) {
-    case deploy::LoadStatus::Ok: break;
-    case deploy::LoadStatus::IoError: return failWith(TTUNE_ERROR_IO, error);
-    case deploy::LoadStatus::Corrupt: return failWith(TTUNE_ERROR_CORRUPT, error);
-    case deploy::LoadStatus::OutOfMemory: return failWith(TTUNE_ERROR_OUT_OF_MEMORY, error);
+    case deploy::LoadStatus::Ok:
+      break;
+    case deploy::LoadStatus::IoError:
+      return failWith(TTUNE_ERROR_IO, error);
+    case deploy::LoadStatus::Corrupt:
+      return failWith(TTUNE_ERROR_CORRUPT, error);
+    case deploy::LoadStatus::OutOfMemory:
+      return failWith(TTUNE_ERROR_OUT_OF_MEMORY, error);
   }
   void* ws = nullptr;
   int64_t ws_bytes = std::max<int64_t>(64, m->image.plan.workspace_bytes);
   if (posix_memalign(&ws, 64, static_cast<size_t>(ws_bytes)) != 0)
-    return failWith(TTUNE_ERROR_OUT_OF_MEMORY, "cannot allocate the " + std::to_string(ws_bytes) + "-byte workspace of model " +
-                                                   m->image.name);
+    return failWith(TTUNE_ERROR_OUT_OF_MEMORY,
+                    "cannot allocate the " + std::to_string(ws_bytes) + "-byte workspace of model " + m->image.name);
   m->workspace.reset(static_cast<char*>(ws));
   m->threads = threads > 0 ? threads : runtime::defaultNumThreads();
   g_pool_started = true;
@@ -142,19 +149,25 @@ int run(ttune_model* m, int num_inputs, const void* const* inputs, int num_outpu
   if (!m) return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "the model is a null pointer");
   const runtime::Plan& plan = m->image.plan;
   if (num_inputs != static_cast<int>(plan.inputs.size()))
-    return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "model " + m->image.name + " takes " + std::to_string(plan.inputs.size()) +
-                                                      " inputs, got " + std::to_string(num_inputs));
+    return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "model " + m->image.name + " takes " +
+                                                      std::to_string(plan.inputs.size()) + " inputs, got " +
+                                                      std::to_string(num_inputs));
   if (num_outputs != static_cast<int>(plan.outputs.size()))
-    return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "model " + m->image.name + " has " + std::to_string(plan.outputs.size()) +
-                                                      " outputs, got " + std::to_string(num_outputs) + " output buffers");
-  if (!plan.inputs.empty() && !inputs) return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "the input array is a null pointer");
-  if (!plan.outputs.empty() && !outputs) return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "the output array is a null pointer");
+    return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "model " + m->image.name + " has " +
+                                                      std::to_string(plan.outputs.size()) + " outputs, got " +
+                                                      std::to_string(num_outputs) + " output buffers");
+  if (!plan.inputs.empty() && !inputs)
+    return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "the input array is a null pointer");
+  if (!plan.outputs.empty() && !outputs)
+    return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "the output array is a null pointer");
   for (size_t i = 0; i < plan.inputs.size(); ++i)
     if (!inputs[i])
-      return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "input " + std::to_string(i) + " (" + plan.inputs[i].name + ") is a null pointer");
+      return failWith(TTUNE_ERROR_INVALID_ARGUMENT,
+                      "input " + std::to_string(i) + " (" + plan.inputs[i].name + ") is a null pointer");
   for (size_t i = 0; i < plan.outputs.size(); ++i)
     if (!outputs[i])
-      return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "output " + std::to_string(i) + " (" + plan.outputs[i].name + ") is a null pointer");
+      return failWith(TTUNE_ERROR_INVALID_ARGUMENT,
+                      "output " + std::to_string(i) + " (" + plan.outputs[i].name + ") is a null pointer");
   std::lock_guard<std::mutex> lock(m->run_mu);
   runtime::ThreadPool& pool = runtime::ThreadPool::global();
   if (pool.numThreads() != m->threads) pool.setNumThreads(m->threads);
@@ -226,7 +239,8 @@ int ttune_model_run(ttune_model* model, const void* const* inputs, void* const* 
   });
 }
 
-int ttune_model_run_n(ttune_model* model, int num_inputs, const void* const* inputs, int num_outputs, void* const* outputs) {
+int ttune_model_run_n(ttune_model* model, int num_inputs, const void* const* inputs, int num_outputs,
+                      void* const* outputs) {
   return apiCall([&] { return run(model, num_inputs, inputs, num_outputs, outputs); });
 }
 

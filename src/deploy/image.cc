@@ -6,7 +6,7 @@ namespace ttune::deploy {
 
 namespace {
 constexpr uint32_t kImageMagic = 0x474d4954;  // "TIMG"
-constexpr uint32_t kImageVersion = 2;  // 2: precision
+constexpr uint32_t kImageVersion = 2;         // 2: precision
 }  // namespace
 
 std::string serializeImage(const ModelImage& m) {

@@ -8,22 +8,18 @@ std::string cmakeConfigFile(const PackageInfo& p) {
   const std::string& n = p.name;
   std::string s =
       "# CMake package of the ttune export \"" + n + "\" (" + p.source + ", target " + p.target + "), written by\n" +
-      "# ttune " TTUNE_VERSION ". Use: find_package(" + n + " CONFIG REQUIRED PATHS <this directory>)\n" +
-      "#   " + n + "::" + n + "         the shared library lib" + n + ".so (needs only libc, libm, libpthread)\n" +
+      "# ttune " TTUNE_VERSION ". Use: find_package(" + n + " CONFIG REQUIRED PATHS <this directory>)\n" + "#   " + n +
+      "::" + n + "         the shared library lib" + n + ".so (needs only libc, libm, libpthread)\n" +
       (p.static_archive ? "#   " + n + "::" + n + "_static  the static archive lib" + n + ".a\n" : std::string()) +
       "#   " + n + "_WEIGHTS  the weights file ttune_model_create() takes\n" +
-      "# Both targets carry the directory's headers (" + n + ".h, ttune_model.h).\n" +
-      "get_filename_component(_" + n + "_dir \"${CMAKE_CURRENT_LIST_DIR}\" ABSOLUTE)\n" +
-      "if(NOT TARGET " + n + "::" + n + ")\n" +
-      "  add_library(" + n + "::" + n + " SHARED IMPORTED)\n" +
-      "  set_target_properties(" + n + "::" + n + " PROPERTIES\n" +
-      "    IMPORTED_LOCATION \"${_" + n + "_dir}/lib" + n + ".so\"\n" +
-      "    IMPORTED_SONAME lib" + n + ".so\n" +
+      "# Both targets carry the directory's headers (" + n + ".h, ttune_model.h).\n" + "get_filename_component(_" + n +
+      "_dir \"${CMAKE_CURRENT_LIST_DIR}\" ABSOLUTE)\n" + "if(NOT TARGET " + n + "::" + n + ")\n" + "  add_library(" +
+      n + "::" + n + " SHARED IMPORTED)\n" + "  set_target_properties(" + n + "::" + n + " PROPERTIES\n" +
+      "    IMPORTED_LOCATION \"${_" + n + "_dir}/lib" + n + ".so\"\n" + "    IMPORTED_SONAME lib" + n + ".so\n" +
       "    INTERFACE_INCLUDE_DIRECTORIES \"${_" + n + "_dir}\")\n";
   if (p.static_archive)
-    s += "  add_library(" + n + "::" + n + "_static STATIC IMPORTED)\n" +
-         "  set_target_properties(" + n + "::" + n + "_static PROPERTIES\n" +
-         "    IMPORTED_LOCATION \"${_" + n + "_dir}/lib" + n + ".a\"\n" +
+    s += "  add_library(" + n + "::" + n + "_static STATIC IMPORTED)\n" + "  set_target_properties(" + n + "::" + n +
+         "_static PROPERTIES\n" + "    IMPORTED_LOCATION \"${_" + n + "_dir}/lib" + n + ".a\"\n" +
          "    INTERFACE_INCLUDE_DIRECTORIES \"${_" + n + "_dir}\"\n" +
          "    INTERFACE_LINK_LIBRARIES \"stdc++;m;pthread\")\n";
   s += "endif()\n";

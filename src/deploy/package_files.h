@@ -11,9 +11,9 @@
 namespace ttune::deploy {
 
 struct PackageInfo {
-  std::string name;         // the export's name (a C identifier): libNAME.so, NAME.weights
-  std::string source;       // what was exported, for the description
-  std::string target;       // the target's name, for the description
+  std::string name;    // the export's name (a C identifier): libNAME.so, NAME.weights
+  std::string source;  // what was exported, for the description
+  std::string target;  // the target's name, for the description
   bool static_archive = false;
 };
 

@@ -8,11 +8,11 @@
 
 namespace ttune::deploy {
 
-std::string_view runtimeArchive();   // libttune_rt.a
+std::string_view runtimeArchive();  // libttune_rt.a
 // libttune_rt.a cross-built for AArch64 Linux; empty when ttune was built without the cross
 // toolchain (g++-aarch64-linux-gnu).
 std::string_view runtimeArchiveAArch64();
-std::string_view apiHeader();        // include/ttune/ttune_model.h
-std::string_view embeddedHeader();   // deploy/embedded.h
+std::string_view apiHeader();       // include/ttune/ttune_model.h
+std::string_view embeddedHeader();  // deploy/embedded.h
 
 }  // namespace ttune::deploy

@@ -73,7 +73,8 @@ uint64_t weightsDigest(const std::vector<WeightSpan>& weights) {
   return d.value();
 }
 
-bool writeWeightsFile(const std::string& path, const std::vector<WeightSpan>& weights, uint64_t digest, std::string& error) {
+bool writeWeightsFile(const std::string& path, const std::vector<WeightSpan>& weights, uint64_t digest,
+                      std::string& error) {
   int64_t data_start = align64(static_cast<int64_t>(kHeaderBytes + kEntryBytes * weights.size()));
   std::vector<int64_t> offsets;
   int64_t end = data_start;
@@ -95,7 +96,8 @@ bool writeWeightsFile(const std::string& path, const std::vector<WeightSpan>& we
   Fd f{::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)};
   if (f.fd < 0) return error = "cannot write weights file " + path + ": " + std::strerror(errno), false;
   static const char zeros[64] = {};
-  bool ok = writeFully(f.fd, head.data(), head.size()) && writeFully(f.fd, zeros, static_cast<size_t>(data_start) - head.size());
+  bool ok = writeFully(f.fd, head.data(), head.size()) &&
+            writeFully(f.fd, zeros, static_cast<size_t>(data_start) - head.size());
   for (size_t i = 0; ok && i < weights.size(); ++i) {
     int64_t pad = (i + 1 < weights.size() ? offsets[i + 1] : end) - offsets[i] - weights[i].bytes;
     ok = writeFully(f.fd, static_cast<const char*>(weights[i].data), static_cast<size_t>(weights[i].bytes)) &&
@@ -105,12 +107,13 @@ bool writeWeightsFile(const std::string& path, const std::vector<WeightSpan>& we
   return true;
 }
 
-LoadStatus loadWeightsFile(const std::string& path, const std::vector<int64_t>& expected_bytes, uint64_t expected_digest,
-                           LoadedWeights& out, std::string& error) {
+LoadStatus loadWeightsFile(const std::string& path, const std::vector<int64_t>& expected_bytes,
+                           uint64_t expected_digest, LoadedWeights& out, std::string& error) {
   Fd f{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
   if (f.fd < 0) return error = "cannot open weights file " + path + ": " + std::strerror(errno), LoadStatus::IoError;
   struct stat st;
-  if (::fstat(f.fd, &st) != 0) return error = "cannot read weights file " + path + ": " + std::strerror(errno), LoadStatus::IoError;
+  if (::fstat(f.fd, &st) != 0)
+    return error = "cannot read weights file " + path + ": " + std::strerror(errno), LoadStatus::IoError;
   if (!S_ISREG(st.st_mode)) return error = "weights file " + path + " is not a regular file", LoadStatus::IoError;
   int64_t size = static_cast<int64_t>(st.st_size);
   size_t table = kHeaderBytes + kEntryBytes * expected_bytes.size();
@@ -118,37 +121,44 @@ LoadStatus loadWeightsFile(const std::string& path, const std::vector<int64_t>& 
     return error = "weights file " + path + " is not a ttune weights file (too short)", LoadStatus::Corrupt;
   void* raw = nullptr;
   if (posix_memalign(&raw, 64, static_cast<size_t>(align64(size))) != 0)
-    return error = "cannot allocate " + std::to_string(size) + " bytes for weights file " + path, LoadStatus::OutOfMemory;
+    return error = "cannot allocate " + std::to_string(size) + " bytes for weights file " + path,
+           LoadStatus::OutOfMemory;
   out.data.reset(static_cast<char*>(raw));
   size_t got = 0;
   if (!readFully(f.fd, out.data.get(), static_cast<size_t>(size), got))
     return error = "cannot read weights file " + path + ": " + std::strerror(errno), LoadStatus::IoError;
-  if (got != static_cast<size_t>(size)) return error = "weights file " + path + " changed while it was read", LoadStatus::IoError;
+  if (got != static_cast<size_t>(size))
+    return error = "weights file " + path + " changed while it was read", LoadStatus::IoError;
 
   const char* p = out.data.get();
-  if (std::memcmp(p, kMagic, 8) != 0) return error = "weights file " + path + " is not a ttune weights file", LoadStatus::Corrupt;
+  if (std::memcmp(p, kMagic, 8) != 0)
+    return error = "weights file " + path + " is not a ttune weights file", LoadStatus::Corrupt;
   runtime::ByteReader r(p + 8, p + size);
   uint32_t version = r.u32();
   uint32_t count = r.u32();
   uint64_t digest = r.u64();
   int64_t file_bytes = r.i64();
   if (version != kFormatVersion)
-    return error = "weights file " + path + " has format version " + std::to_string(version) + ", this library reads version " +
-                   std::to_string(kFormatVersion),
+    return error = "weights file " + path + " has format version " + std::to_string(version) +
+                   ", this library reads version " + std::to_string(kFormatVersion),
            LoadStatus::Corrupt;
   if (count != expected_bytes.size() || digest != expected_digest)
-    return error = "weights file " + path + " belongs to another export (it does not match this library's weights; use the file exported with it)",
+    return error =
+               "weights file " + path +
+               " belongs to another export (it does not match this library's weights; use the file exported with it)",
            LoadStatus::Corrupt;
   if (file_bytes != size || size < static_cast<int64_t>(table))
-    return error = "weights file " + path + " is truncated or padded (" + std::to_string(size) + " bytes, its header says " +
-                   std::to_string(file_bytes) + ")",
+    return error = "weights file " + path + " is truncated or padded (" + std::to_string(size) +
+                   " bytes, its header says " + std::to_string(file_bytes) + ")",
            LoadStatus::Corrupt;
   out.ptrs.clear();
   WeightsDigest d;
   for (size_t i = 0; i < count; ++i) {
     int64_t offset = r.i64(), bytes = r.i64();
-    if (!r.ok() || offset % 64 != 0 || bytes != expected_bytes[i] || offset < static_cast<int64_t>(table) || offset > size - bytes)
-      return error = "weights file " + path + " is corrupt (entry " + std::to_string(i) + " is out of range)", LoadStatus::Corrupt;
+    if (!r.ok() || offset % 64 != 0 || bytes != expected_bytes[i] || offset < static_cast<int64_t>(table) ||
+        offset > size - bytes)
+      return error = "weights file " + path + " is corrupt (entry " + std::to_string(i) + " is out of range)",
+             LoadStatus::Corrupt;
     out.ptrs.push_back(out.data.get() + offset);
     d.add(out.ptrs.back(), static_cast<size_t>(bytes));
   }

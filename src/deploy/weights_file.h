@@ -32,18 +32,19 @@ struct WeightSpan {
 uint64_t weightsDigest(const std::vector<WeightSpan>& weights);
 
 // Writes the file; false with one sentence naming the file on failure.
-bool writeWeightsFile(const std::string& path, const std::vector<WeightSpan>& weights, uint64_t digest, std::string& error);
+bool writeWeightsFile(const std::string& path, const std::vector<WeightSpan>& weights, uint64_t digest,
+                      std::string& error);
 
 enum class LoadStatus { Ok, IoError, Corrupt, OutOfMemory };
 
 struct LoadedWeights {
   std::unique_ptr<char, void (*)(void*)> data{nullptr, &std::free};  // the whole file, 64-byte aligned
-  std::vector<void*> ptrs;                                            // one per weight, 64-byte aligned
+  std::vector<void*> ptrs;                                           // one per weight, 64-byte aligned
 };
 
 // Reads and checks the file against what the plan needs (`expected_bytes` per weight) and the
 // digest the library holds; on failure, one sentence naming the file and what is wrong.
-LoadStatus loadWeightsFile(const std::string& path, const std::vector<int64_t>& expected_bytes, uint64_t expected_digest,
-                           LoadedWeights& out, std::string& error);
+LoadStatus loadWeightsFile(const std::string& path, const std::vector<int64_t>& expected_bytes,
+                           uint64_t expected_digest, LoadedWeights& out, std::string& error);
 
 }  // namespace ttune::deploy

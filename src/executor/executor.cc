@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstring>
 #include <cmath>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -13,6 +13,7 @@
 #include "measure/builder.h"
 #include "measure/measurer.h"
 #include "runtime/thread_pool.h"
+#include "schedule/names.h"
 #include "support/assert.h"
 #include "support/error.h"
 #include "support/hash.h"
@@ -21,7 +22,6 @@
 #include "support/timer.h"
 #include "te/dtype_io.h"
 #include "te/evaluator.h"
-#include "schedule/names.h"
 
 namespace ttune::executor {
 
@@ -81,7 +81,8 @@ class KernelCache {
 
 std::shared_ptr<KernelCache> makeKernelCache() { return std::make_shared<KernelCache>(); }
 
-std::string kernelCacheKey(const std::string& workload_key, const std::vector<schedule::Step>& steps, const schedule::Target& target) {
+std::string kernelCacheKey(const std::string& workload_key, const std::vector<schedule::Step>& steps,
+                           const schedule::Target& target) {
   std::string key = workload_key + "|" + schedule::isaName(target.isa) + "|" + target.cpu + "|" + target.features + "|";
   for (const schedule::Step& s : steps) key += schedule::stepToJson(s).dump();
   return key;
@@ -108,8 +109,8 @@ struct CompiledModel::Impl {
   std::vector<Compiled> compiled;      // distinct kernels
   std::vector<KernelStats> stats;
   runtime::Plan plan;
-  std::vector<int> call_instance;                // plan call -> instance
-  std::vector<std::optional<BufferRef>> where;   // value -> its buffer (constants: their own data)
+  std::vector<int> call_instance;               // plan call -> instance
+  std::vector<std::optional<BufferRef>> where;  // value -> its buffer (constants: their own data)
   std::vector<runtime::NDArray> weights;
   // Bound when the kernels are loaded.
   std::vector<TtuneKernelFn> fns;
@@ -165,7 +166,8 @@ void CompiledModel::Impl::build(const graph::Graph& g, const ModelOptions& optio
   for (size_t i = 0; i < kernels.size(); ++i) {
     const graph::Kernel& k = kernels[i];
     flops += k.dag->flops();
-    if (k.alias_only && std::find(graph.outputs().begin(), graph.outputs().end(), k.outputs[0]) == graph.outputs().end())
+    if (k.alias_only &&
+        std::find(graph.outputs().begin(), graph.outputs().end(), k.outputs[0]) == graph.outputs().end())
       continue;
     auto it = by_key.find(k.workload_key);
     if (it == by_key.end()) {
@@ -188,7 +190,8 @@ void CompiledModel::Impl::build(const graph::Graph& g, const ModelOptions& optio
 }
 
 // Compiles the distinct workloads in parallel.
-void CompiledModel::Impl::compileKernels(const ModelOptions& options, const std::vector<int>& first_instance, bool load) {
+void CompiledModel::Impl::compileKernels(const ModelOptions& options, const std::vector<int>& first_instance,
+                                         bool load) {
   compiled.resize(first_instance.size());
   std::shared_ptr<KernelCache> cache = load ? options.cache : nullptr;  // cached kernels are loaded ones
   std::atomic<size_t> next{0};
@@ -201,7 +204,8 @@ void CompiledModel::Impl::compileKernels(const ModelOptions& options, const std:
       Timer t;
       std::optional<std::vector<schedule::Step>> provided = options.schedules ? options.schedules(k) : std::nullopt;
       // Builds (or finds in the cache) one schedule of the kernel.
-      auto buildSchedule = [&](const std::vector<schedule::Step>& steps, measure::BuildResult& b) -> std::optional<Compiled> {
+      auto buildSchedule = [&](const std::vector<schedule::Step>& steps,
+                               measure::BuildResult& b) -> std::optional<Compiled> {
         const std::string key = kernelCacheKey(k.workload_key, steps, options.target);
         if (cache)
           if (auto hit = cache->find(key)) {
@@ -238,7 +242,8 @@ void CompiledModel::Impl::compileKernels(const ModelOptions& options, const std:
       st.compile_s = t.seconds();
       if (!c) {
         std::lock_guard<std::mutex> lock(err_mu);
-        if (first_error.empty()) first_error = "kernel " + k.class_name + " (" + k.workload_key + ") does not compile: " + b.message;
+        if (first_error.empty())
+          first_error = "kernel " + k.class_name + " (" + k.workload_key + ") does not compile: " + b.message;
         continue;
       }
       compiled[w] = std::move(*c);
@@ -284,13 +289,15 @@ void CompiledModel::Impl::makePlan(const ModelOptions& options) {
 
   // Inputs, and the outputs a kernel writes.
   where.assign(values.size(), std::nullopt);
-  for (size_t i = 0; i < graph.inputs().size(); ++i) where[graph.inputs()[i]] = BufferRef{BufferKind::Input, static_cast<uint32_t>(i), 0};
+  for (size_t i = 0; i < graph.inputs().size(); ++i)
+    where[graph.inputs()[i]] = BufferRef{BufferKind::Input, static_cast<uint32_t>(i), 0};
   std::vector<bool> is_instance_alias(kernels.size());
   std::map<std::string, int> distinct;
   for (size_t w = 0; w < stats.size(); ++w) distinct[stats[w].workload_key] = static_cast<int>(w);
   for (size_t i = 0; i < kernels.size(); ++i) {
     const graph::Kernel& k = kernels[i];
-    is_instance_alias[i] = k.alias_only && std::find(graph.outputs().begin(), graph.outputs().end(), k.outputs[0]) == graph.outputs().end();
+    is_instance_alias[i] = k.alias_only && std::find(graph.outputs().begin(), graph.outputs().end(), k.outputs[0]) ==
+                                               graph.outputs().end();
     if (is_instance_alias[i]) continue;
     for (int v : k.outputs)
       for (size_t o = 0; o < graph.outputs().size(); ++o)
@@ -362,7 +369,8 @@ void CompiledModel::Impl::makePlan(const ModelOptions& options) {
       std::optional<BufferRef> a;
       for (size_t p = 0; p < k.dag->inputs().size() && !a; ++p) {
         const std::string& pn = k.dag->inputs()[p].name();
-        if (n == pn) a = ref(k.inputs[p]);
+        if (n == pn)
+          a = ref(k.inputs[p]);
         else if (n == schedule::names::packedWeight(pn)) {
           const graph::Value& v = graph.value(k.inputs[p]);
           TT_ASSERT(v.isConstant(), "a packed weight that is not a constant");
@@ -370,8 +378,12 @@ void CompiledModel::Impl::makePlan(const ModelOptions& options) {
             if (lay.packed == n) {
               std::string key = std::to_string(k.inputs[p]) + "|" + layoutKey(lay);
               auto it = weight_of.find(key);
-              if (it != weight_of.end()) a = BufferRef{BufferKind::Weight, it->second, 0};
-              else a = weight(options.cache ? options.cache->packed(*v.constant, lay) : measure::packWeight(lay, *v.constant), key);
+              if (it != weight_of.end())
+                a = BufferRef{BufferKind::Weight, it->second, 0};
+              else
+                a = weight(
+                    options.cache ? options.cache->packed(*v.constant, lay) : measure::packWeight(lay, *v.constant),
+                    key);
             }
         }
       }
@@ -388,7 +400,8 @@ void CompiledModel::Impl::makePlan(const ModelOptions& options) {
   for (size_t o = 0; o < graph.outputs().size(); ++o) {
     int v = graph.outputs()[o];
     BufferRef src = ref(v);
-    if (!(src == BufferRef{BufferKind::Output, static_cast<uint32_t>(o), 0})) plan.copies.push_back({static_cast<uint32_t>(o), src});
+    if (!(src == BufferRef{BufferKind::Output, static_cast<uint32_t>(o), 0}))
+      plan.copies.push_back({static_cast<uint32_t>(o), src});
   }
   std::string bad = runtime::validatePlan(plan);
   TT_ASSERT(bad.empty(), "the executor built an invalid plan: " + bad);
@@ -412,13 +425,18 @@ ModelArtifacts compileArtifacts(const graph::Graph& graph, const ModelOptions& o
   return m.artifacts();
 }
 
-runtime::PlanBindings CompiledModel::Impl::bind(const std::vector<const void*>& inputs, const std::vector<void*>& outputs) {
-  TT_CHECK_ARG(inputs.size() == plan.inputs.size(), "the model takes ", plan.inputs.size(), " inputs, got ", inputs.size());
+runtime::PlanBindings CompiledModel::Impl::bind(const std::vector<const void*>& inputs,
+                                                const std::vector<void*>& outputs) {
+  TT_CHECK_ARG(inputs.size() == plan.inputs.size(), "the model takes ", plan.inputs.size(), " inputs, got ",
+               inputs.size());
   TT_CHECK_ARG(outputs.size() == plan.outputs.size(), "the model has ", plan.outputs.size(), " outputs, got ",
                outputs.size(), " output buffers");
-  for (size_t i = 0; i < inputs.size(); ++i) TT_CHECK_ARG(inputs[i], "input ", plan.inputs[i].name, " is a null pointer");
-  for (size_t i = 0; i < outputs.size(); ++i) TT_CHECK_ARG(outputs[i], "output ", plan.outputs[i].name, " is a null pointer");
-  return runtime::PlanBindings{fns.data(), weight_ptrs.data(), static_cast<char*>(workspace.data()), inputs.data(), outputs.data()};
+  for (size_t i = 0; i < inputs.size(); ++i)
+    TT_CHECK_ARG(inputs[i], "input ", plan.inputs[i].name, " is a null pointer");
+  for (size_t i = 0; i < outputs.size(); ++i)
+    TT_CHECK_ARG(outputs[i], "output ", plan.outputs[i].name, " is a null pointer");
+  return runtime::PlanBindings{fns.data(), weight_ptrs.data(), static_cast<char*>(workspace.data()), inputs.data(),
+                               outputs.data()};
 }
 
 std::vector<runtime::NDArray> CompiledModel::Impl::allocateOutputs(const std::vector<runtime::NDArray>& inputs,
@@ -429,8 +447,8 @@ std::vector<runtime::NDArray> CompiledModel::Impl::allocateOutputs(const std::ve
   for (size_t i = 0; i < ins.size(); ++i) {
     const graph::Value& v = graph.value(ins[i]);
     TT_CHECK_ARG(inputs[i].shape() == v.shape && inputs[i].dtype() == v.dtype, "input ", v.name, " must be ",
-                 te::dtypeName(v.dtype), " ", te::shapeToString(v.shape), ", got ", te::dtypeName(inputs[i].dtype()), " ",
-                 te::shapeToString(inputs[i].shape()));
+                 te::dtypeName(v.dtype), " ", te::shapeToString(v.shape), ", got ", te::dtypeName(inputs[i].dtype()),
+                 " ", te::shapeToString(inputs[i].shape()));
     in_ptrs.push_back(inputs[i].data());
   }
   std::vector<runtime::NDArray> out;
@@ -477,8 +495,8 @@ namespace {
 double elementAt(const void* data, te::DType t, int64_t i) { return te::loadDouble(data, t, i); }
 }  // namespace
 
-std::vector<runtime::NDArray> CompiledModel::runChecked(const std::vector<runtime::NDArray>& inputs, CheckReport* report,
-                                                        const CheckOptions& opt) {
+std::vector<runtime::NDArray> CompiledModel::runChecked(const std::vector<runtime::NDArray>& inputs,
+                                                        CheckReport* report, const CheckOptions& opt) {
   Impl& im = *impl_;
   std::vector<const void*> in;
   std::vector<void*> out;
@@ -581,8 +599,10 @@ std::vector<runtime::NDArray> randomInputs(const graph::Graph& g, uint64_t seed,
   for (size_t i = 0; i < g.inputs().size(); ++i) {
     const graph::Value& v = g.value(g.inputs()[i]);
     runtime::NDArray a = runtime::NDArray::empty(v.shape, v.dtype);
-    if (te::isFloat(v.dtype)) a.fillRandom(seed * 131 + i, -1.0, 1.0);
-    else a.fillRandom(seed * 131 + i, 0, static_cast<double>(int_hi));
+    if (te::isFloat(v.dtype))
+      a.fillRandom(seed * 131 + i, -1.0, 1.0);
+    else
+      a.fillRandom(seed * 131 + i, 0, static_cast<double>(int_hi));
     out.push_back(a);
   }
   return out;

@@ -22,11 +22,11 @@
 
 #include "codegen/codegen.h"
 #include "codegen/target.h"
-#include "schedule/default_schedule.h"
 #include "graph/fusion.h"
 #include "measure/builder.h"
 #include "runtime/ndarray.h"
 #include "runtime/plan.h"
+#include "schedule/default_schedule.h"
 #include "schedule/record.h"
 #include "schedule/step.h"
 
@@ -46,13 +46,14 @@ std::shared_ptr<KernelCache> makeKernelCache();
 // added to a cache (addBuilt), so that the models compiled with it load it instead of compiling
 // the kernel again: a transfer hands the code it measured to its whole-model check. False when
 // the code does not load here (another architecture's, a shared object).
-std::string kernelCacheKey(const std::string& workload_key, const std::vector<schedule::Step>& steps, const schedule::Target& target);
+std::string kernelCacheKey(const std::string& workload_key, const std::vector<schedule::Step>& steps,
+                           const schedule::Target& target);
 std::string kernelEntry(const std::string& cache_key);
 bool addBuilt(KernelCache& cache, const std::string& cache_key, const measure::BuildResult& built);
 
 struct ModelOptions {
   ScheduleProvider schedules;
-  int compile_threads = 0;  // 0: one per core
+  int compile_threads = 0;                          // 0: one per core
   schedule::Target target = codegen::hostTarget();  // must be runnable here (compile() checks)
   std::shared_ptr<KernelCache> cache;               // optional
   // The default schedules of kernels the provider does not schedule (schedule/default_schedule.h).
@@ -66,7 +67,7 @@ struct KernelStats {
   double flops = 0;  // one occurrence
   double compile_s = 0;
   std::vector<te::OpTag> op_tags;  // of the kernel's compute ops, producers first
-  bool cached = false;  // taken from the model's KernelCache, not compiled for this model
+  bool cached = false;             // taken from the model's KernelCache, not compiled for this model
 };
 
 // How runChecked compares kernels with the reference evaluator. A kernel whose outputs each have
@@ -96,8 +97,8 @@ struct ModelArtifacts {
   schedule::Target target;
   std::vector<codegen::ObjectCode> kernels;  // distinct kernels in plan numbering; distinct entry symbols
   runtime::Plan plan;
-  std::vector<runtime::NDArray> weights;     // plan numbering: constants and packed weights
-  std::vector<KernelStats> stats;            // per distinct kernel
+  std::vector<runtime::NDArray> weights;  // plan numbering: constants and packed weights
+  std::vector<KernelStats> stats;         // per distinct kernel
 };
 
 class CompiledModel {

@@ -58,7 +58,8 @@ ModelTimings timeCompiled(std::vector<CompiledModel>& models, const std::vector<
       ratios[i].push_back(round_median[0] / round_median[i]);
       out.speedup.push_back(measure::speedupOf(ratios[i], protocol.confidence));
     }
-    if (measure::roundsDone(std::vector<measure::Speedup>(out.speedup.begin() + 1, out.speedup.end()), r + 1, protocol)) break;
+    if (measure::roundsDone(std::vector<measure::Speedup>(out.speedup.begin() + 1, out.speedup.end()), r + 1, protocol))
+      break;
   }
   for (size_t i = 0; i < models.size(); ++i) {
     out.median_s.push_back(measure::median(times[i]));
@@ -67,8 +68,8 @@ ModelTimings timeCompiled(std::vector<CompiledModel>& models, const std::vector<
   return out;
 }
 
-ModelTimings timeModels(const graph::Graph& g, std::vector<ModelOptions> configs, const measure::RoundsProtocol& protocol,
-                        const Interleave& how) {
+ModelTimings timeModels(const graph::Graph& g, std::vector<ModelOptions> configs,
+                        const measure::RoundsProtocol& protocol, const Interleave& how) {
   std::shared_ptr<KernelCache> cache = makeKernelCache();
   std::vector<CompiledModel> models;
   for (ModelOptions& c : configs) {

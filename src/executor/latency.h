@@ -41,9 +41,9 @@ struct Interleave {
 inline constexpr double kSingleRunFromS = 1.0;
 
 struct ModelTimings {
-  std::vector<double> median_s;            // per configuration, over all its runs
-  std::vector<measure::Speedup> speedup;   // per configuration, over the first (the first's: 1)
-  std::vector<int> timed_runs;             // per configuration, over all rounds (warm-ups not counted)
+  std::vector<double> median_s;           // per configuration, over all its runs
+  std::vector<measure::Speedup> speedup;  // per configuration, over the first (the first's: 1)
+  std::vector<int> timed_runs;            // per configuration, over all rounds (warm-ups not counted)
 };
 
 // Compiles each configuration (sharing compiled kernels) and times them interleaved.

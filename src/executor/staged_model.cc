@@ -74,8 +74,8 @@ struct StagedModel::Impl {
 
   static std::string constantKey(const std::string& n, const runtime::NDArray& a) {
     return "=" + n + ":" + te::dtypeName(a.dtype()) + te::shapeToString(a.shape()) + ":" +
-           std::to_string(std::hash<std::string_view>{}(
-               std::string_view(static_cast<const char*>(a.data()), bytesOf(a))));
+           std::to_string(
+               std::hash<std::string_view>{}(std::string_view(static_cast<const char*>(a.data()), bytesOf(a))));
   }
 
   static std::string key(const frontend::StageRequest& r, const RequestKeys& keys) {
@@ -142,7 +142,8 @@ StagedModel::StagedModel(const onnx::ModelProto& proto, const std::string& base_
   std::set<std::string> init;
   for (const auto& t : impl_->proto.graph().initializer()) init.insert(t.name());
   for (const auto& vi : impl_->proto.graph().input())
-    if (!init.count(vi.name()) && !impl_->options.constant_inputs.count(vi.name())) impl_->input_names.push_back(vi.name());
+    if (!init.count(vi.name()) && !impl_->options.constant_inputs.count(vi.name()))
+      impl_->input_names.push_back(vi.name());
 }
 
 StagedModel::~StagedModel() = default;
@@ -155,9 +156,12 @@ std::vector<runtime::NDArray> StagedModel::sampleInputs(uint64_t seed) const {
 const std::vector<std::string>& StagedModel::inputNames() const { return impl_->input_names; }
 const StagedStats& StagedModel::stats() const { return impl_->stats; }
 
-std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArray>& inputs) { return run(inputs, nullptr); }
+std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArray>& inputs) {
+  return run(inputs, nullptr);
+}
 
-std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArray>& inputs, const StageRunner& stage_run) {
+std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArray>& inputs,
+                                               const StageRunner& stage_run) {
   Impl& m = *impl_;
   if (inputs.size() != m.input_names.size())
     fail("the model takes ", m.input_names.size(), " inputs, but ", inputs.size(), " were given");
@@ -215,8 +219,10 @@ std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArra
       // A node inside the selected branch needs a run-time value: run the branch staged.
       const std::string& cn = stop.input(0);
       const runtime::NDArray* c = nullptr;
-      if (auto k = req.constants.find(cn); k != req.constants.end()) c = &k->second;
-      else if (auto v = values.find(cn); v != values.end()) c = &v->second;
+      if (auto k = req.constants.find(cn); k != req.constants.end())
+        c = &k->second;
+      else if (auto v = values.find(cn); v != values.end())
+        c = &v->second;
       TT_ASSERT(c && c->numElements() == 1, "an If stopped inside before its condition was known");
       bool cond = te::loadDouble(c->data(), c->dtype(), 0) != 0;
       frontend::BranchModel b = frontend::ifBranchModel(m.proto, s.import.stop_node, cond, values, req.constants);
@@ -236,8 +242,10 @@ std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArra
     } else if (onHost(stop, needed)) {
       std::map<std::string, runtime::NDArray> known;  // the node's inputs
       for (const std::string& n : stop.input()) {
-        if (auto c = req.constants.find(n); c != req.constants.end()) known.emplace(n, c->second);
-        else if (auto v = values.find(n); v != values.end()) known.emplace(n, v->second);
+        if (auto c = req.constants.find(n); c != req.constants.end())
+          known.emplace(n, c->second);
+        else if (auto v = values.find(n); v != values.end())
+          known.emplace(n, v->second);
       }
       for (auto& [n, a] : frontend::evaluateNodeOnHost(m.proto, s.import.stop_node, known)) setValue(n, std::move(a));
       ++m.stats.host_nodes;

@@ -52,7 +52,8 @@ class StagedModel {
   std::vector<runtime::NDArray> run(const std::vector<runtime::NDArray>& inputs);
   // The same, each compiled stage run by `stage_run` (e.g. CompiledModel::runChecked, or a
   // profiler) instead of CompiledModel::run; it must return the stage's outputs.
-  using StageRunner = std::function<std::vector<runtime::NDArray>(CompiledModel&, const std::vector<runtime::NDArray>&)>;
+  using StageRunner =
+      std::function<std::vector<runtime::NDArray>(CompiledModel&, const std::vector<runtime::NDArray>&)>;
   std::vector<runtime::NDArray> run(const std::vector<runtime::NDArray>& inputs, const StageRunner& stage_run);
 
   // Seeded random inputs of the shapes the model declares (or the import options set).

@@ -9,7 +9,8 @@ namespace {
 // The anchors that compute in bfloat16: every convolution but a depthwise one, dense, matmul.
 bool computesInBf16(const Graph& g, const Node& n) {
   if (n.inputs.size() < 2 || n.inputs[0] < 0 || n.inputs[1] < 0) return false;
-  if (g.value(n.inputs[0]).dtype != te::DType::Float32 || g.value(n.inputs[1]).dtype != te::DType::Float32) return false;
+  if (g.value(n.inputs[0]).dtype != te::DType::Float32 || g.value(n.inputs[1]).dtype != te::DType::Float32)
+    return false;
   if (const Conv2dAttrs* c = std::get_if<Conv2dAttrs>(&n.attrs)) {
     const te::Shape& w = g.value(n.inputs[1]).shape;
     int64_t per_group = c->layout == Layout::NCHW ? w[1] : w[2];
@@ -41,7 +42,8 @@ int useBf16(Graph& g) {
       if (g.value(v).isConstant()) {
         n.inputs[k] = g.addConstant(g.value(v).name + ".bf16", toBf16(*g.value(v).constant));
       } else {
-        n.inputs[k] = g.addNode(n.name + (k == 0 ? ".input_bf16" : ".operand_bf16"), CastAttrs{te::DType::BFloat16}, {v});
+        n.inputs[k] =
+            g.addNode(n.name + (k == 0 ? ".input_bf16" : ".operand_bf16"), CastAttrs{te::DType::BFloat16}, {v});
         nodes.push_back(g.nodes().back());
       }
     }

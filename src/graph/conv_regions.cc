@@ -47,7 +47,8 @@ std::optional<std::vector<Segment>> segments(int64_t in, int64_t out, int64_t ke
 }
 
 // The nodes computing node n region by region; the last one writes n's output value.
-std::vector<Node> regionNodes(Graph& g, const Node& n, const std::vector<Segment>& rows, const std::vector<Segment>& cols) {
+std::vector<Node> regionNodes(Graph& g, const Node& n, const std::vector<Segment>& rows,
+                              const std::vector<Segment>& cols) {
   const Conv2dAttrs a = std::get<Conv2dAttrs>(n.attrs);
   const int x = n.inputs[0];
   const runtime::NDArray w = *g.value(n.inputs[1]).constant;
@@ -75,7 +76,8 @@ std::vector<Node> regionNodes(Graph& g, const Node& n, const std::vector<Segment
       region.pads = {0, 0, 0, 0};
       if (rows[r].first == rows[r].last) region.dilation[0] = 1;
       if (cols[c].first == cols[c].last) region.dilation[1] = 1;
-      int taps = g.addConstant(tag + "." + w_name, sliceTaps(w, rows[r].first, rows[r].last, cols[c].first, cols[c].last));
+      int taps =
+          g.addConstant(tag + "." + w_name, sliceTaps(w, rows[r].first, rows[r].last, cols[c].first, cols[c].last));
       parts.push_back(add(tag, region, {slice, taps}));
     }
     bands.push_back(parts.size() == 1 ? parts[0] : add(n.name + ".band" + std::to_string(r), ConcatAttrs{3}, parts));
@@ -100,12 +102,14 @@ int splitConvRegions(Graph& g) {
   for (const Node& n : original) {
     const Conv2dAttrs* a = std::get_if<Conv2dAttrs>(&n.attrs);
     std::optional<std::vector<Segment>> rows, cols;
-    if (a && a->layout == Layout::NCHW && a->pad_value == 0 && n.inputs.size() == 2 && n.inputs[0] >= 0 && n.inputs[1] >= 0 &&
-        g.value(n.inputs[1]).isConstant() && g.value(n.inputs[0]).shape.size() == 4 && g.value(n.inputs[1]).shape.size() == 4) {
+    if (a && a->layout == Layout::NCHW && a->pad_value == 0 && n.inputs.size() == 2 && n.inputs[0] >= 0 &&
+        n.inputs[1] >= 0 && g.value(n.inputs[1]).isConstant() && g.value(n.inputs[0]).shape.size() == 4 &&
+        g.value(n.inputs[1]).shape.size() == 4) {
       const te::Shape xs = g.value(n.inputs[0]).shape, ws = g.value(n.inputs[1]).shape, ys = g.value(n.output).shape;
       rows = segments(xs[2], ys[2], ws[2], a->strides[0], a->dilation[0], a->pads[0]);
       cols = segments(xs[3], ys[3], ws[3], a->strides[1], a->dilation[1], a->pads[1]);
-      const bool worth = rows && cols && rows->size() <= 3 && cols->size() <= 3 && (rows->size() > 1 || cols->size() > 1) &&
+      const bool worth = rows && cols && rows->size() <= 3 && cols->size() <= 3 &&
+                         (rows->size() > 1 || cols->size() > 1) &&
                          2 * macs(*rows) * macs(*cols) <= ys[2] * ys[3] * ws[2] * ws[3];
       if (!worth) rows.reset();
     }

@@ -27,7 +27,10 @@ bool imageInvariant(const te::Shape& s) {
 class Flattener {
  public:
   Flattener(Graph& g, const FlattenDecision& decide)
-      : g_(g), original_(g.nodes()), consumers_(g.consumers()), decide_(decide),
+      : g_(g),
+        original_(g.nodes()),
+        consumers_(g.consumers()),
+        decide_(decide),
         outputs_(g.outputs().begin(), g.outputs().end()) {}
 
   void run() {
@@ -57,7 +60,8 @@ class Flattener {
     const Value& data = g_.value(n.inputs[0]);
     const Value& w = g_.value(n.inputs[1]);
     const te::Shape& out = g_.value(n.output).shape;
-    if (data.shape.size() != 4 || out.size() != 4 || data.shape[1] <= 1 || data.dtype != te::DType::Float32) return std::nullopt;
+    if (data.shape.size() != 4 || out.size() != 4 || data.shape[1] <= 1 || data.dtype != te::DType::Float32)
+      return std::nullopt;
     if (w.shape.size() != 4 || w.shape[0] != 1 || w.shape[1] != 1) return std::nullopt;
     if (!decide_({data.shape[2], data.shape[1] * data.shape[2], data.shape[3], out[3]})) return std::nullopt;
     std::vector<int> chain{i};
@@ -70,7 +74,8 @@ class Flattener {
       if (!elementwise || g_.value(c.output).shape != out || g_.value(c.output).dtype != te::DType::Float32) break;
       bool operands_ok = true;
       for (int x : c.inputs)
-        if (x != v) operands_ok = operands_ok && x >= 0 && (g_.value(x).shape == out || imageInvariant(g_.value(x).shape));
+        if (x != v)
+          operands_ok = operands_ok && x >= 0 && (g_.value(x).shape == out || imageInvariant(g_.value(x).shape));
       if (!operands_ok) break;
       chain.push_back(consumers_[v][0]);
       v = c.output;

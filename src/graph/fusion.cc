@@ -57,7 +57,8 @@ void mergeDequantizationChains(const Graph& g, const std::vector<std::vector<int
     if (members.empty()) continue;
     const Node& first = nodes[members[0]];
     const CastAttrs* cast = std::get_if<CastAttrs>(&first.attrs);
-    if (!cast || first.inputs.empty() || first.inputs[0] < 0 || !te::is8BitInt(g.value(first.inputs[0]).dtype)) continue;
+    if (!cast || first.inputs.empty() || first.inputs[0] < 0 || !te::is8BitInt(g.value(first.inputs[0]).dtype))
+      continue;
     bool dequantizes = true;
     for (size_t m = 0; m < members.size() && dequantizes; ++m) {
       const Node& n = nodes[members[m]];
@@ -112,13 +113,17 @@ std::vector<TunableKernel> tunableKernels(const std::vector<Kernel>& kernels) {
   for (const Kernel& k : kernels) {
     if (k.alias_only || !has_reduction(*k.dag)) continue;
     auto [it, fresh] = pos.emplace(k.workload_key, out.size());
-    if (fresh) out.push_back({&k, 1});
-    else out[it->second].occurrences++;
+    if (fresh)
+      out.push_back({&k, 1});
+    else
+      out[it->second].occurrences++;
   }
   return out;
 }
 
-std::string classId(const te::ComputeDAG& dag) { return toHex(Hasher().add(std::string_view(classSignature(dag))).value()); }
+std::string classId(const te::ComputeDAG& dag) {
+  return toHex(Hasher().add(std::string_view(classSignature(dag))).value());
+}
 
 std::string operatorName(std::string_view name) {
   name = name.substr(0, name.find('.'));
@@ -181,7 +186,8 @@ std::vector<Kernel> partition(const Graph& g) {
       int next = consumers[v][0];
       if (group[next] >= 0 || !isAbsorbable(g, nodes[next], v)) break;
       if (fusionRole(nodes[i].attrs) != FusionRole::Anchor &&
-          std::any_of(nodes[next].inputs.begin(), nodes[next].inputs.end(), [&](int in) { return in != v && fromPendingAnchor(in); }))
+          std::any_of(nodes[next].inputs.begin(), nodes[next].inputs.end(),
+                      [&](int in) { return in != v && fromPendingAnchor(in); }))
         break;
       if (view && !std::holds_alternative<ReshapeAttrs>(nodes[next].attrs)) break;
       if (winograd && movesInnermostAxis(nodes[next])) break;
@@ -216,7 +222,8 @@ std::vector<Kernel> partition(const Graph& g) {
           te::Tensor t;
           if (val.isConstant() && te::shapeElements(val.shape) == 1 && val.dtype == te::DType::Float32) {
             double c = val.constant->as<float>()[0];
-            t = te::compute("const", val.shape, [c](const std::vector<te::Var>&) { return te::floatImm(c); }, te::OpTag::Constant);
+            t = te::compute(
+                "const", val.shape, [c](const std::vector<te::Var>&) { return te::floatImm(c); }, te::OpTag::Constant);
           } else {
             t = te::placeholder("p" + std::to_string(dag_inputs.size()), val.shape, val.dtype, val.isConstant());
             dag_inputs.push_back(t);

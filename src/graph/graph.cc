@@ -8,7 +8,9 @@
 namespace ttune::graph {
 
 int Graph::addInput(const std::string& name, te::Shape shape, te::DType dtype) {
-  for (int64_t d : shape) TT_CHECK_ARG(d > 0, "input ", name, " has the shape ", te::shapeToString(shape), "; every dimension must be positive");
+  for (int64_t d : shape)
+    TT_CHECK_ARG(d > 0, "input ", name, " has the shape ", te::shapeToString(shape),
+                 "; every dimension must be positive");
   values_.push_back(Value{name, std::move(shape), dtype, std::nullopt, -1});
   inputs_.push_back(static_cast<int>(values_.size()) - 1);
   return inputs_.back();
@@ -20,7 +22,9 @@ int Graph::addConstant(const std::string& name, runtime::NDArray data) {
   return static_cast<int>(values_.size()) - 1;
 }
 
-te::Tensor Graph::buildNode(int i, const std::vector<te::Tensor>& inputs) const { return buildOp(nodes_[i].attrs, inputs); }
+te::Tensor Graph::buildNode(int i, const std::vector<te::Tensor>& inputs) const {
+  return buildOp(nodes_[i].attrs, inputs);
+}
 
 int Graph::addNode(const std::string& name, OpAttrs attrs, std::vector<int> inputs) {
   std::vector<te::Tensor> ph;

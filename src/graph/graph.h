@@ -5,8 +5,8 @@
 // shape-correct and every error names the node and operator.
 #pragma once
 
-#include <optional>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 

@@ -148,8 +148,10 @@ class Converter {
     std::vector<int> ins;
     for (int v : n.inputs) {
       const Value& x = g_.value(v);
-      if (nhwc_[v] >= 0 || x.isConstant() || x.shape.size() == 4) ins.push_back(toNHWC(v));
-      else ins.push_back(toNCHW(v));  // a single element broadcasts alike in both layouts
+      if (nhwc_[v] >= 0 || x.isConstant() || x.shape.size() == 4)
+        ins.push_back(toNHWC(v));
+      else
+        ins.push_back(toNCHW(v));  // a single element broadcasts alike in both layouts
     }
     return ins;
   }
@@ -205,86 +207,86 @@ class Converter {
 
   void convert(const Node& n) {
     if (absorbed_.count(n.output)) return;  // emitted with the node that starts its pattern
-    std::visit(
-        Overload{
-            [&](const Conv2dAttrs& a) {
-              int data = n.inputs[0], weight = n.inputs.size() > 1 ? n.inputs[1] : -1;
-              if (a.layout != Layout::NCHW || !rank4(data) || weight < 0 || !g_.value(weight).isConstant() ||
-                  narrowOutput(a, n.output))
-                return keep(n);
-              Conv2dAttrs c = a;
-              c.layout = Layout::NHWC;
-              int hwio = weight;
-              runtime::NDArray permuted = permuteArray(*g_.value(weight).constant, kOIHWToHWIO);
-              if (consumers_[weight].size() == 1) {
-                // Only this convolution reads the weight: re-lay it out in place (no second copy).
-                Value& w = g_.mutableValue(weight);
-                w.shape = permuted.shape();
-                w.constant = std::move(permuted);
-              } else {
-                hwio = addConstant(g_.value(weight).name + ".hwio", std::move(permuted));
-              }
-              std::vector<int> ins{toNHWC(data), hwio};
-              for (size_t k = 2; k < n.inputs.size(); ++k) ins.push_back(n.inputs[k] < 0 ? -1 : toNCHW(n.inputs[k]));
-              convertTo(n, c, ins);
-            },
-            [&](const Pool2dAttrs& a) { convertPool(n, a); },
-            [&](const ReshapeAttrs& a) {
-              if (!convertChannelShuffle(n, a)) keep(n);
-            },
-            [&](const SliceAttrs& a) {
-              // Slices of an NHWC value (a channel split) slice the same axes in NHWC.
-              if (!followsNHWC(n.inputs[0]) || !rank4(n.inputs[0]) || !rank4(n.output)) return keep(n);
-              SliceAttrs s = a;
-              if (s.axes.empty())  // no axes: the leading ones, in order
-                for (int64_t d = 0; d < static_cast<int64_t>(s.starts.size()); ++d) s.axes.push_back(d);
-              for (int64_t& axis : s.axes) axis = nhwcAxis(axis);
-              convertTo(n, s, {toNHWC(n.inputs[0])});
-            },
-            [&](const ReduceAttrs& a) {
-              // A per-channel reduction over the image that keeps its rank (an instance norm's mean
-              // over H and W) reduces the same axes in NHWC: no transposes around the
-              // normalization, and the channels stay the contiguous axis its vectors run along.
-              // Reductions over the channels stay NCHW: their result meets NCHW values more often
-              // (a channel attention map against the softmax of the same features).
-              bool spatial = !a.axes.empty() && std::all_of(a.axes.begin(), a.axes.end(), [](int64_t axis) {
-                return normalizeAxis(axis, 4) >= 2;
-              });
-              if (!a.keepdims || !spatial || !followsNHWC(n.inputs[0]) || !rank4(n.inputs[0])) return keep(n);
-              ReduceAttrs r = a;
-              for (int64_t& axis : r.axes) axis = nhwcAxis(axis);
-              std::sort(r.axes.begin(), r.axes.end());
-              convertTo(n, r, {toNHWC(n.inputs[0])});
-            },
-            [&](const GlobalPool2dAttrs& a) { convertPool(n, a); },
-            [&](const PadAttrs& a) {
-              if (!followsNHWC(n.inputs[0]) || a.before.size() != 4 || a.after.size() != 4) return keep(n);
-              PadAttrs p = a;
-              for (size_t k = 0; k < 4; ++k) {
-                p.before[k] = a.before[kToNHWC[k]];
-                p.after[k] = a.after[kToNHWC[k]];
-              }
-              convertTo(n, p, {toNHWC(n.inputs[0])});
-            },
-            [&](const ConcatAttrs& a) {
-              // Along the channels (inception's branches) or the image (a convolution computed
-              // by output regions, conv_regions.h): the same axis of the NHWC values.
-              if (!anyInputFollowsNHWC(n) || !rank4(n.output)) return keep(n);
-              std::vector<int> ins;
-              for (int v : n.inputs) ins.push_back(toNHWC(v));
-              convertTo(n, ConcatAttrs{nhwcAxis(normalizeAxis(a.axis, 4))}, ins);
-            },
-            [&](const auto& a) {
-              using A = std::decay_t<decltype(a)>;
-              if constexpr (std::is_same_v<A, UnaryAttrs> || std::is_same_v<A, BinaryAttrs> ||
-                            std::is_same_v<A, WhereAttrs> || std::is_same_v<A, CastAttrs>) {
-                if (anyInputFollowsNHWC(n))
-                  if (auto ins = elementwiseInputs(n)) return convertTo(n, a, *ins);
-              }
-              keep(n);
-            },
-        },
-        n.attrs);
+    std::visit(Overload{
+                   [&](const Conv2dAttrs& a) {
+                     int data = n.inputs[0], weight = n.inputs.size() > 1 ? n.inputs[1] : -1;
+                     if (a.layout != Layout::NCHW || !rank4(data) || weight < 0 || !g_.value(weight).isConstant() ||
+                         narrowOutput(a, n.output))
+                       return keep(n);
+                     Conv2dAttrs c = a;
+                     c.layout = Layout::NHWC;
+                     int hwio = weight;
+                     runtime::NDArray permuted = permuteArray(*g_.value(weight).constant, kOIHWToHWIO);
+                     if (consumers_[weight].size() == 1) {
+                       // Only this convolution reads the weight: re-lay it out in place (no second copy).
+                       Value& w = g_.mutableValue(weight);
+                       w.shape = permuted.shape();
+                       w.constant = std::move(permuted);
+                     } else {
+                       hwio = addConstant(g_.value(weight).name + ".hwio", std::move(permuted));
+                     }
+                     std::vector<int> ins{toNHWC(data), hwio};
+                     for (size_t k = 2; k < n.inputs.size(); ++k)
+                       ins.push_back(n.inputs[k] < 0 ? -1 : toNCHW(n.inputs[k]));
+                     convertTo(n, c, ins);
+                   },
+                   [&](const Pool2dAttrs& a) { convertPool(n, a); },
+                   [&](const ReshapeAttrs& a) {
+                     if (!convertChannelShuffle(n, a)) keep(n);
+                   },
+                   [&](const SliceAttrs& a) {
+                     // Slices of an NHWC value (a channel split) slice the same axes in NHWC.
+                     if (!followsNHWC(n.inputs[0]) || !rank4(n.inputs[0]) || !rank4(n.output)) return keep(n);
+                     SliceAttrs s = a;
+                     if (s.axes.empty())  // no axes: the leading ones, in order
+                       for (int64_t d = 0; d < static_cast<int64_t>(s.starts.size()); ++d) s.axes.push_back(d);
+                     for (int64_t& axis : s.axes) axis = nhwcAxis(axis);
+                     convertTo(n, s, {toNHWC(n.inputs[0])});
+                   },
+                   [&](const ReduceAttrs& a) {
+                     // A per-channel reduction over the image that keeps its rank (an instance norm's mean
+                     // over H and W) reduces the same axes in NHWC: no transposes around the
+                     // normalization, and the channels stay the contiguous axis its vectors run along.
+                     // Reductions over the channels stay NCHW: their result meets NCHW values more often
+                     // (a channel attention map against the softmax of the same features).
+                     bool spatial = !a.axes.empty() && std::all_of(a.axes.begin(), a.axes.end(), [](int64_t axis) {
+                       return normalizeAxis(axis, 4) >= 2;
+                     });
+                     if (!a.keepdims || !spatial || !followsNHWC(n.inputs[0]) || !rank4(n.inputs[0])) return keep(n);
+                     ReduceAttrs r = a;
+                     for (int64_t& axis : r.axes) axis = nhwcAxis(axis);
+                     std::sort(r.axes.begin(), r.axes.end());
+                     convertTo(n, r, {toNHWC(n.inputs[0])});
+                   },
+                   [&](const GlobalPool2dAttrs& a) { convertPool(n, a); },
+                   [&](const PadAttrs& a) {
+                     if (!followsNHWC(n.inputs[0]) || a.before.size() != 4 || a.after.size() != 4) return keep(n);
+                     PadAttrs p = a;
+                     for (size_t k = 0; k < 4; ++k) {
+                       p.before[k] = a.before[kToNHWC[k]];
+                       p.after[k] = a.after[kToNHWC[k]];
+                     }
+                     convertTo(n, p, {toNHWC(n.inputs[0])});
+                   },
+                   [&](const ConcatAttrs& a) {
+                     // Along the channels (inception's branches) or the image (a convolution computed
+                     // by output regions, conv_regions.h): the same axis of the NHWC values.
+                     if (!anyInputFollowsNHWC(n) || !rank4(n.output)) return keep(n);
+                     std::vector<int> ins;
+                     for (int v : n.inputs) ins.push_back(toNHWC(v));
+                     convertTo(n, ConcatAttrs{nhwcAxis(normalizeAxis(a.axis, 4))}, ins);
+                   },
+                   [&](const auto& a) {
+                     using A = std::decay_t<decltype(a)>;
+                     if constexpr (std::is_same_v<A, UnaryAttrs> || std::is_same_v<A, BinaryAttrs> ||
+                                   std::is_same_v<A, WhereAttrs> || std::is_same_v<A, CastAttrs>) {
+                       if (anyInputFollowsNHWC(n))
+                         if (auto ins = elementwiseInputs(n)) return convertTo(n, a, *ins);
+                     }
+                     keep(n);
+                   },
+               },
+               n.attrs);
   }
 
   Graph& g_;

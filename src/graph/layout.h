@@ -13,8 +13,8 @@
 // and outputs (names, shapes, NCHW layout). Operators that follow a converted value run NHWC when
 // their semantics allow it (element-wise ops and broadcasts against constants, pooling, channel
 // concat, padding, slices, per-channel reductions over the image, ShuffleNet's channel shuffle);
-// every other reader gets the value back in NCHW through a transpose (or a reshape when H*W or C is 1, where both layouts hold the same
-// order), made at most once per value.
+// every other reader gets the value back in NCHW through a transpose (or a reshape when H*W or C is 1, where both
+// layouts hold the same order), made at most once per value.
 //
 // The exception: a convolution with few output channels (an RGB or a 2-class head: fewer than
 // max(4, vector_lanes / 2)) over an image at least a vector wide stays NCHW. Channels-last would

@@ -13,70 +13,122 @@ namespace {
 
 const char* unaryName(UnaryKind k) {
   switch (k) {
-    case UnaryKind::Relu: return "relu";
-    case UnaryKind::LeakyRelu: return "leaky_relu";
-    case UnaryKind::Clip: return "clip";
-    case UnaryKind::Sigmoid: return "sigmoid";
-    case UnaryKind::Tanh: return "tanh";
-    case UnaryKind::Exp: return "exp";
-    case UnaryKind::Log: return "log";
-    case UnaryKind::Sqrt: return "sqrt";
-    case UnaryKind::Erf: return "erf";
-    case UnaryKind::Gelu: return "gelu";
-    case UnaryKind::Silu: return "silu";
-    case UnaryKind::HardSwish: return "hardswish";
-    case UnaryKind::HardSigmoid: return "hardsigmoid";
-    case UnaryKind::Neg: return "neg";
-    case UnaryKind::Abs: return "abs";
-    case UnaryKind::Identity: return "identity";
-    case UnaryKind::Reciprocal: return "reciprocal";
-    case UnaryKind::Floor: return "floor";
-    case UnaryKind::Ceil: return "ceil";
-    case UnaryKind::Not: return "not";
-    case UnaryKind::Round: return "round";
-    case UnaryKind::Sin: return "sin";
-    case UnaryKind::Cos: return "cos";
-    case UnaryKind::Tan: return "tan";
-    case UnaryKind::Asin: return "asin";
-    case UnaryKind::Acos: return "acos";
-    case UnaryKind::Atan: return "atan";
-    case UnaryKind::Sinh: return "sinh";
-    case UnaryKind::Cosh: return "cosh";
-    case UnaryKind::Asinh: return "asinh";
-    case UnaryKind::Acosh: return "acosh";
-    case UnaryKind::Atanh: return "atanh";
-    case UnaryKind::TruncBf16: return "trunc_bf16";
+    case UnaryKind::Relu:
+      return "relu";
+    case UnaryKind::LeakyRelu:
+      return "leaky_relu";
+    case UnaryKind::Clip:
+      return "clip";
+    case UnaryKind::Sigmoid:
+      return "sigmoid";
+    case UnaryKind::Tanh:
+      return "tanh";
+    case UnaryKind::Exp:
+      return "exp";
+    case UnaryKind::Log:
+      return "log";
+    case UnaryKind::Sqrt:
+      return "sqrt";
+    case UnaryKind::Erf:
+      return "erf";
+    case UnaryKind::Gelu:
+      return "gelu";
+    case UnaryKind::Silu:
+      return "silu";
+    case UnaryKind::HardSwish:
+      return "hardswish";
+    case UnaryKind::HardSigmoid:
+      return "hardsigmoid";
+    case UnaryKind::Neg:
+      return "neg";
+    case UnaryKind::Abs:
+      return "abs";
+    case UnaryKind::Identity:
+      return "identity";
+    case UnaryKind::Reciprocal:
+      return "reciprocal";
+    case UnaryKind::Floor:
+      return "floor";
+    case UnaryKind::Ceil:
+      return "ceil";
+    case UnaryKind::Not:
+      return "not";
+    case UnaryKind::Round:
+      return "round";
+    case UnaryKind::Sin:
+      return "sin";
+    case UnaryKind::Cos:
+      return "cos";
+    case UnaryKind::Tan:
+      return "tan";
+    case UnaryKind::Asin:
+      return "asin";
+    case UnaryKind::Acos:
+      return "acos";
+    case UnaryKind::Atan:
+      return "atan";
+    case UnaryKind::Sinh:
+      return "sinh";
+    case UnaryKind::Cosh:
+      return "cosh";
+    case UnaryKind::Asinh:
+      return "asinh";
+    case UnaryKind::Acosh:
+      return "acosh";
+    case UnaryKind::Atanh:
+      return "atanh";
+    case UnaryKind::TruncBf16:
+      return "trunc_bf16";
   }
   return "?";
 }
 
 const char* binaryName(BinaryKind k) {
   switch (k) {
-    case BinaryKind::Add: return "add";
-    case BinaryKind::Sub: return "sub";
-    case BinaryKind::Mul: return "mul";
-    case BinaryKind::Div: return "div";
-    case BinaryKind::Pow: return "pow";
-    case BinaryKind::Max: return "maximum";
-    case BinaryKind::Min: return "minimum";
-    case BinaryKind::Greater: return "greater";
-    case BinaryKind::Less: return "less";
-    case BinaryKind::Equal: return "equal";
-    case BinaryKind::And: return "and";
-    case BinaryKind::Or: return "or";
-    case BinaryKind::Mod: return "mod";
-    case BinaryKind::FMod: return "fmod";
+    case BinaryKind::Add:
+      return "add";
+    case BinaryKind::Sub:
+      return "sub";
+    case BinaryKind::Mul:
+      return "mul";
+    case BinaryKind::Div:
+      return "div";
+    case BinaryKind::Pow:
+      return "pow";
+    case BinaryKind::Max:
+      return "maximum";
+    case BinaryKind::Min:
+      return "minimum";
+    case BinaryKind::Greater:
+      return "greater";
+    case BinaryKind::Less:
+      return "less";
+    case BinaryKind::Equal:
+      return "equal";
+    case BinaryKind::And:
+      return "and";
+    case BinaryKind::Or:
+      return "or";
+    case BinaryKind::Mod:
+      return "mod";
+    case BinaryKind::FMod:
+      return "fmod";
   }
   return "?";
 }
 
 const char* reduceName(ReduceKind k) {
   switch (k) {
-    case ReduceKind::Sum: return "reduce_sum";
-    case ReduceKind::Mean: return "reduce_mean";
-    case ReduceKind::Max: return "reduce_max";
-    case ReduceKind::Min: return "reduce_min";
-    case ReduceKind::Prod: return "reduce_prod";
+    case ReduceKind::Sum:
+      return "reduce_sum";
+    case ReduceKind::Mean:
+      return "reduce_mean";
+    case ReduceKind::Max:
+      return "reduce_max";
+    case ReduceKind::Min:
+      return "reduce_min";
+    case ReduceKind::Prod:
+      return "reduce_prod";
   }
   return "?";
 }
@@ -91,19 +143,32 @@ std::string ints(const std::array<int64_t, N>& v) {
 
 te::UnOp mathOp(UnaryKind k) {
   switch (k) {
-    case UnaryKind::Sin: return te::UnOp::Sin;
-    case UnaryKind::Cos: return te::UnOp::Cos;
-    case UnaryKind::Tan: return te::UnOp::Tan;
-    case UnaryKind::Asin: return te::UnOp::Asin;
-    case UnaryKind::Acos: return te::UnOp::Acos;
-    case UnaryKind::Atan: return te::UnOp::Atan;
-    case UnaryKind::Sinh: return te::UnOp::Sinh;
-    case UnaryKind::Cosh: return te::UnOp::Cosh;
-    case UnaryKind::Asinh: return te::UnOp::Asinh;
-    case UnaryKind::Acosh: return te::UnOp::Acosh;
-    case UnaryKind::Atanh: return te::UnOp::Atanh;
-    case UnaryKind::TruncBf16: return te::UnOp::TruncBf16;
-    default: break;
+    case UnaryKind::Sin:
+      return te::UnOp::Sin;
+    case UnaryKind::Cos:
+      return te::UnOp::Cos;
+    case UnaryKind::Tan:
+      return te::UnOp::Tan;
+    case UnaryKind::Asin:
+      return te::UnOp::Asin;
+    case UnaryKind::Acos:
+      return te::UnOp::Acos;
+    case UnaryKind::Atan:
+      return te::UnOp::Atan;
+    case UnaryKind::Sinh:
+      return te::UnOp::Sinh;
+    case UnaryKind::Cosh:
+      return te::UnOp::Cosh;
+    case UnaryKind::Asinh:
+      return te::UnOp::Asinh;
+    case UnaryKind::Acosh:
+      return te::UnOp::Acosh;
+    case UnaryKind::Atanh:
+      return te::UnOp::Atanh;
+    case UnaryKind::TruncBf16:
+      return te::UnOp::TruncBf16;
+    default:
+      break;
   }
   TT_UNREACHABLE("not a math unary");
 }
@@ -251,26 +316,16 @@ FusionRole fusionRole(const OpAttrs& attrs) {
 int numInputs(const OpAttrs& attrs) {
   return std::visit(Overload{
                         [](const Conv2dAttrs&) { return -2; },  // data, weight [, bias]
-                        [](const DenseAttrs&) { return 2; },
-                        [](const MatMulAttrs&) { return 2; },
-                        [](const UnaryAttrs&) { return 1; },
-                        [](const BinaryAttrs&) { return 2; },
-                        [](const WhereAttrs&) { return 3; },
-                        [](const LayerNormAttrs&) { return 3; },
-                        [](const BatchNormAttrs&) { return 5; },
-                        [](const ConcatAttrs&) { return -1; },
-                        [](const GatherAttrs&) { return 2; },
-                        [](const RecurrentCellAttrs&) { return -1; },
-                        [](const GatherElementsAttrs&) { return 2; },
-                        [](const GatherNdAttrs&) { return 2; },
-                        [](const ScatterElementsAttrs&) { return 3; },
-                        [](const ScatterNdAttrs&) { return 3; },
-                        [](const OneHotAttrs&) { return 2; },
-                        [](const ReverseSequenceAttrs&) { return 2; },
-                        [](const MaxUnpoolAttrs&) { return 2; },
-                        [](const GridSampleAttrs&) { return 2; },
-                        [](const RoiAlignAttrs&) { return 3; },
-                        [](const auto&) { return 1; },
+                        [](const DenseAttrs&) { return 2; },           [](const MatMulAttrs&) { return 2; },
+                        [](const UnaryAttrs&) { return 1; },           [](const BinaryAttrs&) { return 2; },
+                        [](const WhereAttrs&) { return 3; },           [](const LayerNormAttrs&) { return 3; },
+                        [](const BatchNormAttrs&) { return 5; },       [](const ConcatAttrs&) { return -1; },
+                        [](const GatherAttrs&) { return 2; },          [](const RecurrentCellAttrs&) { return -1; },
+                        [](const GatherElementsAttrs&) { return 2; },  [](const GatherNdAttrs&) { return 2; },
+                        [](const ScatterElementsAttrs&) { return 3; }, [](const ScatterNdAttrs&) { return 3; },
+                        [](const OneHotAttrs&) { return 2; },          [](const ReverseSequenceAttrs&) { return 2; },
+                        [](const MaxUnpoolAttrs&) { return 2; },       [](const GridSampleAttrs&) { return 2; },
+                        [](const RoiAlignAttrs&) { return 3; },        [](const auto&) { return 1; },
                     },
                     attrs);
 }
@@ -280,10 +335,12 @@ std::string attrsToString(const OpAttrs& attrs) {
       Overload{
           [](const Conv2dAttrs& a) {
             return "strides=" + ints(a.strides) + " pads=" + ints(a.pads) + " dilation=" + ints(a.dilation) +
-                   " groups=" + std::to_string(a.groups) + (a.pad_value ? " pad_value=" + std::to_string(a.pad_value) : "");
+                   " groups=" + std::to_string(a.groups) +
+                   (a.pad_value ? " pad_value=" + std::to_string(a.pad_value) : "");
           },
           [](const MatMulAttrs& a) {
-            return std::string("transpose_a=") + (a.transpose_a ? "1" : "0") + " transpose_b=" + (a.transpose_b ? "1" : "0");
+            return std::string("transpose_a=") + (a.transpose_a ? "1" : "0") +
+                   " transpose_b=" + (a.transpose_b ? "1" : "0");
           },
           [](const Pool2dAttrs& a) {
             return "kernel=" + ints(a.kernel) + " strides=" + ints(a.strides) + " pads=" + ints(a.pads) +
@@ -293,11 +350,14 @@ std::string attrsToString(const OpAttrs& attrs) {
           [](const UnaryAttrs& a) {
             if (a.kind == UnaryKind::Clip) return "min=" + formatDouble(a.alpha) + " max=" + formatDouble(a.beta);
             if (a.kind == UnaryKind::LeakyRelu) return "alpha=" + formatDouble(a.alpha);
-            if (a.kind == UnaryKind::HardSigmoid) return "alpha=" + formatDouble(a.alpha) + " beta=" + formatDouble(a.beta);
+            if (a.kind == UnaryKind::HardSigmoid)
+              return "alpha=" + formatDouble(a.alpha) + " beta=" + formatDouble(a.beta);
             return std::string();
           },
           [](const SoftmaxAttrs& a) { return "axis=" + std::to_string(a.axis); },
-          [](const LayerNormAttrs& a) { return "axis=" + std::to_string(a.axis) + " epsilon=" + formatDouble(a.epsilon); },
+          [](const LayerNormAttrs& a) {
+            return "axis=" + std::to_string(a.axis) + " epsilon=" + formatDouble(a.epsilon);
+          },
           [](const ReduceAttrs& a) { return "axes=" + ints(a.axes) + " keepdims=" + (a.keepdims ? "1" : "0"); },
           [](const BatchNormAttrs& a) { return "epsilon=" + formatDouble(a.epsilon); },
           [](const PadAttrs& a) {
@@ -308,7 +368,8 @@ std::string attrsToString(const OpAttrs& attrs) {
           [](const ReshapeAttrs& a) { return "shape=" + ints(a.shape); },
           [](const TransposeAttrs& a) { return "perm=" + ints(a.perm); },
           [](const SliceAttrs& a) {
-            return "starts=" + ints(a.starts) + " ends=" + ints(a.ends) + " axes=" + ints(a.axes) + " steps=" + ints(a.steps);
+            return "starts=" + ints(a.starts) + " ends=" + ints(a.ends) + " axes=" + ints(a.axes) +
+                   " steps=" + ints(a.steps);
           },
           [](const GatherAttrs& a) { return "axis=" + std::to_string(a.axis); },
           [](const CastAttrs& a) { return std::string("to=") + te::dtypeName(a.to); },
@@ -329,8 +390,8 @@ std::string attrsToString(const OpAttrs& attrs) {
           },
           [](const HardmaxAttrs& a) { return "axis=" + std::to_string(a.axis); },
           [](const LrnAttrs& a) {
-            return "size=" + std::to_string(a.size) + " alpha=" + formatDouble(a.alpha) + " beta=" + formatDouble(a.beta) +
-                   " bias=" + formatDouble(a.bias);
+            return "size=" + std::to_string(a.size) + " alpha=" + formatDouble(a.alpha) +
+                   " beta=" + formatDouble(a.beta) + " bias=" + formatDouble(a.bias);
           },
           [](const GatherElementsAttrs& a) { return "axis=" + std::to_string(a.axis); },
           [](const GatherNdAttrs& a) { return "batch_dims=" + std::to_string(a.batch_dims); },
@@ -341,20 +402,22 @@ std::string attrsToString(const OpAttrs& attrs) {
           [](const TriluAttrs& a) { return "k=" + std::to_string(a.k); },
           [](const OneHotAttrs& a) { return "axis=" + std::to_string(a.axis) + " depth=" + std::to_string(a.depth); },
           [](const TopKAttrs& a) {
-            return "axis=" + std::to_string(a.axis) + " k=" + std::to_string(a.k) + " largest=" + (a.largest ? "1" : "0");
+            return "axis=" + std::to_string(a.axis) + " k=" + std::to_string(a.k) +
+                   " largest=" + (a.largest ? "1" : "0");
           },
           [](const ReverseSequenceAttrs& a) {
             return "batch_axis=" + std::to_string(a.batch_axis) + " time_axis=" + std::to_string(a.time_axis);
           },
           [](const MaxUnpoolAttrs& a) { return "output_shape=" + ints(a.output_shape); },
           [](const GridSampleAttrs& a) {
-            return "mode=" + std::to_string(static_cast<int>(a.mode)) + " padding=" +
-                   std::to_string(static_cast<int>(a.padding)) + " align_corners=" + (a.align_corners ? "1" : "0");
+            return "mode=" + std::to_string(static_cast<int>(a.mode)) +
+                   " padding=" + std::to_string(static_cast<int>(a.padding)) +
+                   " align_corners=" + (a.align_corners ? "1" : "0");
           },
           [](const RoiAlignAttrs& a) {
             const ops::RoiAlignParams& p = a.params;
-            return "out=" + std::to_string(p.out_h) + "," + std::to_string(p.out_w) + " sampling=" +
-                   std::to_string(p.sampling_h) + "," + std::to_string(p.sampling_w) +
+            return "out=" + std::to_string(p.out_h) + "," + std::to_string(p.out_w) +
+                   " sampling=" + std::to_string(p.sampling_h) + "," + std::to_string(p.sampling_w) +
                    " spatial_scale=" + formatDouble(p.spatial_scale) + " half_pixel=" + (p.half_pixel ? "1" : "0") +
                    " max=" + (p.max_mode ? "1" : "0");
           },
@@ -378,10 +441,12 @@ te::Tensor buildConv2d(const Conv2dAttrs& a, const std::vector<te::Tensor>& x) {
   int64_t c = nchw ? data.shape()[1] : data.shape().back();
   te::Tensor y;
   bool depthwise = a.groups > 1 && a.groups == c && (nchw ? w.shape()[1] : w.shape()[2]) == 1;
-  if (depthwise) y = nchw ? ops::depthwise_conv2d_nchw(data, w, a.strides, a.pads, a.dilation, a.pad_value)
-                          : ops::depthwise_conv2d_nhwc(data, w, a.strides, a.pads, a.dilation, a.pad_value);
-  else y = nchw ? ops::conv2d_nchw(data, w, a.strides, a.pads, a.dilation, a.groups, a.pad_value)
-                : ops::conv2d_nhwc(data, w, a.strides, a.pads, a.dilation, a.groups, a.pad_value);
+  if (depthwise)
+    y = nchw ? ops::depthwise_conv2d_nchw(data, w, a.strides, a.pads, a.dilation, a.pad_value)
+             : ops::depthwise_conv2d_nhwc(data, w, a.strides, a.pads, a.dilation, a.pad_value);
+  else
+    y = nchw ? ops::conv2d_nchw(data, w, a.strides, a.pads, a.dilation, a.groups, a.pad_value)
+             : ops::conv2d_nhwc(data, w, a.strides, a.pads, a.dilation, a.groups, a.pad_value);
   if (x.size() > 2 && x[2].defined()) {
     const te::Tensor& b = x[2];
     TT_CHECK_ARG(b.ndim() == 1 && b.shape()[0] == y.shape()[nchw ? 1 : 3], "conv2d: bias of shape ",
@@ -395,29 +460,48 @@ te::Tensor buildConv2d(const Conv2dAttrs& a, const std::vector<te::Tensor>& x) {
 te::Tensor buildUnary(const UnaryAttrs& a, const std::vector<te::Tensor>& x) {
   const te::Tensor& v = in(x, 0, unaryName(a.kind));
   switch (a.kind) {
-    case UnaryKind::Relu: return ops::relu(v);
-    case UnaryKind::LeakyRelu: return ops::leaky_relu(v, a.alpha);
-    case UnaryKind::Clip: return ops::clip(v, a.alpha, a.beta);
-    case UnaryKind::Sigmoid: return ops::sigmoid(v);
-    case UnaryKind::Tanh: return ops::tanh(v);
-    case UnaryKind::Exp: return ops::exp(v);
-    case UnaryKind::Log: return ops::log(v);
-    case UnaryKind::Sqrt: return ops::sqrt(v);
-    case UnaryKind::Erf: return ops::erf(v);
-    case UnaryKind::Gelu: return ops::gelu(v);
-    case UnaryKind::Silu: return ops::silu(v);
-    case UnaryKind::HardSwish: return ops::hardswish(v);
-    case UnaryKind::HardSigmoid: return ops::hardsigmoid(v, a.alpha, a.beta);
-    case UnaryKind::Neg: return ops::neg(v);
-    case UnaryKind::Abs: return ops::abs(v);
+    case UnaryKind::Relu:
+      return ops::relu(v);
+    case UnaryKind::LeakyRelu:
+      return ops::leaky_relu(v, a.alpha);
+    case UnaryKind::Clip:
+      return ops::clip(v, a.alpha, a.beta);
+    case UnaryKind::Sigmoid:
+      return ops::sigmoid(v);
+    case UnaryKind::Tanh:
+      return ops::tanh(v);
+    case UnaryKind::Exp:
+      return ops::exp(v);
+    case UnaryKind::Log:
+      return ops::log(v);
+    case UnaryKind::Sqrt:
+      return ops::sqrt(v);
+    case UnaryKind::Erf:
+      return ops::erf(v);
+    case UnaryKind::Gelu:
+      return ops::gelu(v);
+    case UnaryKind::Silu:
+      return ops::silu(v);
+    case UnaryKind::HardSwish:
+      return ops::hardswish(v);
+    case UnaryKind::HardSigmoid:
+      return ops::hardsigmoid(v, a.alpha, a.beta);
+    case UnaryKind::Neg:
+      return ops::neg(v);
+    case UnaryKind::Abs:
+      return ops::abs(v);
     case UnaryKind::Identity:
       return ops::unaryOp("identity", v, [](const te::Expr& e) { return e; });
     case UnaryKind::Reciprocal:
       return ops::unaryOp("reciprocal", v, [](const te::Expr& e) { return te::floatImm(1.0) / e; });
-    case UnaryKind::Floor: return ops::unaryOp("floor", v, [](const te::Expr& e) { return te::floor(e); });
-    case UnaryKind::Ceil: return ops::unaryOp("ceil", v, [](const te::Expr& e) { return te::ceil(e); });
-    case UnaryKind::Not: return ops::unaryOp("not", v, [](const te::Expr& e) { return !e; });
-    case UnaryKind::Round: return ops::unaryOp("round", v, [](const te::Expr& e) { return te::round(e); });
+    case UnaryKind::Floor:
+      return ops::unaryOp("floor", v, [](const te::Expr& e) { return te::floor(e); });
+    case UnaryKind::Ceil:
+      return ops::unaryOp("ceil", v, [](const te::Expr& e) { return te::ceil(e); });
+    case UnaryKind::Not:
+      return ops::unaryOp("not", v, [](const te::Expr& e) { return !e; });
+    case UnaryKind::Round:
+      return ops::unaryOp("round", v, [](const te::Expr& e) { return te::round(e); });
     case UnaryKind::Sin:
     case UnaryKind::Cos:
     case UnaryKind::Tan:
@@ -441,22 +525,33 @@ te::Tensor buildBinary(const BinaryAttrs& a, const std::vector<te::Tensor>& x) {
   const te::Tensor& l = in(x, 0, binaryName(a.kind));
   const te::Tensor& r = in(x, 1, binaryName(a.kind));
   switch (a.kind) {
-    case BinaryKind::Add: return ops::add(l, r);
-    case BinaryKind::Sub: return ops::sub(l, r);
-    case BinaryKind::Mul: return ops::mul(l, r);
-    case BinaryKind::Div: return ops::div(l, r);
-    case BinaryKind::Pow: return ops::pow(l, r);
-    case BinaryKind::Max: return ops::maximum(l, r);
-    case BinaryKind::Min: return ops::minimum(l, r);
-    case BinaryKind::Greater: return ops::greater(l, r);
-    case BinaryKind::Less: return ops::less(l, r);
-    case BinaryKind::Equal: return ops::equal(l, r);
+    case BinaryKind::Add:
+      return ops::add(l, r);
+    case BinaryKind::Sub:
+      return ops::sub(l, r);
+    case BinaryKind::Mul:
+      return ops::mul(l, r);
+    case BinaryKind::Div:
+      return ops::div(l, r);
+    case BinaryKind::Pow:
+      return ops::pow(l, r);
+    case BinaryKind::Max:
+      return ops::maximum(l, r);
+    case BinaryKind::Min:
+      return ops::minimum(l, r);
+    case BinaryKind::Greater:
+      return ops::greater(l, r);
+    case BinaryKind::Less:
+      return ops::less(l, r);
+    case BinaryKind::Equal:
+      return ops::equal(l, r);
     case BinaryKind::And:
       return ops::binaryOp("and", l, r, [](const te::Expr& p, const te::Expr& q) { return p && q; });
     case BinaryKind::Or:
       return ops::binaryOp("or", l, r, [](const te::Expr& p, const te::Expr& q) { return p || q; });
     case BinaryKind::Mod:
-    case BinaryKind::FMod: return modOp(a.kind == BinaryKind::FMod, l, r);
+    case BinaryKind::FMod:
+      return modOp(a.kind == BinaryKind::FMod, l, r);
   }
   fail("unknown binary operator");
 }
@@ -464,11 +559,16 @@ te::Tensor buildBinary(const BinaryAttrs& a, const std::vector<te::Tensor>& x) {
 te::Tensor buildReduce(const ReduceAttrs& a, const std::vector<te::Tensor>& x) {
   const te::Tensor& v = in(x, 0, reduceName(a.kind));
   switch (a.kind) {
-    case ReduceKind::Sum: return ops::reduce_sum(v, a.axes, a.keepdims);
-    case ReduceKind::Mean: return ops::reduce_mean(v, a.axes, a.keepdims);
-    case ReduceKind::Max: return ops::reduce_max(v, a.axes, a.keepdims);
-    case ReduceKind::Min: return ops::reduce_min(v, a.axes, a.keepdims);
-    case ReduceKind::Prod: return ops::reduce_prod(v, a.axes, a.keepdims);
+    case ReduceKind::Sum:
+      return ops::reduce_sum(v, a.axes, a.keepdims);
+    case ReduceKind::Mean:
+      return ops::reduce_mean(v, a.axes, a.keepdims);
+    case ReduceKind::Max:
+      return ops::reduce_max(v, a.axes, a.keepdims);
+    case ReduceKind::Min:
+      return ops::reduce_min(v, a.axes, a.keepdims);
+    case ReduceKind::Prod:
+      return ops::reduce_prod(v, a.axes, a.keepdims);
   }
   fail("unknown reduction");
 }
@@ -530,12 +630,14 @@ te::Tensor buildOp(const OpAttrs& attrs, const std::vector<te::Tensor>& x) {
           },
           [&](const RecurrentCellAttrs& a) {
             if (a.cell == RecurrentCell::Lstm)
-              return ops::lstm_cell(in(x, 0, "lstm_cell"), in(x, 1, "lstm_cell"), x.size() > 2 ? x[2] : te::Tensor(), a.clip);
+              return ops::lstm_cell(in(x, 0, "lstm_cell"), in(x, 1, "lstm_cell"), x.size() > 2 ? x[2] : te::Tensor(),
+                                    a.clip);
             return ops::gru_cell(in(x, 0, "gru_cell"), in(x, 1, "gru_cell"), in(x, 2, "gru_cell"), a.clip);
           },
           [&](const ArgReduceAttrs& a) {
             const te::Tensor& v = in(x, 0, a.max ? "argmax" : "argmin");
-            return a.max ? ops::argmax(v, a.axis, a.keepdims, a.select_last) : ops::argmin(v, a.axis, a.keepdims, a.select_last);
+            return a.max ? ops::argmax(v, a.axis, a.keepdims, a.select_last)
+                         : ops::argmin(v, a.axis, a.keepdims, a.select_last);
           },
           [&](const CumSumAttrs& a) { return ops::cumsum(in(x, 0, "cumsum"), a.axis, a.exclusive, a.reverse); },
           [&](const HardmaxAttrs& a) { return ops::hardmax(in(x, 0, "hardmax"), a.axis); },
@@ -543,7 +645,9 @@ te::Tensor buildOp(const OpAttrs& attrs, const std::vector<te::Tensor>& x) {
           [&](const GatherElementsAttrs& a) {
             return ops::gather_elements(in(x, 0, "gather_elements"), in(x, 1, "gather_elements"), a.axis);
           },
-          [&](const GatherNdAttrs& a) { return ops::gather_nd(in(x, 0, "gather_nd"), in(x, 1, "gather_nd"), a.batch_dims); },
+          [&](const GatherNdAttrs& a) {
+            return ops::gather_nd(in(x, 0, "gather_nd"), in(x, 1, "gather_nd"), a.batch_dims);
+          },
           [&](const ScatterElementsAttrs& a) {
             return ops::scatter_elements(in(x, 0, "scatter_elements"), in(x, 1, "scatter_elements"),
                                          in(x, 2, "scatter_elements"), a.axis, a.reduction);
@@ -558,9 +662,12 @@ te::Tensor buildOp(const OpAttrs& attrs, const std::vector<te::Tensor>& x) {
             return ops::reverse_sequence(in(x, 0, "reverse_sequence"), in(x, 1, "reverse_sequence"), a.batch_axis,
                                          a.time_axis);
           },
-          [&](const MaxUnpoolAttrs& a) { return ops::max_unpool(in(x, 0, "max_unpool"), in(x, 1, "max_unpool"), a.output_shape); },
+          [&](const MaxUnpoolAttrs& a) {
+            return ops::max_unpool(in(x, 0, "max_unpool"), in(x, 1, "max_unpool"), a.output_shape);
+          },
           [&](const GridSampleAttrs& a) {
-            return ops::grid_sample(in(x, 0, "grid_sample"), in(x, 1, "grid_sample"), a.mode, a.padding, a.align_corners);
+            return ops::grid_sample(in(x, 0, "grid_sample"), in(x, 1, "grid_sample"), a.mode, a.padding,
+                                    a.align_corners);
           },
           [&](const RoiAlignAttrs& a) {
             return ops::roi_align(in(x, 0, "roi_align"), in(x, 1, "roi_align"), in(x, 2, "roi_align"), a.params);

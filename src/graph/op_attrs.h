@@ -57,9 +57,39 @@ struct GlobalPool2dAttrs {
   Layout layout = Layout::NCHW;
 };
 enum class UnaryKind : uint8_t {
-  Relu, LeakyRelu, Clip, Sigmoid, Tanh, Exp, Log, Sqrt, Erf, Gelu, Silu, HardSwish, HardSigmoid,
-  Neg, Abs, Identity, Reciprocal, Floor, Ceil, Not,
-  Round, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, TruncBf16
+  Relu,
+  LeakyRelu,
+  Clip,
+  Sigmoid,
+  Tanh,
+  Exp,
+  Log,
+  Sqrt,
+  Erf,
+  Gelu,
+  Silu,
+  HardSwish,
+  HardSigmoid,
+  Neg,
+  Abs,
+  Identity,
+  Reciprocal,
+  Floor,
+  Ceil,
+  Not,
+  Round,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Asinh,
+  Acosh,
+  Atanh,
+  TruncBf16
 };
 struct UnaryAttrs {
   UnaryKind kind = UnaryKind::Relu;
@@ -222,15 +252,13 @@ struct MaxPoolIndicesAttrs {
   bool column_major = false;  // ONNX storage_order 1: positions count along H first
 };
 
-using OpAttrs = std::variant<Conv2dAttrs, DenseAttrs, MatMulAttrs, Pool2dAttrs, GlobalPool2dAttrs,
-                             UnaryAttrs, BinaryAttrs, WhereAttrs, SoftmaxAttrs, LayerNormAttrs,
-                             ReduceAttrs, BatchNormAttrs, PadAttrs, ConcatAttrs, ReshapeAttrs,
-                             TransposeAttrs, SliceAttrs, GatherAttrs, CastAttrs, ExpandAttrs,
-                             WinogradInputAttrs, WinogradOutputAttrs,
-                             ArgReduceAttrs, CumSumAttrs, HardmaxAttrs, LrnAttrs, GatherElementsAttrs,
-                             GatherNdAttrs, ScatterElementsAttrs, ScatterNdAttrs, TriluAttrs, OneHotAttrs,
-                             TopKAttrs, ReverseSequenceAttrs, MaxUnpoolAttrs, RecurrentCellAttrs,
-                             GridSampleAttrs, RoiAlignAttrs, MaxPoolIndicesAttrs>;
+using OpAttrs = std::variant<Conv2dAttrs, DenseAttrs, MatMulAttrs, Pool2dAttrs, GlobalPool2dAttrs, UnaryAttrs,
+                             BinaryAttrs, WhereAttrs, SoftmaxAttrs, LayerNormAttrs, ReduceAttrs, BatchNormAttrs,
+                             PadAttrs, ConcatAttrs, ReshapeAttrs, TransposeAttrs, SliceAttrs, GatherAttrs, CastAttrs,
+                             ExpandAttrs, WinogradInputAttrs, WinogradOutputAttrs, ArgReduceAttrs, CumSumAttrs,
+                             HardmaxAttrs, LrnAttrs, GatherElementsAttrs, GatherNdAttrs, ScatterElementsAttrs,
+                             ScatterNdAttrs, TriluAttrs, OneHotAttrs, TopKAttrs, ReverseSequenceAttrs, MaxUnpoolAttrs,
+                             RecurrentCellAttrs, GridSampleAttrs, RoiAlignAttrs, MaxPoolIndicesAttrs>;
 
 // How an operator takes part in fusion.
 enum class FusionRole : uint8_t {

@@ -4,14 +4,13 @@
 #include <cstring>
 #include <optional>
 
-
 namespace ttune::graph {
 
 namespace {
 
 // The taps of one spatial axis that read input, and the paddings that keep the output's extent.
 struct AxisTaps {
-  int64_t first = 0, last = 0;     // the kept taps [first, last]
+  int64_t first = 0, last = 0;  // the kept taps [first, last]
   int64_t pad_begin = 0, pad_end = 0;
   bool changed = false;
 };
@@ -62,7 +61,8 @@ int dropPaddingTaps(Graph& g) {
   int rewritten = 0;
   for (Node& n : nodes) {
     Conv2dAttrs* a = std::get_if<Conv2dAttrs>(&n.attrs);
-    if (!a || a->layout != Layout::NCHW || a->pad_value != 0 || n.inputs.size() < 2 || n.inputs[0] < 0 || n.inputs[1] < 0)
+    if (!a || a->layout != Layout::NCHW || a->pad_value != 0 || n.inputs.size() < 2 || n.inputs[0] < 0 ||
+        n.inputs[1] < 0)
       continue;
     const Value& x = g.value(n.inputs[0]);
     const Value& w = g.value(n.inputs[1]);

@@ -131,11 +131,13 @@ void fuseActivations(Graph& g) {
     for (int side = 0; side < 2; ++side) {
       int x = m.inputs[1 - side], gate = m.inputs[side];
       int p = g.value(gate).producer;
-      if (p < 0 || consumers[gate].size() != 1 || is_output(gate) || g.value(x).shape != g.value(m.output).shape) continue;
+      if (p < 0 || consumers[gate].size() != 1 || is_output(gate) || g.value(x).shape != g.value(m.output).shape)
+        continue;
       const UnaryAttrs* u = std::get_if<UnaryAttrs>(&nodes[p].attrs);
       if (!u || nodes[p].inputs.size() != 1 || nodes[p].inputs[0] != x) continue;
       // ONNX HardSwish is x * HardSigmoid(x) with alpha 1/6, beta 1/2.
-      bool hard = u->kind == UnaryKind::HardSigmoid && std::abs(u->alpha - 1.0 / 6) < 1e-6 && std::abs(u->beta - 0.5) < 1e-6;
+      bool hard =
+          u->kind == UnaryKind::HardSigmoid && std::abs(u->alpha - 1.0 / 6) < 1e-6 && std::abs(u->beta - 0.5) < 1e-6;
       if (u->kind != UnaryKind::Sigmoid && !hard) continue;
       m.attrs = UnaryAttrs{hard ? UnaryKind::HardSwish : UnaryKind::Silu};
       m.inputs = {x};

@@ -7,7 +7,8 @@
 namespace ttune::graph {
 
 std::vector<runtime::NDArray> evaluateGraph(const Graph& g, const std::vector<runtime::NDArray>& inputs) {
-  TT_CHECK_ARG(inputs.size() == g.inputs().size(), "the graph takes ", g.inputs().size(), " inputs, got ", inputs.size());
+  TT_CHECK_ARG(inputs.size() == g.inputs().size(), "the graph takes ", g.inputs().size(), " inputs, got ",
+               inputs.size());
   std::vector<runtime::NDArray> vals(g.values().size());
   for (size_t i = 0; i < g.inputs().size(); ++i) vals[g.inputs()[i]] = inputs[i];
   for (size_t v = 0; v < g.values().size(); ++v)

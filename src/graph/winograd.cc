@@ -11,7 +11,8 @@ namespace {
 
 bool qualifies(const Graph& g, const Node& n, const WinogradOptions& o) {
   const Conv2dAttrs* c = std::get_if<Conv2dAttrs>(&n.attrs);
-  if (!c || c->layout != Layout::NHWC || c->groups != 1 || c->strides != Hw{1, 1} || c->dilation != Hw{1, 1}) return false;
+  if (!c || c->layout != Layout::NHWC || c->groups != 1 || c->strides != Hw{1, 1} || c->dilation != Hw{1, 1})
+    return false;
   if (n.inputs.size() != 2 || !g.value(n.inputs[1]).isConstant()) return false;
   const te::Shape& w = g.value(n.inputs[1]).shape;  // HWIO
   return w.size() == 4 && w[0] == 3 && w[1] == 3 && w[2] >= o.min_channels && w[3] >= o.min_channels &&

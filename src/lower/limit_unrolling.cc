@@ -161,8 +161,8 @@ class SizeCounter : public StmtVisitor {
     std::optional<bool> value;
   };
   int lanes_;
-  int64_t size_ = 0;     // of the statement being counted
-  te::VarBounds known_;  // unrolled loop variables at one of their values
+  int64_t size_ = 0;                               // of the statement being counted
+  te::VarBounds known_;                            // unrolled loop variables at one of their values
   std::unordered_map<const For*, int64_t> sizes_;  // loops of the statement being limited
   std::unordered_map<const For*, bool> selects_on_;
   std::unordered_map<uint64_t, std::vector<Decision>> decisions_;
@@ -175,7 +175,8 @@ class Limiter : public StmtMutator {
 
  protected:
   Stmt mutateFor(const Stmt& s, const For& f) override {
-    if (f.kind == ForKind::Unrolled && sizes_.size(s) > budget_) return rebuildFor(s, f, ForKind::Serial, mutate(f.body));
+    if (f.kind == ForKind::Unrolled && sizes_.size(s) > budget_)
+      return rebuildFor(s, f, ForKind::Serial, mutate(f.body));
     return StmtMutator::mutateFor(s, f);
   }
 
@@ -186,6 +187,8 @@ class Limiter : public StmtMutator {
 
 }  // namespace
 
-Stmt limitUnrolling(const Stmt& s, int64_t max_nodes, int lanes) { return Limiter(max_nodes, std::max(1, lanes)).mutate(s); }
+Stmt limitUnrolling(const Stmt& s, int64_t max_nodes, int lanes) {
+  return Limiter(max_nodes, std::max(1, lanes)).mutate(s);
+}
 
 }  // namespace ttune::lower

@@ -7,10 +7,14 @@ namespace ttune::lower {
 
 const char* forKindName(ForKind k) {
   switch (k) {
-    case ForKind::Serial: return "for";
-    case ForKind::Parallel: return "parallel";
-    case ForKind::Vectorized: return "vectorized";
-    case ForKind::Unrolled: return "unrolled";
+    case ForKind::Serial:
+      return "for";
+    case ForKind::Parallel:
+      return "parallel";
+    case ForKind::Vectorized:
+      return "vectorized";
+    case ForKind::Unrolled:
+      return "unrolled";
   }
   return "?";
 }
@@ -32,9 +36,7 @@ Stmt makeAllocate(te::BufferRef buffer, Stmt body) { return make(Allocate{std::m
 Stmt makeLet(te::Var var, te::Expr value, Stmt body) {
   return make(LetStmt{std::move(var), std::move(value), std::move(body)});
 }
-Stmt makePrefetch(te::BufferRef buffer, te::Expr index) {
-  return make(Prefetch{std::move(buffer), std::move(index)});
-}
+Stmt makePrefetch(te::BufferRef buffer, te::Expr index) { return make(Prefetch{std::move(buffer), std::move(index)}); }
 Stmt makeSeq(std::vector<Stmt> stmts) {
   std::vector<Stmt> flat;
   for (Stmt& s : stmts) {

@@ -28,7 +28,7 @@ struct StageBuffer {
   te::BufferRef buffer;
   std::vector<int64_t> extents;  // per spatial dim (region extents)
   std::vector<int64_t> strides;
-  std::vector<Expr> min;         // region start per spatial dim, set when emitted
+  std::vector<Expr> min;  // region start per spatial dim, set when emitted
 };
 
 struct Emitted {
@@ -58,11 +58,11 @@ class Lowerer {
       }
       int64_t size = 1;
       for (int64_t e : ext) size *= e;
-      te::MemScope scope = arg >= 0 ? te::MemScope::Arg
-                           : (st.location == ComputeLocation::At &&
-                              size * te::dtypeBytes(op.dtype()) <= opt_.max_stack_bytes)
-                               ? te::MemScope::Local
-                               : te::MemScope::Global;
+      te::MemScope scope =
+          arg >= 0 ? te::MemScope::Arg
+          : (st.location == ComputeLocation::At && size * te::dtypeBytes(op.dtype()) <= opt_.max_stack_bytes)
+              ? te::MemScope::Local
+              : te::MemScope::Global;
       StageBuffer& b = bufs_[i];
       b.buffer = std::make_shared<te::Buffer>(te::Buffer{op.name(), op.dtype(), size, scope});
       b.extents = ext;
@@ -101,7 +101,8 @@ class Lowerer {
     }
     Stmt s = makeSeq(std::move(body));
     for (auto it = globals.rbegin(); it != globals.rend(); ++it) s = makeAllocate(*it, s);
-    f.body = limitUnrolling(unrollRegisterTileLoops(resolveVectorLoops(s)), opt_.max_unrolled_statements, opt_.vector_lanes);
+    f.body =
+        limitUnrolling(unrollRegisterTileLoops(resolveVectorLoops(s)), opt_.max_unrolled_statements, opt_.vector_lanes);
     if (opt_.prefetch) f.body = prefetchNextBlocks(f.body, *opt_.prefetch);
     return f;
   }
@@ -124,9 +125,9 @@ class Lowerer {
   }
 
   struct Guard {
-    Expr rel;        // root axis offset inside the region (in leaf vars)
-    Expr limit;      // must stay below this
-    bool reduce;     // applies to the update only
+    Expr rel;          // root axis offset inside the region (in leaf vars)
+    Expr limit;        // must stay below this
+    bool reduce;       // applies to the update only
     int deepest = -1;  // innermost leaf position it depends on
     bool linear = false;
     int64_t coef = 0;
@@ -248,10 +249,18 @@ class Lowerer {
     Expr old = te::bufferLoad(buf, idx);
     Expr combined;
     switch (red->kind) {
-      case te::ReduceKind::Sum: combined = old + v; break;
-      case te::ReduceKind::Max: combined = te::max(old, v); break;
-      case te::ReduceKind::Min: combined = te::min(old, v); break;
-      case te::ReduceKind::Prod: combined = old * v; break;
+      case te::ReduceKind::Sum:
+        combined = old + v;
+        break;
+      case te::ReduceKind::Max:
+        combined = te::max(old, v);
+        break;
+      case te::ReduceKind::Min:
+        combined = te::min(old, v);
+        break;
+      case te::ReduceKind::Prod:
+        combined = old * v;
+        break;
     }
     Stmt s = makeStore(buf, idx, combined);
     if (cond.defined() && !te::proveTrue(cond, c.bounds)) s = makeIf(cond, s);
@@ -279,7 +288,8 @@ class Lowerer {
     int64_t steps = 0;
     const Stage& st = *c.st;
     for (int a : state_.attachedAt(st.op, st.iters[pos].name)) {
-      TT_TRY(auto regions, schedule::computeRegion(state_, a, c.si, c.loops, c.root_value, static_cast<int>(pos), fixedBounds(c, pos)));
+      TT_TRY(auto regions, schedule::computeRegion(state_, a, c.si, c.loops, c.root_value, static_cast<int>(pos),
+                                                   fixedBounds(c, pos)));
       const Stage& ast = state_.stages()[a];
       std::vector<Expr> mins, actual;
       StageBuffer& b = bufs_[a];
@@ -297,8 +307,10 @@ class Lowerer {
       // A stack tile's scope may end with its producer (it lives for the whole function); a
       // heap buffer is freed at the end of its scope, so that scope must cover the consumer too.
       Stmt s = e.stmt;
-      if (b.buffer->scope == te::MemScope::Local) s = makeAllocate(b.buffer, s);
-      else if (b.buffer->scope == te::MemScope::Global) heap.push_back(b.buffer);
+      if (b.buffer->scope == te::MemScope::Local)
+        s = makeAllocate(b.buffer, s);
+      else if (b.buffer->scope == te::MemScope::Global)
+        heap.push_back(b.buffer);
       attached.push_back(s);
       steps += e.steps;
     }
@@ -339,8 +351,12 @@ class Lowerer {
     }
     ForKind kind = ForKind::Serial;
     switch (it.annotation) {
-      case IterAnnotation::Parallel: kind = init ? ForKind::Serial : ForKind::Parallel; break;
-      case IterAnnotation::Vectorize: kind = ForKind::Vectorized; break;
+      case IterAnnotation::Parallel:
+        kind = init ? ForKind::Serial : ForKind::Parallel;
+        break;
+      case IterAnnotation::Vectorize:
+        kind = ForKind::Vectorized;
+        break;
       case IterAnnotation::Unroll:
         kind = max_ext * inner_steps <= opt_.max_explicit_unroll ? ForKind::Unrolled : ForKind::Serial;
         break;

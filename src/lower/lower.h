@@ -38,7 +38,6 @@ struct LowerOptions {
 LowerOptions lowerOptionsFor(const schedule::Target& target);
 
 // Fails (with the reason) for schedules that cannot be lowered.
-Expected<LoweredFunc> lower(const schedule::State& state, const std::string& name,
-                            const LowerOptions& options = {});
+Expected<LoweredFunc> lower(const schedule::State& state, const std::string& name, const LowerOptions& options = {});
 
 }  // namespace ttune::lower

@@ -141,7 +141,8 @@ class Streamer : public StmtMutator {
     if (lines + (aligned ? 0 : 1) > opt_.max_lines_per_iteration) return {};
     Expr base = te::simplify(te::substitute(read.index, next));
     std::vector<Stmt> out;
-    for (int64_t k = 0; k < lines; ++k) out.push_back(makePrefetch(read.buffer, te::simplify(base + te::intImm(k * line))));
+    for (int64_t k = 0; k < lines; ++k)
+      out.push_back(makePrefetch(read.buffer, te::simplify(base + te::intImm(k * line))));
     if (!aligned) out.push_back(makePrefetch(read.buffer, te::simplify(base + te::intImm(inner_span - 1))));
     return out;
   }
@@ -175,7 +176,8 @@ class Streamer : public StmtMutator {
 // Outside the parallel loops: finds them.
 class ParallelLoops : public StmtMutator {
  public:
-  ParallelLoops(const PrefetchOptions& o, std::unordered_set<const te::Buffer*> stored) : opt_(o), stored_(std::move(stored)) {}
+  ParallelLoops(const PrefetchOptions& o, std::unordered_set<const te::Buffer*> stored)
+      : opt_(o), stored_(std::move(stored)) {}
 
  protected:
   Stmt mutateFor(const Stmt& s, const For& f) override {

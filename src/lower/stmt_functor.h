@@ -20,7 +20,8 @@
 
 namespace ttune::lower {
 
-static_assert(std::variant_size_v<StmtNode::Kind> == 7, "a new statement kind needs a hook in StmtVisitor and StmtMutator");
+static_assert(std::variant_size_v<StmtNode::Kind> == 7,
+              "a new statement kind needs a hook in StmtVisitor and StmtMutator");
 
 class StmtVisitor {
  public:

@@ -147,7 +147,7 @@ Stmt versionRegion(const Stmt& region, const Enclosing& enc) {
   if (tails.empty()) return region;
   std::vector<te::Expr> distinct;  // the distinct extent expressions, with their loops' maxima
   std::vector<int64_t> maxima;
-  std::vector<size_t> which;       // tails[i]'s expression
+  std::vector<size_t> which;  // tails[i]'s expression
   for (const For* f : tails) {
     size_t k = 0;
     while (k < distinct.size() && !te::structurallyEqual(distinct[k], f->extent)) ++k;

@@ -26,7 +26,8 @@ std::vector<schedule::Step> defaultScheduleFor(const te::ComputeDAG& dag, const 
   return schedule::defaultSchedule(dag, schedule::defaultScheduleOptions(target, baseline));
 }
 
-BuildResult buildOne(const MeasureInput& input, const std::string& name, const schedule::Target& target, bool shared_object) {
+BuildResult buildOne(const MeasureInput& input, const std::string& name, const schedule::Target& target,
+                     bool shared_object) {
   BuildResult r;
   Timer timer;
   auto state = schedule::State::replay(input.dag, input.steps);
@@ -97,7 +98,8 @@ std::string reap(pid_t pid, bool kill_it) {
   if (kill_it) ::kill(pid, SIGKILL);
   int status = 0;
   if (waitpid(pid, &status, 0) != pid) return "it vanished";
-  if (WIFSIGNALED(status)) return std::string("signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
+  if (WIFSIGNALED(status))
+    return std::string("signal ") + std::to_string(WTERMSIG(status)) + " (" + strsignal(WTERMSIG(status)) + ")";
   return "exit status " + std::to_string(WEXITSTATUS(status));
 }
 
@@ -154,7 +156,8 @@ void buildShare(const std::vector<MeasureInput>& inputs, std::vector<size_t> sha
       b.error = static_cast<ErrorKind>(kind);
       if (b.ok() && b.build_s > timeout_s) {
         b.error = ErrorKind::CompileTimeout;
-        b.message = "compiling took " + std::to_string(b.build_s) + " s, over the " + std::to_string(timeout_s) + " s limit";
+        b.message =
+            "compiling took " + std::to_string(b.build_s) + " s, over the " + std::to_string(timeout_s) + " s limit";
         b.code = {};
       }
       ++done;
@@ -171,7 +174,8 @@ void buildShare(const std::vector<MeasureInput>& inputs, std::vector<size_t> sha
     bad.code = {};
     if (timed_out) {
       bad.error = ErrorKind::CompileTimeout;
-      bad.message = "compiling did not finish within the " + std::to_string(timeout_s) + " s limit (the build process was killed)";
+      bad.message = "compiling did not finish within the " + std::to_string(timeout_s) +
+                    " s limit (the build process was killed)";
     } else {
       bad.error = ErrorKind::CompileError;
       bad.message = "the compiler crashed: its build process ended with " + ended;
@@ -208,7 +212,8 @@ std::vector<BuildResult> Builder::build(const std::vector<MeasureInput>& inputs)
   // Keep what replay found; the children fill in the code and the build outcome.
   std::vector<BuildResult> built(inputs.size());
   std::vector<std::thread> pool;
-  for (size_t t = 1; t < shares.size(); ++t) pool.emplace_back([&, t] { buildShare(inputs, shares[t], target_, shared_objects_, timeout_s_, built); });
+  for (size_t t = 1; t < shares.size(); ++t)
+    pool.emplace_back([&, t] { buildShare(inputs, shares[t], target_, shared_objects_, timeout_s_, built); });
   if (!shares.empty()) buildShare(inputs, shares[0], target_, shared_objects_, timeout_s_, built);
   for (auto& t : pool) t.join();
   for (size_t i : todo) {

@@ -42,7 +42,8 @@ struct BuildResult {
 
 // The default schedule for a target (its lanes, registers and caches): the untuned baseline
 // every command and the search use.
-std::vector<schedule::Step> defaultScheduleFor(const te::ComputeDAG& dag, const schedule::Target& target = codegen::hostTarget(),
+std::vector<schedule::Step> defaultScheduleFor(const te::ComputeDAG& dag,
+                                               const schedule::Target& target = codegen::hostTarget(),
                                                schedule::Baseline baseline = schedule::Baseline::Strong);
 
 // Builds one candidate in the calling thread, for `target`; with `shared_object`, linked into a

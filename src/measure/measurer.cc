@@ -32,7 +32,8 @@ runtime::NDArray packWeight(const schedule::WeightLayout& layout, const runtime:
   return out;
 }
 
-std::vector<runtime::NDArray> scheduledInputs(const te::ComputeDAG& original, const std::vector<runtime::NDArray>& inputs,
+std::vector<runtime::NDArray> scheduledInputs(const te::ComputeDAG& original,
+                                              const std::vector<runtime::NDArray>& inputs,
                                               const te::ComputeDAG& scheduled,
                                               const std::vector<schedule::WeightLayout>& layouts) {
   std::map<std::string, runtime::NDArray> by_name;
@@ -73,7 +74,8 @@ Measurer::Measurer(MeasureOptions options) : Measurer(options, remoteOrLocal(opt
 
 Measurer::Measurer(MeasureOptions options, WorkerCommand worker)
     : options_(options),
-      builder_(options.build_threads, options.build_timeout_s, options.target, worker.shared_objects || options.remote != nullptr),
+      builder_(options.build_threads, options.build_timeout_s, options.target,
+               worker.shared_objects || options.remote != nullptr),
       runner_(std::move(worker)) {}
 
 const Measurer::Reference& Measurer::reference(const std::shared_ptr<const te::ComputeDAG>& dag) {
@@ -84,8 +86,10 @@ const Measurer::Reference& Measurer::reference(const std::shared_ptr<const te::C
   for (size_t i = 0; i < dag->inputs().size(); ++i) {
     const te::Tensor& t = dag->inputs()[i];
     runtime::NDArray a = runtime::NDArray::empty(t.shape(), t.dtype());
-    if (te::isFloat(t.dtype())) a.fillRandom(options_.seed * 1000 + i, -1.0, 1.0);
-    else a.fillRandom(options_.seed * 1000 + i, 0, 2);
+    if (te::isFloat(t.dtype()))
+      a.fillRandom(options_.seed * 1000 + i, -1.0, 1.0);
+    else
+      a.fillRandom(options_.seed * 1000 + i, 0, 2);
     ref.inputs.push_back(a);
     args.push_back(a.data());
   }
@@ -102,7 +106,8 @@ std::vector<schedule::RecordResult> Measurer::measure(const std::vector<MeasureI
   return timeOnce(built, inputs);
 }
 
-std::vector<schedule::RecordResult> Measurer::measure(const std::vector<MeasureInput>& inputs, std::vector<BuildResult>& builds) {
+std::vector<schedule::RecordResult> Measurer::measure(const std::vector<MeasureInput>& inputs,
+                                                      std::vector<BuildResult>& builds) {
   builds = builder_.build(inputs);
   return measureBuilt(inputs, builds);
 }
@@ -114,7 +119,8 @@ std::vector<schedule::RecordResult> Measurer::measureBuilt(const std::vector<Mea
   return timeOnce(copy, inputs);
 }
 
-std::vector<schedule::RecordResult> Measurer::timeOnce(std::vector<BuildResult>& built, const std::vector<MeasureInput>& inputs) {
+std::vector<schedule::RecordResult> Measurer::timeOnce(std::vector<BuildResult>& built,
+                                                       const std::vector<MeasureInput>& inputs) {
   const std::vector<bool> all(inputs.size(), true);
   return timeRound(built, inputs, all, true, 0);
 }
@@ -173,7 +179,8 @@ schedule::RecordResult Measurer::timeBuilt(BuildResult& built, const MeasureInpu
   return r;
 }
 
-std::vector<schedule::RecordResult> Measurer::timeRound(std::vector<BuildResult>& built, const std::vector<MeasureInput>& inputs,
+std::vector<schedule::RecordResult> Measurer::timeRound(std::vector<BuildResult>& built,
+                                                        const std::vector<MeasureInput>& inputs,
                                                         const std::vector<bool>& wanted, bool last_use, int round) {
   std::vector<schedule::RecordResult> out(inputs.size());
   if (!options_.remote) {
@@ -200,7 +207,8 @@ std::vector<schedule::RecordResult> Measurer::timeRound(std::vector<BuildResult>
   return out;
 }
 
-std::vector<std::vector<schedule::RecordResult>> Measurer::measureRounds(const std::vector<MeasureInput>& inputs, int rounds) {
+std::vector<std::vector<schedule::RecordResult>> Measurer::measureRounds(const std::vector<MeasureInput>& inputs,
+                                                                         int rounds) {
   TT_ASSERT(rounds > 0, "measureRounds: no rounds");
   std::vector<BuildResult> built = builder_.build(inputs);
   std::vector<std::vector<schedule::RecordResult>> out(inputs.size(), std::vector<schedule::RecordResult>(rounds));
@@ -225,7 +233,8 @@ SideBySide Measurer::compareSideBySide(const std::vector<MeasureInput>& inputs, 
     if (!prebuilt[i]) to_build.push_back(inputs[i]);
   std::vector<BuildResult> fresh = to_build.empty() ? std::vector<BuildResult>{} : builder_.build(to_build);
   std::vector<BuildResult> built;
-  for (size_t i = 0, f = 0; i < inputs.size(); ++i) built.push_back(prebuilt[i] ? std::move(*prebuilt[i]) : std::move(fresh[f++]));
+  for (size_t i = 0, f = 0; i < inputs.size(); ++i)
+    built.push_back(prebuilt[i] ? std::move(*prebuilt[i]) : std::move(fresh[f++]));
   // After the first round each input's runs per repeat are known from its time, so the worker's
   // calibration run is skipped: for a kernel that runs longer than a repeat's minimum (a basic
   // default), it was a third of every round.
@@ -246,10 +255,11 @@ SideBySide Measurer::compareSideBySide(const std::vector<MeasureInput>& inputs, 
       if (!wanted[i]) continue;
       schedule::RecordResult& r = results[i];
       if (r.ok()) t[i] = r.median();
-      if (round == 0 && calibrated && r.ok())
-        timed[i].number = runsPerRepeat(t[i], to.min_repeat_ms);
-      if (round == 0 || !r.ok()) out.results[i] = r;
-      else out.results[i].costs_s.push_back(r.median());
+      if (round == 0 && calibrated && r.ok()) timed[i].number = runsPerRepeat(t[i], to.min_repeat_ms);
+      if (round == 0 || !r.ok())
+        out.results[i] = r;
+      else
+        out.results[i].costs_s.push_back(r.median());
       secs[i].push_back(t[i]);
     }
     for (size_t i = 0; i < inputs.size(); ++i) ratios[i].push_back(std::isfinite(t[i]) ? t[0] / t[i] : 0.0);

@@ -30,10 +30,10 @@ inline TimingOptions tuningTiming() {
 
 struct MeasureOptions {
   TimingOptions timing = tuningTiming();
-  int build_threads = 0;     // 0: one per core
+  int build_threads = 0;  // 0: one per core
   double build_timeout_s = 15;
   double run_timeout_s = 10;
-  int threads = 0;           // kernel threads in the worker; 0: its default
+  int threads = 0;  // kernel threads in the worker; 0: its default
   bool check = false;
   double atol = 1e-3, rtol = 1e-3;
   uint64_t seed = 1;
@@ -63,11 +63,13 @@ class Measurer {
   std::vector<schedule::RecordResult> measure(const std::vector<MeasureInput>& inputs);
   // The same, also handing back each input's build (its code copied before timing), so that a
   // later compareSideBySide of the same schedules does not compile them again.
-  std::vector<schedule::RecordResult> measure(const std::vector<MeasureInput>& inputs, std::vector<BuildResult>& builds);
+  std::vector<schedule::RecordResult> measure(const std::vector<MeasureInput>& inputs,
+                                              std::vector<BuildResult>& builds);
   // The two halves of measure(): building alone (a batch larger than what is timed next keeps
   // every build process busy), and timing inputs built before; `builds` keep their code.
   std::vector<BuildResult> build(const std::vector<MeasureInput>& inputs) { return builder_.build(inputs); }
-  std::vector<schedule::RecordResult> measureBuilt(const std::vector<MeasureInput>& inputs, const std::vector<BuildResult>& builds);
+  std::vector<schedule::RecordResult> measureBuilt(const std::vector<MeasureInput>& inputs,
+                                                   const std::vector<BuildResult>& builds);
   // Each input built once and timed `rounds` times, the rounds interleaved (all inputs, then all
   // again), so a drift in the machine's load meets every input: result[input][round].
   std::vector<std::vector<schedule::RecordResult>> measureRounds(const std::vector<MeasureInput>& inputs, int rounds);
@@ -77,7 +79,8 @@ class Measurer {
   // reports a kernel's best time as the minimum over many noisy measurements of near-equal
   // schedules, which is biased low, and one disturbed measurement of a default makes a pick look
   // better than it is; re-timed side by side, the medians and intervals say what a pick is worth.
-  SideBySide compareSideBySide(const std::vector<MeasureInput>& inputs, const RoundsProtocol& protocol = kernelRounds());
+  SideBySide compareSideBySide(const std::vector<MeasureInput>& inputs,
+                               const RoundsProtocol& protocol = kernelRounds());
   // The same with builds made before (measure above, by a Measurer of the same target):
   // prebuilt[i], when set, is inputs[i]'s build; the others are built here. A transfer re-times
   // each kernel's winner against its default, both measured minutes before: compiling them
@@ -95,10 +98,12 @@ class Measurer {
   };
   schedule::RecordResult timeBuilt(BuildResult& built, const MeasureInput& input, bool last_use);
   // One round of every input, the last use of `built` (its code is taken).
-  std::vector<schedule::RecordResult> timeOnce(std::vector<BuildResult>& built, const std::vector<MeasureInput>& inputs);
+  std::vector<schedule::RecordResult> timeOnce(std::vector<BuildResult>& built,
+                                               const std::vector<MeasureInput>& inputs);
   // Times every built input once: one by one here, in round `round`'s order (options_.round_order),
   // or as one batch on the remote runner.
-  std::vector<schedule::RecordResult> timeRound(std::vector<BuildResult>& built, const std::vector<MeasureInput>& inputs,
+  std::vector<schedule::RecordResult> timeRound(std::vector<BuildResult>& built,
+                                                const std::vector<MeasureInput>& inputs,
                                                 const std::vector<bool>& wanted, bool last_use, int round);
   RunRequest request(BuildResult& built, const MeasureInput& input, bool last_use);
   const Reference& reference(const std::shared_ptr<const te::ComputeDAG>& dag);
@@ -111,7 +116,8 @@ class Measurer {
 
 // Inputs of a scheduled kernel from the original inputs: same tensors by name, weights packed
 // into the layouts the schedule chose.
-std::vector<runtime::NDArray> scheduledInputs(const te::ComputeDAG& original, const std::vector<runtime::NDArray>& inputs,
+std::vector<runtime::NDArray> scheduledInputs(const te::ComputeDAG& original,
+                                              const std::vector<runtime::NDArray>& inputs,
                                               const te::ComputeDAG& scheduled,
                                               const std::vector<schedule::WeightLayout>& layouts);
 // Packs a weight into a layout (compiled packing kernel).

@@ -80,9 +80,11 @@ std::string Runner::reapWorker() {
   int status = 0;
   std::string how = "the worker exited";
   if (pid_ > 0 && waitpid(pid_, &status, 0) == pid_) {
-    if (WIFSIGNALED(status)) how = std::string("the candidate killed its worker with signal ") + std::to_string(WTERMSIG(status)) +
-                                   " (" + strsignal(WTERMSIG(status)) + ")";
-    else if (WIFEXITED(status)) how = "the worker exited with status " + std::to_string(WEXITSTATUS(status));
+    if (WIFSIGNALED(status))
+      how = std::string("the candidate killed its worker with signal ") + std::to_string(WTERMSIG(status)) + " (" +
+            strsignal(WTERMSIG(status)) + ")";
+    else if (WIFEXITED(status))
+      how = "the worker exited with status " + std::to_string(WEXITSTATUS(status));
   }
   close(to_worker_);
   close(from_worker_);
@@ -93,8 +95,10 @@ std::string Runner::reapWorker() {
 
 void Runner::stopWorker(bool kill) {
   if (pid_ <= 0) return;
-  if (kill) ::kill(pid_, SIGKILL);
-  else close(to_worker_), to_worker_ = -1;  // EOF makes the worker exit
+  if (kill)
+    ::kill(pid_, SIGKILL);
+  else
+    close(to_worker_), to_worker_ = -1;  // EOF makes the worker exit
   reapWorker();
 }
 
@@ -135,7 +139,8 @@ bool decodeRunReply(const std::vector<char>& reply, RunResult* out) {
   uint8_t ek;
   uint32_t n;
   int32_t number = 1;
-  bool good = rd.pod(&ek) && ek <= static_cast<uint8_t>(ErrorKind::Unknown) && rd.str(&res.message) && rd.pod(&n) && n <= 1u << 20;
+  bool good = rd.pod(&ek) && ek <= static_cast<uint8_t>(ErrorKind::Unknown) && rd.str(&res.message) && rd.pod(&n) &&
+              n <= 1u << 20;
   for (uint32_t i = 0; good && i < n; ++i) {
     double c;
     good = rd.pod(&c) && std::isfinite(c) && c >= 0;

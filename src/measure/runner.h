@@ -23,8 +23,8 @@ struct ArgSpec {
 
 struct RunRequest {
   codegen::ObjectCode code;
-  std::vector<ArgSpec> args;           // kernel arguments in order
-  std::vector<runtime::NDArray> data;  // optional: contents of the input args (else seeded random)
+  std::vector<ArgSpec> args;               // kernel arguments in order
+  std::vector<runtime::NDArray> data;      // optional: contents of the input args (else seeded random)
   std::vector<runtime::NDArray> expected;  // optional: reference outputs to compare with
   double atol = 1e-3, rtol = 1e-3;
   uint64_t seed = 0;

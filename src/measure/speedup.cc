@@ -63,8 +63,11 @@ Json speedupJson(const Speedup& s, const std::string& prefix) {
   auto num = [](double x) { return std::isfinite(x) ? Json(x) : Json(nullptr); };
   Json ratios = Json::array();
   for (double r : s.ratios) ratios.push_back(num(r));
-  return Json{{prefix + "speedup", num(s.median)}, {prefix + "speedup_lo", num(s.lo)}, {prefix + "speedup_hi", num(s.hi)},
-              {prefix + "rounds", s.rounds()},     {prefix + "round_ratios", ratios}};
+  return Json{{prefix + "speedup", num(s.median)},
+              {prefix + "speedup_lo", num(s.lo)},
+              {prefix + "speedup_hi", num(s.hi)},
+              {prefix + "rounds", s.rounds()},
+              {prefix + "round_ratios", ratios}};
 }
 
 Speedup speedupFromJson(const Json& j, const std::string& prefix) {
@@ -77,7 +80,8 @@ Speedup speedupFromJson(const Json& j, const std::string& prefix) {
   s.lo = num("speedup_lo", s.median);
   s.hi = num("speedup_hi", s.median);
   if (auto it = j.find(prefix + "round_ratios"); it != j.end() && it->is_array())
-    for (const Json& r : *it) s.ratios.push_back(r.is_number() ? r.get<double>() : std::numeric_limits<double>::infinity());
+    for (const Json& r : *it)
+      s.ratios.push_back(r.is_number() ? r.get<double>() : std::numeric_limits<double>::infinity());
   return s;
 }
 

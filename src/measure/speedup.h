@@ -24,8 +24,8 @@ namespace ttune::measure {
 struct RoundsProtocol {
   int min_rounds = 5;
   int max_rounds = 15;
-  double max_width = 0.03;   // stop when every interval's hi / lo - 1 is below this
-  double confidence = 0.90;  // nominal coverage of the interval
+  double max_width = 0.03;     // stop when every interval's hi / lo - 1 is below this
+  double confidence = 0.90;    // nominal coverage of the interval
   bool until_decided = false;  // also stop once every interval excludes 1 (after min_rounds)
 };
 
@@ -47,7 +47,7 @@ inline RoundsProtocol decided(RoundsProtocol p) {
 
 struct Speedup {
   double median = 1, lo = 1, hi = 1;  // ratio t(baseline) / t(this): > 1 is faster
-  std::vector<double> ratios;          // one per round, in round order
+  std::vector<double> ratios;         // one per round, in round order
   int rounds() const { return static_cast<int>(ratios.size()); }
   bool gain() const { return rounds() > 0 && lo > 1; }  // faster beyond the spread
   bool loss() const { return rounds() > 0 && hi < 1; }  // slower beyond the spread

@@ -25,7 +25,8 @@ int readAll(int fd, char* p, size_t n, std::chrono::steady_clock::time_point dea
   while (n > 0) {
     int wait = -1;
     if (has_deadline) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
+      auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()).count();
       if (left <= 0) return 0;
       wait = static_cast<int>(left);
     }

@@ -21,9 +21,9 @@
 #include "codegen/jit.h"
 #endif
 #include "measure/runner.h"
+#include "measure/wire.h"
 #include "measure/worker_request.h"
 #include "runtime/abi.h"
-#include "measure/wire.h"
 #include "runtime/thread_pool.h"
 #include "te/dtype_io.h"
 
@@ -86,7 +86,8 @@ class Loaded {
     out->fn_ = out->jit_->function();
     return out;
 #else
-    return Unexpected("this worker has no JIT linker: it runs shared objects only (the tuner links them for its target)");
+    return Unexpected(
+        "this worker has no JIT linker: it runs shared objects only (the tuner links them for its target)");
 #endif
   }
 
@@ -118,8 +119,8 @@ Expected<WorkerRequest> parseWorkerRequest(const std::vector<char>& msg) {
   q.timing.cache_flush = flush != 0;
   auto sane = [](double v, double hi) { return std::isfinite(v) && v >= 0 && v <= hi; };
   if (q.threads < 0 || q.threads > 4096 || q.timing.warmup < 0 || q.timing.warmup > 1000 || q.timing.number < 0 ||
-      q.timing.number > 100000000 || q.timing.repeat < 1 || q.timing.repeat > 10000 || !sane(q.timing.min_repeat_ms, 1e6) ||
-      !sane(q.timing.slow_cutoff_s, 1e6) || nargs > 256)
+      q.timing.number > 100000000 || q.timing.repeat < 1 || q.timing.repeat > 10000 ||
+      !sane(q.timing.min_repeat_ms, 1e6) || !sane(q.timing.slow_cutoff_s, 1e6) || nargs > 256)
     return Unexpected("malformed request: a setting is out of range");
   int64_t total_bytes = 0;
   for (uint32_t i = 0; i < nargs; ++i) {
@@ -128,7 +129,8 @@ Expected<WorkerRequest> parseWorkerRequest(const std::vector<char>& msg) {
     if (!rd.pod(&dt) || !rd.pod(&nd)) return Unexpected("malformed request");
     // Layout-rewritten weights have one axis per tile level (a tiled batch matmul's weight easily
     // has rank 10), so the rank bound only guards against garbage.
-    if (nd > 64 || dt > static_cast<uint8_t>(te::kLastDType)) return Unexpected("malformed request: bad argument rank or dtype");
+    if (nd > 64 || dt > static_cast<uint8_t>(te::kLastDType))
+      return Unexpected("malformed request: bad argument rank or dtype");
     te::Shape shape(nd);
     int64_t elements = 1;
     for (auto& d : shape) {
@@ -152,7 +154,8 @@ Expected<WorkerRequest> parseWorkerRequest(const std::vector<char>& msg) {
   q.expected.resize(nexp);
   for (auto& e : q.expected)
     if (!rd.bytes(&e)) return Unexpected("malformed request");
-  if (!rd.pod(&q.atol) || !rd.pod(&q.rtol) || !sane(q.atol, 1e30) || !sane(q.rtol, 1e30)) return Unexpected("malformed request");
+  if (!rd.pod(&q.atol) || !rd.pod(&q.rtol) || !sane(q.atol, 1e30) || !sane(q.rtol, 1e30))
+    return Unexpected("malformed request");
   return q;
 }
 
@@ -219,18 +222,21 @@ std::vector<char> handle(const std::vector<char>& msg) {
     if (te::isFloat(a.dtype())) {
       for (int64_t k = 0; k < a.numElements(); ++k)
         if (!std::isfinite(te::loadDouble(a.data(), a.dtype(), k)))
-          return reply(ErrorKind::NonFinite, "output " + std::to_string(oi) + " has a non-finite value at element " + std::to_string(k), t);
+          return reply(ErrorKind::NonFinite,
+                       "output " + std::to_string(oi) + " has a non-finite value at element " + std::to_string(k), t);
     }
     if (oi < expected.size()) {
       runtime::NDArray e = runtime::NDArray::empty(a.shape(), a.dtype());
-      if (static_cast<int64_t>(expected[oi].size()) != e.bytes()) return reply(ErrorKind::Unknown, "expected size mismatch", t);
+      if (static_cast<int64_t>(expected[oi].size()) != e.bytes())
+        return reply(ErrorKind::Unknown, "expected size mismatch", t);
       std::memcpy(e.data(), expected[oi].data(), expected[oi].size());
       runtime::Comparison c = runtime::compare(a, e, atol, rtol);
       max_err = std::max(max_err, c.max_abs_err);
       if (!c.ok())
-        return reply(ErrorKind::WrongAnswer, "output " + std::to_string(oi) + " differs from the reference in " +
-                                                 std::to_string(c.mismatches) + " elements (max abs error " +
-                                                 std::to_string(c.max_abs_err) + ")", t, max_err);
+        return reply(ErrorKind::WrongAnswer,
+                     "output " + std::to_string(oi) + " differs from the reference in " + std::to_string(c.mismatches) +
+                         " elements (max abs error " + std::to_string(c.max_abs_err) + ")",
+                     t, max_err);
     }
     ++oi;
   }

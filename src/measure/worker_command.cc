@@ -71,12 +71,15 @@ Expected<WorkerCommand> workerCommandFor(const schedule::Target& target) {
   if (!codegen::isAArch64(target) || !codegen::isForeign(target)) return Unexpected(here.error());
   std::string worker = aarch64WorkerPath();
   if (!isFile(worker))
-    return Unexpected("code for " + target.name + " cannot run on this machine, and there is no AArch64 measurement worker at " + worker +
-                      " (build ttune with g++-aarch64-linux-gnu installed, or set TTUNE_WORKER_COMMAND to a worker on the device)");
+    return Unexpected(
+        "code for " + target.name + " cannot run on this machine, and there is no AArch64 measurement worker at " +
+        worker +
+        " (build ttune with g++-aarch64-linux-gnu installed, or set TTUNE_WORKER_COMMAND to a worker on the device)");
   std::vector<std::string> emulator = words(env("TTUNE_EMULATOR"));
   if (emulator.empty()) emulator = {"qemu-aarch64", "-L", "/usr/aarch64-linux-gnu"};
   if (findProgram(emulator[0]).empty())
-    return Unexpected("code for " + target.name + " cannot run on this machine: measure it on the device (TTUNE_WORKER_COMMAND, "
+    return Unexpected("code for " + target.name +
+                      " cannot run on this machine: measure it on the device (TTUNE_WORKER_COMMAND, "
                       "docs/edge.md) or install QEMU user emulation (qemu-user) to check it emulated");
   w.argv = emulator;
   w.argv.push_back(worker);

@@ -20,7 +20,9 @@ void Builder::claim(const std::string& name) {
   TT_ASSERT(names_.insert(name).second, "model builder: the value name '" + name + "' is used twice");
 }
 
-uint64_t Builder::tensorSeed(const std::string& name) const { return Hasher().add(seed_).add(std::string_view(name)).value(); }
+uint64_t Builder::tensorSeed(const std::string& name) const {
+  return Hasher().add(seed_).add(std::string_view(name)).value();
+}
 
 int Builder::input(const std::string& name, te::Shape shape, te::DType dtype) {
   claim(name);
@@ -183,9 +185,13 @@ int Builder::matmul(const std::string& name, int a, int b, bool transpose_a, boo
   return node(name, m, {a, b});
 }
 
-int Builder::softmax(const std::string& name, int x, int64_t axis) { return node(name, graph::SoftmaxAttrs{axis}, {x}); }
+int Builder::softmax(const std::string& name, int x, int64_t axis) {
+  return node(name, graph::SoftmaxAttrs{axis}, {x});
+}
 
-int Builder::reshape(const std::string& name, int x, te::Shape s) { return node(name, graph::ReshapeAttrs{std::move(s)}, {x}); }
+int Builder::reshape(const std::string& name, int x, te::Shape s) {
+  return node(name, graph::ReshapeAttrs{std::move(s)}, {x});
+}
 
 int Builder::transpose(const std::string& name, int x, std::vector<int64_t> perm) {
   return node(name, graph::TransposeAttrs{std::move(perm)}, {x});

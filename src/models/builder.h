@@ -31,10 +31,10 @@ inline constexpr double kLinearGain = 1.0;
 inline constexpr double kResidualGain = 0.5;
 
 struct ConvSpec {
-  int64_t out = 0;     // output channels
-  int64_t k = 1;       // square kernel
+  int64_t out = 0;  // output channels
+  int64_t k = 1;    // square kernel
   int64_t stride = 1;
-  int64_t pad = 0;     // symmetric
+  int64_t pad = 0;  // symmetric
   int64_t groups = 1;
   bool bias = false;
   double gain = kReluGain;  // weight variance = gain^2 / fan_in

@@ -33,8 +33,9 @@ int mbConv(Builder& b, const std::string& prefix, int x, const MBConvSpec& spec)
   auto name = [&](int i) { return prefix + ".block." + std::to_string(i); };
   int y = x;
   if (expanded != in) y = convBnSilu(b, name(index++), y, {.out = expanded, .k = 1});
-  y = convBnSilu(b, name(index++), y,
-                 {.out = expanded, .k = spec.kernel, .stride = spec.stride, .pad = (spec.kernel - 1) / 2, .groups = expanded});
+  y = convBnSilu(
+      b, name(index++), y,
+      {.out = expanded, .k = spec.kernel, .stride = spec.stride, .pad = (spec.kernel - 1) / 2, .groups = expanded});
   y = squeezeExcitation(b, name(index++), y, std::max<int64_t>(1, in / 4));
   y = convBnSilu(b, name(index++), y, {.out = spec.out, .k = 1, .gain = residual ? kResidualGain : kLinearGain}, false);
   return residual ? b.add(prefix + ".add", y, x) : y;
@@ -44,8 +45,12 @@ graph::Graph buildEfficientNet(const EfficientNetConfig& cfg, uint64_t seed) {
   struct Stage {
     int64_t expand, kernel, stride, in, out, layers;
   };
-  const std::array<Stage, 7> base = {{{1, 3, 1, 32, 16, 1}, {6, 3, 2, 16, 24, 2}, {6, 5, 2, 24, 40, 2},
-                                      {6, 3, 2, 40, 80, 3}, {6, 5, 1, 80, 112, 3}, {6, 5, 2, 112, 192, 4},
+  const std::array<Stage, 7> base = {{{1, 3, 1, 32, 16, 1},
+                                      {6, 3, 2, 16, 24, 2},
+                                      {6, 5, 2, 24, 40, 2},
+                                      {6, 3, 2, 40, 80, 3},
+                                      {6, 5, 1, 80, 112, 3},
+                                      {6, 5, 2, 112, 192, 4},
                                       {6, 3, 1, 192, 320, 1}}};
   auto width = [&](int64_t c) { return makeDivisible(static_cast<double>(c) * cfg.width_mult); };
   auto depth = [&](int64_t n) { return static_cast<int64_t>(std::ceil(static_cast<double>(n) * cfg.depth_mult)); };
@@ -57,7 +62,9 @@ graph::Graph buildEfficientNet(const EfficientNetConfig& cfg, uint64_t seed) {
     const Stage& st = base[s];
     for (int64_t i = 0; i < depth(st.layers); ++i) {
       std::string prefix = "features." + std::to_string(s + 1) + "." + std::to_string(i);
-      x = mbConv(b, prefix, x, {.expand_ratio = st.expand, .kernel = st.kernel, .stride = i == 0 ? st.stride : 1, .out = width(st.out)});
+      x = mbConv(
+          b, prefix, x,
+          {.expand_ratio = st.expand, .kernel = st.kernel, .stride = i == 0 ? st.stride : 1, .out = width(st.out)});
     }
   }
   x = convBnSilu(b, "features.8", x, {.out = 4 * width(base.back().out), .k = 1});

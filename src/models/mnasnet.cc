@@ -26,7 +26,8 @@ graph::Graph buildMnasNet(uint64_t seed, double alpha, int64_t num_classes) {
   struct Stack {
     int64_t kernel, stride, expansion, repeats;
   };
-  const std::array<Stack, 6> stacks = {{{3, 2, 3, 3}, {5, 2, 3, 3}, {5, 2, 6, 3}, {3, 1, 6, 2}, {5, 2, 6, 4}, {3, 1, 6, 1}}};
+  const std::array<Stack, 6> stacks = {
+      {{3, 2, 3, 3}, {5, 2, 3, 3}, {5, 2, 6, 3}, {3, 1, 6, 2}, {5, 2, 6, 4}, {3, 1, 6, 1}}};
 
   Builder b(seed);
   int x = b.input("input0", {1, 3, 224, 224});

@@ -27,8 +27,10 @@ int ffn(Builder& b, const std::string& prefix, int x, const MobileBertConfig& c)
 }
 
 int encoderLayer(Builder& b, const std::string& p, int h, const MobileBertConfig& c) {
-  int layer_input = b.noNorm(p + ".bottleneck.input.LayerNorm", b.linear(p + ".bottleneck.input.dense", h, c.bottleneck));
-  int shared = b.noNorm(p + ".bottleneck.attention.LayerNorm", b.linear(p + ".bottleneck.attention.dense", h, c.bottleneck));
+  int layer_input =
+      b.noNorm(p + ".bottleneck.input.LayerNorm", b.linear(p + ".bottleneck.input.dense", h, c.bottleneck));
+  int shared =
+      b.noNorm(p + ".bottleneck.attention.LayerNorm", b.linear(p + ".bottleneck.attention.dense", h, c.bottleneck));
   const std::string s = p + ".attention.self";
   int q = b.linear(s + ".query", shared, c.bottleneck);
   int k = b.linear(s + ".key", shared, c.bottleneck);
@@ -52,7 +54,8 @@ graph::Graph buildMobileBert(const MobileBertConfig& c, uint64_t seed) {
   int e = b.embedding("embeddings.word_embeddings", ids, c.vocab, c.embedding, 1.0);
   // Trigram input: [e[i+1], e[i], e[i-1]] with zero rows past the ends.
   int next = b.pad("embeddings.trigram.next.pad", b.slice("embeddings.trigram.next", e, 0, 1, c.seq), {0, 0}, {1, 0});
-  int prev = b.pad("embeddings.trigram.prev.pad", b.slice("embeddings.trigram.prev", e, 0, 0, c.seq - 1), {1, 0}, {0, 0});
+  int prev =
+      b.pad("embeddings.trigram.prev.pad", b.slice("embeddings.trigram.prev", e, 0, 0, c.seq - 1), {1, 0}, {0, 0});
   int x = b.concat("embeddings.trigram", {next, e, prev}, 1);
   x = b.linear("embeddings.embedding_transformation", x, c.hidden);
   int pos = b.embedding("embeddings.position_embeddings", pos_ids, c.max_positions, c.hidden, 0.5);

@@ -33,8 +33,8 @@ graph::Graph buildMobileNetV2(uint64_t seed, int64_t num_classes) {
   struct Stage {
     int64_t t, c, n, s;
   };
-  const std::array<Stage, 7> settings = {{{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2},
-                                          {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}}};
+  const std::array<Stage, 7> settings = {
+      {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2}, {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}}};
   Builder b(seed);
   int x = b.input("input0", {1, 3, 224, 224});
   x = convBnRelu6(b, "features.0", x, {.out = makeDivisible(32.0), .k = 3, .stride = 2, .pad = 1});

@@ -14,7 +14,7 @@
 namespace ttune::models {
 
 struct ResNetConfig {
-  bool bottleneck = false;               // Bottleneck (expansion 4) instead of BasicBlock
+  bool bottleneck = false;                // Bottleneck (expansion 4) instead of BasicBlock
   std::array<int, 4> layers{2, 2, 2, 2};  // blocks per stage
   int64_t width = 64;                     // stem channels and the first stage's planes
   // ResNeXt: the Bottleneck's 3x3 convolution in `groups` groups of width_per_group * planes / 64

@@ -76,11 +76,14 @@ const std::vector<Entry>& entries() {
        [](uint64_t s) { return buildMnasNet(s); }},
       {bert("bert_base", "HuggingFace bert-base-uncased for sequence classification, seq 256, 109.5M parameters"),
        [](uint64_t s) { return buildBert({}, s); }},
-      {bert("mobilebert", "HuggingFace google/mobilebert-uncased for sequence classification, seq 256, 24.6M parameters"),
+      {bert("mobilebert",
+            "HuggingFace google/mobilebert-uncased for sequence classification, seq 256, 24.6M parameters"),
        [](uint64_t s) { return buildMobileBert({}, s); }},
-      {extra(cnn("resnext50_32x4d", "torchvision ResNeXt-50 32x4d: ResNet-50 with 32-group 3x3 convolutions, 25.0M parameters")),
+      {extra(cnn("resnext50_32x4d",
+                 "torchvision ResNeXt-50 32x4d: ResNet-50 with 32-group 3x3 convolutions, 25.0M parameters")),
        [](uint64_t s) { return buildResNet(resnext50Config(), s); }},
-      {extra(cnn("regnet_y_400mf", "torchvision RegNetY-400MF: grouped 3x3 convolutions (8 channels a group) + SE, 4.3M parameters")),
+      {extra(cnn("regnet_y_400mf",
+                 "torchvision RegNetY-400MF: grouped 3x3 convolutions (8 channels a group) + SE, 4.3M parameters")),
        [](uint64_t s) { return buildRegNetY({}, s); }},
   };
   return e;

@@ -45,14 +45,12 @@ Tensor binaryOp(const std::string& label, const Tensor& a, const Tensor& b,
                 const std::function<Expr(const Expr&, const Expr&)>& fn) {
   checkDefined(label, a, "first operand");
   checkDefined(label, b, "second operand");
-  TT_CHECK_ARG(a.dtype() == b.dtype(), label, ": the operands have different dtypes (",
-               te::dtypeName(a.dtype()), " and ", te::dtypeName(b.dtype()), ")");
+  TT_CHECK_ARG(a.dtype() == b.dtype(), label, ": the operands have different dtypes (", te::dtypeName(a.dtype()),
+               " and ", te::dtypeName(b.dtype()), ")");
   Shape out = broadcastShapes(label, a.shape(), b.shape());
   return te::compute(
       "T_" + label, out,
-      [&](const std::vector<Var>& v) {
-        return fn(a(broadcastIndices(a, v, out)), b(broadcastIndices(b, v, out)));
-      },
+      [&](const std::vector<Var>& v) { return fn(a(broadcastIndices(a, v, out)), b(broadcastIndices(b, v, out))); },
       sameShapes(out, {&a, &b}) ? te::OpTag::Elementwise : te::OpTag::Broadcast);
 }
 
@@ -96,8 +94,7 @@ Tensor abs(const Tensor& x) {
 }
 
 Tensor gelu(const Tensor& x) {
-  return unaryOp("gelu", x,
-                 [](const Expr& e) { return e * 0.5 * (te::erf(e * 0.70710678118654752440) + 1.0); });
+  return unaryOp("gelu", x, [](const Expr& e) { return e * 0.5 * (te::erf(e * 0.70710678118654752440) + 1.0); });
 }
 
 Tensor silu(const Tensor& x) {
@@ -108,13 +105,11 @@ Tensor silu(const Tensor& x) {
 // (the same real function as x * clip(x + 3, 0, 6) / 6, but float32 rounds the two differently,
 // and a quantized model requantizing the result sees the ties that decides).
 Tensor hardswish(const Tensor& x) {
-  return unaryOp("hardswish", x,
-                 [](const Expr& e) { return e * te::min(te::max(e * (1.0 / 6.0) + 0.5, 0.0), 1.0); });
+  return unaryOp("hardswish", x, [](const Expr& e) { return e * te::min(te::max(e * (1.0 / 6.0) + 0.5, 0.0), 1.0); });
 }
 
 Tensor hardsigmoid(const Tensor& x, double alpha, double beta) {
-  return unaryOp("hardsigmoid", x,
-                 [&](const Expr& e) { return te::min(te::max(e * alpha + beta, 0.0), 1.0); });
+  return unaryOp("hardsigmoid", x, [&](const Expr& e) { return te::min(te::max(e * alpha + beta, 0.0), 1.0); });
 }
 
 Tensor scale_shift(const Tensor& x, double scale, double shift) {
@@ -165,8 +160,8 @@ Tensor where(const Tensor& cond, const Tensor& a, const Tensor& b) {
   checkDType("where", cond, DType::Bool, "condition");
   checkDefined("where", a, "first value");
   checkDefined("where", b, "second value");
-  TT_CHECK_ARG(a.dtype() == b.dtype(), "where: the values have different dtypes (", te::dtypeName(a.dtype()),
-               " and ", te::dtypeName(b.dtype()), ")");
+  TT_CHECK_ARG(a.dtype() == b.dtype(), "where: the values have different dtypes (", te::dtypeName(a.dtype()), " and ",
+               te::dtypeName(b.dtype()), ")");
   std::optional<Shape> ca = tryBroadcast(cond.shape(), a.shape());
   std::optional<Shape> out_opt = ca ? tryBroadcast(*ca, b.shape()) : std::nullopt;
   TT_CHECK_ARG(out_opt.has_value(), "where: shapes ", te::shapeToString(cond.shape()), ", ",

@@ -90,8 +90,10 @@ Tensor argReduce(const std::string& name, bool is_max, const Tensor& x, int64_t 
       },
       te::OpTag::Reduction);
   Shape out = in;
-  if (keepdims) out[ax] = 1;
-  else out.erase(out.begin() + static_cast<std::ptrdiff_t>(ax));
+  if (keepdims)
+    out[ax] = 1;
+  else
+    out.erase(out.begin() + static_cast<std::ptrdiff_t>(ax));
   IterVar p = te::reduceAxis(in[ax], "r0");
   return te::compute(
       name, out,
@@ -268,8 +270,10 @@ Tensor finishScatter(const std::string& name, const Tensor& data, ScatterReducti
         switch (reduction) {
           case ScatterReduction::None:
             return te::select(f >= int64_t{0}, update_at(v, te::max(f, Expr(int64_t{0}))), data(v));
-          case ScatterReduction::Add: return data(v) + f;
-          case ScatterReduction::Mul: return data(v) * f;
+          case ScatterReduction::Add:
+            return data(v) + f;
+          case ScatterReduction::Mul:
+            return data(v) * f;
         }
         TT_UNREACHABLE("scatter reduction");
       },
@@ -302,8 +306,8 @@ Tensor scatter_elements(const Tensor& data, const Tensor& indices, const Tensor&
     bcast[d] = d != ax && is[d] == 1 && us[d] > 1;
     shapes_ok = is[d] == us[d] || bcast[d];
   }
-  TT_CHECK_ARG(shapes_ok, "scatter_elements: updates of shape ", te::shapeToString(us), " differ from indices of shape ",
-               te::shapeToString(is));
+  TT_CHECK_ARG(shapes_ok, "scatter_elements: updates of shape ", te::shapeToString(us),
+               " differ from indices of shape ", te::shapeToString(is));
   for (size_t d = 0; d < ds.size(); ++d)
     TT_CHECK_ARG(d == ax || us[d] <= ds[d], "scatter_elements: indices of shape ", te::shapeToString(us),
                  " exceed data of shape ", te::shapeToString(ds), " on axis ", d);
@@ -362,8 +366,10 @@ Tensor scatter_elements(const Tensor& data, const Tensor& indices, const Tensor&
             conds.push_back(f >= int64_t{0});
             return te::select(allOf(conds), updates(updateAt(ve, te::max(f, Expr(int64_t{0})))), data(v));
           }
-          case ScatterReduction::Add: return data(v) + f;
-          case ScatterReduction::Mul: return data(v) * f;
+          case ScatterReduction::Add:
+            return data(v) + f;
+          case ScatterReduction::Mul:
+            return data(v) * f;
         }
         TT_UNREACHABLE("scatter reduction");
       },

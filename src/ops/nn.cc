@@ -13,12 +13,9 @@ using te::Var;
 namespace {
 
 void checkWindowAttrs(std::string_view op, const Hw& strides, const Pad4& padding, const Hw& dilation) {
-  TT_CHECK_ARG(strides[0] > 0 && strides[1] > 0, op, ": strides must be positive, got ",
-               listToString(strides));
-  TT_CHECK_ARG(dilation[0] > 0 && dilation[1] > 0, op, ": dilations must be positive, got ",
-               listToString(dilation));
-  for (int64_t p : padding)
-    TT_CHECK_ARG(p >= 0, op, ": padding must be non-negative, got ", listToString(padding));
+  TT_CHECK_ARG(strides[0] > 0 && strides[1] > 0, op, ": strides must be positive, got ", listToString(strides));
+  TT_CHECK_ARG(dilation[0] > 0 && dilation[1] > 0, op, ": dilations must be positive, got ", listToString(dilation));
+  for (int64_t p : padding) TT_CHECK_ARG(p >= 0, op, ": padding must be non-negative, got ", listToString(padding));
 }
 
 // The element types of a product's operands:
@@ -52,15 +49,18 @@ Operands operandKind(std::string_view op, const Tensor& a, const Tensor& b, std:
 // One term of a product's sum, its operands widened as `kind` says.
 Expr term(const Expr& a, const Expr& b, Operands kind) {
   switch (kind) {
-    case Operands::Float: return a * b;
-    case Operands::Int8: return te::cast(DType::Int32, a) * te::cast(DType::Int32, b);
-    case Operands::Bf16: return te::cast(DType::Float32, a) * te::cast(DType::Float32, b);
+    case Operands::Float:
+      return a * b;
+    case Operands::Int8:
+      return te::cast(DType::Int32, a) * te::cast(DType::Int32, b);
+    case Operands::Bf16:
+      return te::cast(DType::Float32, a) * te::cast(DType::Float32, b);
   }
   return a * b;
 }
 
-int64_t windowOut(std::string_view op, const char* dim, int64_t in, int64_t pb, int64_t pa, int64_t k,
-                  int64_t s, int64_t d) {
+int64_t windowOut(std::string_view op, const char* dim, int64_t in, int64_t pb, int64_t pa, int64_t k, int64_t s,
+                  int64_t d) {
   int64_t out = convOutputSize(in, pb, pa, k, s, d);
   TT_CHECK_ARG(out > 0, op, ": the kernel ", dim, " ", k, " (dilation ", d, ") spans ", d * (k - 1) + 1,
                " but the padded input ", dim, " is only ", in + pb + pa);
@@ -68,20 +68,20 @@ int64_t windowOut(std::string_view op, const char* dim, int64_t in, int64_t pb, 
 }
 
 // Shared by the four public convolution functions; `op` names the caller in error messages.
-Tensor conv2dImpl(std::string_view op, bool nhwc, const Tensor& data, const Tensor& weight, Hw st, Pad4 pad4,
-                  Hw dil, int64_t groups, int64_t pad_value) {
+Tensor conv2dImpl(std::string_view op, bool nhwc, const Tensor& data, const Tensor& weight, Hw st, Pad4 pad4, Hw dil,
+                  int64_t groups, int64_t pad_value) {
   checkRank(op, data, 4, "input");
   checkRank(op, weight, 4, "weight");
   const Operands kind = operandKind(op, data, weight, "input", "weight");
-  TT_CHECK_ARG(pad_value == 0 || (kind == Operands::Int8 && pad_value >= te::intTypeMin(data.dtype()) && pad_value <= te::intTypeMax(data.dtype())),
+  TT_CHECK_ARG(pad_value == 0 || (kind == Operands::Int8 && pad_value >= te::intTypeMin(data.dtype()) &&
+                                  pad_value <= te::intTypeMax(data.dtype())),
                op, ": the padding value ", pad_value, " is not a value of the ", te::dtypeName(data.dtype()), " input");
   checkWindowAttrs(op, st, pad4, dil);
   TT_CHECK_ARG(groups >= 1, op, ": groups must be positive, got ", groups);
   const Shape& ds = data.shape();
   const Shape& ws = weight.shape();
   int64_t N = ds[0], C = nhwc ? ds[3] : ds[1], H = nhwc ? ds[1] : ds[2], W = nhwc ? ds[2] : ds[3];
-  int64_t K = nhwc ? ws[3] : ws[0], Cg = nhwc ? ws[2] : ws[1], R = nhwc ? ws[0] : ws[2],
-          S = nhwc ? ws[1] : ws[3];
+  int64_t K = nhwc ? ws[3] : ws[0], Cg = nhwc ? ws[2] : ws[1], R = nhwc ? ws[0] : ws[2], S = nhwc ? ws[1] : ws[3];
   TT_CHECK_ARG(C % groups == 0, op, ": ", C, " input channels are not divisible by groups=", groups);
   TT_CHECK_ARG(C == Cg * groups, op, ": input has ", C, " channels but the weight expects ", Cg * groups,
                " (groups=", groups, ")");
@@ -144,8 +144,8 @@ Tensor conv2dImpl(std::string_view op, bool nhwc, const Tensor& data, const Tens
                      te::OpTag::Convolution, {"nn", "ff", "yy", "xx"});
 }
 
-Tensor depthwiseImpl(std::string_view op, bool nhwc, const Tensor& data, const Tensor& weight, Hw st,
-                     Pad4 pad4, Hw dil, int64_t pad_value) {
+Tensor depthwiseImpl(std::string_view op, bool nhwc, const Tensor& data, const Tensor& weight, Hw st, Pad4 pad4, Hw dil,
+                     int64_t pad_value) {
   checkRank(op, data, 4, "input");
   checkRank(op, weight, 4, "weight");
   int64_t C = nhwc ? data.shape()[3] : data.shape()[1];
@@ -167,23 +167,23 @@ int64_t convOutputSize(int64_t in, int64_t pad_before, int64_t pad_after, int64_
   return span / stride + 1;
 }
 
-Tensor conv2d_nchw(const Tensor& data, const Tensor& weight, Hw strides, Pad4 padding, Hw dilation,
-                   int64_t groups, int64_t pad_value) {
+Tensor conv2d_nchw(const Tensor& data, const Tensor& weight, Hw strides, Pad4 padding, Hw dilation, int64_t groups,
+                   int64_t pad_value) {
   return conv2dImpl("conv2d_nchw", false, data, weight, strides, padding, dilation, groups, pad_value);
 }
 
-Tensor conv2d_nhwc(const Tensor& data, const Tensor& weight, Hw strides, Pad4 padding, Hw dilation,
-                   int64_t groups, int64_t pad_value) {
+Tensor conv2d_nhwc(const Tensor& data, const Tensor& weight, Hw strides, Pad4 padding, Hw dilation, int64_t groups,
+                   int64_t pad_value) {
   return conv2dImpl("conv2d_nhwc", true, data, weight, strides, padding, dilation, groups, pad_value);
 }
 
-Tensor depthwise_conv2d_nchw(const Tensor& data, const Tensor& weight, Hw strides, Pad4 padding,
-                             Hw dilation, int64_t pad_value) {
+Tensor depthwise_conv2d_nchw(const Tensor& data, const Tensor& weight, Hw strides, Pad4 padding, Hw dilation,
+                             int64_t pad_value) {
   return depthwiseImpl("depthwise_conv2d_nchw", false, data, weight, strides, padding, dilation, pad_value);
 }
 
-Tensor depthwise_conv2d_nhwc(const Tensor& data, const Tensor& weight, Hw strides, Pad4 padding,
-                             Hw dilation, int64_t pad_value) {
+Tensor depthwise_conv2d_nhwc(const Tensor& data, const Tensor& weight, Hw strides, Pad4 padding, Hw dilation,
+                             int64_t pad_value) {
   return depthwiseImpl("depthwise_conv2d_nhwc", true, data, weight, strides, padding, dilation, pad_value);
 }
 
@@ -193,12 +193,12 @@ Tensor dense(const Tensor& x, const Tensor& w) {
   const Operands kind = operandKind("dense", x, w, "input", "weight");
   int64_t M = x.shape()[0], K = x.shape()[1], N = w.shape()[0];
   TT_CHECK_ARG(w.shape()[1] == K, "dense: the input ", te::shapeToString(x.shape()), " has ", K,
-               " features but the weight ", te::shapeToString(w.shape()), " (laid out [N, K]) expects ",
-               w.shape()[1]);
+               " features but the weight ", te::shapeToString(w.shape()), " (laid out [N, K]) expects ", w.shape()[1]);
   IterVar k = te::reduceAxis(K, "k");
-  return te::compute("dense", {M, N},
-                     [&](const std::vector<Var>& v) { return te::sum(term(x(v[0], k.var), w(v[1], k.var), kind), {k}); },
-                     te::OpTag::Dense, {"i", "j"});
+  return te::compute(
+      "dense", {M, N},
+      [&](const std::vector<Var>& v) { return te::sum(term(x(v[0], k.var), w(v[1], k.var), kind), {k}); },
+      te::OpTag::Dense, {"i", "j"});
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
@@ -208,9 +208,8 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   const Shape &as = a.shape(), &bs = b.shape();
   int64_t M = ta ? as[1] : as[0], Ka = ta ? as[0] : as[1];
   int64_t Kb = tb ? bs[1] : bs[0], N = tb ? bs[0] : bs[1];
-  TT_CHECK_ARG(Ka == Kb, "matmul: the inner dimensions differ: ", te::shapeToString(as),
-               ta ? " (transposed)" : "", " has K=", Ka, " but ", te::shapeToString(bs),
-               tb ? " (transposed)" : "", " has K=", Kb);
+  TT_CHECK_ARG(Ka == Kb, "matmul: the inner dimensions differ: ", te::shapeToString(as), ta ? " (transposed)" : "",
+               " has K=", Ka, " but ", te::shapeToString(bs), tb ? " (transposed)" : "", " has K=", Kb);
   IterVar k = te::reduceAxis(Ka, "k");
   return te::compute("matmul", {M, N},
                      [&](const std::vector<Var>& v) {
@@ -234,8 +233,8 @@ Tensor batch_matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   int64_t M = ta ? as[ra - 1] : as[ra - 2], Ka = ta ? as[ra - 2] : as[ra - 1];
   int64_t Kb = tb ? bs[rb - 1] : bs[rb - 2], N = tb ? bs[rb - 2] : bs[rb - 1];
   TT_CHECK_ARG(Ka == Kb, "batch_matmul: the inner dimensions differ: ", te::shapeToString(as),
-               ta ? " (transposed)" : "", " has K=", Ka, " but ", te::shapeToString(bs),
-               tb ? " (transposed)" : "", " has K=", Kb);
+               ta ? " (transposed)" : "", " has K=", Ka, " but ", te::shapeToString(bs), tb ? " (transposed)" : "",
+               " has K=", Kb);
   size_t nb = batch->size();
   Shape out = *batch;
   out.push_back(M);

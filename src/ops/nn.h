@@ -38,10 +38,10 @@ Tensor conv2d_nhwc(const Tensor& data, const Tensor& weight, Hw strides = {1, 1}
                    Hw dilation = {1, 1}, int64_t groups = 1, int64_t pad_value = 0);
 // Depthwise (groups = C): weight [C*m, 1, R, S] (NCHW) or [R, S, 1, C*m] (NHWC); output channel f
 // reads input channel f / m.
-Tensor depthwise_conv2d_nchw(const Tensor& data, const Tensor& weight, Hw strides = {1, 1},
-                             Pad4 padding = {0, 0, 0, 0}, Hw dilation = {1, 1}, int64_t pad_value = 0);
-Tensor depthwise_conv2d_nhwc(const Tensor& data, const Tensor& weight, Hw strides = {1, 1},
-                             Pad4 padding = {0, 0, 0, 0}, Hw dilation = {1, 1}, int64_t pad_value = 0);
+Tensor depthwise_conv2d_nchw(const Tensor& data, const Tensor& weight, Hw strides = {1, 1}, Pad4 padding = {0, 0, 0, 0},
+                             Hw dilation = {1, 1}, int64_t pad_value = 0);
+Tensor depthwise_conv2d_nhwc(const Tensor& data, const Tensor& weight, Hw strides = {1, 1}, Pad4 padding = {0, 0, 0, 0},
+                             Hw dilation = {1, 1}, int64_t pad_value = 0);
 
 // x [M, K], w [N, K] -> [M, N] (out = x w^T, like Gemm with transB = 1).
 Tensor dense(const Tensor& x, const Tensor& w);

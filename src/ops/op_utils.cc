@@ -66,13 +66,11 @@ Shape broadcastShapes(std::string_view op, const Shape& a, const Shape& b) {
   return *out;
 }
 
-std::vector<te::Expr> broadcastIndices(const te::Tensor& t, const std::vector<te::Var>& out,
-                                       const Shape& out_shape) {
+std::vector<te::Expr> broadcastIndices(const te::Tensor& t, const std::vector<te::Var>& out, const Shape& out_shape) {
   return broadcastIndices(t.shape(), out, out_shape);
 }
 
-std::vector<te::Expr> broadcastIndices(const Shape& s, const std::vector<te::Var>& out,
-                                       const Shape& out_shape) {
+std::vector<te::Expr> broadcastIndices(const Shape& s, const std::vector<te::Var>& out, const Shape& out_shape) {
   size_t offset = out.size() - s.size();
   std::vector<te::Expr> idx;
   idx.reserve(s.size());

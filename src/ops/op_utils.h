@@ -44,11 +44,9 @@ Shape broadcastShapes(std::string_view op, const Shape& a, const Shape& b);
 // Indices reading `t` at output point `out` of a broadcast whose output rank is out.size(): t's
 // dimensions align with the trailing output dimensions; a dimension of extent 1 that the output
 // stretches is read at 0.
-std::vector<te::Expr> broadcastIndices(const te::Tensor& t, const std::vector<te::Var>& out,
-                                       const Shape& out_shape);
+std::vector<te::Expr> broadcastIndices(const te::Tensor& t, const std::vector<te::Var>& out, const Shape& out_shape);
 // Same for a tensor (or leading part of one) of shape `in`.
-std::vector<te::Expr> broadcastIndices(const Shape& in, const std::vector<te::Var>& out,
-                                       const Shape& out_shape);
+std::vector<te::Expr> broadcastIndices(const Shape& in, const std::vector<te::Var>& out, const Shape& out_shape);
 
 // prefix + decimal i, e.g. "r0".
 std::string indexedName(std::string_view prefix, size_t i);

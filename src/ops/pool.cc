@@ -23,8 +23,8 @@ struct PoolDim {
   int64_t extent() const { return dilation * (kernel - 1) + 1; }
 };
 
-PoolDim poolDim(std::string_view op, const char* dim, int64_t in, int64_t pb, int64_t pa, int64_t k,
-                int64_t s, int64_t d, bool ceil_mode) {
+PoolDim poolDim(std::string_view op, const char* dim, int64_t in, int64_t pb, int64_t pa, int64_t k, int64_t s,
+                int64_t d, bool ceil_mode) {
   PoolDim p{in, pb, pa, k, s, d, 0, 0};
   TT_CHECK_ARG(pb < p.extent() && pa < p.extent(), op, ": the ", dim, " padding (", pb, ", ", pa,
                ") must be smaller than the kernel extent ", p.extent());
@@ -35,18 +35,14 @@ PoolDim poolDim(std::string_view op, const char* dim, int64_t in, int64_t pb, in
   return p;
 }
 
-void checkPoolArgs(std::string_view op, const Tensor& data, const Hw& kernel, const Hw& strides,
-                   const Pad4& padding, const Hw& dilation, bool bytes_too = false) {
+void checkPoolArgs(std::string_view op, const Tensor& data, const Hw& kernel, const Hw& strides, const Pad4& padding,
+                   const Hw& dilation, bool bytes_too = false) {
   checkRank(op, data, 4, "input");
   if (!bytes_too || !te::is8BitInt(data.dtype())) checkDType(op, data, DType::Float32, "input");
-  TT_CHECK_ARG(kernel[0] > 0 && kernel[1] > 0, op, ": the kernel must be positive, got ",
-               listToString(kernel));
-  TT_CHECK_ARG(strides[0] > 0 && strides[1] > 0, op, ": strides must be positive, got ",
-               listToString(strides));
-  TT_CHECK_ARG(dilation[0] > 0 && dilation[1] > 0, op, ": dilations must be positive, got ",
-               listToString(dilation));
-  for (int64_t p : padding)
-    TT_CHECK_ARG(p >= 0, op, ": padding must be non-negative, got ", listToString(padding));
+  TT_CHECK_ARG(kernel[0] > 0 && kernel[1] > 0, op, ": the kernel must be positive, got ", listToString(kernel));
+  TT_CHECK_ARG(strides[0] > 0 && strides[1] > 0, op, ": strides must be positive, got ", listToString(strides));
+  TT_CHECK_ARG(dilation[0] > 0 && dilation[1] > 0, op, ": dilations must be positive, got ", listToString(dilation));
+  for (int64_t p : padding) TT_CHECK_ARG(p >= 0, op, ": padding must be non-negative, got ", listToString(padding));
 }
 
 // The input padded for the windows of h and w (explicit padding plus overhang), or data itself.
@@ -64,9 +60,7 @@ struct Axes {
   int c() const { return nhwc ? 3 : 1; }
   int h() const { return nhwc ? 1 : 2; }
   int w() const { return nhwc ? 2 : 3; }
-  Shape shape(int64_t n, int64_t c, int64_t h, int64_t w) const {
-    return nhwc ? Shape{n, h, w, c} : Shape{n, c, h, w};
-  }
+  Shape shape(int64_t n, int64_t c, int64_t h, int64_t w) const { return nhwc ? Shape{n, h, w, c} : Shape{n, c, h, w}; }
   std::vector<std::string> names() const {
     return nhwc ? std::vector<std::string>{"nn", "yy", "xx", "cc"} : std::vector<std::string>{"nn", "cc", "yy", "xx"};
   }
@@ -104,26 +98,25 @@ Tensor max_pool2d(const Tensor& data, Hw kernel, Hw strides, Pad4 padding, Hw di
   checkPoolArgs(op, data, kernel, strides, padding, dilation, true);
   const Shape& s = data.shape();
   Axes ax{nhwc};
-  PoolDim h = poolDim(op, "height", s[ax.h()], padding[0], padding[2], kernel[0], strides[0], dilation[0],
-                      ceil_mode);
-  PoolDim w = poolDim(op, "width", s[ax.w()], padding[1], padding[3], kernel[1], strides[1], dilation[1],
-                      ceil_mode);
+  PoolDim h = poolDim(op, "height", s[ax.h()], padding[0], padding[2], kernel[0], strides[0], dilation[0], ceil_mode);
+  PoolDim w = poolDim(op, "width", s[ax.w()], padding[1], padding[3], kernel[1], strides[1], dilation[1], ceil_mode);
   // 8-bit values (quantized activations) pool as they are, padded with their type's minimum.
   const double lowest = te::is8BitInt(data.dtype()) ? static_cast<double>(te::intTypeMin(data.dtype()))
                                                     : -std::numeric_limits<double>::infinity();
   Tensor in = padForWindows(data, h, w, lowest, nhwc);
   IterVar ry = te::reduceAxis(kernel[0], "ry"), rx = te::reduceAxis(kernel[1], "rx");
-  return te::compute("pool_max", ax.shape(s[0], s[ax.c()], h.out, w.out),
-                     [&](const std::vector<Var>& v) {
-                       return te::maxReduce(ax.at(in, v[0], v[ax.c()], Expr(v[ax.h()]) * h.stride + Expr(ry.var) * h.dilation,
-                                                  Expr(v[ax.w()]) * w.stride + Expr(rx.var) * w.dilation),
-                                            {ry, rx});
-                     },
-                     te::OpTag::Pool, ax.names());
+  return te::compute(
+      "pool_max", ax.shape(s[0], s[ax.c()], h.out, w.out),
+      [&](const std::vector<Var>& v) {
+        return te::maxReduce(ax.at(in, v[0], v[ax.c()], Expr(v[ax.h()]) * h.stride + Expr(ry.var) * h.dilation,
+                                   Expr(v[ax.w()]) * w.stride + Expr(rx.var) * w.dilation),
+                             {ry, rx});
+      },
+      te::OpTag::Pool, ax.names());
 }
 
-Tensor avg_pool2d(const Tensor& data, Hw kernel, Hw strides, Pad4 padding, bool ceil_mode,
-                  bool count_include_pad, bool nhwc) {
+Tensor avg_pool2d(const Tensor& data, Hw kernel, Hw strides, Pad4 padding, bool ceil_mode, bool count_include_pad,
+                  bool nhwc) {
   const char* op = "avg_pool2d";
   checkPoolArgs(op, data, kernel, strides, padding, {1, 1});
   const Shape& s = data.shape();
@@ -136,18 +129,18 @@ Tensor avg_pool2d(const Tensor& data, Hw kernel, Hw strides, Pad4 padding, bool 
   Tensor total = te::compute(
       "pool_sum", out,
       [&](const std::vector<Var>& v) {
-        return te::sum(ax.at(in, v[0], v[ax.c()], Expr(v[ax.h()]) * h.stride + ry.var,
-                             Expr(v[ax.w()]) * w.stride + rx.var),
-                       {ry, rx});
+        return te::sum(
+            ax.at(in, v[0], v[ax.c()], Expr(v[ax.h()]) * h.stride + ry.var, Expr(v[ax.w()]) * w.stride + rx.var),
+            {ry, rx});
       },
       te::OpTag::Pool, ax.names());
-  return te::compute("pool_avg", out,
-                     [&](const std::vector<Var>& v) {
-                       Expr count = windowCount(h, v[ax.h()], count_include_pad) *
-                                    windowCount(w, v[ax.w()], count_include_pad);
-                       return total(v) / te::cast(DType::Float32, count);
-                     },
-                     te::OpTag::Pool, ax.names());
+  return te::compute(
+      "pool_avg", out,
+      [&](const std::vector<Var>& v) {
+        Expr count = windowCount(h, v[ax.h()], count_include_pad) * windowCount(w, v[ax.w()], count_include_pad);
+        return total(v) / te::cast(DType::Float32, count);
+      },
+      te::OpTag::Pool, ax.names());
 }
 
 namespace {

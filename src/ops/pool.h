@@ -1,5 +1,5 @@
-// 2-D pooling on NCHW (or, with nhwc = true, NHWC) tensors with exactly ONNX / PyTorch semantics: kernel, strides, explicit
-// padding {top, left, bottom, right}, dilation (max pool), ceil_mode and count_include_pad.
+// 2-D pooling on NCHW (or, with nhwc = true, NHWC) tensors with exactly ONNX / PyTorch semantics: kernel, strides,
+// explicit padding {top, left, bottom, right}, dilation (max pool), ceil_mode and count_include_pad.
 //
 // Invariants: padding (and, in ceil mode, the overhang of the last window past the padded input)
 // is a separate "pad" op filled with -inf (max) or 0 (avg), so window reads are always in bounds.
@@ -27,8 +27,8 @@ using te::Tensor;
 int64_t poolOutputSize(int64_t in, int64_t pad_before, int64_t pad_after, int64_t kernel, int64_t stride,
                        int64_t dilation, bool ceil_mode);
 
-Tensor max_pool2d(const Tensor& data, Hw kernel, Hw strides = {1, 1}, Pad4 padding = {0, 0, 0, 0},
-                  Hw dilation = {1, 1}, bool ceil_mode = false, bool nhwc = false);
+Tensor max_pool2d(const Tensor& data, Hw kernel, Hw strides = {1, 1}, Pad4 padding = {0, 0, 0, 0}, Hw dilation = {1, 1},
+                  bool ceil_mode = false, bool nhwc = false);
 Tensor avg_pool2d(const Tensor& data, Hw kernel, Hw strides = {1, 1}, Pad4 padding = {0, 0, 0, 0},
                   bool ceil_mode = false, bool count_include_pad = false, bool nhwc = false);
 // [N, C, H, W] -> [N, C, 1, 1] (NHWC: [N, H, W, C] -> [N, 1, 1, C]).

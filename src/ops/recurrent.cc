@@ -13,8 +13,9 @@ using te::Var;
 Expr clipped(const Expr& e, double clip) { return clip > 0 ? te::min(te::max(e, Expr(-clip)), Expr(clip)) : e; }
 
 void check2d(const char* op, const te::Tensor& t, const char* what, int64_t rows, int64_t cols) {
-  TT_CHECK_ARG(t.defined() && t.ndim() == 2 && t.shape()[0] == rows && t.shape()[1] == cols && t.dtype() == te::DType::Float32,
-               op, ": ", what, " must be float32 [", rows, ", ", cols, "]");
+  TT_CHECK_ARG(
+      t.defined() && t.ndim() == 2 && t.shape()[0] == rows && t.shape()[1] == cols && t.dtype() == te::DType::Float32,
+      op, ": ", what, " must be float32 [", rows, ", ", cols, "]");
 }
 
 }  // namespace

@@ -107,8 +107,8 @@ Tensor reduce_mean(const Tensor& x, const std::vector<int64_t>& axes, bool keepd
     if (reduced[d]) count *= x.shape()[d];
   Tensor total = reduceImpl("reduce_sum", ReduceKind::Sum, x, reduced, keepdims);
   return te::compute(
-      "reduce_mean", total.shape(),
-      [&](const std::vector<Var>& v) { return total(v) / static_cast<double>(count); }, te::OpTag::Elementwise);
+      "reduce_mean", total.shape(), [&](const std::vector<Var>& v) { return total(v) / static_cast<double>(count); },
+      te::OpTag::Elementwise);
 }
 
 Tensor softmax(const Tensor& x, int64_t axis) {
@@ -124,14 +124,14 @@ Tensor softmax(const Tensor& x, int64_t axis) {
       [&](const std::vector<Var>& v) { return te::maxReduce(x(withAxis(v, ax, rmax.var)), {rmax}); },
       te::OpTag::Softmax);
   Tensor exps = te::compute(
-      "softmax_exp", x.shape(),
-      [&](const std::vector<Var>& v) { return te::exp(x(v) - maxelem(withoutAxis(v, ax))); }, te::OpTag::Softmax);
+      "softmax_exp", x.shape(), [&](const std::vector<Var>& v) { return te::exp(x(v) - maxelem(withoutAxis(v, ax))); },
+      te::OpTag::Softmax);
   Tensor expsum = te::compute(
       "softmax_expsum", rest,
       [&](const std::vector<Var>& v) { return te::sum(exps(withAxis(v, ax, rsum.var)), {rsum}); }, te::OpTag::Softmax);
   return te::compute(
-      "softmax_norm", x.shape(),
-      [&](const std::vector<Var>& v) { return exps(v) / expsum(withoutAxis(v, ax)); }, te::OpTag::Softmax);
+      "softmax_norm", x.shape(), [&](const std::vector<Var>& v) { return exps(v) / expsum(withoutAxis(v, ax)); },
+      te::OpTag::Softmax);
 }
 
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, int64_t axis, double epsilon) {
@@ -160,8 +160,8 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, int6
   std::vector<IterVar> r1 = makeAxes(), r2 = makeAxes();
   // Means are sums of pre-scaled terms so that each pass is a single reduction op.
   Tensor mean = te::compute(
-      "layer_norm_mean", outer,
-      [&](const std::vector<Var>& v) { return te::sum(x(point(v, r1)) * inv_n, r1); }, te::OpTag::LayerNorm);
+      "layer_norm_mean", outer, [&](const std::vector<Var>& v) { return te::sum(x(point(v, r1)) * inv_n, r1); },
+      te::OpTag::LayerNorm);
   Tensor var = te::compute(
       "layer_norm_var", outer,
       [&](const std::vector<Var>& v) {

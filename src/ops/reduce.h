@@ -32,8 +32,7 @@ Tensor softmax(const Tensor& x, int64_t axis = -1);
 // Normalizes over the trailing dimensions x.shape[axis:] with two passes ("layer_norm_mean", then
 // "layer_norm_var" = mean of squared deviations), then "layer_norm" = (x - mean) / sqrt(var + eps)
 // * gamma + beta. gamma and beta have shape x.shape[axis:]; either may be undefined (omitted).
-Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, int64_t axis = -1,
-                  double epsilon = 1e-5);
+Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, int64_t axis = -1, double epsilon = 1e-5);
 
 // (x - mean[c]) / sqrt(var[c] + eps) * gamma[c] + beta[c] with c the axis-1 index of x (rank >= 2);
 // the four parameters have shape [C]. One op, "batch_norm".

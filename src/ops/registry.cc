@@ -44,8 +44,7 @@ Params Params::parse(const OpEntry& op, const std::vector<std::string>& key_valu
     TT_CHECK_ARG(eq != std::string::npos && eq > 0, op.name, ": expected key=value, got '", item, "'");
     std::string key = trim(std::string_view(item).substr(0, eq));
     std::string text = trim(std::string_view(item).substr(eq + 1));
-    auto it =
-        std::find_if(p.values_.begin(), p.values_.end(), [&](const auto& kv) { return kv.first == key; });
+    auto it = std::find_if(p.values_.begin(), p.values_.end(), [&](const auto& kv) { return kv.first == key; });
     if (it == p.values_.end()) {
       std::string known = join(op.params, ", ", [](const ParamSpec& s) { return s.name; });
       fail(op.name, ": unknown parameter '", key, "' (known: ", known.empty() ? "none" : known, ")");
@@ -96,8 +95,7 @@ double Params::real(const std::string& name) const {
 
 const std::string& Params::str(const std::string& name) const {
   const ParamValue& v = values_[indexOf(name)].second;
-  TT_ASSERT(std::holds_alternative<std::string>(v),
-            "parameter " + name + " of " + op_ + " is " + typeName(v));
+  TT_ASSERT(std::holds_alternative<std::string>(v), "parameter " + name + " of " + op_ + " is " + typeName(v));
   return std::get<std::string>(v);
 }
 
@@ -107,8 +105,8 @@ std::vector<int64_t> Params::ints(const std::string& name) const {
   if (trim(text).empty()) return out;
   for (const std::string& item : split(text, ',')) {
     std::optional<int64_t> v = parseInt(item);
-    TT_CHECK_ARG(v.has_value(), op_, ": parameter '", name,
-                 "' expects a comma-separated list of integers, got '", text, "'");
+    TT_CHECK_ARG(v.has_value(), op_, ": parameter '", name, "' expects a comma-separated list of integers, got '", text,
+                 "'");
     out.push_back(*v);
   }
   return out;
@@ -182,8 +180,7 @@ std::string usage(const OpEntry& op) {
     s += "  " + p.name + "=" + (def.empty() ? "\"\"" : def) + "  " + p.help + "\n";
   }
   if (!op.example.empty())
-    s += "  example: ttune op " + op.name + " " +
-         join(op.example, " ", [](const std::string& x) { return x; }) + "\n";
+    s += "  example: ttune op " + op.name + " " + join(op.example, " ", [](const std::string& x) { return x; }) + "\n";
   return s;
 }
 

@@ -13,8 +13,7 @@ namespace ttune::ops {
 std::vector<OpEntry> registeredOps();
 
 namespace {
-te::Tensor makeInput(const Params& p, const std::string& name, const te::Shape& shape, te::DType dtype,
-                     bool constant) {
+te::Tensor makeInput(const Params& p, const std::string& name, const te::Shape& shape, te::DType dtype, bool constant) {
   for (int64_t d : shape)
     TT_CHECK_ARG(d > 0, p.opName(), ": the parameters give ", name, " the shape ", te::shapeToString(shape),
                  "; every dimension must be positive");
@@ -47,7 +46,6 @@ namespace {
 
 using te::DType;
 using namespace registry_detail;
-
 
 // "2" -> {2, 2}; "2,1" -> {2, 1}.
 Hw hwParam(const Params& p, const std::string& name) {
@@ -93,8 +91,7 @@ std::vector<ParamSpec> convSpecs(int64_t c, int64_t hw) {
 
 bool nhwcLayout(const Params& p) {
   const std::string& l = p.str("layout");
-  TT_CHECK_ARG(l == "NCHW" || l == "NHWC", p.opName(), ": parameter 'layout' must be NCHW or NHWC, got '", l,
-               "'");
+  TT_CHECK_ARG(l == "NCHW" || l == "NHWC", p.opName(), ": parameter 'layout' must be NCHW or NHWC, got '", l, "'");
   return l == "NHWC";
 }
 
@@ -111,27 +108,29 @@ Shape poolShape(const Params& p, bool nhwc) {
 
 // The operand types of a product: "fp32", or an int8 kernel's "u8s8" (QDQ's unsigned
 // activations times signed weights), "s8s8", "u8u8" or "s8u8".
-ParamSpec precisionSpec() { return S("precision", "fp32", "operand types: fp32, or int8 as u8s8, s8s8, u8u8, s8u8 (int32 result)"); }
+ParamSpec precisionSpec() {
+  return S("precision", "fp32", "operand types: fp32, or int8 as u8s8, s8s8, u8u8, s8u8 (int32 result)");
+}
 std::pair<DType, DType> operandTypes(const Params& p) {
   const std::string& v = p.str("precision");
   if (v == "fp32") return {DType::Float32, DType::Float32};
   auto byte = [](char c) { return c == 'u' ? DType::UInt8 : DType::Int8; };
-  TT_CHECK_ARG(v.size() == 4 && (v[0] == 'u' || v[0] == 's') && v[1] == '8' && (v[2] == 'u' || v[2] == 's') && v[3] == '8',
-               p.opName(), ": parameter 'precision' must be fp32, u8s8, s8s8, u8u8 or s8u8, got '", v, "'");
+  TT_CHECK_ARG(
+      v.size() == 4 && (v[0] == 'u' || v[0] == 's') && v[1] == '8' && (v[2] == 'u' || v[2] == 's') && v[3] == '8',
+      p.opName(), ": parameter 'precision' must be fp32, u8s8, s8s8, u8u8 or s8u8, got '", v, "'");
   return {byte(v[0]), byte(v[2])};
 }
 
 OpInstance convInstance(const Params& p, bool bias_relu) {
   bool nhwc = nhwcLayout(p);
-  int64_t C = p.integer("C"), K = p.integer("K"), R = p.integer("R"), S = p.integer("S"),
-          g = p.integer("groups");
+  int64_t C = p.integer("C"), K = p.integer("K"), R = p.integer("R"), S = p.integer("S"), g = p.integer("groups");
   TT_CHECK_ARG(g > 0 && C % g == 0, p.opName(), ": C=", C, " must be a positive multiple of groups=", g);
   auto [dt, wt] = operandTypes(p);
   te::Tensor data = activation(p, "data", dataShape(p, nhwc), dt);
   te::Tensor weight = constant(p, "weight", nhwc ? Shape{R, S, C / g, K} : Shape{K, C / g, R, S}, wt);
-  te::Tensor out =
-      nhwc ? conv2d_nhwc(data, weight, hwParam(p, "stride"), padParam(p, "pad"), hwParam(p, "dilation"), g)
-           : conv2d_nchw(data, weight, hwParam(p, "stride"), padParam(p, "pad"), hwParam(p, "dilation"), g);
+  te::Tensor out = nhwc
+                       ? conv2d_nhwc(data, weight, hwParam(p, "stride"), padParam(p, "pad"), hwParam(p, "dilation"), g)
+                       : conv2d_nchw(data, weight, hwParam(p, "stride"), padParam(p, "pad"), hwParam(p, "dilation"), g);
   if (!bias_relu) return {{data, weight}, {out}};
   te::Tensor bias = constant(p, "bias", nhwc ? Shape{K} : Shape{K, 1, 1}, out.dtype());
   if (out.dtype() == DType::Float32) return {{data, weight, bias}, {relu(add(out, bias))}};
@@ -157,8 +156,7 @@ OpEntry unaryEntry(std::string name, std::string summary, std::vector<ParamSpec>
           {"C=3", "H=5", "W=7"}};
 }
 
-OpEntry binaryEntry(std::string name, std::string summary,
-                    te::Tensor (*fn)(const te::Tensor&, const te::Tensor&)) {
+OpEntry binaryEntry(std::string name, std::string summary, te::Tensor (*fn)(const te::Tensor&, const te::Tensor&)) {
   return {name,
           summary,
           {S("a_shape", "1x64x56x56", "shape of the first operand"),
@@ -171,8 +169,7 @@ OpEntry binaryEntry(std::string name, std::string summary,
           {"a_shape=2x3x5", "b_shape=3x1"}};
 }
 
-OpEntry reduceEntry(std::string name,
-                    te::Tensor (*fn)(const te::Tensor&, const std::vector<int64_t>&, bool)) {
+OpEntry reduceEntry(std::string name, te::Tensor (*fn)(const te::Tensor&, const std::vector<int64_t>&, bool)) {
   return {name,
           name.substr(7) + " over axes",
           {S("shape", "1x64x56x56", "input shape"), S("axes", "2,3", "reduced axes (empty: all)"),
@@ -194,11 +191,10 @@ PadMode padMode(const Params& p) {
 
 DType dtypeParam(const Params& p, const std::string& name) {
   std::optional<DType> t = te::parseDType(p.str(name));
-  TT_CHECK_ARG(t.has_value(), p.opName(), ": parameter '", name,
-               "' must be float32, int32, int64 or bool, got '", p.str(name), "'");
+  TT_CHECK_ARG(t.has_value(), p.opName(), ": parameter '", name, "' must be float32, int32, int64 or bool, got '",
+               p.str(name), "'");
   return *t;
 }
-
 
 // Convolution, dense, matmul.
 void addConvolutionOps(std::vector<OpEntry>& ops) {
@@ -210,8 +206,8 @@ void addConvolutionOps(std::vector<OpEntry>& ops) {
     std::vector<std::string> example = {"C=4", "H=9", "W=7", "K=6", "stride=2", "pad=1"};
     ops.push_back({"conv2d", "2-D convolution (grouped when groups > 1)", specs,
                    [](const Params& p) { return convInstance(p, false); }, example});
-    ops.push_back({"conv2d_bias_relu", "conv2d + per-channel bias + relu (a fused kernel; int8: requantized to uint8)", specs,
-                   [](const Params& p) { return convInstance(p, true); }, example});
+    ops.push_back({"conv2d_bias_relu", "conv2d + per-channel bias + relu (a fused kernel; int8: requantized to uint8)",
+                   specs, [](const Params& p) { return convInstance(p, true); }, example});
   }
   {
     std::vector<ParamSpec> specs = convSpecs(32, 112);
@@ -219,46 +215,49 @@ void addConvolutionOps(std::vector<OpEntry>& ops) {
     for (ParamSpec& s : specs)
       if (s.name == "pad") s.default_value = std::string("1");
     specs.push_back(precisionSpec());
-    ops.push_back(
-        {"depthwise_conv2d",
-         "depthwise 2-D convolution (groups = C)",
-         specs,
-         [](const Params& p) -> OpInstance {
-           bool nhwc = nhwcLayout(p);
-           int64_t C = p.integer("C"), m = p.integer("multiplier"), R = p.integer("R"), S = p.integer("S");
-           auto [dt, wt] = operandTypes(p);
-           te::Tensor data = activation(p, "data", dataShape(p, nhwc), dt);
-           te::Tensor w = constant(p, "weight", nhwc ? Shape{R, S, 1, C * m} : Shape{C * m, 1, R, S}, wt);
-           Hw st = hwParam(p, "stride"), dil = hwParam(p, "dilation");
-           Pad4 pd = padParam(p, "pad");
-           te::Tensor out = nhwc ? depthwise_conv2d_nhwc(data, w, st, pd, dil)
-                                 : depthwise_conv2d_nchw(data, w, st, pd, dil);
-           return {{data, w}, {out}};
-         },
-         {"C=4", "H=8", "W=7", "multiplier=2", "stride=2"}});
+    ops.push_back({"depthwise_conv2d",
+                   "depthwise 2-D convolution (groups = C)",
+                   specs,
+                   [](const Params& p) -> OpInstance {
+                     bool nhwc = nhwcLayout(p);
+                     int64_t C = p.integer("C"), m = p.integer("multiplier"), R = p.integer("R"), S = p.integer("S");
+                     auto [dt, wt] = operandTypes(p);
+                     te::Tensor data = activation(p, "data", dataShape(p, nhwc), dt);
+                     te::Tensor w = constant(p, "weight", nhwc ? Shape{R, S, 1, C * m} : Shape{C * m, 1, R, S}, wt);
+                     Hw st = hwParam(p, "stride"), dil = hwParam(p, "dilation");
+                     Pad4 pd = padParam(p, "pad");
+                     te::Tensor out = nhwc ? depthwise_conv2d_nhwc(data, w, st, pd, dil)
+                                           : depthwise_conv2d_nchw(data, w, st, pd, dil);
+                     return {{data, w}, {out}};
+                   },
+                   {"C=4", "H=8", "W=7", "multiplier=2", "stride=2"}});
   }
   {
     // The three Winograd kernels of a stride-1 3x3 NHWC convolution (ops/winograd.h); the filter
     // is given already transformed ([a, a, C, K], a = m + 2), as the winograd pass stores it.
-    std::vector<ParamSpec> specs = {I("N", 1, "batch"),         I("H", 56, "input height"),
-                                    I("W", 56, "input width"),  I("C", 64, "input channels"),
-                                    I("K", 64, "output channels"), I("m", 4, "output tile (2 or 4)"),
+    std::vector<ParamSpec> specs = {I("N", 1, "batch"),
+                                    I("H", 56, "input height"),
+                                    I("W", 56, "input width"),
+                                    I("C", 64, "input channels"),
+                                    I("K", 64, "output channels"),
+                                    I("m", 4, "output tile (2 or 4)"),
                                     S("pad", "1", "padding: one value, height,width, or top,left,bottom,right")};
-    ops.push_back({"winograd_input",
-                   "Winograd input transform B^T d B of every tile (NHWC input)",
-                   specs,
-                   [](const Params& p) -> OpInstance {
-                     te::Tensor data =
-                         activation(p, "data", {p.integer("N"), p.integer("H"), p.integer("W"), p.integer("C")});
-                     return {{data}, {winograd_input(data, p.integer("m"), padParam(p, "pad"))}};
-                   },
-                   {"H=7", "W=9", "C=5", "m=4"}});
+    ops.push_back(
+        {"winograd_input",
+         "Winograd input transform B^T d B of every tile (NHWC input)",
+         specs,
+         [](const Params& p) -> OpInstance {
+           te::Tensor data = activation(p, "data", {p.integer("N"), p.integer("H"), p.integer("W"), p.integer("C")});
+           return {{data}, {winograd_input(data, p.integer("m"), padParam(p, "pad"))}};
+         },
+         {"H=7", "W=9", "C=5", "m=4"}});
     ops.push_back({"winograd_conv2d",
                    "3x3 stride-1 convolution as the Winograd matrix product and output transform, with bias "
                    "and relu (the kernel after winograd_input)",
                    specs,
                    [](const Params& p) -> OpInstance {
-                     int64_t N = p.integer("N"), H = p.integer("H"), W = p.integer("W"), K = p.integer("K"), m = p.integer("m");
+                     int64_t N = p.integer("N"), H = p.integer("H"), W = p.integer("W"), K = p.integer("K"),
+                             m = p.integer("m");
                      TT_CHECK_ARG(m == 2 || m == 4, "winograd_conv2d: m must be 2 or 4, not ", m);
                      Pad4 pd = padParam(p, "pad");
                      int64_t OH = H + pd[0] + pd[2] - 2, OW = W + pd[1] + pd[3] - 2;
@@ -386,8 +385,7 @@ void addPoolingOps(std::vector<OpEntry>& ops) {
 
 // Unary and binary elementwise operators.
 void addElementwiseOps(std::vector<OpEntry>& ops) {
-  auto simple = [&](const std::string& name, const std::string& summary,
-                    te::Tensor (*fn)(const te::Tensor&)) {
+  auto simple = [&](const std::string& name, const std::string& summary, te::Tensor (*fn)(const te::Tensor&)) {
     ops.push_back(unaryEntry(name, summary, {}, [fn](const te::Tensor& x, const Params&) { return fn(x); }));
   };
   simple("relu", "max(x, 0)", relu);
@@ -403,15 +401,14 @@ void addElementwiseOps(std::vector<OpEntry>& ops) {
   simple("hardswish", "x clip(x + 3, 0, 6) / 6", hardswish);
   simple("neg", "-x", neg);
   simple("abs", "|x|", abs);
-  ops.push_back(unaryEntry(
-      "clip", "min(max(x, min), max)", {F("min", 0.0, "lower bound"), F("max", 6.0, "upper bound")},
-      [](const te::Tensor& x, const Params& p) { return clip(x, p.real("min"), p.real("max")); }));
+  ops.push_back(unaryEntry("clip", "min(max(x, min), max)",
+                           {F("min", 0.0, "lower bound"), F("max", 6.0, "upper bound")},
+                           [](const te::Tensor& x, const Params& p) { return clip(x, p.real("min"), p.real("max")); }));
+  ops.push_back(unaryEntry("leaky_relu", "x if x >= 0 else alpha x", {F("alpha", 0.01, "negative slope")},
+                           [](const te::Tensor& x, const Params& p) { return leaky_relu(x, p.real("alpha")); }));
   ops.push_back(
-      unaryEntry("leaky_relu", "x if x >= 0 else alpha x", {F("alpha", 0.01, "negative slope")},
-                 [](const te::Tensor& x, const Params& p) { return leaky_relu(x, p.real("alpha")); }));
-  ops.push_back(unaryEntry(
-      "hardsigmoid", "clip(alpha x + beta, 0, 1)", {F("alpha", 0.2, "slope"), F("beta", 0.5, "offset")},
-      [](const te::Tensor& x, const Params& p) { return hardsigmoid(x, p.real("alpha"), p.real("beta")); }));
+      unaryEntry("hardsigmoid", "clip(alpha x + beta, 0, 1)", {F("alpha", 0.2, "slope"), F("beta", 0.5, "offset")},
+                 [](const te::Tensor& x, const Params& p) { return hardsigmoid(x, p.real("alpha"), p.real("beta")); }));
   ops.push_back(unaryEntry(
       "scale_shift", "x * scale + shift", {F("scale", 2.0, "factor"), F("shift", 1.0, "offset")},
       [](const te::Tensor& x, const Params& p) { return scale_shift(x, p.real("scale"), p.real("shift")); }));
@@ -424,8 +421,8 @@ void addElementwiseOps(std::vector<OpEntry>& ops) {
   ops.push_back(binaryEntry("pow", "a ^ b (broadcasting)", pow));
   ops.push_back({"where",
                  "cond ? a : b (broadcasting; cond is bool)",
-                 {S("cond_shape", "1x1x56x56", "shape of the bool condition"),
-                  S("a_shape", "1x64x56x56", "shape of a"), S("b_shape", "1x64x1x1", "shape of b")},
+                 {S("cond_shape", "1x1x56x56", "shape of the bool condition"), S("a_shape", "1x64x56x56", "shape of a"),
+                  S("b_shape", "1x64x1x1", "shape of b")},
                  [](const Params& p) -> OpInstance {
                    te::Tensor c = activation(p, "cond", p.shape("cond_shape"), DType::Bool);
                    te::Tensor a = activation(p, "A", p.shape("a_shape"));
@@ -489,22 +486,21 @@ void addReductionOps(std::vector<OpEntry>& ops) {
 
 // Injective operators: padding, layout and shape changes, gathers, casts.
 void addInjectiveOps(std::vector<OpEntry>& ops) {
-  ops.push_back(
-      {"pad",
-       "pad every axis (ONNX Pad)",
-       {S("shape", "1x64x56x56", "input shape"),
-        S("pads", "0,0,1,1,0,0,1,1", "ONNX order: all leading pads, then all trailing pads"),
-        F("value", 0.0, "fill value (constant mode)"), S("mode", "constant", "constant, edge or reflect")},
-       [](const Params& p) -> OpInstance {
-         te::Tensor x = activation(p, "x", p.shape("shape"));
-         std::vector<int64_t> pads = p.ints("pads");
-         TT_CHECK_ARG(pads.size() == 2 * x.ndim(), p.opName(), ": parameter 'pads' needs ", 2 * x.ndim(),
-                      " integers for a tensor of rank ", x.ndim(), ", got ", pads.size());
-         std::vector<int64_t> before(pads.begin(), pads.begin() + x.ndim()),
-             after(pads.begin() + x.ndim(), pads.end());
-         return {{x}, {pad(x, before, after, p.real("value"), padMode(p))}};
-       },
-       {"shape=2x3x4x5", "mode=reflect"}});
+  ops.push_back({"pad",
+                 "pad every axis (ONNX Pad)",
+                 {S("shape", "1x64x56x56", "input shape"),
+                  S("pads", "0,0,1,1,0,0,1,1", "ONNX order: all leading pads, then all trailing pads"),
+                  F("value", 0.0, "fill value (constant mode)"), S("mode", "constant", "constant, edge or reflect")},
+                 [](const Params& p) -> OpInstance {
+                   te::Tensor x = activation(p, "x", p.shape("shape"));
+                   std::vector<int64_t> pads = p.ints("pads");
+                   TT_CHECK_ARG(pads.size() == 2 * x.ndim(), p.opName(), ": parameter 'pads' needs ", 2 * x.ndim(),
+                                " integers for a tensor of rank ", x.ndim(), ", got ", pads.size());
+                   std::vector<int64_t> before(pads.begin(), pads.begin() + x.ndim()),
+                       after(pads.begin() + x.ndim(), pads.end());
+                   return {{x}, {pad(x, before, after, p.real("value"), padMode(p))}};
+                 },
+                 {"shape=2x3x4x5", "mode=reflect"}});
   ops.push_back({"concat",
                  "concatenate along an axis",
                  {S("shapes", "1x64x28x28,1x32x28x28", "comma-separated input shapes"), I("axis", 1, "axis")},
@@ -532,40 +528,38 @@ void addInjectiveOps(std::vector<OpEntry>& ops) {
                    return {{x}, {flatten(x, p.integer("axis"))}};
                  },
                  {"shape=2x3x4"}});
-  ops.push_back({"transpose",
-                 "permute axes",
-                 {S("shape", "1x128x12x64", "input shape"),
-                  S("perm", "0,2,1,3", "output axis d is input axis perm[d]")},
-                 [](const Params& p) -> OpInstance {
-                   te::Tensor x = activation(p, "x", p.shape("shape"));
-                   return {{x}, {transpose(x, p.ints("perm"))}};
-                 },
-                 {"shape=2x3x4x5"}});
   ops.push_back(
-      {"slice",
-       "ONNX Slice",
-       {S("shape", "1x64x56x56", "input shape"), S("starts", "1,1", "start per axis"),
-        S("ends", "-1,-1", "end per axis (exclusive)"), S("axes", "2,3", "sliced axes (empty: 0..n-1)"),
-        S("steps", "", "steps (empty: 1)")},
+      {"transpose",
+       "permute axes",
+       {S("shape", "1x128x12x64", "input shape"), S("perm", "0,2,1,3", "output axis d is input axis perm[d]")},
        [](const Params& p) -> OpInstance {
          te::Tensor x = activation(p, "x", p.shape("shape"));
-         return {{x}, {slice(x, p.ints("starts"), p.ints("ends"), p.ints("axes"), p.ints("steps"))}};
+         return {{x}, {transpose(x, p.ints("perm"))}};
        },
-       {"shape=2x3x9x8", "starts=1,-1", "ends=-1,0", "steps=2,-1"}});
-  ops.push_back({"gather",
-                 "ONNX Gather (e.g. an embedding lookup)",
-                 {S("data_shape", "30522x768", "shape of the table"),
-                  S("indices_shape", "1x128", "shape of the indices"), I("axis", 0, "gathered axis"),
-                  S("index_dtype", "int64", "int64 or int32")},
+       {"shape=2x3x4x5"}});
+  ops.push_back({"slice",
+                 "ONNX Slice",
+                 {S("shape", "1x64x56x56", "input shape"), S("starts", "1,1", "start per axis"),
+                  S("ends", "-1,-1", "end per axis (exclusive)"), S("axes", "2,3", "sliced axes (empty: 0..n-1)"),
+                  S("steps", "", "steps (empty: 1)")},
                  [](const Params& p) -> OpInstance {
-                   DType it = dtypeParam(p, "index_dtype");
-                   TT_CHECK_ARG(te::isInt(it), p.opName(),
-                                ": parameter 'index_dtype' must be int32 or int64");
-                   te::Tensor ids = activation(p, "indices", p.shape("indices_shape"), it);
-                   te::Tensor table = constant(p, "data", p.shape("data_shape"));
-                   return {{ids, table}, {gather(table, ids, p.integer("axis"))}};
+                   te::Tensor x = activation(p, "x", p.shape("shape"));
+                   return {{x}, {slice(x, p.ints("starts"), p.ints("ends"), p.ints("axes"), p.ints("steps"))}};
                  },
-                 {"data_shape=11x6", "indices_shape=2x3"}});
+                 {"shape=2x3x9x8", "starts=1,-1", "ends=-1,0", "steps=2,-1"}});
+  ops.push_back(
+      {"gather",
+       "ONNX Gather (e.g. an embedding lookup)",
+       {S("data_shape", "30522x768", "shape of the table"), S("indices_shape", "1x128", "shape of the indices"),
+        I("axis", 0, "gathered axis"), S("index_dtype", "int64", "int64 or int32")},
+       [](const Params& p) -> OpInstance {
+         DType it = dtypeParam(p, "index_dtype");
+         TT_CHECK_ARG(te::isInt(it), p.opName(), ": parameter 'index_dtype' must be int32 or int64");
+         te::Tensor ids = activation(p, "indices", p.shape("indices_shape"), it);
+         te::Tensor table = constant(p, "data", p.shape("data_shape"));
+         return {{ids, table}, {gather(table, ids, p.integer("axis"))}};
+       },
+       {"data_shape=11x6", "indices_shape=2x3"}});
   ops.push_back({"expand",
                  "ONNX Expand (bidirectional broadcast)",
                  {S("shape", "1x64x1x1", "input shape"), S("to", "1x64x56x56", "target shape")},
@@ -574,15 +568,14 @@ void addInjectiveOps(std::vector<OpEntry>& ops) {
                    return {{x}, {expand(x, p.shape("to"))}};
                  },
                  {"shape=3x1", "to=2x3x4"}});
-  ops.push_back(
-      {"cast",
-       "convert the element type",
-       {S("shape", "1x64x56x56", "input shape"), S("dtype", "int32", "float32, int32, int64 or bool")},
-       [](const Params& p) -> OpInstance {
-         te::Tensor x = activation(p, "x", p.shape("shape"));
-         return {{x}, {cast(x, dtypeParam(p, "dtype"))}};
-       },
-       {"shape=3x4"}});
+  ops.push_back({"cast",
+                 "convert the element type",
+                 {S("shape", "1x64x56x56", "input shape"), S("dtype", "int32", "float32, int32, int64 or bool")},
+                 [](const Params& p) -> OpInstance {
+                   te::Tensor x = activation(p, "x", p.shape("shape"));
+                   return {{x}, {cast(x, dtypeParam(p, "dtype"))}};
+                 },
+                 {"shape=3x4"}});
 }
 
 }  // namespace

@@ -18,8 +18,8 @@ using te::DType;
 template <class E>
 E enumParam(const Params& p, const std::string& name, std::initializer_list<E> values) {
   int64_t i = p.integer(name);
-  TT_CHECK_ARG(i >= 0 && i < static_cast<int64_t>(values.size()), p.opName(), ": parameter '", name,
-               "' must be 0 .. ", values.size() - 1, ", got ", i);
+  TT_CHECK_ARG(i >= 0 && i < static_cast<int64_t>(values.size()), p.opName(), ": parameter '", name, "' must be 0 .. ",
+               values.size() - 1, ", got ", i);
   return values.begin()[i];
 }
 
@@ -75,8 +75,7 @@ void addIndexingOps(std::vector<OpEntry>& ops) {
                    te::Tensor data = activation(p, "data", p.shape("data_shape"));
                    te::Tensor ids = activation(p, "indices", p.shape("indices_shape"), DType::Int64);
                    te::Tensor up = activation(p, "updates", p.shape("indices_shape"));
-                   return {{data, ids, up},
-                           {scatter_elements(data, ids, up, p.integer("axis"), red)}};
+                   return {{data, ids, up}, {scatter_elements(data, ids, up, p.integer("axis"), red)}};
                  },
                  {"data_shape=5x20", "indices_shape=5x17", "reduction=1"}});
   ops.push_back({"one_hot",
@@ -88,23 +87,23 @@ void addIndexingOps(std::vector<OpEntry>& ops) {
                    return {{ids, vals}, {one_hot(ids, vals, p.integer("depth"), p.integer("axis"))}};
                  },
                  {"shape=3x5", "depth=4", "axis=1"}});
-  ops.push_back({"grid_sample",
-                 "ONNX GridSample (mode 0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros, 1 border, 2 reflection)",
-                 {S("shape", "1x32x64x64", "input shape NxCxHxW"), S("out", "64x64", "output height x width"),
-                  I("mode", 0, "0 bilinear, 1 nearest, 2 bicubic"), I("padding", 0, "0 zeros, 1 border, 2 reflection"),
-                  I("align_corners", 0, "map -1 and 1 to the corner pixels' centers")},
-                 [](const Params& p) -> OpInstance {
-                   Shape s = p.shape("shape"), o = p.shape("out");
-                   TT_CHECK_ARG(s.size() == 4 && o.size() == 2, p.opName(), ": shape must be NxCxHxW and out HxW");
-                   GridSampleMode mode = enumParam(
-                       p, "mode", {GridSampleMode::Bilinear, GridSampleMode::Nearest, GridSampleMode::Bicubic});
-                   GridPadding pad =
-                       enumParam(p, "padding", {GridPadding::Zeros, GridPadding::Border, GridPadding::Reflection});
-                   te::Tensor x = activation(p, "x", s);
-                   te::Tensor g = activation(p, "grid", {s[0], o[0], o[1], 2});
-                   return {{x, g}, {grid_sample(x, g, mode, pad, p.integer("align_corners") != 0)}};
-                 },
-                 {"shape=1x3x9x7", "out=5x6", "mode=2", "padding=2"}});
+  ops.push_back(
+      {"grid_sample",
+       "ONNX GridSample (mode 0 bilinear, 1 nearest, 2 bicubic; padding 0 zeros, 1 border, 2 reflection)",
+       {S("shape", "1x32x64x64", "input shape NxCxHxW"), S("out", "64x64", "output height x width"),
+        I("mode", 0, "0 bilinear, 1 nearest, 2 bicubic"), I("padding", 0, "0 zeros, 1 border, 2 reflection"),
+        I("align_corners", 0, "map -1 and 1 to the corner pixels' centers")},
+       [](const Params& p) -> OpInstance {
+         Shape s = p.shape("shape"), o = p.shape("out");
+         TT_CHECK_ARG(s.size() == 4 && o.size() == 2, p.opName(), ": shape must be NxCxHxW and out HxW");
+         GridSampleMode mode =
+             enumParam(p, "mode", {GridSampleMode::Bilinear, GridSampleMode::Nearest, GridSampleMode::Bicubic});
+         GridPadding pad = enumParam(p, "padding", {GridPadding::Zeros, GridPadding::Border, GridPadding::Reflection});
+         te::Tensor x = activation(p, "x", s);
+         te::Tensor g = activation(p, "grid", {s[0], o[0], o[1], 2});
+         return {{x, g}, {grid_sample(x, g, mode, pad, p.integer("align_corners") != 0)}};
+       },
+       {"shape=1x3x9x7", "out=5x6", "mode=2", "padding=2"}});
   ops.push_back({"roi_align",
                  "ONNX RoiAlign (avg or max over sampling x sampling bilinear samples per bin)",
                  {S("shape", "1x256x50x50", "feature map NxCxHxW"), I("rois", 64, "number of boxes"),

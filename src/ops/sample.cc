@@ -54,8 +54,10 @@ Expr reflect(const Expr& c, int64_t twice_low, int64_t twice_high) {
 Expr padCoordinate(const Expr& c, int64_t size, GridPadding padding, bool align_corners) {
   Expr hi = f32(static_cast<double>(size - 1));
   switch (padding) {
-    case GridPadding::Zeros: return c;
-    case GridPadding::Border: return clampE(c, f32(0), hi);
+    case GridPadding::Zeros:
+      return c;
+    case GridPadding::Border:
+      return clampE(c, f32(0), hi);
     case GridPadding::Reflection: {
       Expr r = align_corners ? reflect(c, 0, 2 * (size - 1)) : reflect(c, -1, 2 * size - 1);
       return clampE(r, f32(0), hi);
@@ -92,46 +94,45 @@ Tensor grid_sample(const Tensor& x, const Tensor& grid, GridSampleMode mode, Gri
     return std::pair{unnormalize(gy, h, align_corners), unnormalize(gx, w, align_corners)};
   };
   if (mode == GridSampleMode::Nearest) {
-    return te::compute(
-        op, out,
-        [&](const std::vector<Var>& v) {
-          auto [py, px] = coords(v);
-          py = padCoordinate(py, h, padding, align_corners);
-          px = padCoordinate(px, w, padding, align_corners);
-          // round half to even, as std::nearbyint in PyTorch
-          Expr iy = floorIndex(te::round(py), -2, static_cast<double>(h + 2));
-          Expr ix = floorIndex(te::round(px), -2, static_cast<double>(w + 2));
-          return readOrZero(x, v[0], v[1], iy, ix);
-        },
-        te::OpTag::Injective, {"n", "c", "y", "x"});
+    return te::compute(op, out,
+                       [&](const std::vector<Var>& v) {
+                         auto [py, px] = coords(v);
+                         py = padCoordinate(py, h, padding, align_corners);
+                         px = padCoordinate(px, w, padding, align_corners);
+                         // round half to even, as std::nearbyint in PyTorch
+                         Expr iy = floorIndex(te::round(py), -2, static_cast<double>(h + 2));
+                         Expr ix = floorIndex(te::round(px), -2, static_cast<double>(w + 2));
+                         return readOrZero(x, v[0], v[1], iy, ix);
+                       },
+                       te::OpTag::Injective, {"n", "c", "y", "x"});
   }
   int64_t taps = mode == GridSampleMode::Bilinear ? 2 : 4;
   IterVar ry = te::reduceAxis(taps, "ty"), rx = te::reduceAxis(taps, "tx");
-  return te::compute(
-      op, out,
-      [&](const std::vector<Var>& v) {
-        auto [py, px] = coords(v);
-        if (mode == GridSampleMode::Bilinear) {
-          py = padCoordinate(py, h, padding, align_corners);
-          px = padCoordinate(px, w, padding, align_corners);
-          Expr y0 = te::floor(py), x0 = te::floor(px);
-          Expr ty = py - y0, tx = px - x0;
-          Expr wy = f32(1) - te::abs(ty - asFloat(ry.var)), wx = f32(1) - te::abs(tx - asFloat(rx.var));
-          Expr iy = floorIndex(py, -4, static_cast<double>(h + 4)) + Expr(ry.var);
-          Expr ix = floorIndex(px, -4, static_cast<double>(w + 4)) + Expr(rx.var);
-          return te::sum(wy * wx * readOrZero(x, v[0], v[1], iy, ix), {ry, rx});
-        }
-        // Bicubic: 4 x 4 taps around floor(p), each tap's coordinate padded on its own.
-        Expr y0 = te::floor(py), x0 = te::floor(px);
-        Expr ty = py - y0, tx = px - x0;
-        Expr wy = cubicWeight(te::abs(ty + f32(1) - asFloat(ry.var)));
-        Expr wx = cubicWeight(te::abs(tx + f32(1) - asFloat(rx.var)));
-        Expr cy = padCoordinate(y0 - f32(1) + asFloat(ry.var), h, padding, align_corners);
-        Expr cx = padCoordinate(x0 - f32(1) + asFloat(rx.var), w, padding, align_corners);
-        Expr iy = floorIndex(cy, -8, static_cast<double>(h + 8)), ix = floorIndex(cx, -8, static_cast<double>(w + 8));
-        return te::sum(wy * wx * readOrZero(x, v[0], v[1], iy, ix), {ry, rx});
-      },
-      te::OpTag::Injective, {"n", "c", "y", "x"});
+  return te::compute(op, out,
+                     [&](const std::vector<Var>& v) {
+                       auto [py, px] = coords(v);
+                       if (mode == GridSampleMode::Bilinear) {
+                         py = padCoordinate(py, h, padding, align_corners);
+                         px = padCoordinate(px, w, padding, align_corners);
+                         Expr y0 = te::floor(py), x0 = te::floor(px);
+                         Expr ty = py - y0, tx = px - x0;
+                         Expr wy = f32(1) - te::abs(ty - asFloat(ry.var)), wx = f32(1) - te::abs(tx - asFloat(rx.var));
+                         Expr iy = floorIndex(py, -4, static_cast<double>(h + 4)) + Expr(ry.var);
+                         Expr ix = floorIndex(px, -4, static_cast<double>(w + 4)) + Expr(rx.var);
+                         return te::sum(wy * wx * readOrZero(x, v[0], v[1], iy, ix), {ry, rx});
+                       }
+                       // Bicubic: 4 x 4 taps around floor(p), each tap's coordinate padded on its own.
+                       Expr y0 = te::floor(py), x0 = te::floor(px);
+                       Expr ty = py - y0, tx = px - x0;
+                       Expr wy = cubicWeight(te::abs(ty + f32(1) - asFloat(ry.var)));
+                       Expr wx = cubicWeight(te::abs(tx + f32(1) - asFloat(rx.var)));
+                       Expr cy = padCoordinate(y0 - f32(1) + asFloat(ry.var), h, padding, align_corners);
+                       Expr cx = padCoordinate(x0 - f32(1) + asFloat(rx.var), w, padding, align_corners);
+                       Expr iy = floorIndex(cy, -8, static_cast<double>(h + 8)),
+                            ix = floorIndex(cx, -8, static_cast<double>(w + 8));
+                       return te::sum(wy * wx * readOrZero(x, v[0], v[1], iy, ix), {ry, rx});
+                     },
+                     te::OpTag::Injective, {"n", "c", "y", "x"});
 }
 
 Tensor roi_align(const Tensor& x, const Tensor& rois, const Tensor& batch_indices, const RoiAlignParams& p) {
@@ -162,13 +163,13 @@ Tensor roi_align(const Tensor& x, const Tensor& rois, const Tensor& batch_indice
         Expr rw = x2 - x1, rh = y2 - y1;
         if (!p.half_pixel) rw = te::max(rw, f32(1)), rh = te::max(rh, f32(1));
         Expr bin_h = rh / f32(static_cast<double>(p.out_h)), bin_w = rw / f32(static_cast<double>(p.out_w));
-        Expr y = y1 + asFloat(v[2]) * bin_h +
-                 (asFloat(sy.var) + f32(0.5)) * bin_h / f32(static_cast<double>(p.sampling_h));
-        Expr xx = x1 + asFloat(v[3]) * bin_w +
-                  (asFloat(sx.var) + f32(0.5)) * bin_w / f32(static_cast<double>(p.sampling_w));
+        Expr y =
+            y1 + asFloat(v[2]) * bin_h + (asFloat(sy.var) + f32(0.5)) * bin_h / f32(static_cast<double>(p.sampling_h));
+        Expr xx =
+            x1 + asFloat(v[3]) * bin_w + (asFloat(sx.var) + f32(0.5)) * bin_w / f32(static_cast<double>(p.sampling_w));
         // Samples beyond one pixel outside the map count as 0; NaN coordinates too.
-        Expr valid = y >= f32(-1) && y <= f32(static_cast<double>(h)) && xx >= f32(-1) &&
-                     xx <= f32(static_cast<double>(w));
+        Expr valid =
+            y >= f32(-1) && y <= f32(static_cast<double>(h)) && xx >= f32(-1) && xx <= f32(static_cast<double>(w));
         auto axis = [&](const Expr& c, int64_t size, const IterVar& pick) {
           Expr cc = te::min(te::max(c, f32(0)), f32(static_cast<double>(size - 1)));
           Expr low = te::floor(cc);
@@ -194,26 +195,25 @@ Tensor max_pool2d_indices(const Tensor& x, Hw kernel, Hw strides, Pad4 padding, 
   int64_t c = s[1], h = s[2], w = s[3];
   IterVar ry = te::reduceAxis(kernel[0], "ry"), rx = te::reduceAxis(kernel[1], "rx");
   // The first maximum in row-major scan order (ONNX Runtime's), as its row-major flat position.
-  Tensor first = te::compute(
-      column_major ? std::string(op) + "_row_major" : std::string(op), pooled.shape(),
-      [&](const std::vector<Var>& v) {
-        Expr y = Expr(v[2]) * strides[0] - padding[0] + Expr(ry.var) * dilation[0];
-        Expr xx = Expr(v[3]) * strides[1] - padding[1] + Expr(rx.var) * dilation[1];
-        Expr inside = y >= i64(0) && y < i64(h) && xx >= i64(0) && xx < i64(w);
-        Expr value = x(v[0], v[1], clampE(y, i64(0), i64(h - 1)), clampE(xx, i64(0), i64(w - 1)));
-        Expr flat = (Expr(v[0]) * c + Expr(v[1])) * (h * w) + y * w + xx;
-        return te::minReduce(flat, {ry, rx}, inside && value == pooled(v[0], v[1], v[2], v[3]));
-      },
-      te::OpTag::Pool, {"nn", "cc", "yy", "xx"});
+  Tensor first = te::compute(column_major ? std::string(op) + "_row_major" : std::string(op), pooled.shape(),
+                             [&](const std::vector<Var>& v) {
+                               Expr y = Expr(v[2]) * strides[0] - padding[0] + Expr(ry.var) * dilation[0];
+                               Expr xx = Expr(v[3]) * strides[1] - padding[1] + Expr(rx.var) * dilation[1];
+                               Expr inside = y >= i64(0) && y < i64(h) && xx >= i64(0) && xx < i64(w);
+                               Expr value =
+                                   x(v[0], v[1], clampE(y, i64(0), i64(h - 1)), clampE(xx, i64(0), i64(w - 1)));
+                               Expr flat = (Expr(v[0]) * c + Expr(v[1])) * (h * w) + y * w + xx;
+                               return te::minReduce(flat, {ry, rx}, inside && value == pooled(v[0], v[1], v[2], v[3]));
+                             },
+                             te::OpTag::Pool, {"nn", "cc", "yy", "xx"});
   if (!column_major) return first;
-  return te::compute(
-      op, pooled.shape(),
-      [&](const std::vector<Var>& v) {
-        Expr f = first(v[0], v[1], v[2], v[3]);
-        Expr in_plane = f % (h * w);
-        return f - in_plane + (in_plane % w) * h + in_plane / w;
-      },
-      te::OpTag::Injective, {"nn", "cc", "yy", "xx"});
+  return te::compute(op, pooled.shape(),
+                     [&](const std::vector<Var>& v) {
+                       Expr f = first(v[0], v[1], v[2], v[3]);
+                       Expr in_plane = f % (h * w);
+                       return f - in_plane + (in_plane % w) * h + in_plane / w;
+                     },
+                     te::OpTag::Injective, {"nn", "cc", "yy", "xx"});
 }
 
 }  // namespace ttune::ops

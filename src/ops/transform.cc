@@ -55,24 +55,24 @@ Tensor reshapeImpl(std::string_view op, const std::string& name, const Tensor& x
 
 }  // namespace
 
-Tensor pad(const Tensor& x, const std::vector<int64_t>& before, const std::vector<int64_t>& after,
-           double value, PadMode mode) {
+Tensor pad(const Tensor& x, const std::vector<int64_t>& before, const std::vector<int64_t>& after, double value,
+           PadMode mode) {
   checkDefined("pad", x, "input");
   const Shape& in = x.shape();
   size_t rank = in.size();
-  TT_CHECK_ARG(before.size() == rank && after.size() == rank, "pad: got ", before.size(), " leading and ",
-               after.size(), " trailing pads for a tensor of rank ", rank);
+  TT_CHECK_ARG(before.size() == rank && after.size() == rank, "pad: got ", before.size(), " leading and ", after.size(),
+               " trailing pads for a tensor of rank ", rank);
   Shape out(rank);
   for (size_t d = 0; d < rank; ++d) {
-    TT_CHECK_ARG(before[d] >= 0 && after[d] >= 0, "pad: pads must be non-negative, got ",
-                 listToString(before), " before and ", listToString(after), " after");
+    TT_CHECK_ARG(before[d] >= 0 && after[d] >= 0, "pad: pads must be non-negative, got ", listToString(before),
+                 " before and ", listToString(after), " after");
     if (mode == PadMode::Reflect)
       TT_CHECK_ARG(before[d] < in[d] && after[d] < in[d], "pad: reflect pads on axis ", d,
                    " must be smaller than its extent ", in[d], ", got ", before[d], " and ", after[d]);
     out[d] = in[d] + before[d] + after[d];
   }
-  TT_CHECK_ARG(mode != PadMode::Constant || te::isFloat(x.dtype()) || std::isfinite(value),
-               "pad: the fill value ", value, " cannot be stored in a ", te::dtypeName(x.dtype()), " tensor");
+  TT_CHECK_ARG(mode != PadMode::Constant || te::isFloat(x.dtype()) || std::isfinite(value), "pad: the fill value ",
+               value, " cannot be stored in a ", te::dtypeName(x.dtype()), " tensor");
   const char* name = mode == PadMode::Constant ? "pad" : mode == PadMode::Edge ? "pad_edge" : "pad_reflect";
   Expr fill = fillValue(value, x.dtype());
   return te::compute(
@@ -120,8 +120,8 @@ Tensor concat(const std::vector<Tensor>& xs, int64_t axis) {
   std::vector<int64_t> offsets = {0};
   for (size_t i = 0; i < xs.size(); ++i) {
     const Tensor& t = xs[i];
-    TT_CHECK_ARG(t.ndim() == first.ndim(), "concat: input ", i, " has rank ", t.ndim(),
-                 " but input 0 has rank ", first.ndim());
+    TT_CHECK_ARG(t.ndim() == first.ndim(), "concat: input ", i, " has rank ", t.ndim(), " but input 0 has rank ",
+                 first.ndim());
     TT_CHECK_ARG(t.dtype() == first.dtype(), "concat: input ", i, " has dtype ", te::dtypeName(t.dtype()),
                  " but input 0 has dtype ", te::dtypeName(first.dtype()));
     for (size_t d = 0; d < t.ndim(); ++d)
@@ -153,8 +153,7 @@ Tensor reshape(const Tensor& x, const Shape& shape) { return reshapeImpl("reshap
 Tensor flatten(const Tensor& x, int64_t axis) {
   checkDefined("flatten", x, "input");
   int64_t rank = static_cast<int64_t>(x.ndim());
-  TT_CHECK_ARG(axis >= -rank && axis <= rank, "flatten: axis ", axis,
-               " is out of range for a tensor of rank ", rank);
+  TT_CHECK_ARG(axis >= -rank && axis <= rank, "flatten: axis ", axis, " is out of range for a tensor of rank ", rank);
   if (axis < 0) axis += rank;
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < rank; ++d) (d < axis ? outer : inner) *= x.shape()[d];
@@ -191,10 +190,8 @@ SliceBox sliceBox(const Shape& in, const std::vector<int64_t>& starts, const std
                   const std::vector<int64_t>& axes_in, const std::vector<int64_t>& steps_in) {
   size_t n = starts.size();
   TT_CHECK_ARG(ends.size() == n, "slice: got ", n, " starts but ", ends.size(), " ends");
-  TT_CHECK_ARG(axes_in.empty() || axes_in.size() == n, "slice: got ", n, " starts but ", axes_in.size(),
-               " axes");
-  TT_CHECK_ARG(steps_in.empty() || steps_in.size() == n, "slice: got ", n, " starts but ", steps_in.size(),
-               " steps");
+  TT_CHECK_ARG(axes_in.empty() || axes_in.size() == n, "slice: got ", n, " starts but ", axes_in.size(), " axes");
+  TT_CHECK_ARG(steps_in.empty() || steps_in.size() == n, "slice: got ", n, " starts but ", steps_in.size(), " steps");
   TT_CHECK_ARG(n <= in.size(), "slice: got ", n, " starts for a tensor of rank ", in.size());
   // Per input axis: first index, step and count of the result.
   std::vector<int64_t> first(in.size(), 0), step(in.size(), 1);
@@ -221,8 +218,8 @@ SliceBox sliceBox(const Shape& in, const std::vector<int64_t>& starts, const std
       e = std::clamp<int64_t>(e, -1, dim - 1);
       count = b > e ? (b - e + mag - 1) / mag : 0;
     }
-    TT_CHECK_ARG(count > 0, "slice: the result is empty on axis ", ax, " (start ", starts[i], ", end ",
-                 ends[i], ", step ", st, ", extent ", dim, ")");
+    TT_CHECK_ARG(count > 0, "slice: the result is empty on axis ", ax, " (start ", starts[i], ", end ", ends[i],
+                 ", step ", st, ", extent ", dim, ")");
     first[ax] = b;
     step[ax] = count == 1 ? 1 : (st > 0 ? mag : -mag);
     out[ax] = count;
@@ -288,12 +285,10 @@ Tensor gather(const Tensor& data, const Tensor& indices, int64_t axis) {
 Tensor expand(const Tensor& x, const Shape& shape) {
   checkDefined("expand", x, "input");
   for (int64_t d : shape)
-    TT_CHECK_ARG(d > 0, "expand: the target shape ", te::shapeToString(shape),
-                 " has a non-positive dimension");
+    TT_CHECK_ARG(d > 0, "expand: the target shape ", te::shapeToString(shape), " has a non-positive dimension");
   Shape out = broadcastShapes("expand", x.shape(), shape);
   return te::compute(
-      "T_expand", out, [&](const std::vector<Var>& v) { return x(broadcastIndices(x, v, out)); },
-      te::OpTag::Broadcast);
+      "T_expand", out, [&](const std::vector<Var>& v) { return x(broadcastIndices(x, v, out)); }, te::OpTag::Broadcast);
 }
 
 Tensor broadcast_to(const Tensor& x, const Shape& shape) {
@@ -304,8 +299,7 @@ Tensor broadcast_to(const Tensor& x, const Shape& shape) {
     ok = s == t || s == 1;
   }
   for (int64_t d : shape) ok = ok && d > 0;
-  TT_CHECK_ARG(ok, "broadcast_to: cannot broadcast ", te::shapeToString(x.shape()), " to ",
-               te::shapeToString(shape));
+  TT_CHECK_ARG(ok, "broadcast_to: cannot broadcast ", te::shapeToString(x.shape()), " to ", te::shapeToString(shape));
   return te::compute(
       "T_broadcast_to", shape, [&](const std::vector<Var>& v) { return x(broadcastIndices(x, v, shape)); },
       te::OpTag::Broadcast);

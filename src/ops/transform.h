@@ -23,8 +23,8 @@ enum class PadMode { Constant, Edge, Reflect };
 // Pads each axis d by before[d] / after[d] (non-negative) elements. Constant mode fills with
 // `value` (the op is named "pad"); Edge repeats the border element; Reflect mirrors without
 // repeating the border (ONNX "reflect"; needs pads smaller than the axis).
-Tensor pad(const Tensor& x, const std::vector<int64_t>& before, const std::vector<int64_t>& after,
-           double value = 0.0, PadMode mode = PadMode::Constant);
+Tensor pad(const Tensor& x, const std::vector<int64_t>& before, const std::vector<int64_t>& after, double value = 0.0,
+           PadMode mode = PadMode::Constant);
 
 // Joins tensors of equal rank and dtype along `axis` (negative counts from the end); all other
 // dimensions must agree.

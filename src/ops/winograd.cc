@@ -70,8 +70,8 @@ bool winogradTileSupported(int64_t m) { return m == 2 || m == 4; }
 
 std::vector<float> winogradWeights(const std::vector<float>& hwio, int64_t C, int64_t K, int64_t m) {
   TT_CHECK_ARG(winogradTileSupported(m), "winograd: output tiles of ", m, " are not supported (2 or 4)");
-  TT_CHECK_ARG(static_cast<int64_t>(hwio.size()) == 9 * C * K, "winograd: the filter has ", hwio.size(), " values, not 3x3x", C,
-               "x", K);
+  TT_CHECK_ARG(static_cast<int64_t>(hwio.size()) == 9 * C * K, "winograd: the filter has ", hwio.size(),
+               " values, not 3x3x", C, "x", K);
   const Mat& G = matrices(m).G;
   int64_t a = m + 2;
   std::vector<float> out(static_cast<size_t>(a * a * C * K));
@@ -105,17 +105,16 @@ te::Tensor winograd_input(const te::Tensor& data, int64_t m, Pad4 padding) {
   te::Tensor in = pad(data, {0, padding[0], padding[1], 0},
                       {0, (TH - 1) * m + a - H - padding[0], (TW - 1) * m + a - W - padding[1], 0});
   const Mat& BT = matrices(m).BT;
-  return te::compute(
-      op, {a, a, N * TH * TW, C},
-      [&](const std::vector<Var>& v) {
-        const Var &xi = v[0], &nu = v[1], &p = v[2], &c = v[3];
-        Expr n = Expr(p) / (TH * TW), ty = (Expr(p) / TW) % TH, tx = Expr(p) % TW;
-        // (B^T d B)[xi][nu]: rows of d combined by B^T's row xi, each row combined by row nu.
-        return rowSelect(BT, xi, [&](int r) {
-          return rowSelect(BT, nu, [&](int q) { return in(n, ty * m + r, tx * m + q, c); });
-        });
-      },
-      te::OpTag::WinogradInput, {"eps", "nu", "p", "ci"});
+  return te::compute(op, {a, a, N * TH * TW, C},
+                     [&](const std::vector<Var>& v) {
+                       const Var &xi = v[0], &nu = v[1], &p = v[2], &c = v[3];
+                       Expr n = Expr(p) / (TH * TW), ty = (Expr(p) / TW) % TH, tx = Expr(p) % TW;
+                       // (B^T d B)[xi][nu]: rows of d combined by B^T's row xi, each row combined by row nu.
+                       return rowSelect(BT, xi, [&](int r) {
+                         return rowSelect(BT, nu, [&](int q) { return in(n, ty * m + r, tx * m + q, c); });
+                       });
+                     },
+                     te::OpTag::WinogradInput, {"eps", "nu", "p", "ci"});
 }
 
 te::Tensor winograd_output(const te::Tensor& tiles, int64_t m, int64_t N, int64_t OH, int64_t OW) {
@@ -125,20 +124,19 @@ te::Tensor winograd_output(const te::Tensor& tiles, int64_t m, int64_t N, int64_
   checkDType(op, tiles, te::DType::Float32, "tiles");
   int64_t a = m + 2, TH = ceilDiv(OH, m), TW = ceilDiv(OW, m);
   const te::Shape& s = tiles.shape();
-  TT_CHECK_ARG(s[0] == a && s[1] == a && s[2] == N * TH * TW, op, ": tiles ", te::shapeToString(s), " do not match ", a, "x", a,
-               "x", N * TH * TW, " for a ", N, "x", OH, "x", OW, " output with tiles of ", m);
+  TT_CHECK_ARG(s[0] == a && s[1] == a && s[2] == N * TH * TW, op, ": tiles ", te::shapeToString(s), " do not match ", a,
+               "x", a, "x", N * TH * TW, " for a ", N, "x", OH, "x", OW, " output with tiles of ", m);
   int64_t K = s[3];
   const Mat& AT = matrices(m).AT;
-  return te::compute(
-      op, {N, OH, OW, K},
-      [&](const std::vector<Var>& v) {
-        const Var &nn = v[0], &yy = v[1], &xx = v[2], &ff = v[3];
-        Expr p = (Expr(nn) * TH + Expr(yy) / m) * TW + Expr(xx) / m;
-        return rowSelect(AT, Expr(yy) % m, [&](int xi) {
-          return rowSelect(AT, Expr(xx) % m, [&](int nu) { return tiles(xi, nu, p, ff); });
-        });
-      },
-      te::OpTag::WinogradOutput, {"nn", "yy", "xx", "ff"});
+  return te::compute(op, {N, OH, OW, K},
+                     [&](const std::vector<Var>& v) {
+                       const Var &nn = v[0], &yy = v[1], &xx = v[2], &ff = v[3];
+                       Expr p = (Expr(nn) * TH + Expr(yy) / m) * TW + Expr(xx) / m;
+                       return rowSelect(AT, Expr(yy) % m, [&](int xi) {
+                         return rowSelect(AT, Expr(xx) % m, [&](int nu) { return tiles(xi, nu, p, ff); });
+                       });
+                     },
+                     te::OpTag::WinogradOutput, {"nn", "yy", "xx", "ff"});
 }
 
 }  // namespace ttune::ops

@@ -51,7 +51,8 @@ void NDArray::fillRandom(uint64_t seed, double lo, double hi) {
         as<int32_t>()[i] = static_cast<int32_t>(rng.uniformInt(static_cast<int64_t>(lo), static_cast<int64_t>(hi) - 1));
       break;
     case te::DType::Int64:
-      for (int64_t i = 0; i < n; ++i) as<int64_t>()[i] = rng.uniformInt(static_cast<int64_t>(lo), static_cast<int64_t>(hi) - 1);
+      for (int64_t i = 0; i < n; ++i)
+        as<int64_t>()[i] = rng.uniformInt(static_cast<int64_t>(lo), static_cast<int64_t>(hi) - 1);
       break;
     case te::DType::Bool:
       for (int64_t i = 0; i < n; ++i) as<uint8_t>()[i] = rng.bernoulli(0.5);
@@ -77,14 +78,16 @@ void NDArray::fill(double value) {
 }
 
 Comparison compare(const NDArray& actual, const NDArray& expected, double atol, double rtol) {
-  TT_ASSERT(actual.shape() == expected.shape() && actual.dtype() == expected.dtype(), "compare: shape or dtype mismatch");
+  TT_ASSERT(actual.shape() == expected.shape() && actual.dtype() == expected.dtype(),
+            "compare: shape or dtype mismatch");
   Comparison c;
   int64_t n = actual.numElements();
   for (int64_t i = 0; i < n; ++i) {
     if (te::isInt(actual.dtype()) &&
         te::loadInt(actual.data(), actual.dtype(), i) == te::loadInt(expected.data(), expected.dtype(), i))
       continue;  // exact: 64-bit integers need not survive the trip through double
-    double a = te::loadDouble(actual.data(), actual.dtype(), i), e = te::loadDouble(expected.data(), expected.dtype(), i);
+    double a = te::loadDouble(actual.data(), actual.dtype(), i),
+           e = te::loadDouble(expected.data(), expected.dtype(), i);
     if (std::isfinite(e) && !std::isfinite(a)) {
       ++c.non_finite;
       continue;

@@ -15,7 +15,7 @@ namespace ttune::runtime {
 class NDArray {
  public:
   NDArray() = default;
-  NDArray(te::Shape shape, te::DType dtype);  // zero-filled
+  NDArray(te::Shape shape, te::DType dtype);               // zero-filled
   static NDArray empty(te::Shape shape, te::DType dtype);  // uninitialized
 
   const te::Shape& shape() const { return shape_; }
@@ -25,7 +25,9 @@ class NDArray {
   bool defined() const { return data_ != nullptr; }
   void* data() const { return data_.get(); }
   template <class T>
-  T* as() const { return reinterpret_cast<T*>(data_.get()); }
+  T* as() const {
+    return reinterpret_cast<T*>(data_.get());
+  }
   NDArray clone() const;
 
   // Seeded uniform values in [lo, hi) (floats), or integers in [lo, hi) for integer types.

@@ -12,21 +12,34 @@ namespace ttune::runtime {
 namespace {
 const char* descr(te::DType t) {
   switch (t) {
-    case te::DType::Float32: return "<f4";
-    case te::DType::Int32: return "<i4";
-    case te::DType::Int64: return "<i8";
-    case te::DType::Bool: return "|b1";
-    case te::DType::Int8: return "|i1";
-    case te::DType::UInt8: return "|u1";
-    case te::DType::Int16: return "<i2";
-    case te::DType::UInt16: return "<u2";
-    case te::DType::UInt32: return "<u4";
-    case te::DType::UInt64: return "<u8";
-    case te::DType::Float64: return "<f8";
-    case te::DType::Float16: return "<f2";
+    case te::DType::Float32:
+      return "<f4";
+    case te::DType::Int32:
+      return "<i4";
+    case te::DType::Int64:
+      return "<i8";
+    case te::DType::Bool:
+      return "|b1";
+    case te::DType::Int8:
+      return "|i1";
+    case te::DType::UInt8:
+      return "|u1";
+    case te::DType::Int16:
+      return "<i2";
+    case te::DType::UInt16:
+      return "<u2";
+    case te::DType::UInt32:
+      return "<u4";
+    case te::DType::UInt64:
+      return "<u8";
+    case te::DType::Float64:
+      return "<f8";
+    case te::DType::Float16:
+      return "<f2";
     // numpy has no bfloat16: such tensors are written as their bits (and read back only when
     // the caller asks for bfloat16, readNpy's `as`).
-    case te::DType::BFloat16: return "<u2";
+    case te::DType::BFloat16:
+      return "<u2";
   }
   return "?";
 }
@@ -43,7 +56,8 @@ Expected<NDArray> readNpy(const std::string& path) {
 Expected<NDArray> parseNpy(std::string_view b, const std::string& path) {
   if (b.size() < 10 || std::memcmp(b.data(), "\x93NUMPY", 6) != 0) return Unexpected(path + " is not a .npy file");
   uint8_t major = static_cast<uint8_t>(b[6]);
-  if (major < 1 || major > 3) return Unexpected(path + " is a .npy file of an unknown format version " + std::to_string(major));
+  if (major < 1 || major > 3)
+    return Unexpected(path + " is a .npy file of an unknown format version " + std::to_string(major));
   size_t pos;
   uint64_t hlen = 0;
   if (major == 1) {
@@ -74,7 +88,8 @@ Expected<NDArray> parseNpy(std::string_view b, const std::string& path) {
   if (!dtype)
     return Unexpected(path + " holds dtype " + d.substr(0, d.find(',')) +
                       "; ttune reads float32, float64, float16, bool and the 8- to 64-bit integer types");
-  if (startsWith(field("fortran_order"), "True")) return Unexpected(path + " is in Fortran order; save it C-contiguous");
+  if (startsWith(field("fortran_order"), "True"))
+    return Unexpected(path + " is in Fortran order; save it C-contiguous");
   std::string sh = field("shape");
   size_t open = sh.find('('), close = sh.find(')');
   if (open == std::string::npos || close == std::string::npos || close < open)
@@ -94,16 +109,19 @@ Expected<NDArray> parseNpy(std::string_view b, const std::string& path) {
     shape.push_back(*v);
   }
   NDArray a = NDArray::empty(shape, *dtype);
-  if (static_cast<uint64_t>(a.bytes()) > b.size() - pos) return Unexpected(path + " holds fewer elements than its shape says");
+  if (static_cast<uint64_t>(a.bytes()) > b.size() - pos)
+    return Unexpected(path + " holds fewer elements than its shape says");
   std::memcpy(a.data(), b.data() + pos, static_cast<size_t>(a.bytes()));
   return a;
 }
 
 Status writeNpy(const std::string& path, const NDArray& a) {
   std::string shape = "(";
-  for (size_t i = 0; i < a.shape().size(); ++i) shape += std::to_string(a.shape()[i]) + (a.shape().size() == 1 || i + 1 < a.shape().size() ? "," : "");
+  for (size_t i = 0; i < a.shape().size(); ++i)
+    shape += std::to_string(a.shape()[i]) + (a.shape().size() == 1 || i + 1 < a.shape().size() ? "," : "");
   shape += ")";
-  std::string header = std::string("{'descr': '") + descr(a.dtype()) + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  std::string header =
+      std::string("{'descr': '") + descr(a.dtype()) + "', 'fortran_order': False, 'shape': " + shape + ", }";
   size_t total = 10 + header.size() + 1;
   header += std::string((64 - total % 64) % 64, ' ') + "\n";
   std::ofstream out(path, std::ios::binary);

@@ -9,38 +9,60 @@ namespace ttune::runtime {
 
 int elemBytes(ElemType t) {
   switch (t) {
-    case ElemType::Float32: return 4;
-    case ElemType::Int32: return 4;
-    case ElemType::Int64: return 8;
-    case ElemType::Bool: return 1;
-    case ElemType::Int8: return 1;
-    case ElemType::UInt8: return 1;
+    case ElemType::Float32:
+      return 4;
+    case ElemType::Int32:
+      return 4;
+    case ElemType::Int64:
+      return 8;
+    case ElemType::Bool:
+      return 1;
+    case ElemType::Int8:
+      return 1;
+    case ElemType::UInt8:
+      return 1;
     case ElemType::Int16:
     case ElemType::UInt16:
     case ElemType::Float16:
-    case ElemType::BFloat16: return 2;
-    case ElemType::UInt32: return 4;
+    case ElemType::BFloat16:
+      return 2;
+    case ElemType::UInt32:
+      return 4;
     case ElemType::UInt64:
-    case ElemType::Float64: return 8;
+    case ElemType::Float64:
+      return 8;
   }
   return 0;
 }
 
 const char* elemName(ElemType t) {
   switch (t) {
-    case ElemType::Float32: return "float32";
-    case ElemType::Int32: return "int32";
-    case ElemType::Int64: return "int64";
-    case ElemType::Bool: return "bool";
-    case ElemType::Int8: return "int8";
-    case ElemType::UInt8: return "uint8";
-    case ElemType::Int16: return "int16";
-    case ElemType::UInt16: return "uint16";
-    case ElemType::UInt32: return "uint32";
-    case ElemType::UInt64: return "uint64";
-    case ElemType::Float64: return "float64";
-    case ElemType::Float16: return "float16";
-    case ElemType::BFloat16: return "bfloat16";
+    case ElemType::Float32:
+      return "float32";
+    case ElemType::Int32:
+      return "int32";
+    case ElemType::Int64:
+      return "int64";
+    case ElemType::Bool:
+      return "bool";
+    case ElemType::Int8:
+      return "int8";
+    case ElemType::UInt8:
+      return "uint8";
+    case ElemType::Int16:
+      return "int16";
+    case ElemType::UInt16:
+      return "uint16";
+    case ElemType::UInt32:
+      return "uint32";
+    case ElemType::UInt64:
+      return "uint64";
+    case ElemType::Float64:
+      return "float64";
+    case ElemType::Float16:
+      return "float16";
+    case ElemType::BFloat16:
+      return "bfloat16";
   }
   return "?";
 }
@@ -111,10 +133,14 @@ std::string validatePlan(const Plan& p) {
 
 void* resolve(const BufferRef& r, const PlanBindings& b) {
   switch (r.kind) {
-    case BufferKind::Input: return static_cast<char*>(const_cast<void*>(b.inputs[r.index])) + r.offset;
-    case BufferKind::Output: return static_cast<char*>(b.outputs[r.index]) + r.offset;
-    case BufferKind::Weight: return static_cast<char*>(b.weights[r.index]) + r.offset;
-    case BufferKind::Workspace: return b.workspace + r.offset;
+    case BufferKind::Input:
+      return static_cast<char*>(const_cast<void*>(b.inputs[r.index])) + r.offset;
+    case BufferKind::Output:
+      return static_cast<char*>(b.outputs[r.index]) + r.offset;
+    case BufferKind::Weight:
+      return static_cast<char*>(b.weights[r.index]) + r.offset;
+    case BufferKind::Workspace:
+      return b.workspace + r.offset;
   }
   return nullptr;
 }
@@ -217,8 +243,8 @@ bool parsePlan(const char*& data, const char* end, Plan& p, std::string& error) 
   if (r.u32() != kPlanMagic) return error = "the execution plan is not a ttune plan", false;
   uint32_t version = r.u32();
   if (version != kPlanVersion)
-    return error = "the execution plan has format version " + std::to_string(version) + ", this runtime reads version " +
-                   std::to_string(kPlanVersion),
+    return error = "the execution plan has format version " + std::to_string(version) +
+                   ", this runtime reads version " + std::to_string(kPlanVersion),
            false;
   p.inputs = readTensors(r);
   p.outputs = readTensors(r);

@@ -35,8 +35,19 @@ struct BufferRef {
 
 // Element types; the numbering is the C API's (include/ttune/ttune_model.h) and te::DType's.
 enum class ElemType : uint8_t {
-  Float32 = 0, Int32 = 1, Int64 = 2, Bool = 3, Int8 = 4, UInt8 = 5,
-  Int16 = 6, UInt16 = 7, UInt32 = 8, UInt64 = 9, Float64 = 10, Float16 = 11, BFloat16 = 12
+  Float32 = 0,
+  Int32 = 1,
+  Int64 = 2,
+  Bool = 3,
+  Int8 = 4,
+  UInt8 = 5,
+  Int16 = 6,
+  UInt16 = 7,
+  UInt32 = 8,
+  UInt64 = 9,
+  Float64 = 10,
+  Float16 = 11,
+  BFloat16 = 12
 };
 int elemBytes(ElemType t);
 const char* elemName(ElemType t);

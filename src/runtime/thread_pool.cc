@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <memory>
 #include <condition_variable>
 #include <cstdlib>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -29,8 +29,10 @@ thread_local bool t_in_region = false;
 // took 0.8 ms per call in a fresh measurement worker. So every few hundred spins, offer the
 // core (sched_yield returns at once when nothing else waits for it).
 inline void spinOrYield(int spin) {
-  if (spin % 256 == 255) sched_yield();
-  else cpuRelax();
+  if (spin % 256 == 255)
+    sched_yield();
+  else
+    cpuRelax();
 }
 }  // namespace
 
@@ -115,9 +117,8 @@ struct ThreadPool::Impl {
       }
       if (g == seen) {
         std::unique_lock<std::mutex> lock(self->mu);
-        self->cv.wait(lock, [&] {
-          return self->stop.load() || self->generation.load(std::memory_order_acquire) != seen;
-        });
+        self->cv.wait(lock,
+                      [&] { return self->stop.load() || self->generation.load(std::memory_order_acquire) != seen; });
         g = self->generation.load(std::memory_order_acquire);
       }
       if (self->stop.load()) return nullptr;
@@ -177,7 +178,8 @@ double ThreadPool::measureRegionOverhead(int samples) {
   int64_t n = numThreads();
   for (int i = 0; i < samples; ++i) {
     auto a = std::chrono::steady_clock::now();
-    parallelFor(n, [](void*, int64_t, int64_t) {}, nullptr);
+    parallelFor(
+        n, [](void*, int64_t, int64_t) {}, nullptr);
     t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count());
   }
   std::nth_element(t.begin(), t.begin() + static_cast<long>(t.size() / 2), t.end());

@@ -111,7 +111,8 @@ Expected<StageLoops> buildStageLoops(const Stage& stage) {
 namespace {
 
 Expr expandInlinedUncached(const State& state, int stage) {
-  return expandStages(state.dag(), stage, [&](int p) { return state.stages()[p].location == ComputeLocation::Inlined; });
+  return expandStages(state.dag(), stage,
+                      [&](int p) { return state.stages()[p].location == ComputeLocation::Inlined; });
 }
 
 // e with structurally equal reads made one node. An expanded Winograd output transform reads
@@ -188,7 +189,9 @@ class IntervalEval {
                             if (t.full || f.full) return {Expr(), Expr(), true};
                             return {te::min(t.lo, f.lo), te::max(t.hi, f.hi)};
                           },
-                          [&](const auto&) -> SymInterval { return {Expr(), Expr(), true}; },
+                          [&](const auto&) -> SymInterval {
+                            return {Expr(), Expr(), true};
+                          },
                       },
                       e.node().kind);
   }
@@ -209,8 +212,10 @@ class IntervalEval {
     if (a.full || b.full) return {Expr(), Expr(), true};
     int64_t c;
     switch (n.op) {
-      case BinOp::Add: return {a.lo + b.lo, a.hi + b.hi};
-      case BinOp::Sub: return {a.lo - b.hi, a.hi - b.lo};
+      case BinOp::Add:
+        return {a.lo + b.lo, a.hi + b.hi};
+      case BinOp::Sub:
+        return {a.lo - b.hi, a.hi - b.lo};
       case BinOp::Mul:
         if (te::isConstInt(n.b, &c)) return c >= 0 ? SymInterval{a.lo * c, a.hi * c} : SymInterval{a.hi * c, a.lo * c};
         if (te::isConstInt(n.a, &c)) return c >= 0 ? SymInterval{b.lo * c, b.hi * c} : SymInterval{b.hi * c, b.lo * c};
@@ -221,9 +226,12 @@ class IntervalEval {
       case BinOp::FloorMod:
         if (te::isConstInt(n.b, &c) && c > 0) return {te::intImm(0), te::intImm(c - 1)};
         return {Expr(), Expr(), true};
-      case BinOp::Min: return {te::min(a.lo, b.lo), te::min(a.hi, b.hi)};
-      case BinOp::Max: return {te::max(a.lo, b.lo), te::max(a.hi, b.hi)};
-      default: return {Expr(), Expr(), true};
+      case BinOp::Min:
+        return {te::min(a.lo, b.lo), te::min(a.hi, b.hi)};
+      case BinOp::Max:
+        return {te::max(a.lo, b.lo), te::max(a.hi, b.hi)};
+      default:
+        return {Expr(), Expr(), true};
     }
   }
 
@@ -289,8 +297,10 @@ Expected<std::vector<AxisRegion>> computeRegion(const State& state, int producer
       int64_t e;
       if (!te::isConstInt(ext, &e)) {
         IntBound b = te::constIntBound(ext, all);
-        if (b.hi == IntBound::kPosInf) full = true;
-        else e = b.hi;
+        if (b.hi == IntBound::kPosInf)
+          full = true;
+        else
+          e = b.hi;
       }
       if (!full) {
         e = std::max<int64_t>(1, std::min(e, shape[d]));

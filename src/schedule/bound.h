@@ -27,11 +27,11 @@ struct InnerGuard {
 };
 
 struct StageLoops {
-  std::vector<te::Var> leaf_vars;     // aligned with stage.iters
-  std::vector<te::Expr> root_rel;     // per root axis: its offset inside the region
-  std::vector<int64_t> rel_max;       // per root axis: largest value root_rel can take
+  std::vector<te::Var> leaf_vars;  // aligned with stage.iters
+  std::vector<te::Expr> root_rel;  // per root axis: its offset inside the region
+  std::vector<int64_t> rel_max;    // per root axis: largest value root_rel can take
   std::vector<InnerGuard> inner_guards;
-  te::VarBounds bounds;               // leaf var ranges
+  te::VarBounds bounds;  // leaf var ranges
 };
 // Fails when a split length is unset or an extent unknown.
 Expected<StageLoops> buildStageLoops(const Stage& stage);
@@ -45,9 +45,9 @@ te::Expr expandStages(const te::ComputeDAG& dag, int stage, const std::function<
 te::Expr expandInlined(const State& state, int stage);
 
 struct AxisRegion {
-  te::Expr min;      // start (clamped to >= 0)
-  int64_t extent;    // constant bound of the region size (buffer size)
-  te::Expr actual;   // size actually computed (<= extent; smaller at clamped edges)
+  te::Expr min;     // start (clamped to >= 0)
+  int64_t extent;   // constant bound of the region size (buffer size)
+  te::Expr actual;  // size actually computed (<= extent; smaller at clamped edges)
 };
 
 // Region of producer `producer` read by stage `consumer` when the consumer's root axes take the
@@ -56,7 +56,7 @@ struct AxisRegion {
 // variables where known (used to bound non-constant extents and to avoid clamping).
 Expected<std::vector<AxisRegion>> computeRegion(const State& state, int producer, int consumer,
                                                 const StageLoops& consumer_loops,
-                                                const std::vector<te::Expr>& consumer_root,
-                                                int attach_pos, const te::VarBounds& fixed_bounds);
+                                                const std::vector<te::Expr>& consumer_root, int attach_pos,
+                                                const te::VarBounds& fixed_bounds);
 
 }  // namespace ttune::schedule

@@ -4,10 +4,10 @@
 #include <unordered_map>
 
 #include "schedule/bound.h"
+#include "schedule/names.h"
 #include "support/assert.h"
 #include "support/keyed_memo.h"
 #include "te/expr_functor.h"
-#include "schedule/names.h"
 
 namespace ttune::schedule {
 
@@ -63,7 +63,8 @@ KeyedMemo<DagPtr>& rewriteMemo() {
   return memo;
 }
 
-Expected<DagPtr> memoized(const DagPtr& in, const std::string& fields, const std::function<Expected<ComputeDAG>()>& make) {
+Expected<DagPtr> memoized(const DagPtr& in, const std::string& fields,
+                          const std::function<Expected<ComputeDAG>()>& make) {
   return rewriteMemo().get(in, fields, [&]() -> Expected<DagPtr> {
     TT_TRY(ComputeDAG out, make());
     return std::make_shared<const ComputeDAG>(std::move(out));
@@ -96,8 +97,8 @@ Expected<ComputeDAG> cacheWriteDag(const ComputeDAG& dag, const std::string& op,
     const te::Operation& o = dag.op(i);
     const te::ComputeOp& c = o.compute();
     Tensor local = te::computeWithAxes(name, c.axes, remap(c.body), o.tag());
-    return te::compute(o.name(), o.shape(), [&](const std::vector<te::Var>& v) { return local(v); }, o.tag(),
-                       axisNames(c));
+    return te::compute(
+        o.name(), o.shape(), [&](const std::vector<te::Var>& v) { return local(v); }, o.tag(), axisNames(c));
   });
 }
 
@@ -128,7 +129,8 @@ Expected<ComputeDAG> cacheReadDag(const ComputeDAG& dag, const std::string& prod
         Expr body = remap(c.body);
         orig = body.same(c.body) ? orig : te::computeWithAxes(pop.name(), c.axes, body, pop.tag());
       }
-      cached = te::compute(name, pop.shape(), [&](const std::vector<te::Var>& v) { return orig(v); }, te::OpTag::CacheCopy);
+      cached = te::compute(
+          name, pop.shape(), [&](const std::vector<te::Var>& v) { return orig(v); }, te::OpTag::CacheCopy);
       return orig;
     }
     if (std::find(reader_ids.begin(), reader_ids.end(), i) == reader_ids.end()) return Tensor();
@@ -141,8 +143,7 @@ Expected<ComputeDAG> cacheReadDag(const ComputeDAG& dag, const std::string& prod
   });
 }
 
-Expected<ComputeDAG> rfactorDag(const ComputeDAG& dag, const Stage& stage, const std::string& iter,
-                                int factor_axis) {
+Expected<ComputeDAG> rfactorDag(const ComputeDAG& dag, const Stage& stage, const std::string& iter, int factor_axis) {
   int idx = dag.opIndex(stage.op);
   if (idx < 0) return Unexpected("no stage named " + stage.op);
   const te::Operation& o = dag.op(idx);
@@ -151,7 +152,8 @@ Expected<ComputeDAG> rfactorDag(const ComputeDAG& dag, const Stage& stage, const
   if (dag.opIndex(name) >= 0) return Unexpected("stage " + name + " already exists");
   int fi = stage.iterIndex(iter);
   if (fi < 0) return Unexpected("stage " + stage.op + " has no iterator " + iter);
-  if (stage.iters[fi].kind != te::IterKind::Reduce) return Unexpected("rfactor iterator " + iter + " is not a reduction");
+  if (stage.iters[fi].kind != te::IterKind::Reduce)
+    return Unexpected("rfactor iterator " + iter + " is not a reduction");
   const te::ComputeOp& c = o.compute();
   if (factor_axis < 0 || factor_axis > static_cast<int>(c.axes.size()))
     return Unexpected("rfactor axis position " + std::to_string(factor_axis) + " is out of range");
@@ -204,13 +206,15 @@ Expected<ComputeDAG> rfactorDag(const ComputeDAG& dag, const Stage& stage, const
 
   return rebuild(dag, [&](int i, const std::function<Expr(const Expr&)>& remap) -> Tensor {
     if (i != idx) return Tensor();
-    Expr rf_body = rf_reduce.empty() ? (cond.defined() ? te::select(cond, remap(source), te::reduceIdentity(red->kind, o.dtype()))
-                                                       : remap(source))
-                                     : te::reduce(red->kind, remap(source), rf_reduce, cond);
+    Expr rf_body = rf_reduce.empty()
+                       ? (cond.defined() ? te::select(cond, remap(source), te::reduceIdentity(red->kind, o.dtype()))
+                                         : remap(source))
+                       : te::reduce(red->kind, remap(source), rf_reduce, cond);
     Tensor rf = te::computeWithAxes(name, rf_axes, rf_body, o.tag());
     te::IterVar r = te::reduceAxis(factor.extent, iter);
     std::vector<te::IterVar> axes;
-    for (const te::IterVar& iv : c.axes) axes.push_back(te::IterVar{te::Var(iv.name()), iv.extent, te::IterKind::Spatial});
+    for (const te::IterVar& iv : c.axes)
+      axes.push_back(te::IterVar{te::Var(iv.name()), iv.extent, te::IterKind::Spatial});
     std::vector<Expr> ridx;
     for (const te::IterVar& iv : axes) ridx.push_back(iv.var);
     ridx.insert(ridx.begin() + factor_axis, r.var);
@@ -247,7 +251,10 @@ Expected<ComputeDAG> layoutRewriteDag(const ComputeDAG& dag, const Stage& stage,
     std::vector<int> da;
     for (const Expr& i : r->indices) {
       const te::VarRef* v = i.as<te::VarRef>();
-      if (!v || !axis_of.count(v->var.get())) { ok = false; return; }
+      if (!v || !axis_of.count(v->var.get())) {
+        ok = false;
+        return;
+      }
       da.push_back(axis_of.at(v->var.get()));
     }
     if (!dim_axis.empty() && dim_axis != da) ok = false;
@@ -277,7 +284,8 @@ Expected<ComputeDAG> layoutRewriteDag(const ComputeDAG& dag, const Stage& stage,
     for (size_t d = 0; d < dim_axis.size(); ++d) {
       int axis = dim_axis[d];
       auto coef = te::linearCoefficient(loops.root_rel[axis], lv);
-      if (!coef) return Unexpected("layout rewrite of " + placeholder + " cannot follow fused loop " + stage.iters[li].name);
+      if (!coef)
+        return Unexpected("layout rewrite of " + placeholder + " cannot follow fused loop " + stage.iters[li].name);
       int64_t ext = *whole.iters[li].extent;
       if (*coef == 0 || ext == 1) continue;
       lay.packed_shape.push_back(ext);
@@ -326,18 +334,23 @@ Expected<ComputeDAG> layoutRewriteDag(const ComputeDAG& dag, const Stage& stage,
 
 ComputeDAG packingDag(const WeightLayout& layout, te::DType dtype) {
   Tensor orig = te::placeholder(layout.original, layout.original_shape, dtype, true);
-  Tensor packed = te::compute(layout.packed, layout.packed_shape, [&](const std::vector<te::Var>& v) {
-    std::vector<Expr> idx(layout.original_shape.size(), te::intImm(0));
-    for (size_t p = 0; p < v.size(); ++p) idx[layout.source_dim[p]] = idx[layout.source_dim[p]] + Expr(v[p]) * te::intImm(layout.source_stride[p]);
-    Expr inside;
-    for (size_t d = 0; d < idx.size(); ++d) {
-      Expr c = idx[d] < te::intImm(layout.original_shape[d]);
-      inside = inside.defined() ? (inside && c) : c;
-    }
-    std::vector<Expr> clamped;
-    for (size_t d = 0; d < idx.size(); ++d) clamped.push_back(te::min(idx[d], te::intImm(layout.original_shape[d] - 1)));
-    return te::select(inside, orig(clamped), te::reduceIdentity(te::ReduceKind::Sum, dtype));
-  }, te::OpTag::LayoutTransform);
+  Tensor packed = te::compute(
+      layout.packed, layout.packed_shape,
+      [&](const std::vector<te::Var>& v) {
+        std::vector<Expr> idx(layout.original_shape.size(), te::intImm(0));
+        for (size_t p = 0; p < v.size(); ++p)
+          idx[layout.source_dim[p]] = idx[layout.source_dim[p]] + Expr(v[p]) * te::intImm(layout.source_stride[p]);
+        Expr inside;
+        for (size_t d = 0; d < idx.size(); ++d) {
+          Expr c = idx[d] < te::intImm(layout.original_shape[d]);
+          inside = inside.defined() ? (inside && c) : c;
+        }
+        std::vector<Expr> clamped;
+        for (size_t d = 0; d < idx.size(); ++d)
+          clamped.push_back(te::min(idx[d], te::intImm(layout.original_shape[d] - 1)));
+        return te::select(inside, orig(clamped), te::reduceIdentity(te::ReduceKind::Sum, dtype));
+      },
+      te::OpTag::LayoutTransform);
   return ComputeDAG({orig}, {packed});
 }
 

@@ -14,10 +14,9 @@
 
 namespace ttune::schedule {
 
-Expected<te::ComputeDAG> cacheWriteDag(const te::ComputeDAG& dag, const std::string& op,
-                                       const std::string& scope);
-Expected<te::ComputeDAG> cacheReadDag(const te::ComputeDAG& dag, const std::string& producer,
-                                      const std::string& scope, const std::vector<std::string>& readers);
+Expected<te::ComputeDAG> cacheWriteDag(const te::ComputeDAG& dag, const std::string& op, const std::string& scope);
+Expected<te::ComputeDAG> cacheReadDag(const te::ComputeDAG& dag, const std::string& producer, const std::string& scope,
+                                      const std::vector<std::string>& readers);
 // The same rewrites, memoized on the identity of the input DAG: replaying states of one task
 // applies the same cache_write / cache_read to the same DAG object thousands of times per search
 // round, and rebuilding (and re-hashing) a DAG with large expressions dominated mutation. The
@@ -26,14 +25,15 @@ Expected<te::ComputeDAG> cacheReadDag(const te::ComputeDAG& dag, const std::stri
 Expected<std::shared_ptr<const te::ComputeDAG>> cacheWriteDagShared(const std::shared_ptr<const te::ComputeDAG>& dag,
                                                                     const std::string& op, const std::string& scope);
 Expected<std::shared_ptr<const te::ComputeDAG>> cacheReadDagShared(const std::shared_ptr<const te::ComputeDAG>& dag,
-                                                                   const std::string& producer, const std::string& scope,
+                                                                   const std::string& producer,
+                                                                   const std::string& scope,
                                                                    const std::vector<std::string>& readers);
 // `stage` is the reduction's stage with its splits applied; `iter` one of its reduction leaves.
 Expected<te::ComputeDAG> rfactorDag(const te::ComputeDAG& dag, const Stage& stage, const std::string& iter,
                                     int factor_axis);
 
-Expected<te::ComputeDAG> layoutRewriteDag(const te::ComputeDAG& dag, const Stage& stage,
-                                          const std::string& placeholder, WeightLayout* layout);
+Expected<te::ComputeDAG> layoutRewriteDag(const te::ComputeDAG& dag, const Stage& stage, const std::string& placeholder,
+                                          WeightLayout* layout);
 // The DAG that packs the original weight into the layout (input: original, output: packed).
 te::ComputeDAG packingDag(const WeightLayout& layout, te::DType dtype);
 

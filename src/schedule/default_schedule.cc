@@ -7,10 +7,10 @@
 
 #include "schedule/bound.h"
 #include "schedule/default_schedule_internal.h"
+#include "schedule/names.h"
 #include "schedule/state.h"
 #include "te/arith.h"
 #include "te/expr_functor.h"
-#include "schedule/names.h"
 
 namespace ttune::schedule {
 
@@ -23,7 +23,8 @@ std::string fuseOuter(std::vector<Step>& steps, const std::string& stage, const 
   return names::fused(outer);
 }
 
-std::vector<std::string> parallelPrefix(const std::vector<std::pair<std::string, int64_t>>& axes, int64_t min_parallel) {
+std::vector<std::string> parallelPrefix(const std::vector<std::pair<std::string, int64_t>>& axes,
+                                        int64_t min_parallel) {
   std::vector<std::string> out;
   int64_t par = 1;
   for (const auto& [name, ext] : axes) {
@@ -208,7 +209,8 @@ void simpleStage(std::vector<Step>& steps, const te::ComputeDAG& dag, int stage,
     // split), leaving linear reads.
     te::VarBounds bounds;
     for (const te::IterVar& iv : c.axes) bounds[iv.var.get()] = te::IntBound::range(0, iv.extent);
-    te::Expr body = te::simplify(expandStages(dag, stage, [&](int p) { return static_cast<bool>(inlined[p]); }), bounds);
+    te::Expr body =
+        te::simplify(expandStages(dag, stage, [&](int p) { return static_cast<bool>(inlined[p]); }), bounds);
     if (int a = costlyPerElement(op) ? -1 : transposedAxis(c, body); a >= 0) {
       transposeStage(steps, c, a, name, opt);
       return;

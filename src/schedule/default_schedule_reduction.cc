@@ -7,11 +7,11 @@
 
 #include "schedule/default_schedule_internal.h"
 #include "schedule/dot_group.h"
+#include "schedule/names.h"
 #include "schedule/state.h"
 #include "schedule/target.h"
 #include "te/arith.h"
 #include "te/expr_functor.h"
-#include "schedule/names.h"
 
 namespace ttune::schedule::default_schedule_detail {
 
@@ -184,10 +184,12 @@ bool rowReductionFits(const te::ComputeOp& c, int64_t lanes) {
   return true;
 }
 
-void rowReduction(std::vector<Step>& steps, const te::ComputeOp& c, const std::string& name, const DefaultScheduleOptions& opt) {
+void rowReduction(std::vector<Step>& steps, const te::ComputeOp& c, const std::string& name,
+                  const DefaultScheduleOptions& opt) {
   const te::IterVar& r = c.reduceAxes()[0];
   const int64_t lanes = opt.target.lanes();
-  const std::string rf = names::rfactorStage(name), outer = names::splitPart(r.name(), 0), inner = names::splitPart(r.name(), 1);
+  const std::string rf = names::rfactorStage(name), outer = names::splitPart(r.name(), 0),
+                    inner = names::splitPart(r.name(), 1);
   steps.push_back(SplitStep{name, r.name(), r.extent, {lanes}, true});
   steps.push_back(RfactorStep{name, inner, static_cast<int>(c.axes.size())});
   std::vector<std::string> order;
@@ -216,14 +218,16 @@ bool wholeReductionFits(const te::ComputeOp& c, int64_t lanes) {
   return reduceLength(c) >= 2 * lanes && vectorFriendly(c, c.reduceAxes().back());
 }
 
-void wholeReduction(std::vector<Step>& steps, const te::ComputeOp& c, const std::string& name, const DefaultScheduleOptions& opt) {
+void wholeReduction(std::vector<Step>& steps, const te::ComputeOp& c, const std::string& name,
+                    const DefaultScheduleOptions& opt) {
   const int64_t lanes = opt.target.lanes();
   std::vector<std::string> red;
   for (const te::IterVar& iv : c.reduceAxes()) red.push_back(iv.name());
   std::string fused = red[0];
   if (red.size() > 1) fused = fuseOuter(steps, name, red);
   steps.push_back(SplitStep{name, fused, reduceLength(c), {lanes}, true});
-  const std::string rf = names::rfactorStage(name), outer = names::splitPart(fused, 0), inner = names::splitPart(fused, 1);
+  const std::string rf = names::rfactorStage(name), outer = names::splitPart(fused, 0),
+                    inner = names::splitPart(fused, 1);
   steps.push_back(RfactorStep{name, inner, static_cast<int>(c.axes.size())});
   std::vector<std::string> order;
   for (const te::IterVar& iv : c.axes) order.push_back(iv.name());
@@ -293,8 +297,8 @@ void pickVectorAxis(TilePlan& plan, const te::ComputeOp& c, int64_t vector_lanes
   // of a transposed convolution to RGB) still beats every other axis: one masked vector keeps
   // the broadcast-times-weight-vector form, while vectors along the image read the input at a
   // channel stride (a 12-channel NHWC convolution ran at 5 GFLOP/s, 16 channels at 108).
-  if (v < 0 && c.axes[last].extent >= std::max<int64_t>(4, vector_lanes / 2) &&
-      c.axes[last].extent < vector_lanes && vectorFriendly(c, c.axes[last], true))
+  if (v < 0 && c.axes[last].extent >= std::max<int64_t>(4, vector_lanes / 2) && c.axes[last].extent < vector_lanes &&
+      vectorFriendly(c, c.axes[last], true))
     v = last;
   // A grouped convolution: vectors along the output channels within a group (groupBlock).
   int64_t group = 0;
@@ -337,7 +341,8 @@ void sizeTile(TilePlan& plan, const te::ComputeOp& c, te::DType dtype, const Tar
   RegisterTile rt = elementwise ? elementwiseTileFor(target, max_rows, max_vectors, unit_rows)
                                 : registerTileFor(target, max_rows, max_vectors, row_stride);
   int64_t lanes = std::min<int64_t>(rt.vectors * vector_lanes, vec_extent);
-  const bool across_groups = group > 1 && group * 4 <= vector_lanes && vector_lanes % group == 0 && vec_extent % vector_lanes == 0;
+  const bool across_groups =
+      group > 1 && group * 4 <= vector_lanes && vector_lanes % group == 0 && vec_extent % vector_lanes == 0;
   if (group > 1 && !across_groups) {
     // Within a group: a divisor of the group's width (a partial vector when the group is
     // narrower than one), the rows refitted to the vectors that takes. Groups of at most a
@@ -356,7 +361,9 @@ void sizeTile(TilePlan& plan, const te::ComputeOp& c, te::DType dtype, const Tar
   // blocks of 24 instead of 32: 1.8x slower).
   // (Across groups, too: any width that is a multiple of the group keeps the vectors' bases on
   // group boundaries.)
-  if (int64_t w = !elementwise && r >= 0 && (group <= 1 || across_groups) ? dividingWidth(vec_extent, lanes, vector_lanes) : lanes;
+  if (int64_t w = !elementwise && r >= 0 && (group <= 1 || across_groups)
+                      ? dividingWidth(vec_extent, lanes, vector_lanes)
+                      : lanes;
       w != lanes && (!across_groups || w % group == 0)) {
     rt = registerTileFor(target, max_rows, (w + vector_lanes - 1) / vector_lanes, row_stride);
     lanes = w;
@@ -469,8 +476,10 @@ void tileWriterStage(std::vector<Step>& steps, const te::ComputeOp& c, const te:
   std::vector<std::pair<std::string, int64_t>> par;
   for (size_t d = 0; d < n; ++d) {
     const std::string& a = ec.axes[d].name();
-    if (static_cast<int>(d) == r) steps.push_back(FollowSplitStep{E, a, t.split_r, 1});
-    else if (static_cast<int>(d) == v) steps.push_back(FollowSplitStep{E, a, t.split_v, 1});
+    if (static_cast<int>(d) == r)
+      steps.push_back(FollowSplitStep{E, a, t.split_r, 1});
+    else if (static_cast<int>(d) == v)
+      steps.push_back(FollowSplitStep{E, a, t.split_v, 1});
   }
   for (size_t d : outer_axes) {
     const std::string& a = ec.axes[d].name();

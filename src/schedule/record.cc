@@ -5,20 +5,28 @@
 #include <limits>
 #include <utility>
 
-
 namespace ttune::schedule {
 
 const char* errorKindName(ErrorKind k) {
   switch (k) {
-    case ErrorKind::None: return "none";
-    case ErrorKind::Instantiation: return "instantiation";
-    case ErrorKind::CompileError: return "compile_error";
-    case ErrorKind::CompileTimeout: return "compile_timeout";
-    case ErrorKind::RuntimeCrash: return "runtime_crash";
-    case ErrorKind::RuntimeTimeout: return "runtime_timeout";
-    case ErrorKind::NonFinite: return "non_finite";
-    case ErrorKind::WrongAnswer: return "wrong_answer";
-    case ErrorKind::Unknown: return "unknown";
+    case ErrorKind::None:
+      return "none";
+    case ErrorKind::Instantiation:
+      return "instantiation";
+    case ErrorKind::CompileError:
+      return "compile_error";
+    case ErrorKind::CompileTimeout:
+      return "compile_timeout";
+    case ErrorKind::RuntimeCrash:
+      return "runtime_crash";
+    case ErrorKind::RuntimeTimeout:
+      return "runtime_timeout";
+    case ErrorKind::NonFinite:
+      return "non_finite";
+    case ErrorKind::WrongAnswer:
+      return "wrong_answer";
+    case ErrorKind::Unknown:
+      return "unknown";
   }
   return "unknown";
 }
@@ -40,7 +48,8 @@ double RecordResult::median() const {
 namespace {
 
 std::optional<IterAnnotation> parseAnnotation(const std::string& s) {
-  for (IterAnnotation a : {IterAnnotation::None, IterAnnotation::Unroll, IterAnnotation::Vectorize, IterAnnotation::Parallel})
+  for (IterAnnotation a :
+       {IterAnnotation::None, IterAnnotation::Unroll, IterAnnotation::Vectorize, IterAnnotation::Parallel})
     if (s == annotationName(a)) return a;
   return std::nullopt;
 }
@@ -54,7 +63,8 @@ class Reader {
     return j_[k].get<std::string>();
   }
   Expected<int64_t> integer(const char* k) {
-    if (!j_.contains(k) || !j_[k].is_number_integer()) return Unexpected(what_ + " needs an integer field \"" + k + "\"");
+    if (!j_.contains(k) || !j_[k].is_number_integer())
+      return Unexpected(what_ + " needs an integer field \"" + k + "\"");
     return j_[k].get<int64_t>();
   }
   Expected<bool> boolean(const char* k) {
@@ -137,11 +147,15 @@ void writeFields(Json& j, const LayoutRewriteStep& st) { j["placeholder"] = st.p
 Status readFields(const Json& j, Reader& rd, SplitStep& s) {
   TT_TRY(s.iter, rd.str("iter"));
   if (j.contains("extent") && j["extent"].is_number_integer()) s.extent = j["extent"].get<int64_t>();
-  if (!j.contains("lengths") || !j["lengths"].is_array()) return Unexpected("split step needs a list field \"lengths\"");
+  if (!j.contains("lengths") || !j["lengths"].is_array())
+    return Unexpected("split step needs a list field \"lengths\"");
   for (const Json& l : j["lengths"]) {
-    if (l.is_null()) s.lengths.push_back(std::nullopt);
-    else if (l.is_number_integer()) s.lengths.push_back(l.get<int64_t>());
-    else return Unexpected("split step lengths must be integers or null");
+    if (l.is_null())
+      s.lengths.push_back(std::nullopt);
+    else if (l.is_number_integer())
+      s.lengths.push_back(l.get<int64_t>());
+    else
+      return Unexpected("split step lengths must be integers or null");
   }
   TT_TRY(s.inner_to_outer, rd.boolean("inner_to_outer"));
   return okStatus();
@@ -218,8 +232,10 @@ std::optional<Expected<Step>> readStepOfKind(const std::string& kind, const std:
     if (kind != StepTraits<T>::kind.name) return false;
     s.stage = stage;
     Status st = readFields(j, rd, s);
-    if (st.ok()) out.emplace(Step(std::move(s)));
-    else out.emplace(Unexpected(st.reason()));
+    if (st.ok())
+      out.emplace(Step(std::move(s)));
+    else
+      out.emplace(Unexpected(st.reason()));
     return true;
   };
   (void)(tryKind(std::variant_alternative_t<I, Step>{}) || ...);
@@ -264,7 +280,9 @@ Json recordToJson(const Record& r) {
   j["workload_key"] = r.workload_key;
   j["kernel_class"] = r.kernel_class;
   j["class_id"] = r.class_id;
-  j["target"] = {{"cpu", r.target.cpu}, {"isa", isaName(r.target.isa)}, {"vector_bits", r.target.vector_bits},
+  j["target"] = {{"cpu", r.target.cpu},
+                 {"isa", isaName(r.target.isa)},
+                 {"vector_bits", r.target.vector_bits},
                  {"threads", r.target.threads}};
   j["steps"] = steps;
   j["result"] = {{"costs_s", costs},
@@ -273,12 +291,9 @@ Json recordToJson(const Record& r) {
                  {"build_s", r.result.build_s},
                  {"measure_s", r.result.measure_s},
                  {"timestamp", r.result.timestamp}};
-  j["provenance"] = {{"model", r.provenance.model},
-                     {"run_id", r.provenance.run_id},
-                     {"source", r.provenance.source},
-                     {"trial", r.provenance.trial},
-                     {"elapsed_s", r.provenance.elapsed_s},
-                     {"origin", r.provenance.origin}};
+  j["provenance"] = {{"model", r.provenance.model},         {"run_id", r.provenance.run_id},
+                     {"source", r.provenance.source},       {"trial", r.provenance.trial},
+                     {"elapsed_s", r.provenance.elapsed_s}, {"origin", r.provenance.origin}};
   if (r.provenance.baseline != Baseline::Strong) j["provenance"]["baseline"] = baselineName(r.provenance.baseline);
   return j;
 }
@@ -295,8 +310,8 @@ Expected<Record> recordFromJson(const Json& j) {
   Reader r(j, "record");
   TT_TRY(int64_t version, r.integer("version"));
   if (version != kRecordVersion)
-    return Unexpected("record format version " + std::to_string(version) + " is not supported (this ttune reads version " +
-                      std::to_string(kRecordVersion) + ")");
+    return Unexpected("record format version " + std::to_string(version) +
+                      " is not supported (this ttune reads version " + std::to_string(kRecordVersion) + ")");
   Record rec;
   TT_TRY(rec.workload_key, r.str("workload_key"));
   TT_TRY(rec.kernel_class, r.str("kernel_class"));
@@ -326,7 +341,8 @@ Expected<Record> recordFromJson(const Json& j) {
   if (!j.contains("result") || !j["result"].is_object()) return Unexpected("record needs an object field \"result\"");
   const Json& res = j["result"];
   Reader rr(res, "record result");
-  if (!res.contains("costs_s") || !res["costs_s"].is_array()) return Unexpected("record result needs a list field \"costs_s\"");
+  if (!res.contains("costs_s") || !res["costs_s"].is_array())
+    return Unexpected("record result needs a list field \"costs_s\"");
   for (const Json& c : res["costs_s"]) {
     if (!c.is_number()) return Unexpected("record result costs must be numbers");
     rec.result.costs_s.push_back(c.get<double>());
@@ -339,7 +355,8 @@ Expected<Record> recordFromJson(const Json& j) {
   TT_TRY(rec.result.build_s, number(res, "build_s", "record result"));
   TT_TRY(rec.result.measure_s, number(res, "measure_s", "record result"));
   TT_TRY(rec.result.timestamp, rr.integer("timestamp"));
-  if (!j.contains("provenance") || !j["provenance"].is_object()) return Unexpected("record needs an object field \"provenance\"");
+  if (!j.contains("provenance") || !j["provenance"].is_object())
+    return Unexpected("record needs an object field \"provenance\"");
   const Json& pj = j["provenance"];
   Reader p(pj, "record provenance");
   TT_TRY(rec.provenance.model, p.str("model"));
@@ -353,7 +370,8 @@ Expected<Record> recordFromJson(const Json& j) {
   if (pj.contains("baseline")) {  // optional: strong unless written
     TT_TRY(std::string b, p.str("baseline"));
     auto parsed = parseBaseline(b);
-    if (!parsed) return Unexpected("record provenance field \"baseline\" must be \"strong\" or \"basic\", not \"" + b + "\"");
+    if (!parsed)
+      return Unexpected("record provenance field \"baseline\" must be \"strong\" or \"basic\", not \"" + b + "\"");
     rec.provenance.baseline = *parsed;
   }
   return rec;

@@ -25,7 +25,7 @@ inline constexpr int kRecordVersion = 1;
 // Why a measurement has no valid time. Stored by name.
 enum class ErrorKind : uint8_t {
   None,
-  Instantiation,   // the steps do not apply to the workload, or lowering rejected them
+  Instantiation,  // the steps do not apply to the workload, or lowering rejected them
   CompileError,
   CompileTimeout,
   RuntimeCrash,    // the candidate killed its worker process
@@ -40,9 +40,9 @@ std::optional<ErrorKind> parseErrorKind(const std::string& s);
 // Where a record was measured: the machine's CPU, the instruction-set level of the code (an AVX2
 // build measured on an AVX-512 machine says cpu "znver4", isa avx2) and the thread count.
 struct TargetInfo {
-  std::string cpu;      // LLVM CPU name of the machine
-  int vector_bits = 0;  // 512 / 256 / 128
-  int threads = 0;      // thread-pool size used when measuring
+  std::string cpu;        // LLVM CPU name of the machine
+  int vector_bits = 0;    // 512 / 256 / 128
+  int threads = 0;        // thread-pool size used when measuring
   Isa isa = Isa::Scalar;  // records without the field: derived from vector_bits
   bool operator==(const TargetInfo&) const = default;
 };

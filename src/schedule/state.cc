@@ -32,7 +32,8 @@ Stage makeStage(const te::ComputeDAG& dag, int index) {
   s.is_placeholder = op.isPlaceholder();
   if (op.isCompute()) {
     for (const te::IterVar& iv : op.compute().axes) s.root.push_back({iv.name(), iv.extent, te::IterKind::Spatial});
-    for (const te::IterVar& iv : op.compute().reduceAxes()) s.root.push_back({iv.name(), iv.extent, te::IterKind::Reduce});
+    for (const te::IterVar& iv : op.compute().reduceAxes())
+      s.root.push_back({iv.name(), iv.extent, te::IterKind::Reduce});
   }
   for (const RootAxis& a : s.root) {
     s.region.push_back(a.full_extent);
@@ -116,8 +117,10 @@ std::vector<int> State::effectiveConsumers(int stage) const {
   std::vector<int> out;
   std::function<void(int)> walk = [&](int s) {
     for (int c : dag_->consumers(s)) {
-      if (stages_[c].location == ComputeLocation::Inlined) walk(c);
-      else if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+      if (stages_[c].location == ComputeLocation::Inlined)
+        walk(c);
+      else if (std::find(out.begin(), out.end(), c) == out.end())
+        out.push_back(c);
     }
   };
   walk(stage);

@@ -33,7 +33,7 @@ struct Iterator {
 
 struct SplitRelation {
   std::string parent;
-  std::vector<std::string> children;  // outermost first
+  std::vector<std::string> children;            // outermost first
   std::vector<std::optional<int64_t>> factors;  // factors[k] is the factor splitting children[k+1] off
 };
 struct FuseRelation {
@@ -53,10 +53,10 @@ enum class ComputeLocation : uint8_t { Root, Inlined, At };
 struct Stage {
   std::string op;  // op name in the current DAG
   bool is_placeholder = false;
-  std::vector<RootAxis> root;        // op axes then reduce axes
-  std::vector<int64_t> region;       // inferred extent of each root axis (full extent at root)
-  std::vector<Relation> relations;   // split/fuse history of this stage
-  std::vector<Iterator> iters;       // leaf loops, outermost first
+  std::vector<RootAxis> root;       // op axes then reduce axes
+  std::vector<int64_t> region;      // inferred extent of each root axis (full extent at root)
+  std::vector<Relation> relations;  // split/fuse history of this stage
+  std::vector<Iterator> iters;      // leaf loops, outermost first
   ComputeLocation location = ComputeLocation::Root;
   std::string attach_stage, attach_iter;  // when location == At
   int64_t auto_unroll_max_step = 0;

@@ -5,11 +5,11 @@
 
 #include "schedule/bound.h"
 #include "schedule/dag_rewrite.h"
+#include "schedule/names.h"
 #include "schedule/state.h"
 #include "support/assert.h"
 #include "support/overload.h"
 #include "support/strings.h"
-#include "schedule/names.h"
 
 namespace ttune::schedule {
 
@@ -83,7 +83,7 @@ class StepApplier {
   }
 
   Status applyOne(const SplitStep& step) {
-    TT_TRY(Stage* st, computeStage(step.stage));
+    TT_TRY(Stage * st, computeStage(step.stage));
     TT_TRY(int it, iterOf(*st, step.iter));
     std::vector<std::optional<int64_t>> factors = step.lengths;
     if (!step.inner_to_outer) {
@@ -110,12 +110,13 @@ class StepApplier {
   }
 
   Status applyOne(const FollowSplitStep& step) {
-    TT_TRY(Stage* st, computeStage(step.stage));
+    TT_TRY(Stage * st, computeStage(step.stage));
     TT_TRY(int it, iterOf(*st, step.iter));
     TT_TRY(const SplitStep* src, sourceSplit(step.src_step));
     int n = static_cast<int>(src->lengths.size());
     if (step.n_split < 1 || step.n_split > n + 1)
-      return Unexpected("follow_split takes 1 to " + std::to_string(n + 1) + " parts, not " + std::to_string(step.n_split));
+      return Unexpected("follow_split takes 1 to " + std::to_string(n + 1) + " parts, not " +
+                        std::to_string(step.n_split));
     std::vector<std::optional<int64_t>> lengths(src->lengths.begin(), src->lengths.begin() + (step.n_split - 1));
     std::optional<int64_t> prod = 1;
     for (int k = step.n_split - 1; k < n; ++k)
@@ -125,7 +126,7 @@ class StepApplier {
   }
 
   Status applyOne(const FollowFusedSplitStep& step) {
-    TT_TRY(Stage* st, computeStage(step.stage));
+    TT_TRY(Stage * st, computeStage(step.stage));
     TT_TRY(int it, iterOf(*st, step.iter));
     std::optional<int64_t> len = 1;
     for (int src : step.src_steps) {
@@ -141,7 +142,7 @@ class StepApplier {
   }
 
   Status applyOne(const FuseStep& step) {
-    TT_TRY(Stage* st, computeStage(step.stage));
+    TT_TRY(Stage * st, computeStage(step.stage));
     if (step.iters.empty()) return Unexpected("fuse of no iterators");
     std::vector<int> pos;
     for (const std::string& n : step.iters) {
@@ -170,10 +171,10 @@ class StepApplier {
   }
 
   Status applyOne(const ReorderStep& step) {
-    TT_TRY(Stage* st, computeStage(step.stage));
+    TT_TRY(Stage * st, computeStage(step.stage));
     if (step.order.size() != st->iters.size())
-      return Unexpected("reorder of " + st->op + " lists " + std::to_string(step.order.size()) + " iterators, the stage has " +
-                        std::to_string(st->iters.size()));
+      return Unexpected("reorder of " + st->op + " lists " + std::to_string(step.order.size()) +
+                        " iterators, the stage has " + std::to_string(st->iters.size()));
     std::vector<Iterator> out;
     std::unordered_set<std::string> seen;
     for (const std::string& n : step.order) {
@@ -186,7 +187,7 @@ class StepApplier {
   }
 
   Status applyOne(const AnnotationStep& step) {
-    TT_TRY(Stage* st, computeStage(step.stage));
+    TT_TRY(Stage * st, computeStage(step.stage));
     TT_TRY(int i, iterOf(*st, step.iter));
     Iterator& it = st->iters[i];
     if (it.annotation != IterAnnotation::None)
@@ -198,23 +199,24 @@ class StepApplier {
   }
 
   Status applyOne(const AutoUnrollStep& step) {
-    TT_TRY(Stage* st, computeStage(step.stage));
+    TT_TRY(Stage * st, computeStage(step.stage));
     if (step.max_step < 0) return Unexpected("auto_unroll max step must not be negative");
     st->auto_unroll_max_step = step.max_step;
     return okStatus();
   }
 
   Status applyOne(const ComputeAtStep& step) {
-    TT_TRY(Stage* st, computeStage(step.stage));
+    TT_TRY(Stage * st, computeStage(step.stage));
     int si = s_.stageIndex(step.stage);
     if (s_.dag().isOutput(si)) return Unexpected("output stage " + step.stage + " cannot be computed at another stage");
-    TT_TRY(Stage* target, computeStage(step.target_stage));
+    TT_TRY(Stage * target, computeStage(step.target_stage));
     TT_TRY(int ti, iterOf(*target, step.target_iter));
     (void)ti;
     std::vector<int> cons = s_.effectiveConsumers(si);
     int tgt = s_.stageIndex(step.target_stage);
     if (cons.size() != 1 || cons[0] != tgt)
-      return Unexpected("stage " + step.stage + " can only be computed at its single consumer, not at " + step.target_stage);
+      return Unexpected("stage " + step.stage + " can only be computed at its single consumer, not at " +
+                        step.target_stage);
     st->location = ComputeLocation::At;
     st->attach_stage = step.target_stage;
     st->attach_iter = step.target_iter;
@@ -222,7 +224,7 @@ class StepApplier {
   }
 
   Status applyOne(const ComputeInlineStep& step) {
-    TT_TRY(Stage* st, computeStage(step.stage));
+    TT_TRY(Stage * st, computeStage(step.stage));
     int si = s_.stageIndex(step.stage);
     if (s_.dag().isOutput(si)) return Unexpected("output stage " + step.stage + " cannot be inlined");
     if (st->isReduction()) return Unexpected("reduction stage " + step.stage + " cannot be inlined");
@@ -234,7 +236,7 @@ class StepApplier {
   }
 
   Status applyOne(const ComputeRootStep& step) {
-    TT_TRY(Stage* st, computeStage(step.stage));
+    TT_TRY(Stage * st, computeStage(step.stage));
     st->location = ComputeLocation::Root;
     st->attach_stage.clear();
     st->attach_iter.clear();
@@ -269,7 +271,7 @@ class StepApplier {
   }
 
   Status applyOne(const CacheWriteStep& step) {
-    TT_TRY(Stage* st, computeStage(step.stage));
+    TT_TRY(Stage * st, computeStage(step.stage));
     if (!st->relations.empty()) return Unexpected("cache_write must precede other transforms of stage " + step.stage);
     if (step.scope.empty()) return Unexpected("cache_write needs a scope name");
     TT_TRY(auto nd, cacheWriteDagShared(s_.dagPtr(), step.stage, step.scope));
@@ -286,7 +288,7 @@ class StepApplier {
   }
 
   Status applyOne(const RfactorStep& step) {
-    TT_TRY(Stage* st, computeStage(step.stage));
+    TT_TRY(Stage * st, computeStage(step.stage));
     // In a sketch the split lengths are not sampled yet: build the structure with length 1 (the
     // step is replayed with real lengths once they are filled).
     Stage shaped = *st;
@@ -301,7 +303,7 @@ class StepApplier {
   }
 
   Status applyOne(const LayoutRewriteStep& step) {
-    TT_TRY(Stage* st, computeStage(step.stage));
+    TT_TRY(Stage * st, computeStage(step.stage));
     WeightLayout layout;
     TT_TRY(te::ComputeDAG nd, layoutRewriteDag(s_.dag(), *st, step.placeholder, &layout));
     swapDag(std::move(nd), {});
@@ -378,7 +380,8 @@ Status State::inferBounds() {
     return okStatus();
   };
   for (size_t i = 0; i < stages_.size(); ++i)
-    if (!stages_[i].is_placeholder && stages_[i].location == ComputeLocation::Root) TT_TRY_STATUS(check(static_cast<int>(i), false));
+    if (!stages_[i].is_placeholder && stages_[i].location == ComputeLocation::Root)
+      TT_TRY_STATUS(check(static_cast<int>(i), false));
   bounds_inferred_ = true;
   return okStatus();
 }

@@ -6,10 +6,14 @@ namespace ttune::schedule {
 
 const char* annotationName(IterAnnotation a) {
   switch (a) {
-    case IterAnnotation::None: return "none";
-    case IterAnnotation::Unroll: return "unroll";
-    case IterAnnotation::Vectorize: return "vectorize";
-    case IterAnnotation::Parallel: return "parallel";
+    case IterAnnotation::None:
+      return "none";
+    case IterAnnotation::Unroll:
+      return "unroll";
+    case IterAnnotation::Vectorize:
+      return "vectorize";
+    case IterAnnotation::Parallel:
+      return "parallel";
   }
   return "?";
 }
@@ -32,10 +36,15 @@ std::string names(const std::vector<std::string>& v) {
 }
 template <class T>
 std::string ints(const std::vector<T>& v) {
-  return "[" + join(v, ", ", [](const T& x) {
-           if constexpr (std::is_same_v<T, std::optional<int64_t>>) return x ? std::to_string(*x) : std::string("?");
-           else return std::to_string(x);
-         }) + "]";
+  return "[" +
+         join(v, ", ",
+              [](const T& x) {
+                if constexpr (std::is_same_v<T, std::optional<int64_t>>)
+                  return x ? std::to_string(*x) : std::string("?");
+                else
+                  return std::to_string(x);
+              }) +
+         "]";
 }
 }  // namespace
 

@@ -116,10 +116,9 @@ struct LayoutRewriteStep {
   std::string stage, placeholder;
 };
 
-using Step = std::variant<SplitStep, FollowSplitStep, FollowFusedSplitStep, FuseStep, ReorderStep,
-                          AnnotationStep, AutoUnrollStep, ComputeAtStep, ComputeInlineStep,
-                          ComputeRootStep, CacheReadStep, CacheWriteStep, RfactorStep,
-                          LayoutRewriteStep>;
+using Step = std::variant<SplitStep, FollowSplitStep, FollowFusedSplitStep, FuseStep, ReorderStep, AnnotationStep,
+                          AutoUnrollStep, ComputeAtStep, ComputeInlineStep, ComputeRootStep, CacheReadStep,
+                          CacheWriteStep, RfactorStep, LayoutRewriteStep>;
 
 // Per-kind traits, one specialization of StepTraits per Step alternative: `name` is the kind's
 // name, written to and read from records (the bank format: never rename one) and printed by
@@ -131,20 +130,62 @@ struct StepKind {
 };
 template <class T>
 struct StepTraits;
-template <> struct StepTraits<SplitStep> { static constexpr StepKind kind{"split", false}; };
-template <> struct StepTraits<FollowSplitStep> { static constexpr StepKind kind{"follow_split", false}; };
-template <> struct StepTraits<FollowFusedSplitStep> { static constexpr StepKind kind{"follow_fused_split", false}; };
-template <> struct StepTraits<FuseStep> { static constexpr StepKind kind{"fuse", false}; };
-template <> struct StepTraits<ReorderStep> { static constexpr StepKind kind{"reorder", false}; };
-template <> struct StepTraits<AnnotationStep> { static constexpr StepKind kind{"annotate", false}; };
-template <> struct StepTraits<AutoUnrollStep> { static constexpr StepKind kind{"auto_unroll", false}; };
-template <> struct StepTraits<ComputeAtStep> { static constexpr StepKind kind{"compute_at", false}; };
-template <> struct StepTraits<ComputeInlineStep> { static constexpr StepKind kind{"compute_inline", false}; };
-template <> struct StepTraits<ComputeRootStep> { static constexpr StepKind kind{"compute_root", false}; };
-template <> struct StepTraits<CacheReadStep> { static constexpr StepKind kind{"cache_read", true}; };
-template <> struct StepTraits<CacheWriteStep> { static constexpr StepKind kind{"cache_write", true}; };
-template <> struct StepTraits<RfactorStep> { static constexpr StepKind kind{"rfactor", true}; };
-template <> struct StepTraits<LayoutRewriteStep> { static constexpr StepKind kind{"layout_rewrite", true}; };
+template <>
+struct StepTraits<SplitStep> {
+  static constexpr StepKind kind{"split", false};
+};
+template <>
+struct StepTraits<FollowSplitStep> {
+  static constexpr StepKind kind{"follow_split", false};
+};
+template <>
+struct StepTraits<FollowFusedSplitStep> {
+  static constexpr StepKind kind{"follow_fused_split", false};
+};
+template <>
+struct StepTraits<FuseStep> {
+  static constexpr StepKind kind{"fuse", false};
+};
+template <>
+struct StepTraits<ReorderStep> {
+  static constexpr StepKind kind{"reorder", false};
+};
+template <>
+struct StepTraits<AnnotationStep> {
+  static constexpr StepKind kind{"annotate", false};
+};
+template <>
+struct StepTraits<AutoUnrollStep> {
+  static constexpr StepKind kind{"auto_unroll", false};
+};
+template <>
+struct StepTraits<ComputeAtStep> {
+  static constexpr StepKind kind{"compute_at", false};
+};
+template <>
+struct StepTraits<ComputeInlineStep> {
+  static constexpr StepKind kind{"compute_inline", false};
+};
+template <>
+struct StepTraits<ComputeRootStep> {
+  static constexpr StepKind kind{"compute_root", false};
+};
+template <>
+struct StepTraits<CacheReadStep> {
+  static constexpr StepKind kind{"cache_read", true};
+};
+template <>
+struct StepTraits<CacheWriteStep> {
+  static constexpr StepKind kind{"cache_write", true};
+};
+template <>
+struct StepTraits<RfactorStep> {
+  static constexpr StepKind kind{"rfactor", true};
+};
+template <>
+struct StepTraits<LayoutRewriteStep> {
+  static constexpr StepKind kind{"layout_rewrite", true};
+};
 
 // The traits as a table indexed by Step::index(), built from the variant's alternatives in order.
 namespace detail {

@@ -9,11 +9,16 @@ namespace ttune::schedule {
 
 const char* isaName(Isa isa) {
   switch (isa) {
-    case Isa::Scalar: return "scalar";
-    case Isa::Sse: return "sse";
-    case Isa::Avx2: return "avx2";
-    case Isa::Avx512: return "avx512";
-    case Isa::Neon: return "neon";
+    case Isa::Scalar:
+      return "scalar";
+    case Isa::Sse:
+      return "sse";
+    case Isa::Avx2:
+      return "avx2";
+    case Isa::Avx512:
+      return "avx512";
+    case Isa::Neon:
+      return "neon";
   }
   return "scalar";
 }
@@ -26,11 +31,14 @@ std::optional<Isa> parseIsa(const std::string& s) {
 
 int isaVectorBits(Isa isa) {
   switch (isa) {
-    case Isa::Avx512: return 512;
-    case Isa::Avx2: return 256;
+    case Isa::Avx512:
+      return 512;
+    case Isa::Avx2:
+      return 256;
     case Isa::Sse:
     case Isa::Neon:
-    case Isa::Scalar: return 128;
+    case Isa::Scalar:
+      return 128;
   }
   return 128;
 }
@@ -38,10 +46,12 @@ int isaVectorBits(Isa isa) {
 int isaVectorRegisters(Isa isa) {
   switch (isa) {
     case Isa::Avx512:
-    case Isa::Neon: return 32;
+    case Isa::Neon:
+      return 32;
     case Isa::Avx2:
     case Isa::Sse:
-    case Isa::Scalar: return 16;
+    case Isa::Scalar:
+      return 16;
   }
   return 16;
 }
@@ -111,9 +121,7 @@ RegisterTile elementwiseTileFor(const Target& t, int64_t max_rows, int64_t max_v
 namespace {
 
 // Operands loaded per FMA in one reduction step: a broadcast per row, a load per vector.
-double loadsPerFma(const RegisterTile& tile) {
-  return double(tile.rows + tile.vectors) / (tile.rows * tile.vectors);
-}
+double loadsPerFma(const RegisterTile& tile) { return double(tile.rows + tile.vectors) / (tile.rows * tile.vectors); }
 
 struct TileChoice {
   RegisterTile tile;
@@ -161,7 +169,8 @@ TileChoice bestTile(const Target& t, int64_t max_rows, int64_t max_vectors, int6
   for (const Cand& c : cands) {
     if (c.score < 0.995 * top) continue;
     if (!best || c.loads_per_fma < best->loads_per_fma - 1e-9 ||
-        (c.loads_per_fma < best->loads_per_fma + 1e-9 && c.tile.rows * c.tile.vectors < best->tile.rows * best->tile.vectors))
+        (c.loads_per_fma < best->loads_per_fma + 1e-9 &&
+         c.tile.rows * c.tile.vectors < best->tile.rows * best->tile.vectors))
       best = &c;
   }
   return {best->tile, best->score};
@@ -184,7 +193,8 @@ RegisterTile registerTileFor(const Target& t, int64_t max_rows, int64_t max_vect
   TileChoice tight = bestTile(t, max_rows, max_vectors, row_stride_bytes, 4);
   TileChoice slack = bestTile(t, max_rows, max_vectors, row_stride_bytes, 5, loadsPerFma(tight.tile));
   double tight_with_slack = tileScore(tight.tile.rows, tight.tile.vectors, max_rows, max_vectors, 5);
-  if (slack.tile.rows * slack.tile.vectors > tight.tile.rows * tight.tile.vectors && slack.score >= 1.1 * tight_with_slack)
+  if (slack.tile.rows * slack.tile.vectors > tight.tile.rows * tight.tile.vectors &&
+      slack.score >= 1.1 * tight_with_slack)
     return slack.tile;
   return tight.tile;
 }

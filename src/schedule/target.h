@@ -31,10 +31,10 @@ int isaVectorRegisters(Isa isa);
 Isa isaFromVectorBits(int vector_bits);
 
 struct Target {
-  std::string name;        // as asked for: "host", "x86-64-v3", "znver3", ...
-  std::string triple;      // LLVM target triple
-  std::string cpu;         // LLVM CPU name
-  std::string features;    // LLVM feature string ("+avx2,+fma,-avx512f,...")
+  std::string name;      // as asked for: "host", "x86-64-v3", "znver3", ...
+  std::string triple;    // LLVM target triple
+  std::string cpu;       // LLVM CPU name
+  std::string features;  // LLVM feature string ("+avx2,+fma,-avx512f,...")
   Isa isa = Isa::Avx2;
   int vector_bits = 256;
   int vector_registers = 16;
@@ -44,7 +44,7 @@ struct Target {
   int64_t l1d_bytes = 32 << 10;
   int64_t l2_bytes = 1 << 20;
   int64_t l3_bytes = 16 << 20;
-  int l1d_ways = 8;  // L1d associativity: lines whose addresses differ by l1d_bytes / l1d_ways share a set
+  int l1d_ways = 8;              // L1d associativity: lines whose addresses differ by l1d_bytes / l1d_ways share a set
   bool caches_measured = false;  // false: the sizes above are assumptions, not readings
   int cores = 1;
   // Consecutive 8-bit reduction elements one integer dot-product instruction sums into each
@@ -87,7 +87,8 @@ double registerTileScore(const Target& t, int64_t max_rows, int64_t max_vectors,
 // larger tile reuses nothing more; it needs only enough independent accumulators to hide the FMA
 // latency, at most two vectors wide. Bounded like registerTileFor. With `dividing_rows` (rows
 // read contiguously, i.e. stride 1), a few more rows are tried and rows that divide max_rows win.
-RegisterTile elementwiseTileFor(const Target& t, int64_t max_rows = 0, int64_t max_vectors = 0, bool dividing_rows = false);
+RegisterTile elementwiseTileFor(const Target& t, int64_t max_rows = 0, int64_t max_vectors = 0,
+                                bool dividing_rows = false);
 // Vector registers a register tile of `accumulators` vectors and `operand_vectors` loaded
 // operands needs; schedules whose innermost tile needs more than the target has spill.
 int registersNeeded(int accumulators, int operand_vectors);

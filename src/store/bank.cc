@@ -3,13 +3,13 @@
 
 #include <chrono>
 #include <cmath>
-#include <thread>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <map>
 #include <regex>
+#include <sstream>
+#include <thread>
 
 #include "store/bank_impl.h"
 #include "store/postgres.h"
@@ -23,8 +23,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Schema version 4 (see migrateFrom1, migrateFrom2 and addBaseline for what changed). Every statement is idempotent so that two processes creating a bank at the
-// same moment both succeed. JSON columns hold compact JSON text.
+// Schema version 4 (see migrateFrom1, migrateFrom2 and addBaseline for what changed). Every statement is idempotent so
+// that two processes creating a bank at the same moment both succeed. JSON columns hold compact JSON text.
 const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(
   key   TEXT PRIMARY KEY,
@@ -116,8 +116,9 @@ std::string postgresSchema() {
 // version 1 stored when a record came back through export/import after its class id was filled.
 void migrateFrom1(sql::Db& db) {
   db.exec("ALTER TABLE records ADD COLUMN target_isa TEXT NOT NULL DEFAULT ''");
-  db.exec("UPDATE records SET target_isa = CASE WHEN target_vector_bits >= 512 THEN 'avx512' "
-          "WHEN target_vector_bits >= 256 THEN 'avx2' ELSE 'sse' END");
+  db.exec(
+      "UPDATE records SET target_isa = CASE WHEN target_vector_bits >= 512 THEN 'avx512' "
+      "WHEN target_vector_bits >= 256 THEN 'avx2' ELSE 'sse' END");
   db.exec("ALTER TABLE records ADD COLUMN origin TEXT NOT NULL DEFAULT ''");
   db.exec("ALTER TABLE runs ADD COLUMN result TEXT NOT NULL DEFAULT '{}'");
   db.exec("ALTER TABLE runs ADD COLUMN owner TEXT NOT NULL DEFAULT ''");
@@ -129,7 +130,8 @@ void migrateFrom1(sql::Db& db) {
     while (st.step()) {
       auto r = decodeRecordRow(st);
       // An undecodable row keeps a digest of its own (reads skip it with a warning, as before).
-      digests.push_back({st.getInt(0), r.ok() ? recordDigest(r->record) : "undecodable-" + std::to_string(st.getInt(0))});
+      digests.push_back(
+          {st.getInt(0), r.ok() ? recordDigest(r->record) : "undecodable-" + std::to_string(st.getInt(0))});
     }
   }
   db.exec("UPDATE records SET digest = 'migrating-' || id");
@@ -141,8 +143,10 @@ void migrateFrom1(sql::Db& db) {
     bool dup = seen.step() && seen.getInt(0) > 0;
     seen.reset();
     sql::Stmt& st = dup ? del : upd;
-    if (dup) st.bindAll({id});
-    else st.bindAll({id, digest});
+    if (dup)
+      st.bindAll({id});
+    else
+      st.bindAll({id, digest});
     st.run();
   }
 }
@@ -150,16 +154,19 @@ void migrateFrom1(sql::Db& db) {
 // Version 2 -> 3: runs may be of kind 'refresh' (`ttune db refresh`). SQLite cannot change a
 // CHECK constraint in place, so the runs table is rebuilt with the same rows.
 void migrateFrom2(sql::Db& db) {
-  db.exec("CREATE TABLE runs_v3("
-          "run_id TEXT PRIMARY KEY, "
-          "kind TEXT NOT NULL CHECK(kind IN ('tune', 'transfer', 'refresh')), "
-          "model TEXT NOT NULL, settings TEXT NOT NULL, started INTEGER NOT NULL, finished INTEGER, "
-          "status TEXT NOT NULL CHECK(status IN ('running', 'finished', 'interrupted')), "
-          "trials_done INTEGER NOT NULL DEFAULT 0, wall_s REAL NOT NULL DEFAULT 0, result TEXT NOT NULL DEFAULT '{}', "
-          "owner TEXT NOT NULL DEFAULT '', heartbeat INTEGER NOT NULL DEFAULT 0)");
-  db.exec("INSERT INTO runs_v3(run_id, kind, model, settings, started, finished, status, trials_done, wall_s, result, owner, "
-          "heartbeat) SELECT run_id, kind, model, settings, started, finished, status, trials_done, wall_s, result, owner, "
-          "heartbeat FROM runs");
+  db.exec(
+      "CREATE TABLE runs_v3("
+      "run_id TEXT PRIMARY KEY, "
+      "kind TEXT NOT NULL CHECK(kind IN ('tune', 'transfer', 'refresh')), "
+      "model TEXT NOT NULL, settings TEXT NOT NULL, started INTEGER NOT NULL, finished INTEGER, "
+      "status TEXT NOT NULL CHECK(status IN ('running', 'finished', 'interrupted')), "
+      "trials_done INTEGER NOT NULL DEFAULT 0, wall_s REAL NOT NULL DEFAULT 0, result TEXT NOT NULL DEFAULT '{}', "
+      "owner TEXT NOT NULL DEFAULT '', heartbeat INTEGER NOT NULL DEFAULT 0)");
+  db.exec(
+      "INSERT INTO runs_v3(run_id, kind, model, settings, started, finished, status, trials_done, wall_s, result, "
+      "owner, "
+      "heartbeat) SELECT run_id, kind, model, settings, started, finished, status, trials_done, wall_s, result, owner, "
+      "heartbeat FROM runs");
   db.exec("DROP TABLE runs");
   db.exec("ALTER TABLE runs_v3 RENAME TO runs");
 }
@@ -193,14 +200,15 @@ bool checkExistingSchema(sql::Db& db) {
   std::vector<std::string> tables = db.tables();
   bool has_meta = std::find(tables.begin(), tables.end(), "meta") != tables.end();
   const char* engine = db.dialect() == sql::Dialect::Postgres ? "a PostgreSQL" : "an SQLite";
-  if (!tables.empty() && !has_meta) fail(path, " is ", engine, " database but not a ttune schedule bank (it has no meta table)");
+  if (!tables.empty() && !has_meta)
+    fail(path, " is ", engine, " database but not a ttune schedule bank (it has no meta table)");
   if (!has_meta) return false;
   auto v = db.queryText("SELECT value FROM meta WHERE key = 'schema_version'");
   auto version = v ? parseInt(*v) : std::nullopt;
   if (!version) fail("the schedule bank ", path, " has no valid schema version in its meta table");
   if (*version > kSchemaVersion)
-    fail("the schedule bank ", path, " has schema version ", *version, ", written by a newer ttune (this one reads up to version ",
-         kSchemaVersion, ")");
+    fail("the schedule bank ", path, " has schema version ", *version,
+         ", written by a newer ttune (this one reads up to version ", kSchemaVersion, ")");
   if (*version < 1) fail("the schedule bank ", path, " has an invalid schema version ", *version);
   if (*version < kSchemaVersion) migrate(db, *version);
   return true;
@@ -215,10 +223,14 @@ void createSchema(sql::Db& db) {
 
 std::string openErrorMessage(const sql::SqlError& e, const std::string& path) {
   switch (e.failure) {
-    case sql::Failure::NotADatabase: return path + " is not a ttune schedule bank: it is not an SQLite database";
-    case sql::Failure::Corrupt: return "the schedule bank " + path + " is corrupted (" + e.what() + ")";
-    case sql::Failure::ReadOnly: return "the schedule bank " + path + " is read-only: ttune needs to write to it and its folder";
-    default: return e.what();
+    case sql::Failure::NotADatabase:
+      return path + " is not a ttune schedule bank: it is not an SQLite database";
+    case sql::Failure::Corrupt:
+      return "the schedule bank " + path + " is corrupted (" + e.what() + ")";
+    case sql::Failure::ReadOnly:
+      return "the schedule bank " + path + " is read-only: ttune needs to write to it and its folder";
+    default:
+      return e.what();
   }
 }
 
@@ -339,7 +351,9 @@ Expected<Bank> Bank::open(const std::string& path, const OpenOptions& opts) {
     fs::path parent = fs::path(path).parent_path();
     if (!parent.empty() && !fs::is_directory(parent, ec)) {
       fs::create_directories(parent, ec);
-      if (ec) return Unexpected("cannot create the folder " + parent.string() + " for the schedule bank " + path + ": " + ec.message());
+      if (ec)
+        return Unexpected("cannot create the folder " + parent.string() + " for the schedule bank " + path + ": " +
+                          ec.message());
     }
   }
   auto impl = std::make_unique<Impl>();
@@ -359,7 +373,8 @@ Expected<Bank> Bank::open(const std::string& path, const OpenOptions& opts) {
         return Unexpected("the schedule bank " + path + " is read-only: ttune needs to write to it and its folder");
       auto mode = db.queryText("PRAGMA journal_mode = WAL");
       if (!mode || *mode != "wal")
-        logWarning("bank ", path, ": could not switch to write-ahead logging (journal mode is ", mode.value_or("?"), ")");
+        logWarning("bank ", path, ": could not switch to write-ahead logging (journal mode is ", mode.value_or("?"),
+                   ")");
       // FULL: the WAL is synced at every commit, so a committed record survives power loss too, not
       // only a killed process; commits are per measured batch, so the cost is negligible.
       db.exec("PRAGMA synchronous = FULL");
@@ -381,12 +396,14 @@ Expected<Bank> Bank::open(const std::string& path, const OpenOptions& opts) {
 namespace {
 // Inserts or updates a workload inside the caller's transaction.
 void upsertWorkload(sql::Db& db, const WorkloadInfo& w) {
-  sql::Stmt up(db,
-               "INSERT INTO workloads(workload_key, class_id, class_name, flops, signature) VALUES(?1, ?2, ?3, ?4, ?5) "
-               "ON CONFLICT(workload_key) DO UPDATE SET "
-               "class_id = CASE WHEN excluded.class_id <> '' THEN excluded.class_id ELSE workloads.class_id END, "
-               "class_name = CASE WHEN excluded.class_name <> '' THEN excluded.class_name ELSE workloads.class_name END, "
-               "flops = coalesce(excluded.flops, workloads.flops), signature = coalesce(excluded.signature, workloads.signature)");
+  sql::Stmt up(
+      db,
+      "INSERT INTO workloads(workload_key, class_id, class_name, flops, signature) VALUES(?1, ?2, ?3, ?4, ?5) "
+      "ON CONFLICT(workload_key) DO UPDATE SET "
+      "class_id = CASE WHEN excluded.class_id <> '' THEN excluded.class_id ELSE workloads.class_id END, "
+      "class_name = CASE WHEN excluded.class_name <> '' THEN excluded.class_name ELSE workloads.class_name END, "
+      "flops = coalesce(excluded.flops, workloads.flops), signature = coalesce(excluded.signature, "
+      "workloads.signature)");
   up.bindAll({w.workload_key, w.class_id, w.class_name, w.flops ? sql::Value(*w.flops) : sql::Value(),
               w.signature.is_null() ? sql::Value() : sql::Value(w.signature.dump())});
   up.run();
@@ -433,12 +450,14 @@ size_t Bank::Impl::insertRecords(const std::vector<schedule::Record>& records) {
                "ON CONFLICT(workload_key) DO UPDATE SET class_id = excluded.class_id "
                "WHERE workloads.class_id = '' AND excluded.class_id != ''");
   sql::Stmt backfill(*db, "UPDATE records SET class_id = ?2 WHERE workload_key = ?1 AND class_id = ''");
-  sql::Stmt ins(*db,
-                "INSERT INTO records(workload_key, class_id, kernel_class, target_cpu, target_vector_bits, target_threads, "
-                "steps, costs, median_s, error, error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, "
-                "elapsed_s, digest, target_isa, origin, baseline) VALUES(?1, coalesce((SELECT class_id FROM workloads WHERE workload_key = ?1), ''), "
-                "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22) "
-                "ON CONFLICT(digest) DO NOTHING");
+  sql::Stmt ins(
+      *db,
+      "INSERT INTO records(workload_key, class_id, kernel_class, target_cpu, target_vector_bits, target_threads, "
+      "steps, costs, median_s, error, error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, "
+      "elapsed_s, digest, target_isa, origin, baseline) VALUES(?1, coalesce((SELECT class_id FROM workloads WHERE "
+      "workload_key = ?1), ''), "
+      "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22) "
+      "ON CONFLICT(digest) DO NOTHING");
   size_t inserted = 0;
   for (size_t i = 0; i < records.size(); ++i) {
     const schedule::Record& r = records[i];
@@ -448,11 +467,27 @@ size_t Bank::Impl::insertRecords(const std::vector<schedule::Record>& records) {
       backfill.bindAll({r.workload_key, r.class_id});
       backfill.run();
     }
-    ins.bindAll({r.workload_key, r.kernel_class, r.target.cpu, int64_t{r.target.vector_bits}, int64_t{r.target.threads},
-                 rows[i].steps, rows[i].costs, sql::Value(), std::string(schedule::errorKindName(r.result.error)),
-                 r.result.error_msg, r.result.build_s, r.result.measure_s, r.result.timestamp, r.provenance.model,
-                 r.provenance.run_id, r.provenance.source, r.provenance.trial, r.provenance.elapsed_s,
-                 rows[i].digest, std::string(schedule::isaName(r.target.isa)), recordOrigin(r),
+    ins.bindAll({r.workload_key,
+                 r.kernel_class,
+                 r.target.cpu,
+                 int64_t{r.target.vector_bits},
+                 int64_t{r.target.threads},
+                 rows[i].steps,
+                 rows[i].costs,
+                 sql::Value(),
+                 std::string(schedule::errorKindName(r.result.error)),
+                 r.result.error_msg,
+                 r.result.build_s,
+                 r.result.measure_s,
+                 r.result.timestamp,
+                 r.provenance.model,
+                 r.provenance.run_id,
+                 r.provenance.source,
+                 r.provenance.trial,
+                 r.provenance.elapsed_s,
+                 rows[i].digest,
+                 std::string(schedule::isaName(r.target.isa)),
+                 recordOrigin(r),
                  std::string(schedule::baselineName(r.provenance.baseline))});
     if (r.result.ok()) ins.bind(8, r.result.median());  // NULL for failures
     ins.step();
@@ -476,7 +511,8 @@ Status Bank::addModel(const std::string& name, const std::string& spec, const st
   std::vector<ModelKernel> distinct;
   std::map<std::string, size_t> pos;
   for (const ModelKernel& k : kernels) {
-    if (k.workload.workload_key.empty()) return Unexpected("bank " + path() + ": a kernel of model " + name + " has no workload key");
+    if (k.workload.workload_key.empty())
+      return Unexpected("bank " + path() + ": a kernel of model " + name + " has no workload key");
     auto it = pos.find(k.workload.workload_key);
     if (it == pos.end()) {
       pos[k.workload.workload_key] = distinct.size();
@@ -488,13 +524,16 @@ Status Bank::addModel(const std::string& name, const std::string& spec, const st
   return writeGuard(*impl_, [&] {
     sql::Db& db = *impl_->db;
     sql::WriteTransaction tx(db);
-    sql::Stmt m(db, "INSERT INTO models(name, spec, added) VALUES(?1, ?2, ?3) ON CONFLICT(name) DO UPDATE SET spec = excluded.spec");
+    sql::Stmt m(db,
+                "INSERT INTO models(name, spec, added) VALUES(?1, ?2, ?3) ON CONFLICT(name) DO UPDATE SET spec = "
+                "excluded.spec");
     m.bindAll({name, spec, unixNow()});
     m.run();
     sql::Stmt del(db, "DELETE FROM model_kernels WHERE model = ?1");
     del.bindAll({name});
     del.run();
-    sql::Stmt ins(db, "INSERT INTO model_kernels(model, kernel_index, workload_key, occurrences) VALUES(?1, ?2, ?3, ?4)");
+    sql::Stmt ins(db,
+                  "INSERT INTO model_kernels(model, kernel_index, workload_key, occurrences) VALUES(?1, ?2, ?3, ?4)");
     for (size_t i = 0; i < distinct.size(); ++i) {
       ins.bindAll({name, static_cast<int64_t>(i), distinct[i].workload.workload_key, distinct[i].occurrences});
       ins.run();
@@ -529,7 +568,8 @@ Expected<std::string> Bank::beginRun(RunKind kind, const std::string& model, con
     sql::Stmt ins(db,
                   "INSERT INTO runs(run_id, kind, model, settings, started, status, owner, heartbeat) "
                   "VALUES(?1, ?2, ?3, ?4, ?5, 'running', ?6, ?5)");
-    ins.bindAll({id, std::string(runKindName(kind)), model, settings.dump(), static_cast<int64_t>(now), processOwner()});
+    ins.bindAll(
+        {id, std::string(runKindName(kind)), model, settings.dump(), static_cast<int64_t>(now), processOwner()});
     ins.run();
     tx.commit();
   });
@@ -539,7 +579,8 @@ Expected<std::string> Bank::beginRun(RunKind kind, const std::string& model, con
 
 namespace {
 // Runs one UPDATE of the runs table; fails when the run does not exist.
-Status updateRunRow(Bank::Impl& im, const std::string& run_id, const std::string& sql, const std::vector<sql::Value>& params) {
+Status updateRunRow(Bank::Impl& im, const std::string& run_id, const std::string& sql,
+                    const std::vector<sql::Value>& params) {
   return writeGuard(im, [&] {
     sql::WriteTransaction tx(*im.db);
     sql::Stmt st(*im.db, sql);
@@ -583,7 +624,8 @@ Status Bank::resumeRun(const std::string& run_id) {
                        " s ago); wait for it to finish, or start another run with --new-run");
       return;
     }
-    sql::Stmt up(db, "UPDATE runs SET status = 'running', finished = NULL, owner = ?2, heartbeat = ?3 WHERE run_id = ?1");
+    sql::Stmt up(db,
+                 "UPDATE runs SET status = 'running', finished = NULL, owner = ?2, heartbeat = ?3 WHERE run_id = ?1");
     up.bindAll({run_id, processOwner(), unixNow()});
     up.run();
     tx.commit();
@@ -605,8 +647,10 @@ bool Bank::isSeeded(const std::string& name, const std::string& content_hash) co
 Status Bank::markSeeded(const std::string& name, const std::string& content_hash, int64_t records) {
   return writeGuard(*impl_, [&] {
     sql::WriteTransaction tx(*impl_->db);
-    sql::Stmt st(*impl_->db, "INSERT INTO seeded_files(name, content_hash, records, imported) VALUES(?1, ?2, ?3, ?4) "
-                     "ON CONFLICT(name, content_hash) DO UPDATE SET records = excluded.records, imported = excluded.imported");
+    sql::Stmt st(
+        *impl_->db,
+        "INSERT INTO seeded_files(name, content_hash, records, imported) VALUES(?1, ?2, ?3, ?4) "
+        "ON CONFLICT(name, content_hash) DO UPDATE SET records = excluded.records, imported = excluded.imported");
     st.bindAll({name, content_hash, records, unixNow()});
     st.run();
     tx.commit();
@@ -630,8 +674,8 @@ Status Bank::integrityCheck() const {
   });
   if (!s.ok()) return s;
   if (problems.size() == 1 && problems[0] == "ok") return okStatus();
-  return Unexpected("the schedule bank " + path() + " fails its integrity check: " +
-                    join(problems, "; ", [](const std::string& p) { return p; }));
+  return Unexpected("the schedule bank " + path() +
+                    " fails its integrity check: " + join(problems, "; ", [](const std::string& p) { return p; }));
 }
 
 }  // namespace ttune::store

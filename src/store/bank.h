@@ -41,8 +41,8 @@ namespace ttune::store {
 inline constexpr int kSchemaVersion = 4;
 
 struct OpenOptions {
-  bool create = true;             // create the file (and its folders) when missing
-  int busy_timeout_ms = 60000;    // how long a write waits for another process's transaction
+  bool create = true;           // create the file (and its folders) when missing
+  int busy_timeout_ms = 60000;  // how long a write waits for another process's transaction
 };
 
 class Bank {

@@ -22,7 +22,8 @@ constexpr size_t kMaxProblems = 100;
 
 Expected<ImportReport> Bank::importJsonl(const std::string& path) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) return Unexpected("cannot read the records file " + path + ": it is a folder");
+  if (std::filesystem::is_directory(path, ec))
+    return Unexpected("cannot read the records file " + path + ": it is a folder");
   std::ifstream in(path, std::ios::binary);
   if (!in) return Unexpected("cannot read the records file " + path + ": " + std::strerror(errno));
   ImportReport rep;
@@ -46,14 +47,17 @@ Expected<ImportReport> Bank::importJsonl(const std::string& path) {
     size_t b = line.find_first_not_of(" \t\r");
     if (b == std::string::npos || line[b] == '#') continue;
     if (first_content && line[b] == '[')
-      return Unexpected(path + " holds a bare list of steps (a hand-written schedule), not records: it has no workload key to "
-                               "store them under");
+      return Unexpected(path +
+                        " holds a bare list of steps (a hand-written schedule), not records: it has no workload key to "
+                        "store them under");
     first_content = false;
     ++rep.lines;
     auto r = schedule::recordFromLine(line);
     std::string problem;
-    if (!r.ok()) problem = r.error();
-    else if (r->workload_key.empty()) problem = "the record has an empty workload key";
+    if (!r.ok())
+      problem = r.error();
+    else if (r->workload_key.empty())
+      problem = "the record has an empty workload key";
     if (!problem.empty()) {
       std::string msg = path + ":" + std::to_string(lineno) + ": " + problem;
       logWarning(msg, " (line skipped)");

@@ -12,7 +12,8 @@ namespace {
 
 const char* kRecordColumns =
     "id, workload_key, kernel_class, target_cpu, target_vector_bits, target_threads, steps, costs, error, "
-    "error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, elapsed_s, class_id, target_isa, origin, baseline";
+    "error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, elapsed_s, class_id, target_isa, origin, "
+    "baseline";
 constexpr int kWorkloadKeyColumn = 1;
 
 }  // namespace
@@ -136,7 +137,8 @@ std::vector<StoredRecord> Bank::Impl::queryRecords(const RecordQuery& q) {
   }
   // Best per workload: rows come fastest first within each workload; keep the first that decodes
   // (a corrupt best row falls back to the next fastest).
-  sql::Stmt st(*db, std::string("SELECT ") + kRecordColumns + " FROM records" + w.sql() + " ORDER BY workload_key, median_s, id");
+  sql::Stmt st(*db, std::string("SELECT ") + kRecordColumns + " FROM records" + w.sql() +
+                        " ORDER BY workload_key, median_s, id");
   st.bindAll(w.params);
   std::string done;
   while (st.step()) {
@@ -152,7 +154,8 @@ std::vector<StoredRecord> Bank::Impl::queryRecords(const RecordQuery& q) {
     if (!q.workload_key.empty()) break;
   }
   if (q.best_first)
-    std::stable_sort(out.begin(), out.end(), [](const StoredRecord& a, const StoredRecord& b) { return medianOf(a) < medianOf(b); });
+    std::stable_sort(out.begin(), out.end(),
+                     [](const StoredRecord& a, const StoredRecord& b) { return medianOf(a) < medianOf(b); });
   else
     std::sort(out.begin(), out.end(), [](const StoredRecord& a, const StoredRecord& b) { return a.id < b.id; });
   if (q.limit > 0 && static_cast<int64_t>(out.size()) > q.limit) out.resize(static_cast<size_t>(q.limit));
@@ -238,7 +241,8 @@ std::optional<schedule::Record> Bank::bestRecord(const std::string& workload_key
   return std::move(rs[0].record);
 }
 
-std::vector<schedule::Record> Bank::bestPerWorkloadOfClass(const std::string& class_id, const std::string& exclude_model,
+std::vector<schedule::Record> Bank::bestPerWorkloadOfClass(const std::string& class_id,
+                                                           const std::string& exclude_model,
                                                            const TargetFilter& target) const {
   if (class_id.empty()) return {};
   RecordQuery q;
@@ -253,7 +257,8 @@ std::vector<schedule::Record> Bank::bestPerWorkloadOfClass(const std::string& cl
 std::optional<WorkloadInfo> Bank::workload(const std::string& workload_key) const {
   std::optional<WorkloadInfo> out;
   readGuard(*impl_, [&] {
-    sql::Stmt st(*impl_->db, "SELECT workload_key, class_id, class_name, flops, signature FROM workloads WHERE workload_key = ?1");
+    sql::Stmt st(*impl_->db,
+                 "SELECT workload_key, class_id, class_name, flops, signature FROM workloads WHERE workload_key = ?1");
     st.bindAll({workload_key});
     if (!st.step()) return;
     WorkloadInfo w{st.getText(0), st.getText(1), st.getText(2), st.getOptDouble(3), Json()};
@@ -286,8 +291,11 @@ std::vector<ModelKernel> Bank::modelKernels(const std::string& model) const {
       k.workload.flops = st.getOptDouble(4);
       if (!st.isNull(5)) {
         Json sig = Json::parse(st.getText(5), nullptr, false);
-        if (!sig.is_discarded()) k.workload.signature = std::move(sig);
-        else logWarning("bank ", impl_->path, ": the signature of workload ", k.workload.workload_key, " is not valid JSON; ignored");
+        if (!sig.is_discarded())
+          k.workload.signature = std::move(sig);
+        else
+          logWarning("bank ", impl_->path, ": the signature of workload ", k.workload.workload_key,
+                     " is not valid JSON; ignored");
       }
       out.push_back(std::move(k));
     }
@@ -389,7 +397,8 @@ Stats Bank::stats() const {
     s.models = db.queryInt("SELECT count(*) FROM models").value_or(0);
     s.runs = db.queryInt("SELECT count(*) FROM runs").value_or(0);
     s.seeded_files = db.queryInt("SELECT count(*) FROM seeded_files").value_or(0);
-    if (db.dialect() == sql::Dialect::Postgres) s.file_bytes = db.queryInt("SELECT pg_database_size(current_database())").value_or(0);
+    if (db.dialect() == sql::Dialect::Postgres)
+      s.file_bytes = db.queryInt("SELECT pg_database_size(current_database())").value_or(0);
   });
   if (impl_->db->dialect() == sql::Dialect::Postgres) return s;
   std::error_code ec;

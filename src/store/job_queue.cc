@@ -71,8 +71,8 @@ WorkerInfo decodeWorker(const sql::Stmt& st) {
   return w;
 }
 
-const char* kWorkerColumns =
-    "worker_id, target, cpu, isa, cores, threads, latency_ms, state, started, greatest(0, " NOW " - heartbeat), jobs_done";
+const char* kWorkerColumns = "worker_id, target, cpu, isa, cores, threads, latency_ms, state, started, greatest(0, " NOW
+                             " - heartbeat), jobs_done";
 
 }  // namespace
 
@@ -87,7 +87,8 @@ const std::string& JobQueue::bank() const { return db_->path(); }
 
 Expected<JobQueue> JobQueue::open(const std::string& bank, QueueTimes times) {
   if (!sql::isPostgresUrl(bank))
-    return Unexpected("measurement workers share a PostgreSQL bank, and " + (bank.empty() ? std::string("the default bank") : bank) +
+    return Unexpected("measurement workers share a PostgreSQL bank, and " +
+                      (bank.empty() ? std::string("the default bank") : bank) +
                       " is not one (use --db postgresql://...; docs/fleet.md)");
   try {
     auto db = std::make_unique<sql::PgDb>(bank, 60000);
@@ -102,11 +103,14 @@ Expected<JobQueue> JobQueue::open(const std::string& bank, QueueTimes times) {
 
 void JobQueue::announce(const WorkerInfo& w) {
   once(*db_, [&] {
-    sql::Stmt st(*db_,
-                 "INSERT INTO measure_workers(worker_id, target, cpu, isa, cores, threads, latency_ms, state, started, heartbeat) "
-                 "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'idle', " NOW ", " NOW ") ON CONFLICT(worker_id) DO UPDATE SET "
-                 "target = excluded.target, cpu = excluded.cpu, isa = excluded.isa, cores = excluded.cores, "
-                 "threads = excluded.threads, latency_ms = excluded.latency_ms, state = 'idle', heartbeat = excluded.heartbeat");
+    sql::Stmt st(
+        *db_,
+        "INSERT INTO measure_workers(worker_id, target, cpu, isa, cores, threads, latency_ms, state, started, "
+        "heartbeat) "
+        "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'idle', " NOW ", " NOW
+        ") ON CONFLICT(worker_id) DO UPDATE SET "
+        "target = excluded.target, cpu = excluded.cpu, isa = excluded.isa, cores = excluded.cores, "
+        "threads = excluded.threads, latency_ms = excluded.latency_ms, state = 'idle', heartbeat = excluded.heartbeat");
     st.bindAll({w.id, w.target, w.cpu, w.isa, w.cores, w.threads, w.latency_ms});
     st.run();
   });
@@ -122,10 +126,10 @@ void JobQueue::heartbeat(const std::string& worker_id, const std::string& state)
 
 std::optional<Job> JobQueue::claim(const std::string& worker_id, const std::string& target) {
   return once(*db_, [&]() -> std::optional<Job> {
-    sql::Stmt st(*db_,
-                 "UPDATE measure_jobs SET state = 'running', worker = ?1, lease_until = " NOW " + ?3, attempts = attempts + 1 "
-                 "WHERE id = (SELECT id FROM measure_jobs WHERE target = ?2 AND state = 'queued' ORDER BY id "
-                 "FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING id, request, timeout_s, attempts");
+    sql::Stmt st(*db_, "UPDATE measure_jobs SET state = 'running', worker = ?1, lease_until = " NOW
+                       " + ?3, attempts = attempts + 1 "
+                       "WHERE id = (SELECT id FROM measure_jobs WHERE target = ?2 AND state = 'queued' ORDER BY id "
+                       "FOR UPDATE SKIP LOCKED LIMIT 1) RETURNING id, request, timeout_s, attempts");
     st.bindAll({worker_id, target, times_.lease_s});
     if (!st.step()) return std::nullopt;
     return Job{st.getInt(0), st.getBlob(1), st.getDouble(2), st.getInt(3)};
@@ -134,19 +138,21 @@ std::optional<Job> JobQueue::claim(const std::string& worker_id, const std::stri
 
 bool JobQueue::renew(int64_t job_id, const std::string& worker_id) {
   return once(*db_, [&] {
-    sql::Stmt st(*db_, "UPDATE measure_jobs SET lease_until = " NOW " + ?3 WHERE id = ?1 AND worker = ?2 AND state = 'running'");
+    sql::Stmt st(
+        *db_, "UPDATE measure_jobs SET lease_until = " NOW " + ?3 WHERE id = ?1 AND worker = ?2 AND state = 'running'");
     st.bindAll({job_id, worker_id, times_.lease_s});
     st.step();
     return db_->changes() == 1;
   });
 }
 
-bool JobQueue::complete(int64_t job_id, const std::string& worker_id, const std::vector<char>& reply, const std::string& error) {
+bool JobQueue::complete(int64_t job_id, const std::string& worker_id, const std::vector<char>& reply,
+                        const std::string& error) {
   return once(*db_, [&] {
     sql::WriteTransaction tx(*db_);
-    sql::Stmt st(*db_,
-                 "UPDATE measure_jobs SET state = 'done', reply = ?3, error = ?4, finished = " NOW ", lease_until = NULL "
-                 "WHERE id = ?1 AND worker = ?2 AND state = 'running'");
+    sql::Stmt st(*db_, "UPDATE measure_jobs SET state = 'done', reply = ?3, error = ?4, finished = " NOW
+                       ", lease_until = NULL "
+                       "WHERE id = ?1 AND worker = ?2 AND state = 'running'");
     st.bindAll({job_id, worker_id, sql::Blob{reply}, error});
     st.step();
     bool mine = db_->changes() == 1;
@@ -161,7 +167,8 @@ bool JobQueue::complete(int64_t job_id, const std::string& worker_id, const std:
 }
 
 std::vector<int64_t> JobQueue::submit(const std::string& client, const std::string& target,
-                                      const std::vector<std::vector<char>>& requests, const std::vector<double>& timeouts_s) {
+                                      const std::vector<std::vector<char>>& requests,
+                                      const std::vector<double>& timeouts_s) {
   return once(*db_, [&] {
     std::vector<int64_t> ids;
     sql::WriteTransaction tx(*db_);
@@ -181,7 +188,8 @@ std::vector<int64_t> JobQueue::submit(const std::string& client, const std::stri
 std::vector<JobOutcome> JobQueue::collect(const std::string& client) {
   return once(*db_, [&] {
     std::vector<JobOutcome> out;
-    sql::Stmt st(*db_, "DELETE FROM measure_jobs WHERE client = ?1 AND state = 'done' RETURNING id, reply, error, note");
+    sql::Stmt st(*db_,
+                 "DELETE FROM measure_jobs WHERE client = ?1 AND state = 'done' RETURNING id, reply, error, note");
     st.bindAll({client});
     while (st.step()) out.push_back({st.getInt(0), st.getBlob(1), st.getText(2), st.getText(3)});
     return out;
@@ -207,18 +215,21 @@ void JobQueue::cancel(const std::string& client) {
 int64_t JobQueue::expire() {
   return once(*db_, [&] {
     sql::WriteTransaction tx(*db_);
-    sql::Stmt requeue(*db_,
-                      "UPDATE measure_jobs SET state = 'queued', note = note || CASE WHEN note = '' THEN '' ELSE '; ' END || "
-                      "'the lease of worker ' || worker || ' ran out (attempt ' || attempts || ')', worker = NULL, lease_until = NULL "
-                      "WHERE state = 'running' AND lease_until < " NOW " AND attempts < ?1");
+    sql::Stmt requeue(
+        *db_,
+        "UPDATE measure_jobs SET state = 'queued', note = note || CASE WHEN note = '' THEN '' ELSE '; ' END || "
+        "'the lease of worker ' || worker || ' ran out (attempt ' || attempts || ')', worker = NULL, lease_until = "
+        "NULL "
+        "WHERE state = 'running' AND lease_until < " NOW " AND attempts < ?1");
     requeue.bindAll({int64_t{times_.max_attempts}});
     requeue.step();
     int64_t n = db_->changes();
-    sql::Stmt give_up(*db_,
-                      "UPDATE measure_jobs SET state = 'done', error = 'runtime_timeout', reply = NULL, finished = " NOW ", "
-                      "note = note || CASE WHEN note = '' THEN '' ELSE '; ' END || 'the lease of worker ' || worker || "
-                      "' ran out (attempt ' || attempts || '): no worker finished the job in ' || attempts || ' attempts' "
-                      "WHERE state = 'running' AND lease_until < " NOW " AND attempts >= ?1");
+    sql::Stmt give_up(
+        *db_, "UPDATE measure_jobs SET state = 'done', error = 'runtime_timeout', reply = NULL, finished = " NOW
+              ", "
+              "note = note || CASE WHEN note = '' THEN '' ELSE '; ' END || 'the lease of worker ' || worker || "
+              "' ran out (attempt ' || attempts || '): no worker finished the job in ' || attempts || ' attempts' "
+              "WHERE state = 'running' AND lease_until < " NOW " AND attempts >= ?1");
     give_up.bindAll({int64_t{times_.max_attempts}});
     give_up.step();
     n += db_->changes();
@@ -233,7 +244,8 @@ int64_t JobQueue::expire() {
 std::vector<WorkerInfo> JobQueue::workers() {
   return once(*db_, [&] {
     std::vector<WorkerInfo> out;
-    sql::Stmt st(*db_, std::string("SELECT ") + kWorkerColumns + " FROM measure_workers ORDER BY heartbeat DESC, worker_id");
+    sql::Stmt st(*db_,
+                 std::string("SELECT ") + kWorkerColumns + " FROM measure_workers ORDER BY heartbeat DESC, worker_id");
     while (st.step()) out.push_back(decodeWorker(st));
     return out;
   });
@@ -243,7 +255,8 @@ std::vector<WorkerInfo> JobQueue::liveWorkers(const std::string& target, double 
   return once(*db_, [&] {
     std::vector<WorkerInfo> out;
     sql::Stmt st(*db_, std::string("SELECT ") + kWorkerColumns +
-                           " FROM measure_workers WHERE target = ?1 AND state <> 'stopped' AND heartbeat > " NOW " - ?2 "
+                           " FROM measure_workers WHERE target = ?1 AND state <> 'stopped' AND heartbeat > " NOW
+                           " - ?2 "
                            "ORDER BY worker_id");
     st.bindAll({target, within_s});
     while (st.step()) out.push_back(decodeWorker(st));

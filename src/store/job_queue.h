@@ -41,12 +41,12 @@ struct WorkerInfo {
   std::string cpu;     // LLVM CPU name of the device
   std::string isa;     // avx512, avx2, neon, ...
   int64_t cores = 0;
-  int64_t threads = 0;     // kernel threads it measures with
-  double latency_ms = 0;   // simulated device latency per measurement (benchmarks; 0: none)
-  std::string state;       // idle, busy, stopped
+  int64_t threads = 0;         // kernel threads it measures with
+  double latency_ms = 0;       // simulated device latency per measurement (benchmarks; 0: none)
+  std::string state;           // idle, busy, stopped
   double heartbeat_age_s = 0;  // seconds since its last heartbeat (server clock)
   int64_t jobs_done = 0;
-  double started = 0;      // unix seconds
+  double started = 0;  // unix seconds
 };
 
 struct Job {
@@ -64,9 +64,9 @@ struct JobOutcome {
 };
 
 struct QueueTimes {
-  double lease_s = 30;           // a worker renews its job's lease every lease_s / 3
-  int max_attempts = 3;          // leases that may run out before a job is given up
-  double client_timeout_s = 120; // a tuner silent this long is gone: its jobs are deleted
+  double lease_s = 30;            // a worker renews its job's lease every lease_s / 3
+  int max_attempts = 3;           // leases that may run out before a job is given up
+  double client_timeout_s = 120;  // a tuner silent this long is gone: its jobs are deleted
 };
 
 class JobQueue {
@@ -93,8 +93,8 @@ class JobQueue {
 
   // ---- tuners ------------------------------------------------------------------------------
   // Queues the requests (one transaction); their job ids, in order.
-  std::vector<int64_t> submit(const std::string& client, const std::string& target, const std::vector<std::vector<char>>& requests,
-                              const std::vector<double>& timeouts_s);
+  std::vector<int64_t> submit(const std::string& client, const std::string& target,
+                              const std::vector<std::vector<char>>& requests, const std::vector<double>& timeouts_s);
   // Removes and returns the client's finished jobs.
   std::vector<JobOutcome> collect(const std::string& client);
   void touch(const std::string& client);   // the client is alive: its jobs stay

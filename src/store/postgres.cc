@@ -143,7 +143,8 @@ std::string redactUrl(const std::string& url) {
   return url.substr(0, start) + authority + rest;
 }
 
-PgDb::PgDb(const std::string& url, int lock_timeout_ms) : Db(redactUrl(url)), url_(url), lock_timeout_ms_(lock_timeout_ms) {
+PgDb::PgDb(const std::string& url, int lock_timeout_ms)
+    : Db(redactUrl(url)), url_(url), lock_timeout_ms_(lock_timeout_ms) {
   connect();
 }
 
@@ -166,13 +167,16 @@ void PgDb::connect() {
   // ends such a session after a minute, and finds dead peers through keepalives.
   exec("SET client_min_messages = warning; SET extra_float_digits = 3; SET lock_timeout = " +
        std::to_string(std::max(lock_timeout_ms_, 1)) +
-       "; SET idle_in_transaction_session_timeout = 60000; SET tcp_keepalives_idle = 30; SET tcp_keepalives_interval = 10; "
+       "; SET idle_in_transaction_session_timeout = 60000; SET tcp_keepalives_idle = 30; SET tcp_keepalives_interval = "
+       "10; "
        "SET tcp_keepalives_count = 3");
 }
 
 void PgDb::ensureConnected() {
   if (PQstatus(conn_) == CONNECTION_OK) return;
-  if (in_transaction_) throw SqlError("bank " + path() + ": the connection to the server was lost during a transaction", Failure::CannotOpen);
+  if (in_transaction_)
+    throw SqlError("bank " + path() + ": the connection to the server was lost during a transaction",
+                   Failure::CannotOpen);
   connect();
 }
 
@@ -183,9 +187,10 @@ PGresult* PgDb::check(PGresult* res, const std::string& sql) {
     if (n && *n) changes_ = std::strtoll(n, nullptr, 10);
     return res;
   }
-  std::string msg = res ? oneLine(PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY)
-                                                                                  : PQresultErrorMessage(res))
-                        : oneLine(PQerrorMessage(conn_));
+  std::string msg =
+      res ? oneLine(PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY)
+                                                                     : PQresultErrorMessage(res))
+          : oneLine(PQerrorMessage(conn_));
   Failure f = res ? failureOf(PQresultErrorField(res, PG_DIAG_SQLSTATE)) : Failure::CannotOpen;
   if (PQstatus(conn_) != CONNECTION_OK) f = Failure::CannotOpen;
   PQclear(res);
@@ -213,9 +218,12 @@ PGresult* PgDb::execParams(const std::string& sql, const std::vector<Value>& par
     } else if (auto* d = std::get_if<double>(&v)) {
       types[i] = kFloat8;
       char buf[64];
-      if (std::isnan(*d)) std::snprintf(buf, sizeof buf, "NaN");
-      else if (std::isinf(*d)) std::snprintf(buf, sizeof buf, *d > 0 ? "Infinity" : "-Infinity");
-      else std::snprintf(buf, sizeof buf, "%.17g", *d);
+      if (std::isnan(*d))
+        std::snprintf(buf, sizeof buf, "NaN");
+      else if (std::isinf(*d))
+        std::snprintf(buf, sizeof buf, *d > 0 ? "Infinity" : "-Infinity");
+      else
+        std::snprintf(buf, sizeof buf, "%.17g", *d);
       text[i] = buf;
     } else if (auto* s = std::get_if<std::string>(&v)) {
       types[i] = kText;
@@ -231,7 +239,8 @@ PGresult* PgDb::execParams(const std::string& sql, const std::vector<Value>& par
     }
     values[i] = text[i].c_str();
   }
-  return check(PQexecParams(conn_, sql.c_str(), static_cast<int>(n), types.data(), values.data(), lengths.data(), formats.data(), 0),
+  return check(PQexecParams(conn_, sql.c_str(), static_cast<int>(n), types.data(), values.data(), lengths.data(),
+                            formats.data(), 0),
                sql);
 }
 

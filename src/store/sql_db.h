@@ -53,9 +53,9 @@ class Cursor {
   virtual bool step() = 0;   // true when a row is available
   virtual void reset() = 0;  // back to before the first step, bindings cleared
   virtual bool isNull(int col) const = 0;
-  virtual int64_t getInt(int col) const = 0;         // 0 for NULL
-  virtual double getDouble(int col) const = 0;       // 0 for NULL
-  virtual std::string getText(int col) const = 0;    // "" for NULL
+  virtual int64_t getInt(int col) const = 0;             // 0 for NULL
+  virtual double getDouble(int col) const = 0;           // 0 for NULL
+  virtual std::string getText(int col) const = 0;        // "" for NULL
   virtual std::vector<char> getBlob(int col) const = 0;  // empty for NULL
 };
 

@@ -9,12 +9,18 @@ namespace {
 Failure failureOf(int code) {
   switch (code & 0xff) {
     case SQLITE_BUSY:
-    case SQLITE_LOCKED: return Failure::Busy;
-    case SQLITE_NOTADB: return Failure::NotADatabase;
-    case SQLITE_CORRUPT: return Failure::Corrupt;
-    case SQLITE_READONLY: return Failure::ReadOnly;
-    case SQLITE_CANTOPEN: return Failure::CannotOpen;
-    default: return Failure::Other;
+    case SQLITE_LOCKED:
+      return Failure::Busy;
+    case SQLITE_NOTADB:
+      return Failure::NotADatabase;
+    case SQLITE_CORRUPT:
+      return Failure::Corrupt;
+    case SQLITE_READONLY:
+      return Failure::ReadOnly;
+    case SQLITE_CANTOPEN:
+      return Failure::CannotOpen;
+    default:
+      return Failure::Other;
   }
 }
 
@@ -28,9 +34,12 @@ class SqliteCursor : public Cursor {
 
   void bind(int i, const Value& v) override {
     int rc = SQLITE_OK;
-    if (std::holds_alternative<std::monostate>(v)) rc = sqlite3_bind_null(st_, i);
-    else if (auto* x = std::get_if<int64_t>(&v)) rc = sqlite3_bind_int64(st_, i, *x);
-    else if (auto* d = std::get_if<double>(&v)) rc = sqlite3_bind_double(st_, i, *d);
+    if (std::holds_alternative<std::monostate>(v))
+      rc = sqlite3_bind_null(st_, i);
+    else if (auto* x = std::get_if<int64_t>(&v))
+      rc = sqlite3_bind_int64(st_, i, *x);
+    else if (auto* d = std::get_if<double>(&v))
+      rc = sqlite3_bind_double(st_, i, *d);
     else if (auto* b = std::get_if<Blob>(&v))
       rc = sqlite3_bind_blob64(st_, i, b->bytes.data(), b->bytes.size(), SQLITE_TRANSIENT);
     else {
@@ -78,7 +87,8 @@ SqliteDb::SqliteDb(const std::string& path, bool create, int busy_timeout_ms) : 
     std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
     sqlite3_close_v2(db_);
     db_ = nullptr;
-    if ((rc & 0xff) == SQLITE_CANTOPEN && !create) throw SqlError("there is no schedule bank at " + path, Failure::CannotOpen);
+    if ((rc & 0xff) == SQLITE_CANTOPEN && !create)
+      throw SqlError("there is no schedule bank at " + path, Failure::CannotOpen);
     throw SqlError("cannot open the schedule bank " + path + ": " + msg, failureOf(rc));
   }
   sqlite3_extended_result_codes(db_, 1);

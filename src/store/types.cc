@@ -19,18 +19,24 @@ WorkloadInfo workloadInfo(const te::ComputeDAG& dag, const std::string& class_id
 
 const char* runKindName(RunKind k) {
   switch (k) {
-    case RunKind::Tune: return "tune";
-    case RunKind::Transfer: return "transfer";
-    case RunKind::Refresh: return "refresh";
+    case RunKind::Tune:
+      return "tune";
+    case RunKind::Transfer:
+      return "transfer";
+    case RunKind::Refresh:
+      return "refresh";
   }
   return "tune";
 }
 
 const char* runStatusName(RunStatus s) {
   switch (s) {
-    case RunStatus::Running: return "running";
-    case RunStatus::Finished: return "finished";
-    case RunStatus::Interrupted: return "interrupted";
+    case RunStatus::Running:
+      return "running";
+    case RunStatus::Finished:
+      return "finished";
+    case RunStatus::Interrupted:
+      return "interrupted";
   }
   return "running";
 }

@@ -89,15 +89,15 @@ struct RunInfo {
   RunKind kind = RunKind::Tune;
   std::string model;
   Json settings;
-  int64_t started = 0;                 // unix seconds
-  std::optional<int64_t> finished;     // unix seconds; nullopt while running
+  int64_t started = 0;              // unix seconds
+  std::optional<int64_t> finished;  // unix seconds; nullopt while running
   RunStatus status = RunStatus::Running;
-  int64_t trials_done = 0;             // as last reported with updateRun
-  double wall_s = 0;                   // as last reported with updateRun
-  int64_t records = 0;                 // records in the bank with this run id
-  Json result;                         // what the run concluded (setRunResult), e.g. a transfer's choice
-  std::string owner;                   // "host:pid:start" of the process working on it
-  int64_t heartbeat = 0;               // unix seconds of its owner's last updateRun
+  int64_t trials_done = 0;  // as last reported with updateRun
+  double wall_s = 0;        // as last reported with updateRun
+  int64_t records = 0;      // records in the bank with this run id
+  Json result;              // what the run concluded (setRunResult), e.g. a transfer's choice
+  std::string owner;        // "host:pid:start" of the process working on it
+  int64_t heartbeat = 0;    // unix seconds of its owner's last updateRun
 };
 
 struct Stats {
@@ -117,10 +117,10 @@ struct Stats {
 
 struct ImportReport {
   std::string path;
-  int64_t lines = 0;       // non-blank, non-comment lines
-  int64_t imported = 0;    // new records stored
-  int64_t duplicates = 0;  // records already in the bank (identical line)
-  int64_t skipped = 0;     // invalid lines
+  int64_t lines = 0;                  // non-blank, non-comment lines
+  int64_t imported = 0;               // new records stored
+  int64_t duplicates = 0;             // records already in the bank (identical line)
+  int64_t skipped = 0;                // invalid lines
   std::vector<std::string> problems;  // "file:line: reason", the first 100
 };
 

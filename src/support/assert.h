@@ -9,8 +9,8 @@ namespace ttune::detail {
 [[noreturn]] void assertFail(const char* cond, const char* file, int line, const std::string& msg);
 }
 
-#define TT_ASSERT(cond, ...)                                                          \
-  do {                                                                                \
+#define TT_ASSERT(cond, ...)                                                                       \
+  do {                                                                                             \
     if (!(cond)) ::ttune::detail::assertFail(#cond, __FILE__, __LINE__, std::string(__VA_ARGS__)); \
   } while (0)
 

@@ -28,9 +28,9 @@ template <class... Args>
 }
 
 // Throws Error(message) unless cond holds; for argument checking at API boundaries.
-#define TT_CHECK_ARG(cond, ...)                        \
-  do {                                                 \
-    if (!(cond)) ::ttune::fail(__VA_ARGS__);           \
+#define TT_CHECK_ARG(cond, ...)              \
+  do {                                       \
+    if (!(cond)) ::ttune::fail(__VA_ARGS__); \
   } while (0)
 
 }  // namespace ttune

@@ -26,7 +26,7 @@ struct Unexpected {
 template <class T>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
+  Expected(T value) : v_(std::move(value)) {}          // NOLINT: implicit by design
   Expected(Unexpected u) : v_(std::move(u.reason)) {}  // NOLINT
 
   bool ok() const { return v_.index() == 0; }
@@ -69,13 +69,13 @@ inline Status okStatus() { return Ok{}; }
 // Propagates a failure: TT_TRY(auto x, computeSomething()); binds x on success.
 #define TT_CONCAT_INNER(a, b) a##b
 #define TT_CONCAT(a, b) TT_CONCAT_INNER(a, b)
-#define TT_TRY_IMPL(tmp, decl, expr)                                  \
-  auto tmp = (expr);                                                  \
-  if (!tmp.ok()) return ::ttune::Unexpected(tmp.reason());            \
+#define TT_TRY_IMPL(tmp, decl, expr)                       \
+  auto tmp = (expr);                                       \
+  if (!tmp.ok()) return ::ttune::Unexpected(tmp.reason()); \
   decl = std::move(tmp).value()
 #define TT_TRY(decl, expr) TT_TRY_IMPL(TT_CONCAT(tt_try_, __LINE__), decl, expr)
-#define TT_TRY_STATUS(expr)                                           \
-  do {                                                                \
-    auto tt_status_ = (expr);                                         \
+#define TT_TRY_STATUS(expr)                                                \
+  do {                                                                     \
+    auto tt_status_ = (expr);                                              \
     if (!tt_status_.ok()) return ::ttune::Unexpected(tt_status_.reason()); \
   } while (0)

@@ -6,7 +6,6 @@
 #include <string>
 #include <system_error>
 
-
 namespace ttune::support {
 
 namespace fs = std::filesystem;

@@ -17,7 +17,8 @@ struct TempDir {
   explicit TempDir(const std::string& prefix) {
     const char* dir = std::getenv("TMPDIR");
     std::string templ = std::string(dir && *dir ? dir : "/tmp") + "/" + prefix + "-XXXXXX";
-    if (!mkdtemp(templ.data())) throw Error("cannot create a temporary directory " + templ + ": " + std::strerror(errno));
+    if (!mkdtemp(templ.data()))
+      throw Error("cannot create a temporary directory " + templ + ": " + std::strerror(errno));
     path = templ;
   }
   ~TempDir() {

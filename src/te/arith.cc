@@ -24,8 +24,7 @@ int64_t satAdd(int64_t a, int64_t b) {
 int64_t satMul(int64_t a, int64_t b) {
   if (a == 0 || b == 0) return 0;
   bool neg = (a < 0) != (b < 0);
-  if (a == I::kNegInf || a == I::kPosInf || b == I::kNegInf || b == I::kPosInf)
-    return neg ? I::kNegInf : I::kPosInf;
+  if (a == I::kNegInf || a == I::kPosInf || b == I::kNegInf || b == I::kPosInf) return neg ? I::kNegInf : I::kPosInf;
   int64_t r;
   if (__builtin_mul_overflow(a, b, &r)) return neg ? I::kNegInf : I::kPosInf;
   return r;
@@ -52,61 +51,68 @@ IntBound mul(IntBound a, IntBound b) {
 }  // namespace
 
 IntBound constIntBound(const Expr& e, const VarBounds& bounds) {
-  IntBound r = std::visit(
-      Overload{
-          [&](const IntImm& n) { return I::exact(n.value); },
-          [&](const FloatImm&) { return I{}; },
-          [&](const VarRef& n) {
-            auto it = bounds.find(n.var.get());
-            return it == bounds.end() ? I{} : it->second;
-          },
-          [&](const Binary& n) -> IntBound {
-            if (isComparison(n.op) || isLogical(n.op)) return {0, 1};
-            if (!isInt(n.a.dtype())) return I{};
-            IntBound a = constIntBound(n.a, bounds), b = constIntBound(n.b, bounds);
-            switch (n.op) {
-              case BinOp::Add: return add(a, b);
-              case BinOp::Sub: return add(a, neg(b));
-              case BinOp::Mul: return mul(a, b);
-              case BinOp::FloorDiv:
-                if (b.isConst() && b.lo > 0) return {floorDivI(a.lo, b.lo), floorDivI(a.hi, b.lo)};
-                return I{};
-              case BinOp::FloorMod:
-                if (b.isConst() && b.lo > 0) {
-                  if (a.lo >= 0 && a.hi < b.lo) return a;
-                  if (a.bounded() && floorDivI(a.lo, b.lo) == floorDivI(a.hi, b.lo)) {
-                    int64_t base = floorDivI(a.lo, b.lo) * b.lo;
-                    return {a.lo - base, a.hi - base};
-                  }
-                  return {0, b.lo - 1};
-                }
-                return I{};
-              case BinOp::Min: return {std::min(a.lo, b.lo), std::min(a.hi, b.hi)};
-              case BinOp::Max: return {std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
-              default: return I{};
-            }
-          },
-          [&](const Unary& n) -> IntBound {
-            if (n.op == UnOp::Not) return {0, 1};
-            if (n.op == UnOp::Neg && isInt(e.dtype())) return neg(constIntBound(n.a, bounds));
-            return I{};
-          },
-          [&](const Select& n) -> IntBound {
-            IntBound t = constIntBound(n.t, bounds), f = constIntBound(n.f, bounds);
-            return {std::min(t.lo, f.lo), std::max(t.hi, f.hi)};
-          },
-          [&](const Cast& n) -> IntBound {
-            if (e.dtype() == DType::Bool) return {0, 1};
-            if (isInt(n.a.dtype()) || n.a.dtype() == DType::Bool) return constIntBound(n.a, bounds);
-            return I{};
-          },
-          [&](const TensorRead&) {
-            return e.dtype() == DType::Bool ? I{0, 1} : I{};
-          },
-          [&](const BufferLoad&) { return e.dtype() == DType::Bool ? I{0, 1} : I{}; },
-          [&](const Reduce&) { return I{}; },
-      },
-      e.node().kind);
+  IntBound r = std::visit(Overload{
+                              [&](const IntImm& n) { return I::exact(n.value); },
+                              [&](const FloatImm&) { return I{}; },
+                              [&](const VarRef& n) {
+                                auto it = bounds.find(n.var.get());
+                                return it == bounds.end() ? I{} : it->second;
+                              },
+                              [&](const Binary& n) -> IntBound {
+                                if (isComparison(n.op) || isLogical(n.op)) return {0, 1};
+                                if (!isInt(n.a.dtype())) return I{};
+                                IntBound a = constIntBound(n.a, bounds), b = constIntBound(n.b, bounds);
+                                switch (n.op) {
+                                  case BinOp::Add:
+                                    return add(a, b);
+                                  case BinOp::Sub:
+                                    return add(a, neg(b));
+                                  case BinOp::Mul:
+                                    return mul(a, b);
+                                  case BinOp::FloorDiv:
+                                    if (b.isConst() && b.lo > 0) return {floorDivI(a.lo, b.lo), floorDivI(a.hi, b.lo)};
+                                    return I{};
+                                  case BinOp::FloorMod:
+                                    if (b.isConst() && b.lo > 0) {
+                                      if (a.lo >= 0 && a.hi < b.lo) return a;
+                                      if (a.bounded() && floorDivI(a.lo, b.lo) == floorDivI(a.hi, b.lo)) {
+                                        int64_t base = floorDivI(a.lo, b.lo) * b.lo;
+                                        return {a.lo - base, a.hi - base};
+                                      }
+                                      return {0, b.lo - 1};
+                                    }
+                                    return I{};
+                                  case BinOp::Min:
+                                    return {std::min(a.lo, b.lo), std::min(a.hi, b.hi)};
+                                  case BinOp::Max:
+                                    return {std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
+                                  default:
+                                    return I{};
+                                }
+                              },
+                              [&](const Unary& n) -> IntBound {
+                                if (n.op == UnOp::Not) return {0, 1};
+                                if (n.op == UnOp::Neg && isInt(e.dtype())) return neg(constIntBound(n.a, bounds));
+                                return I{};
+                              },
+                              [&](const Select& n) -> IntBound {
+                                IntBound t = constIntBound(n.t, bounds), f = constIntBound(n.f, bounds);
+                                return {std::min(t.lo, f.lo), std::max(t.hi, f.hi)};
+                              },
+                              [&](const Cast& n) -> IntBound {
+                                if (e.dtype() == DType::Bool) return {0, 1};
+                                if (isInt(n.a.dtype()) || n.a.dtype() == DType::Bool) return constIntBound(n.a, bounds);
+                                return I{};
+                              },
+                              [&](const TensorRead&) {
+                                return e.dtype() == DType::Bool ? I{0, 1} : I{};
+                              },
+                              [&](const BufferLoad&) {
+                                return e.dtype() == DType::Bool ? I{0, 1} : I{};
+                              },
+                              [&](const Reduce&) { return I{}; },
+                          },
+                          e.node().kind);
   // UInt64 carriers are bit patterns (dtype.h) that int64 bounds do not order.
   if (isUnsigned64(e.dtype())) return I{};
   // Values of wrapping types (dtype.h) stay in their type: a bound that leaves the type's range
@@ -157,7 +163,8 @@ void accumulate(LinearForm& f, const Expr& e, int64_t scale) {
         if (isConstInt(b->a, &c)) return accumulate(f, b->b, scale * c);
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
   if (const Unary* u = e.as<Unary>(); u && u->op == UnOp::Neg && isInt(e.dtype())) {
@@ -240,8 +247,10 @@ class Simplifier {
         } else {
           a = run(atom);
         }
-        if (int64_t v; isConstInt(a, &v)) g.constant += coef * v;
-        else accumulateTerm(g, a, coef);
+        if (int64_t v; isConstInt(a, &v))
+          g.constant += coef * v;
+        else
+          accumulateTerm(g, a, coef);
       }
       recombineDivMod(g);
       Expr out = fromLinear(g, e.dtype());
@@ -339,11 +348,16 @@ class Simplifier {
     double v;
     if (isConstFloat(n.a, &v)) {
       switch (n.op) {
-        case UnOp::Neg: return floatImm(-v, s.dtype());
-        case UnOp::Abs: return floatImm(std::fabs(v), s.dtype());
-        case UnOp::Exp: return floatImm(std::exp(v), s.dtype());
-        case UnOp::Sqrt: return floatImm(std::sqrt(v), s.dtype());
-        default: break;
+        case UnOp::Neg:
+          return floatImm(-v, s.dtype());
+        case UnOp::Abs:
+          return floatImm(std::fabs(v), s.dtype());
+        case UnOp::Exp:
+          return floatImm(std::exp(v), s.dtype());
+        case UnOp::Sqrt:
+          return floatImm(std::sqrt(v), s.dtype());
+        default:
+          break;
       }
     }
     return s;
@@ -353,8 +367,7 @@ class Simplifier {
   // (UInt64 values may not fit it: unknown).
   IntBound differenceBound(const Expr& a, const Expr& b) {
     if (isUnsigned64(a.dtype())) return IntBound{};
-    if (isNarrow(a.dtype()))
-      return constIntBound(run(cast(DType::Int64, a) - cast(DType::Int64, b)), bounds_);
+    if (isNarrow(a.dtype())) return constIntBound(run(cast(DType::Int64, a) - cast(DType::Int64, b)), bounds_);
     return constIntBound(run(a - b), bounds_);
   }
 
@@ -366,13 +379,32 @@ class Simplifier {
         // Decide a ? b by the bound of a - b.
         IntBound d = differenceBound(n.a, n.b);
         switch (n.op) {
-          case BinOp::Lt: if (d.hi < 0) return boolImm(true); if (d.lo >= 0) return boolImm(false); break;
-          case BinOp::Le: if (d.hi <= 0) return boolImm(true); if (d.lo > 0) return boolImm(false); break;
-          case BinOp::Gt: if (d.lo > 0) return boolImm(true); if (d.hi <= 0) return boolImm(false); break;
-          case BinOp::Ge: if (d.lo >= 0) return boolImm(true); if (d.hi < 0) return boolImm(false); break;
-          case BinOp::Eq: if (d.isConst()) return boolImm(d.lo == 0); if (d.lo > 0 || d.hi < 0) return boolImm(false); break;
-          case BinOp::Ne: if (d.isConst()) return boolImm(d.lo != 0); if (d.lo > 0 || d.hi < 0) return boolImm(true); break;
-          default: break;
+          case BinOp::Lt:
+            if (d.hi < 0) return boolImm(true);
+            if (d.lo >= 0) return boolImm(false);
+            break;
+          case BinOp::Le:
+            if (d.hi <= 0) return boolImm(true);
+            if (d.lo > 0) return boolImm(false);
+            break;
+          case BinOp::Gt:
+            if (d.lo > 0) return boolImm(true);
+            if (d.hi <= 0) return boolImm(false);
+            break;
+          case BinOp::Ge:
+            if (d.lo >= 0) return boolImm(true);
+            if (d.hi < 0) return boolImm(false);
+            break;
+          case BinOp::Eq:
+            if (d.isConst()) return boolImm(d.lo == 0);
+            if (d.lo > 0 || d.hi < 0) return boolImm(false);
+            break;
+          case BinOp::Ne:
+            if (d.isConst()) return boolImm(d.lo != 0);
+            if (d.lo > 0 || d.hi < 0) return boolImm(true);
+            break;
+          default:
+            break;
         }
       } else {
         IntBound b = constIntBound(s, bounds_);
@@ -412,8 +444,10 @@ class Simplifier {
     r.constant = f.constant - q0 * c;
     q.constant = q0;
     for (const auto& [atom, coef] : f.terms) {
-      if (coef % c == 0) q.terms.emplace_back(atom, coef / c);
-      else r.terms.emplace_back(atom, coef);
+      if (coef % c == 0)
+        q.terms.emplace_back(atom, coef / c);
+      else
+        r.terms.emplace_back(atom, coef);
     }
     // R = g*Y + r0 with g = gcd(c, R's coefficients): g*Y's residue mod c is a multiple of g (g
     // divides c), so the part of r0 below g never carries R across a multiple of c. It leaves
@@ -451,15 +485,25 @@ class Simplifier {
     bool ca = isConstFloat(n.a, &a), cb = isConstFloat(n.b, &b);
     // float32 folds round to float32; float64 ones stay exact; 16-bit floats are left alone.
     if (ca && cb && (s.dtype() == DType::Float32 || s.dtype() == DType::Float64)) {
-      auto round = [&](double v) { return s.dtype() == DType::Float32 ? static_cast<double>(static_cast<float>(v)) : v; };
+      auto round = [&](double v) {
+        return s.dtype() == DType::Float32 ? static_cast<double>(static_cast<float>(v)) : v;
+      };
       switch (n.op) {
-        case BinOp::Add: return floatImm(round(a + b), s.dtype());
-        case BinOp::Sub: return floatImm(round(a - b), s.dtype());
-        case BinOp::Mul: return floatImm(round(a * b), s.dtype());
-        case BinOp::Div: if (b != 0) return floatImm(round(a / b), s.dtype()); break;
-        case BinOp::Min: return floatImm(std::min(a, b), s.dtype());
-        case BinOp::Max: return floatImm(std::max(a, b), s.dtype());
-        default: break;
+        case BinOp::Add:
+          return floatImm(round(a + b), s.dtype());
+        case BinOp::Sub:
+          return floatImm(round(a - b), s.dtype());
+        case BinOp::Mul:
+          return floatImm(round(a * b), s.dtype());
+        case BinOp::Div:
+          if (b != 0) return floatImm(round(a / b), s.dtype());
+          break;
+        case BinOp::Min:
+          return floatImm(std::min(a, b), s.dtype());
+        case BinOp::Max:
+          return floatImm(std::max(a, b), s.dtype());
+        default:
+          break;
       }
     }
     if (n.op == BinOp::Mul && cb && b == 1.0) return n.a;

@@ -23,7 +23,8 @@ namespace {
 double exprFlops(const Expr& e, bool in_reduction = false) {
   auto counts = [&](DType t) { return isFloat(t) || (in_reduction && isInt(t) && dtypeBytes(t) <= 4); };
   return std::visit(Overload{
-                        [](const IntImm&) { return 0.0; }, [](const FloatImm&) { return 0.0; },
+                        [](const IntImm&) { return 0.0; },
+                        [](const FloatImm&) { return 0.0; },
                         [](const VarRef&) { return 0.0; },
                         [&](const Binary& n) {
                           double own = counts(n.a.dtype()) ? 1.0 : 0.0;
@@ -42,7 +43,9 @@ double exprFlops(const Expr& e, bool in_reduction = false) {
                         },
                         [&](const BufferLoad& n) { return exprFlops(n.index); },
                         [&](const Reduce& n) {
-                          double per = exprFlops(n.source, true) + (isFloat(e.dtype()) || (isInt(e.dtype()) && dtypeBytes(e.dtype()) <= 4) ? 1.0 : 0.0);
+                          double per =
+                              exprFlops(n.source, true) +
+                              (isFloat(e.dtype()) || (isInt(e.dtype()) && dtypeBytes(e.dtype()) <= 4) ? 1.0 : 0.0);
                           if (n.cond.defined()) per += exprFlops(n.cond);
                           double ext = 1;
                           for (const IterVar& iv : n.axes) ext *= static_cast<double>(iv.extent);
@@ -69,7 +72,8 @@ std::string precisionTag(const Operation& op) {
   if (std::all_of(types.begin(), types.end(), [&](DType t) { return t == types[0] && isFloat(t); }))
     return types[0] == DType::BFloat16 ? "bf16" : dtypeName(types[0]);
   std::string tag;
-  for (DType t : types) tag += t == DType::UInt8 ? "u8" : t == DType::Int8 ? "s8" : t == DType::BFloat16 ? "bf16" : dtypeName(t);
+  for (DType t : types)
+    tag += t == DType::UInt8 ? "u8" : t == DType::Int8 ? "s8" : t == DType::BFloat16 ? "bf16" : dtypeName(t);
   return tag;
 }
 
@@ -136,9 +140,8 @@ ComputeDAG::ComputeDAG(std::vector<Tensor> inputs, std::vector<Tensor> outputs) 
       nt = placeholder(name, t.shape(), t.dtype(), t.op().placeholder().is_constant);
     } else {
       const ComputeOp& c = t.op().compute();
-      Expr body = rewriteReads(c.body, [&](const TensorRead& r, std::vector<Expr> idx) {
-        return remap.at(r.tensor.get())(idx);
-      });
+      Expr body = rewriteReads(
+          c.body, [&](const TensorRead& r, std::vector<Expr> idx) { return remap.at(r.tensor.get())(idx); });
       nt = computeWithAxes(name, c.axes, body, t.op().tag());
     }
     remap[t.get()] = nt;
@@ -197,20 +200,24 @@ namespace {
 
 // Hashes an expression; `exact` adds constants and extents. Vars hash by their position in the
 // op (axes, then reduce axes); reads hash the producer's op index.
-void hashExpr(Hasher& h, const Expr& e, bool exact, const VarMap<int>& var_pos,
-              const ComputeDAG& dag) {
+void hashExpr(Hasher& h, const Expr& e, bool exact, const VarMap<int>& var_pos, const ComputeDAG& dag) {
   h.add(static_cast<int>(e.node().kind.index()));
   h.add(static_cast<int>(e.dtype()));
   std::visit(Overload{
-                 [&](const IntImm& n) { if (exact) h.add(n.value); },
-                 [&](const FloatImm& n) { if (exact) h.add(n.value); },
+                 [&](const IntImm& n) {
+                   if (exact) h.add(n.value);
+                 },
+                 [&](const FloatImm& n) {
+                   if (exact) h.add(n.value);
+                 },
                  [&](const VarRef& n) {
                    auto it = var_pos.find(n.var.get());
                    h.add(it == var_pos.end() ? -1 : it->second);
                  },
                  [&](const Binary& n) { h.add(static_cast<int>(n.op)); },
                  [&](const Unary& n) { h.add(static_cast<int>(n.op)); },
-                 [&](const Select&) {}, [&](const Cast&) {},
+                 [&](const Select&) {},
+                 [&](const Cast&) {},
                  [&](const TensorRead& n) { h.add(dag.opIndex(n.tensor.get())); },
                  [&](const BufferLoad& n) { h.add(std::string_view(n.buffer->name)); },
                  [&](const Reduce& n) {

@@ -23,8 +23,19 @@ namespace ttune::te {
 // New types go at the end: the numeric codes are part of the measurement worker's protocol and
 // of the C API (runtime::ElemType, ttune_dtype).
 enum class DType : uint8_t {
-  Float32, Int32, Int64, Bool, Int8, UInt8,
-  Int16, UInt16, UInt32, UInt64, Float64, Float16, BFloat16
+  Float32,
+  Int32,
+  Int64,
+  Bool,
+  Int8,
+  UInt8,
+  Int16,
+  UInt16,
+  UInt32,
+  UInt64,
+  Float64,
+  Float16,
+  BFloat16
 };
 // The last code, for range checks of serialized types.
 inline constexpr DType kLastDType = DType::BFloat16;
@@ -47,35 +58,52 @@ inline int dtypeBytes(DType t) {
   switch (t) {
     case DType::Bool:
     case DType::Int8:
-    case DType::UInt8: return 1;
+    case DType::UInt8:
+      return 1;
     case DType::Int16:
     case DType::UInt16:
     case DType::Float16:
-    case DType::BFloat16: return 2;
+    case DType::BFloat16:
+      return 2;
     case DType::Float32:
     case DType::Int32:
-    case DType::UInt32: return 4;
+    case DType::UInt32:
+      return 4;
     case DType::Int64:
     case DType::UInt64:
-    case DType::Float64: return 8;
+    case DType::Float64:
+      return 8;
   }
   return 0;
 }
 inline const char* dtypeName(DType t) {
   switch (t) {
-    case DType::Float32: return "float32";
-    case DType::Int32: return "int32";
-    case DType::Int64: return "int64";
-    case DType::Bool: return "bool";
-    case DType::Int8: return "int8";
-    case DType::UInt8: return "uint8";
-    case DType::Int16: return "int16";
-    case DType::UInt16: return "uint16";
-    case DType::UInt32: return "uint32";
-    case DType::UInt64: return "uint64";
-    case DType::Float64: return "float64";
-    case DType::Float16: return "float16";
-    case DType::BFloat16: return "bfloat16";
+    case DType::Float32:
+      return "float32";
+    case DType::Int32:
+      return "int32";
+    case DType::Int64:
+      return "int64";
+    case DType::Bool:
+      return "bool";
+    case DType::Int8:
+      return "int8";
+    case DType::UInt8:
+      return "uint8";
+    case DType::Int16:
+      return "int16";
+    case DType::UInt16:
+      return "uint16";
+    case DType::UInt32:
+      return "uint32";
+    case DType::UInt64:
+      return "uint64";
+    case DType::Float64:
+      return "float64";
+    case DType::Float16:
+      return "float16";
+    case DType::BFloat16:
+      return "bfloat16";
   }
   return "?";
 }
@@ -89,40 +117,60 @@ inline std::optional<DType> parseDType(std::string_view s) {
 inline int64_t wrapInt(DType t, int64_t v) {
   uint64_t u = static_cast<uint64_t>(v);
   switch (t) {
-    case DType::Int32: return static_cast<int32_t>(static_cast<uint32_t>(u));
-    case DType::Int8: return static_cast<int8_t>(static_cast<uint8_t>(u));
-    case DType::UInt8: return static_cast<uint8_t>(u);
-    case DType::Int16: return static_cast<int16_t>(static_cast<uint16_t>(u));
-    case DType::UInt16: return static_cast<uint16_t>(u);
-    case DType::UInt32: return static_cast<uint32_t>(u);
-    default: return v;
+    case DType::Int32:
+      return static_cast<int32_t>(static_cast<uint32_t>(u));
+    case DType::Int8:
+      return static_cast<int8_t>(static_cast<uint8_t>(u));
+    case DType::UInt8:
+      return static_cast<uint8_t>(u);
+    case DType::Int16:
+      return static_cast<int16_t>(static_cast<uint16_t>(u));
+    case DType::UInt16:
+      return static_cast<uint16_t>(u);
+    case DType::UInt32:
+      return static_cast<uint32_t>(u);
+    default:
+      return v;
   }
 }
 // The smallest and largest values of an integer type whose values all fit int64 (Bool: 0 and 1).
 // UInt64's range does not: its maximum is given as the largest value that does (INT64_MAX).
 inline int64_t intTypeMin(DType t) {
   switch (t) {
-    case DType::Int32: return INT32_MIN;
-    case DType::Int8: return INT8_MIN;
-    case DType::Int16: return INT16_MIN;
+    case DType::Int32:
+      return INT32_MIN;
+    case DType::Int8:
+      return INT8_MIN;
+    case DType::Int16:
+      return INT16_MIN;
     case DType::UInt8:
     case DType::UInt16:
     case DType::UInt32:
     case DType::UInt64:
-    case DType::Bool: return 0;
-    default: return INT64_MIN;
+    case DType::Bool:
+      return 0;
+    default:
+      return INT64_MIN;
   }
 }
 inline int64_t intTypeMax(DType t) {
   switch (t) {
-    case DType::Int32: return INT32_MAX;
-    case DType::Int8: return INT8_MAX;
-    case DType::UInt8: return UINT8_MAX;
-    case DType::Int16: return INT16_MAX;
-    case DType::UInt16: return UINT16_MAX;
-    case DType::UInt32: return UINT32_MAX;
-    case DType::Bool: return 1;
-    default: return INT64_MAX;
+    case DType::Int32:
+      return INT32_MAX;
+    case DType::Int8:
+      return INT8_MAX;
+    case DType::UInt8:
+      return UINT8_MAX;
+    case DType::Int16:
+      return INT16_MAX;
+    case DType::UInt16:
+      return UINT16_MAX;
+    case DType::UInt32:
+      return UINT32_MAX;
+    case DType::Bool:
+      return 1;
+    default:
+      return INT64_MAX;
   }
 }
 // Types whose arithmetic wraps within the range the simplifier reasons about: everything but the

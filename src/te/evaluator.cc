@@ -8,8 +8,8 @@
 #include <unordered_map>
 
 #include "support/assert.h"
-#include "te/dtype_io.h"
 #include "support/overload.h"
+#include "te/dtype_io.h"
 #include "te/expr_functor.h"
 #include "te/printer.h"
 
@@ -40,56 +40,88 @@ int64_t floorDiv(int64_t a, int64_t b) {
 // The value of type `t` nearest to v (round to nearest even; see float16.h for the 16-bit ones).
 double roundTo(DType t, double v) {
   switch (t) {
-    case DType::Float32: return static_cast<float>(v);
-    case DType::Float16: return halfToFloat(floatToHalf(doubleToFloatOdd(v)));
-    case DType::BFloat16: return bf16ToFloat(floatToBf16(doubleToFloatOdd(v)));
-    default: return v;
+    case DType::Float32:
+      return static_cast<float>(v);
+    case DType::Float16:
+      return halfToFloat(floatToHalf(doubleToFloatOdd(v)));
+    case DType::BFloat16:
+      return bf16ToFloat(floatToBf16(doubleToFloatOdd(v)));
+    default:
+      return v;
   }
 }
 
 template <class T>
 T applyUnary(UnOp op, T x) {
   switch (op) {
-    case UnOp::Neg: return -x;
-    case UnOp::Abs: return std::fabs(x);
-    case UnOp::Exp: return std::exp(x);
-    case UnOp::Log: return std::log(x);
-    case UnOp::Sqrt: return std::sqrt(x);
-    case UnOp::Rsqrt: return T(1) / std::sqrt(x);
-    case UnOp::Tanh: return std::tanh(x);
-    case UnOp::Erf: return std::erf(x);
-    case UnOp::Sigmoid: return T(1) / (T(1) + std::exp(-x));
-    case UnOp::Floor: return std::floor(x);
-    case UnOp::Ceil: return std::ceil(x);
-    case UnOp::Round: return std::nearbyint(x);  // round half to even, as ONNX Round
-    case UnOp::Sin: return std::sin(x);
-    case UnOp::Cos: return std::cos(x);
-    case UnOp::Tan: return std::tan(x);
-    case UnOp::Asin: return std::asin(x);
-    case UnOp::Acos: return std::acos(x);
-    case UnOp::Atan: return std::atan(x);
-    case UnOp::Sinh: return std::sinh(x);
-    case UnOp::Cosh: return std::cosh(x);
-    case UnOp::Asinh: return std::asinh(x);
-    case UnOp::Acosh: return std::acosh(x);
-    case UnOp::Atanh: return std::atanh(x);
+    case UnOp::Neg:
+      return -x;
+    case UnOp::Abs:
+      return std::fabs(x);
+    case UnOp::Exp:
+      return std::exp(x);
+    case UnOp::Log:
+      return std::log(x);
+    case UnOp::Sqrt:
+      return std::sqrt(x);
+    case UnOp::Rsqrt:
+      return T(1) / std::sqrt(x);
+    case UnOp::Tanh:
+      return std::tanh(x);
+    case UnOp::Erf:
+      return std::erf(x);
+    case UnOp::Sigmoid:
+      return T(1) / (T(1) + std::exp(-x));
+    case UnOp::Floor:
+      return std::floor(x);
+    case UnOp::Ceil:
+      return std::ceil(x);
+    case UnOp::Round:
+      return std::nearbyint(x);  // round half to even, as ONNX Round
+    case UnOp::Sin:
+      return std::sin(x);
+    case UnOp::Cos:
+      return std::cos(x);
+    case UnOp::Tan:
+      return std::tan(x);
+    case UnOp::Asin:
+      return std::asin(x);
+    case UnOp::Acos:
+      return std::acos(x);
+    case UnOp::Atan:
+      return std::atan(x);
+    case UnOp::Sinh:
+      return std::sinh(x);
+    case UnOp::Cosh:
+      return std::cosh(x);
+    case UnOp::Asinh:
+      return std::asinh(x);
+    case UnOp::Acosh:
+      return std::acosh(x);
+    case UnOp::Atanh:
+      return std::atanh(x);
     case UnOp::TruncBf16: {
       // NaN is tested on the bits: GCC 12.2 at -O3 drops the masking after an `f != f` test.
       uint32_t u = floatBits(static_cast<float>(x));
       if ((u & 0x7fffffffu) > 0x7f800000u) return x;
       return static_cast<T>(bitsFloat(u & 0xffff0000u));
     }
-    case UnOp::Not: break;
+    case UnOp::Not:
+      break;
   }
   TT_UNREACHABLE(std::string("float unary ") + unOpName(op));
 }
 
 double combineFloat(ReduceKind k, double acc, double x) {
   switch (k) {
-    case ReduceKind::Sum: return acc + x;
-    case ReduceKind::Max: return std::fmax(acc, x);
-    case ReduceKind::Min: return std::fmin(acc, x);
-    case ReduceKind::Prod: return acc * x;
+    case ReduceKind::Sum:
+      return acc + x;
+    case ReduceKind::Max:
+      return std::fmax(acc, x);
+    case ReduceKind::Min:
+      return std::fmin(acc, x);
+    case ReduceKind::Prod:
+      return acc * x;
   }
   TT_UNREACHABLE("reduce kind");
 }
@@ -99,10 +131,14 @@ double combineFloat(ReduceKind k, double acc, double x) {
 int64_t combineInt(ReduceKind k, int64_t acc, int64_t x, bool u64) {
   uint64_t ua = static_cast<uint64_t>(acc), ux = static_cast<uint64_t>(x);
   switch (k) {
-    case ReduceKind::Sum: return static_cast<int64_t>(ua + ux);
-    case ReduceKind::Max: return u64 ? static_cast<int64_t>(std::max(ua, ux)) : std::max(acc, x);
-    case ReduceKind::Min: return u64 ? static_cast<int64_t>(std::min(ua, ux)) : std::min(acc, x);
-    case ReduceKind::Prod: return static_cast<int64_t>(ua * ux);
+    case ReduceKind::Sum:
+      return static_cast<int64_t>(ua + ux);
+    case ReduceKind::Max:
+      return u64 ? static_cast<int64_t>(std::max(ua, ux)) : std::max(acc, x);
+    case ReduceKind::Min:
+      return u64 ? static_cast<int64_t>(std::min(ua, ux)) : std::min(acc, x);
+    case ReduceKind::Prod:
+      return static_cast<int64_t>(ua * ux);
   }
   TT_UNREACHABLE("reduce kind");
 }
@@ -110,14 +146,22 @@ int64_t combineInt(ReduceKind k, int64_t acc, int64_t x, bool u64) {
 template <class T>
 T applyBinary(BinOp op, T a, T b) {
   switch (op) {
-    case BinOp::Add: return a + b;
-    case BinOp::Sub: return a - b;
-    case BinOp::Mul: return a * b;
-    case BinOp::Div: return a / b;
-    case BinOp::Min: return std::fmin(a, b);
-    case BinOp::Max: return std::fmax(a, b);
-    case BinOp::Pow: return std::pow(a, b);
-    default: break;
+    case BinOp::Add:
+      return a + b;
+    case BinOp::Sub:
+      return a - b;
+    case BinOp::Mul:
+      return a * b;
+    case BinOp::Div:
+      return a / b;
+    case BinOp::Min:
+      return std::fmin(a, b);
+    case BinOp::Max:
+      return std::fmax(a, b);
+    case BinOp::Pow:
+      return std::pow(a, b);
+    default:
+      break;
   }
   TT_UNREACHABLE(std::string("float binary ") + binOpName(op));
 }
@@ -136,22 +180,32 @@ int64_t intPow(int64_t x, int64_t n, bool unsigned_n) {
 template <class T>
 std::optional<bool> compare(BinOp op, T a, T b) {
   switch (op) {
-    case BinOp::Eq: return a == b;
-    case BinOp::Ne: return a != b;
-    case BinOp::Lt: return a < b;
-    case BinOp::Le: return a <= b;
-    case BinOp::Gt: return a > b;
-    case BinOp::Ge: return a >= b;
-    default: return std::nullopt;
+    case BinOp::Eq:
+      return a == b;
+    case BinOp::Ne:
+      return a != b;
+    case BinOp::Lt:
+      return a < b;
+    case BinOp::Le:
+      return a <= b;
+    case BinOp::Gt:
+      return a > b;
+    case BinOp::Ge:
+      return a >= b;
+    default:
+      return std::nullopt;
   }
 }
 
 int64_t applyIntBinary(BinOp op, int64_t a, int64_t b, bool u64) {
   uint64_t ua = static_cast<uint64_t>(a), ub = static_cast<uint64_t>(b);
   switch (op) {
-    case BinOp::Add: return static_cast<int64_t>(ua + ub);
-    case BinOp::Sub: return static_cast<int64_t>(ua - ub);
-    case BinOp::Mul: return static_cast<int64_t>(ua * ub);
+    case BinOp::Add:
+      return static_cast<int64_t>(ua + ub);
+    case BinOp::Sub:
+      return static_cast<int64_t>(ua - ub);
+    case BinOp::Mul:
+      return static_cast<int64_t>(ua * ub);
     case BinOp::FloorDiv:
       TT_ASSERT(b != 0, "integer division by zero");
       if (u64) return static_cast<int64_t>(ua / ub);
@@ -162,12 +216,18 @@ int64_t applyIntBinary(BinOp op, int64_t a, int64_t b, bool u64) {
       if (u64) return static_cast<int64_t>(ua % ub);
       if (b == -1) return 0;
       return a - floorDiv(a, b) * b;
-    case BinOp::Min: return u64 ? static_cast<int64_t>(std::min(ua, ub)) : std::min(a, b);
-    case BinOp::Max: return u64 ? static_cast<int64_t>(std::max(ua, ub)) : std::max(a, b);
-    case BinOp::Pow: return intPow(a, b, u64);
-    case BinOp::And: return a && b;
-    case BinOp::Or: return a || b;
-    default: break;
+    case BinOp::Min:
+      return u64 ? static_cast<int64_t>(std::min(ua, ub)) : std::min(a, b);
+    case BinOp::Max:
+      return u64 ? static_cast<int64_t>(std::max(ua, ub)) : std::max(a, b);
+    case BinOp::Pow:
+      return intPow(a, b, u64);
+    case BinOp::And:
+      return a && b;
+    case BinOp::Or:
+      return a || b;
+    default:
+      break;
   }
   if (std::optional<bool> c = u64 ? compare(op, ua, ub) : compare(op, a, b)) return *c;
   TT_UNREACHABLE(std::string("int binary ") + binOpName(op));
@@ -188,7 +248,10 @@ class Compiler {
     }
     return std::visit(
         Overload{
-            [&](const IntImm& n) -> IFn { int64_t v = n.value; return [v](Env&) { return v; }; },
+            [&](const IntImm& n) -> IFn {
+              int64_t v = n.value;
+              return [v](Env&) { return v; };
+            },
             [&](const FloatImm&) -> IFn { TT_UNREACHABLE("float constant of int dtype"); },
             [&](const VarRef& n) -> IFn {
               auto it = slots_.find(n.var.get());
@@ -217,16 +280,20 @@ class Compiler {
             [&](const Unary& n) -> IFn {
               IFn a = compileInt(n.a);
               switch (n.op) {
-                case UnOp::Not: return [a](Env& env) -> int64_t { return !a(env); };
+                case UnOp::Not:
+                  return [a](Env& env) -> int64_t { return !a(env); };
                 case UnOp::Neg:
-                  return [a, t = e.dtype()](Env& env) { return wrapInt(t, static_cast<int64_t>(0 - static_cast<uint64_t>(a(env)))); };
+                  return [a, t = e.dtype()](Env& env) {
+                    return wrapInt(t, static_cast<int64_t>(0 - static_cast<uint64_t>(a(env))));
+                  };
                 case UnOp::Abs:
                   if (isUnsigned(e.dtype())) return a;
                   return [a, t = e.dtype()](Env& env) {
                     int64_t v = a(env);
                     return wrapInt(t, v < 0 ? static_cast<int64_t>(0 - static_cast<uint64_t>(v)) : v);
                   };
-                default: TT_UNREACHABLE(std::string("integer ") + unOpName(n.op));
+                default:
+                  TT_UNREACHABLE(std::string("integer ") + unOpName(n.op));
               }
             },
             [&](const Select& n) -> IFn {
@@ -282,7 +349,10 @@ class Compiler {
     return std::visit(
         Overload{
             [&](const IntImm&) -> FFn { TT_UNREACHABLE("int constant of float dtype"); },
-            [&](const FloatImm& n) -> FFn { double v = roundTo(t, n.value); return [v](Env&) { return v; }; },
+            [&](const FloatImm& n) -> FFn {
+              double v = roundTo(t, n.value);
+              return [v](Env&) { return v; };
+            },
             [&](const VarRef& n) -> FFn { TT_UNREACHABLE("float variable " + n.var.name()); },
             [&](const Binary& n) -> FFn {
               FFn a = compileFloat(n.a), b = compileFloat(n.b);
@@ -352,8 +422,8 @@ class Compiler {
       std::vector<int64_t> out;
       for (size_t d = 0; d < idx.size(); ++d) {
         int64_t v = idx[d](env);
-        TT_ASSERT(v >= 0 && v < op->shape()[d], "evaluator: read of " + op->name() + " out of bounds on dimension " +
-                                                     std::to_string(d));
+        TT_ASSERT(v >= 0 && v < op->shape()[d],
+                  "evaluator: read of " + op->name() + " out of bounds on dimension " + std::to_string(d));
         out.push_back(v);
       }
       return out;
@@ -373,8 +443,8 @@ class Compiler {
       for (size_t d = 0; d < idx.size(); ++d) {
         int64_t v = idx[d](env);
         TT_ASSERT(v >= 0 && v < shape[d], "evaluator: read of " + td->op->name() + " out of bounds on dimension " +
-                                              std::to_string(d) + " (index " + std::to_string(v) +
-                                              ", extent " + std::to_string(shape[d]) + ")");
+                                              std::to_string(d) + " (index " + std::to_string(v) + ", extent " +
+                                              std::to_string(shape[d]) + ")");
         off += v * td->strides[d];
       }
       return static_cast<char*>(td->data) + off * bytes;
@@ -408,8 +478,10 @@ void forEachPoint(Env& env, const std::vector<int>& slots, const std::vector<int
 }
 
 void storeValue(void* base, int64_t off, DType t, double fv, int64_t iv) {
-  if (isFloat(t)) storeDouble(base, t, off, fv);
-  else storeInt(base, t, off, iv);
+  if (isFloat(t))
+    storeDouble(base, t, off, fv);
+  else
+    storeInt(base, t, off, iv);
 }
 
 }  // namespace
@@ -466,8 +538,10 @@ void evaluate(const ComputeDAG& dag, const std::vector<void*>& args) {
     bool u64 = isUnsigned64(dt);
     if (r) {
       Expr id = reduceIdentity(r->kind, dt);
-      if (fl) fid = id.as<FloatImm>()->value;
-      else iid = id.as<IntImm>()->value;
+      if (fl)
+        fid = id.as<FloatImm>()->value;
+      else
+        iid = id.as<IntImm>()->value;
     }
     forEachPoint(env, axis_slots, axis_ext, [&] {
       int64_t off = 0;
@@ -482,8 +556,10 @@ void evaluate(const ComputeDAG& dag, const std::vector<void*>& args) {
       int64_t iacc = iid;
       forEachPoint(env, red_slots, red_ext, [&] {
         if (cond && !cond(env)) return;
-        if (fl) facc = roundTo(dt, combineFloat(r->kind, facc, fval(env)));
-        else iacc = combineInt(r->kind, iacc, ival(env), u64);
+        if (fl)
+          facc = roundTo(dt, combineFloat(r->kind, facc, fval(env)));
+        else
+          iacc = combineInt(r->kind, iacc, ival(env), u64);
       });
       storeValue(out.data, off, dt, facc, iacc);
     });
@@ -543,8 +619,10 @@ class LazyEvaluator {
       int64_t iacc = fl ? 0 : id.as<IntImm>()->value;
       forEachPoint(env, p.red_slots, p.red_ext, [&] {
         if (p.cond && !p.cond(env)) return;
-        if (fl) facc = roundTo(dt, combineFloat(p.red->kind, facc, p.fval(env)));
-        else iacc = combineInt(p.red->kind, iacc, p.ival(env), isUnsigned64(dt));
+        if (fl)
+          facc = roundTo(dt, combineFloat(p.red->kind, facc, p.fval(env)));
+        else
+          iacc = combineInt(p.red->kind, iacc, p.ival(env), isUnsigned64(dt));
       });
       v = fl ? facc : static_cast<double>(wrapInt(dt, iacc));
     }
@@ -572,8 +650,10 @@ class LazyEvaluator {
     LazyRead lazy = [this](const Operation* o, const std::vector<int64_t>& idx) { return at(o, idx); };
     Compiler comp(tensors_, p.slots, lazy);
     Expr value = p.red ? p.red->source : c.body;
-    if (isFloat(op->dtype())) p.fval = comp.compileFloat(value);
-    else p.ival = comp.compileInt(value);
+    if (isFloat(op->dtype()))
+      p.fval = comp.compileFloat(value);
+    else
+      p.ival = comp.compileInt(value);
     if (p.red && p.red->cond.defined()) p.cond = comp.compileInt(p.red->cond);
     return p;
   }

@@ -30,12 +30,12 @@ DType Tensor::dtype() const { return op_->dtype(); }
 
 Expr Tensor::operator()(const std::vector<Expr>& indices) const {
   TT_ASSERT(defined(), "read of an undefined tensor");
-  TT_ASSERT(indices.size() == ndim(), "tensor " + name() + " read with " +
-                                          std::to_string(indices.size()) + " indices, has rank " +
-                                          std::to_string(ndim()));
+  TT_ASSERT(indices.size() == ndim(), "tensor " + name() + " read with " + std::to_string(indices.size()) +
+                                          " indices, has rank " + std::to_string(ndim()));
   std::vector<Expr> idx;
   idx.reserve(indices.size());
-  for (const Expr& e : indices) idx.push_back(isInt(e.dtype()) && e.dtype() != DType::Int64 ? cast(DType::Int64, e) : e);
+  for (const Expr& e : indices)
+    idx.push_back(isInt(e.dtype()) && e.dtype() != DType::Int64 ? cast(DType::Int64, e) : e);
   return make(dtype(), TensorRead{*this, std::move(idx)});
 }
 
@@ -46,71 +46,116 @@ Expr Tensor::operator()(const std::vector<Var>& indices) const {
 
 const char* binOpName(BinOp op) {
   switch (op) {
-    case BinOp::Add: return "+";
-    case BinOp::Sub: return "-";
-    case BinOp::Mul: return "*";
-    case BinOp::Div: return "/";
-    case BinOp::FloorDiv: return "floordiv";
-    case BinOp::FloorMod: return "floormod";
-    case BinOp::Min: return "min";
-    case BinOp::Max: return "max";
-    case BinOp::Pow: return "pow";
-    case BinOp::Eq: return "==";
-    case BinOp::Ne: return "!=";
-    case BinOp::Lt: return "<";
-    case BinOp::Le: return "<=";
-    case BinOp::Gt: return ">";
-    case BinOp::Ge: return ">=";
-    case BinOp::And: return "&&";
-    case BinOp::Or: return "||";
+    case BinOp::Add:
+      return "+";
+    case BinOp::Sub:
+      return "-";
+    case BinOp::Mul:
+      return "*";
+    case BinOp::Div:
+      return "/";
+    case BinOp::FloorDiv:
+      return "floordiv";
+    case BinOp::FloorMod:
+      return "floormod";
+    case BinOp::Min:
+      return "min";
+    case BinOp::Max:
+      return "max";
+    case BinOp::Pow:
+      return "pow";
+    case BinOp::Eq:
+      return "==";
+    case BinOp::Ne:
+      return "!=";
+    case BinOp::Lt:
+      return "<";
+    case BinOp::Le:
+      return "<=";
+    case BinOp::Gt:
+      return ">";
+    case BinOp::Ge:
+      return ">=";
+    case BinOp::And:
+      return "&&";
+    case BinOp::Or:
+      return "||";
   }
   return "?";
 }
 
 const char* unOpName(UnOp op) {
   switch (op) {
-    case UnOp::Neg: return "neg";
-    case UnOp::Not: return "not";
-    case UnOp::Abs: return "abs";
-    case UnOp::Exp: return "exp";
-    case UnOp::Log: return "log";
-    case UnOp::Sqrt: return "sqrt";
-    case UnOp::Rsqrt: return "rsqrt";
-    case UnOp::Tanh: return "tanh";
-    case UnOp::Erf: return "erf";
-    case UnOp::Sigmoid: return "sigmoid";
-    case UnOp::Floor: return "floor";
-    case UnOp::Ceil: return "ceil";
-    case UnOp::Round: return "round";
-    case UnOp::Sin: return "sin";
-    case UnOp::Cos: return "cos";
-    case UnOp::Tan: return "tan";
-    case UnOp::Asin: return "asin";
-    case UnOp::Acos: return "acos";
-    case UnOp::Atan: return "atan";
-    case UnOp::Sinh: return "sinh";
-    case UnOp::Cosh: return "cosh";
-    case UnOp::Asinh: return "asinh";
-    case UnOp::Acosh: return "acosh";
-    case UnOp::Atanh: return "atanh";
-    case UnOp::TruncBf16: return "trunc_bf16";
+    case UnOp::Neg:
+      return "neg";
+    case UnOp::Not:
+      return "not";
+    case UnOp::Abs:
+      return "abs";
+    case UnOp::Exp:
+      return "exp";
+    case UnOp::Log:
+      return "log";
+    case UnOp::Sqrt:
+      return "sqrt";
+    case UnOp::Rsqrt:
+      return "rsqrt";
+    case UnOp::Tanh:
+      return "tanh";
+    case UnOp::Erf:
+      return "erf";
+    case UnOp::Sigmoid:
+      return "sigmoid";
+    case UnOp::Floor:
+      return "floor";
+    case UnOp::Ceil:
+      return "ceil";
+    case UnOp::Round:
+      return "round";
+    case UnOp::Sin:
+      return "sin";
+    case UnOp::Cos:
+      return "cos";
+    case UnOp::Tan:
+      return "tan";
+    case UnOp::Asin:
+      return "asin";
+    case UnOp::Acos:
+      return "acos";
+    case UnOp::Atan:
+      return "atan";
+    case UnOp::Sinh:
+      return "sinh";
+    case UnOp::Cosh:
+      return "cosh";
+    case UnOp::Asinh:
+      return "asinh";
+    case UnOp::Acosh:
+      return "acosh";
+    case UnOp::Atanh:
+      return "atanh";
+    case UnOp::TruncBf16:
+      return "trunc_bf16";
   }
   return "?";
 }
 
 const char* reduceKindName(ReduceKind k) {
   switch (k) {
-    case ReduceKind::Sum: return "sum";
-    case ReduceKind::Max: return "max";
-    case ReduceKind::Min: return "min";
-    case ReduceKind::Prod: return "prod";
+    case ReduceKind::Sum:
+      return "sum";
+    case ReduceKind::Max:
+      return "max";
+    case ReduceKind::Min:
+      return "min";
+    case ReduceKind::Prod:
+      return "prod";
   }
   return "?";
 }
 
 bool isComparison(BinOp op) {
-  return op == BinOp::Eq || op == BinOp::Ne || op == BinOp::Lt || op == BinOp::Le ||
-         op == BinOp::Gt || op == BinOp::Ge;
+  return op == BinOp::Eq || op == BinOp::Ne || op == BinOp::Lt || op == BinOp::Le || op == BinOp::Gt || op == BinOp::Ge;
 }
 bool isLogical(BinOp op) { return op == BinOp::And || op == BinOp::Or; }
 
@@ -130,18 +175,26 @@ Expr boolImm(bool v) { return make(DType::Bool, IntImm{v ? 1 : 0}); }
 Expr reduceIdentity(ReduceKind kind, DType dtype) {
   if (isFloat(dtype)) {
     switch (kind) {
-      case ReduceKind::Sum: return floatImm(0.0, dtype);
-      case ReduceKind::Max: return floatImm(-std::numeric_limits<double>::infinity(), dtype);
-      case ReduceKind::Min: return floatImm(std::numeric_limits<double>::infinity(), dtype);
-      case ReduceKind::Prod: return floatImm(1.0, dtype);
+      case ReduceKind::Sum:
+        return floatImm(0.0, dtype);
+      case ReduceKind::Max:
+        return floatImm(-std::numeric_limits<double>::infinity(), dtype);
+      case ReduceKind::Min:
+        return floatImm(std::numeric_limits<double>::infinity(), dtype);
+      case ReduceKind::Prod:
+        return floatImm(1.0, dtype);
     }
   }
   switch (kind) {
-    case ReduceKind::Sum: return intImm(0, dtype);
-    case ReduceKind::Max: return intImm(intTypeMin(dtype), dtype);
+    case ReduceKind::Sum:
+      return intImm(0, dtype);
+    case ReduceKind::Max:
+      return intImm(intTypeMin(dtype), dtype);
     // UInt64's largest value is all ones, -1 in its int64 carrier.
-    case ReduceKind::Min: return intImm(isUnsigned64(dtype) ? -1 : intTypeMax(dtype), dtype);
-    case ReduceKind::Prod: return intImm(1, dtype);
+    case ReduceKind::Min:
+      return intImm(isUnsigned64(dtype) ? -1 : intTypeMax(dtype), dtype);
+    case ReduceKind::Prod:
+      return intImm(1, dtype);
   }
   TT_UNREACHABLE("reduce kind");
 }
@@ -172,8 +225,10 @@ void promote(Expr& a, Expr& b) {
   if (a.dtype() == b.dtype()) return;
   auto toFloat = [](Expr& x, DType ft) {
     int64_t v;
-    if (isConstInt(x, &v)) x = floatImm(static_cast<double>(v), ft);
-    else x = cast(ft, x);
+    if (isConstInt(x, &v))
+      x = floatImm(static_cast<double>(v), ft);
+    else
+      x = cast(ft, x);
   };
   if (isFloat(a.dtype()) && isFloat(b.dtype())) {
     // Two float types: the wider one; float16 with bfloat16 meets in float32.
@@ -189,8 +244,14 @@ void promote(Expr& a, Expr& b) {
   // Both integer or bool: widen to Int64 unless one side is a constant that fits the other.
   int64_t v;
   auto fits = [](int64_t c, DType t) { return t != DType::Bool && c >= intTypeMin(t) && c <= intTypeMax(t); };
-  if (isConstInt(b, &v) && fits(v, a.dtype())) { b = intImm(v, a.dtype()); return; }
-  if (isConstInt(a, &v) && fits(v, b.dtype())) { a = intImm(v, b.dtype()); return; }
+  if (isConstInt(b, &v) && fits(v, a.dtype())) {
+    b = intImm(v, a.dtype());
+    return;
+  }
+  if (isConstInt(a, &v) && fits(v, b.dtype())) {
+    a = intImm(v, b.dtype());
+    return;
+  }
   if (a.dtype() != DType::Int64) a = cast(DType::Int64, a);
   if (b.dtype() != DType::Int64) b = cast(DType::Int64, b);
 }
@@ -225,39 +286,71 @@ Expr binary(BinOp op, Expr a, Expr b) {
     uint64_t ux = static_cast<uint64_t>(x), uy = static_cast<uint64_t>(y);
     auto u = [t](uint64_t v) { return intImm(static_cast<int64_t>(v), t); };
     switch (op) {
-      case BinOp::Add: return u(ux + uy);
-      case BinOp::Sub: return u(ux - uy);
-      case BinOp::Mul: return u(ux * uy);
-      case BinOp::FloorDiv: if (uy != 0) return u(ux / uy); break;
-      case BinOp::FloorMod: if (uy != 0) return u(ux % uy); break;
-      case BinOp::Min: return u(std::min(ux, uy));
-      case BinOp::Max: return u(std::max(ux, uy));
-      case BinOp::Eq: return boolImm(ux == uy);
-      case BinOp::Ne: return boolImm(ux != uy);
-      case BinOp::Lt: return boolImm(ux < uy);
-      case BinOp::Le: return boolImm(ux <= uy);
-      case BinOp::Gt: return boolImm(ux > uy);
-      case BinOp::Ge: return boolImm(ux >= uy);
-      default: break;
+      case BinOp::Add:
+        return u(ux + uy);
+      case BinOp::Sub:
+        return u(ux - uy);
+      case BinOp::Mul:
+        return u(ux * uy);
+      case BinOp::FloorDiv:
+        if (uy != 0) return u(ux / uy);
+        break;
+      case BinOp::FloorMod:
+        if (uy != 0) return u(ux % uy);
+        break;
+      case BinOp::Min:
+        return u(std::min(ux, uy));
+      case BinOp::Max:
+        return u(std::max(ux, uy));
+      case BinOp::Eq:
+        return boolImm(ux == uy);
+      case BinOp::Ne:
+        return boolImm(ux != uy);
+      case BinOp::Lt:
+        return boolImm(ux < uy);
+      case BinOp::Le:
+        return boolImm(ux <= uy);
+      case BinOp::Gt:
+        return boolImm(ux > uy);
+      case BinOp::Ge:
+        return boolImm(ux >= uy);
+      default:
+        break;
     }
   } else if (isConstInt(a, &x) && isConstInt(b, &y) && t != DType::Bool) {
     // Sums and products in uint64, which wraps where int64 would overflow.
     auto wrap = [t](uint64_t v) { return intImm(wrapInt(t, static_cast<int64_t>(v)), t); };
     switch (op) {
-      case BinOp::Add: return wrap(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
-      case BinOp::Sub: return wrap(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
-      case BinOp::Mul: return wrap(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
-      case BinOp::FloorDiv: if (y != 0) return intImm(floorDiv(x, y), t); break;
-      case BinOp::FloorMod: if (y != 0) return intImm(floorMod(x, y), t); break;
-      case BinOp::Min: return intImm(std::min(x, y), t);
-      case BinOp::Max: return intImm(std::max(x, y), t);
-      case BinOp::Eq: return boolImm(x == y);
-      case BinOp::Ne: return boolImm(x != y);
-      case BinOp::Lt: return boolImm(x < y);
-      case BinOp::Le: return boolImm(x <= y);
-      case BinOp::Gt: return boolImm(x > y);
-      case BinOp::Ge: return boolImm(x >= y);
-      default: break;
+      case BinOp::Add:
+        return wrap(static_cast<uint64_t>(x) + static_cast<uint64_t>(y));
+      case BinOp::Sub:
+        return wrap(static_cast<uint64_t>(x) - static_cast<uint64_t>(y));
+      case BinOp::Mul:
+        return wrap(static_cast<uint64_t>(x) * static_cast<uint64_t>(y));
+      case BinOp::FloorDiv:
+        if (y != 0) return intImm(floorDiv(x, y), t);
+        break;
+      case BinOp::FloorMod:
+        if (y != 0) return intImm(floorMod(x, y), t);
+        break;
+      case BinOp::Min:
+        return intImm(std::min(x, y), t);
+      case BinOp::Max:
+        return intImm(std::max(x, y), t);
+      case BinOp::Eq:
+        return boolImm(x == y);
+      case BinOp::Ne:
+        return boolImm(x != y);
+      case BinOp::Lt:
+        return boolImm(x < y);
+      case BinOp::Le:
+        return boolImm(x <= y);
+      case BinOp::Gt:
+        return boolImm(x > y);
+      case BinOp::Ge:
+        return boolImm(x >= y);
+      default:
+        break;
     }
   }
   if (isInt(t)) {
@@ -285,7 +378,8 @@ Expr unary(UnOp op, Expr a) {
       if (int64_t v; isConstInt(a, &v)) return boolImm(v == 0);
       return make(DType::Bool, Unary{op, std::move(a)});
     case UnOp::Neg:
-      if (int64_t v; isConstInt(a, &v)) return intImm(wrapInt(a.dtype(), static_cast<int64_t>(0 - static_cast<uint64_t>(v))), a.dtype());
+      if (int64_t v; isConstInt(a, &v))
+        return intImm(wrapInt(a.dtype(), static_cast<int64_t>(0 - static_cast<uint64_t>(v))), a.dtype());
       if (double v; isConstFloat(a, &v)) return floatImm(-v, a.dtype());
       break;
     case UnOp::Abs:
@@ -310,7 +404,8 @@ Expr select(Expr cond, Expr t, Expr f) {
 Expr cast(DType dtype, Expr a) {
   if (a.dtype() == dtype) return a;
   // float32 constants meet float64 operands as their exact value (promote()).
-  if (double v; isConstFloat(a, &v) && a.dtype() == DType::Float32 && dtype == DType::Float64) return floatImm(v, dtype);
+  if (double v; isConstFloat(a, &v) && a.dtype() == DType::Float32 && dtype == DType::Float64)
+    return floatImm(v, dtype);
   if (int64_t v; isConstInt(a, &v)) {
     // UInt64 to float32 rounds once, from the integer (as the generated code converts).
     if (isUnsigned64(a.dtype()) && dtype == DType::Float32)

@@ -95,13 +95,32 @@ class Tensor {
 };
 
 // ---- Expression nodes ----------------------------------------------------------------------------
-enum class BinOp : uint8_t {
-  Add, Sub, Mul, Div, FloorDiv, FloorMod, Min, Max, Pow,
-  Eq, Ne, Lt, Le, Gt, Ge, And, Or
-};
+enum class BinOp : uint8_t { Add, Sub, Mul, Div, FloorDiv, FloorMod, Min, Max, Pow, Eq, Ne, Lt, Le, Gt, Ge, And, Or };
 enum class UnOp : uint8_t {
-  Neg, Not, Abs, Exp, Log, Sqrt, Rsqrt, Tanh, Erf, Sigmoid, Floor, Ceil, Round,
-  Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh,
+  Neg,
+  Not,
+  Abs,
+  Exp,
+  Log,
+  Sqrt,
+  Rsqrt,
+  Tanh,
+  Erf,
+  Sigmoid,
+  Floor,
+  Ceil,
+  Round,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Sinh,
+  Cosh,
+  Asinh,
+  Acosh,
+  Atanh,
   // float32 truncated toward zero to bfloat16's precision (the low 16 bits cleared; NaN stays a
   // NaN): ONNX's Cast to BFLOAT16 as its reference implementation does it (onnx 1.12).
   TruncBf16
@@ -114,9 +133,15 @@ const char* reduceKindName(ReduceKind k);
 bool isComparison(BinOp op);
 bool isLogical(BinOp op);
 
-struct IntImm { int64_t value; };
-struct FloatImm { double value; };
-struct VarRef { Var var; };
+struct IntImm {
+  int64_t value;
+};
+struct FloatImm {
+  double value;
+};
+struct VarRef {
+  Var var;
+};
 struct Binary;
 struct Unary;
 struct Select;
@@ -128,9 +153,9 @@ struct Reduce;
 class Expr {
  public:
   Expr() = default;
-  Expr(int v);        // NOLINT: Int64 constant
-  Expr(int64_t v);    // NOLINT
-  Expr(double v);     // NOLINT: Float32 constant
+  Expr(int v);      // NOLINT: Int64 constant
+  Expr(int64_t v);  // NOLINT
+  Expr(double v);   // NOLINT: Float32 constant
   explicit Expr(std::shared_ptr<const struct ExprNode> n) : n_(std::move(n)) {}
 
   bool defined() const { return n_ != nullptr; }
@@ -145,12 +170,28 @@ class Expr {
   std::shared_ptr<const ExprNode> n_;
 };
 
-struct Binary { BinOp op; Expr a, b; };
-struct Unary { UnOp op; Expr a; };
-struct Select { Expr cond, t, f; };
-struct Cast { Expr a; };
-struct TensorRead { Tensor tensor; std::vector<Expr> indices; };
-struct BufferLoad { BufferRef buffer; Expr index; };
+struct Binary {
+  BinOp op;
+  Expr a, b;
+};
+struct Unary {
+  UnOp op;
+  Expr a;
+};
+struct Select {
+  Expr cond, t, f;
+};
+struct Cast {
+  Expr a;
+};
+struct TensorRead {
+  Tensor tensor;
+  std::vector<Expr> indices;
+};
+struct BufferLoad {
+  BufferRef buffer;
+  Expr index;
+};
 struct Reduce {
   ReduceKind kind;
   Expr source;
@@ -159,8 +200,7 @@ struct Reduce {
 };
 
 struct ExprNode {
-  using Kind = std::variant<IntImm, FloatImm, VarRef, Binary, Unary, Select, Cast, TensorRead,
-                            BufferLoad, Reduce>;
+  using Kind = std::variant<IntImm, FloatImm, VarRef, Binary, Unary, Select, Cast, TensorRead, BufferLoad, Reduce>;
   DType dtype;
   Kind kind;
 };

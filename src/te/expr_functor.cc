@@ -8,14 +8,28 @@ namespace ttune::te {
 
 void forEachChild(const Expr& e, const std::function<void(const Expr&)>& fn) {
   std::visit(Overload{
-                 [](const IntImm&) {}, [](const FloatImm&) {}, [](const VarRef&) {},
-                 [&](const Binary& n) { fn(n.a); fn(n.b); },
+                 [](const IntImm&) {},
+                 [](const FloatImm&) {},
+                 [](const VarRef&) {},
+                 [&](const Binary& n) {
+                   fn(n.a);
+                   fn(n.b);
+                 },
                  [&](const Unary& n) { fn(n.a); },
-                 [&](const Select& n) { fn(n.cond); fn(n.t); fn(n.f); },
+                 [&](const Select& n) {
+                   fn(n.cond);
+                   fn(n.t);
+                   fn(n.f);
+                 },
                  [&](const Cast& n) { fn(n.a); },
-                 [&](const TensorRead& n) { for (const Expr& i : n.indices) fn(i); },
+                 [&](const TensorRead& n) {
+                   for (const Expr& i : n.indices) fn(i);
+                 },
                  [&](const BufferLoad& n) { fn(n.index); },
-                 [&](const Reduce& n) { fn(n.source); if (n.cond.defined()) fn(n.cond); },
+                 [&](const Reduce& n) {
+                   fn(n.source);
+                   if (n.cond.defined()) fn(n.cond);
+                 },
              },
              e.node().kind);
 }
@@ -26,46 +40,46 @@ void visitAll(const Expr& e, const std::function<void(const Expr&)>& fn) {
 }
 
 Expr mapChildren(const Expr& e, const std::function<Expr(const Expr&)>& f) {
-  return std::visit(
-      Overload{
-          [&](const IntImm&) { return e; }, [&](const FloatImm&) { return e; },
-          [&](const VarRef&) { return e; },
-          [&](const Binary& n) {
-            Expr a = f(n.a), b = f(n.b);
-            return a.same(n.a) && b.same(n.b) ? e : binary(n.op, a, b);
-          },
-          [&](const Unary& n) {
-            Expr a = f(n.a);
-            return a.same(n.a) ? e : unary(n.op, a);
-          },
-          [&](const Select& n) {
-            Expr c = f(n.cond), t = f(n.t), fl = f(n.f);
-            return c.same(n.cond) && t.same(n.t) && fl.same(n.f) ? e : select(c, t, fl);
-          },
-          [&](const Cast& n) {
-            Expr a = f(n.a);
-            return a.same(n.a) ? e : cast(e.dtype(), a);
-          },
-          [&](const TensorRead& n) {
-            std::vector<Expr> idx;
-            bool changed = false;
-            for (const Expr& i : n.indices) {
-              idx.push_back(f(i));
-              changed |= !idx.back().same(i);
-            }
-            return changed ? n.tensor(idx) : e;
-          },
-          [&](const BufferLoad& n) {
-            Expr i = f(n.index);
-            return i.same(n.index) ? e : bufferLoad(n.buffer, i);
-          },
-          [&](const Reduce& n) {
-            Expr s = f(n.source);
-            Expr c = n.cond.defined() ? f(n.cond) : Expr();
-            return s.same(n.source) && c.same(n.cond) ? e : reduce(n.kind, s, n.axes, c);
-          },
-      },
-      e.node().kind);
+  return std::visit(Overload{
+                        [&](const IntImm&) { return e; },
+                        [&](const FloatImm&) { return e; },
+                        [&](const VarRef&) { return e; },
+                        [&](const Binary& n) {
+                          Expr a = f(n.a), b = f(n.b);
+                          return a.same(n.a) && b.same(n.b) ? e : binary(n.op, a, b);
+                        },
+                        [&](const Unary& n) {
+                          Expr a = f(n.a);
+                          return a.same(n.a) ? e : unary(n.op, a);
+                        },
+                        [&](const Select& n) {
+                          Expr c = f(n.cond), t = f(n.t), fl = f(n.f);
+                          return c.same(n.cond) && t.same(n.t) && fl.same(n.f) ? e : select(c, t, fl);
+                        },
+                        [&](const Cast& n) {
+                          Expr a = f(n.a);
+                          return a.same(n.a) ? e : cast(e.dtype(), a);
+                        },
+                        [&](const TensorRead& n) {
+                          std::vector<Expr> idx;
+                          bool changed = false;
+                          for (const Expr& i : n.indices) {
+                            idx.push_back(f(i));
+                            changed |= !idx.back().same(i);
+                          }
+                          return changed ? n.tensor(idx) : e;
+                        },
+                        [&](const BufferLoad& n) {
+                          Expr i = f(n.index);
+                          return i.same(n.index) ? e : bufferLoad(n.buffer, i);
+                        },
+                        [&](const Reduce& n) {
+                          Expr s = f(n.source);
+                          Expr c = n.cond.defined() ? f(n.cond) : Expr();
+                          return s.same(n.source) && c.same(n.cond) ? e : reduce(n.kind, s, n.axes, c);
+                        },
+                    },
+                    e.node().kind);
 }
 
 Expr substitute(const Expr& e, const VarMap<Expr>& map) {
@@ -91,8 +105,7 @@ bool hasMemoryRead(const Expr& e) {
   return found;
 }
 
-Expr rewriteReads(const Expr& e,
-                  const std::function<Expr(const TensorRead&, std::vector<Expr>)>& f) {
+Expr rewriteReads(const Expr& e, const std::function<Expr(const TensorRead&, std::vector<Expr>)>& f) {
   if (const TensorRead* r = e.as<TensorRead>()) {
     std::vector<Expr> idx;
     for (const Expr& i : r->indices) idx.push_back(rewriteReads(i, f));
@@ -105,47 +118,45 @@ bool structurallyEqual(const Expr& a, const Expr& b) {
   if (a.same(b)) return true;
   if (!a.defined() || !b.defined()) return false;
   if (a.dtype() != b.dtype() || a.node().kind.index() != b.node().kind.index()) return false;
-  return std::visit(
-      Overload{
-          [&](const IntImm& x) { return x.value == std::get<IntImm>(b.node().kind).value; },
-          [&](const FloatImm& x) { return x.value == std::get<FloatImm>(b.node().kind).value; },
-          [&](const VarRef& x) { return x.var.same(std::get<VarRef>(b.node().kind).var); },
-          [&](const Binary& x) {
-            const auto& y = std::get<Binary>(b.node().kind);
-            return x.op == y.op && structurallyEqual(x.a, y.a) && structurallyEqual(x.b, y.b);
-          },
-          [&](const Unary& x) {
-            const auto& y = std::get<Unary>(b.node().kind);
-            return x.op == y.op && structurallyEqual(x.a, y.a);
-          },
-          [&](const Select& x) {
-            const auto& y = std::get<Select>(b.node().kind);
-            return structurallyEqual(x.cond, y.cond) && structurallyEqual(x.t, y.t) &&
-                   structurallyEqual(x.f, y.f);
-          },
-          [&](const Cast& x) { return structurallyEqual(x.a, std::get<Cast>(b.node().kind).a); },
-          [&](const TensorRead& x) {
-            const auto& y = std::get<TensorRead>(b.node().kind);
-            if (!x.tensor.same(y.tensor) || x.indices.size() != y.indices.size()) return false;
-            for (size_t i = 0; i < x.indices.size(); ++i)
-              if (!structurallyEqual(x.indices[i], y.indices[i])) return false;
-            return true;
-          },
-          [&](const BufferLoad& x) {
-            const auto& y = std::get<BufferLoad>(b.node().kind);
-            return x.buffer == y.buffer && structurallyEqual(x.index, y.index);
-          },
-          [&](const Reduce& x) {
-            const auto& y = std::get<Reduce>(b.node().kind);
-            if (x.kind != y.kind || x.axes.size() != y.axes.size()) return false;
-            for (size_t i = 0; i < x.axes.size(); ++i)
-              if (!x.axes[i].var.same(y.axes[i].var)) return false;
-            return structurallyEqual(x.source, y.source) &&
-                   (x.cond.defined() == y.cond.defined()) &&
-                   (!x.cond.defined() || structurallyEqual(x.cond, y.cond));
-          },
-      },
-      a.node().kind);
+  return std::visit(Overload{
+                        [&](const IntImm& x) { return x.value == std::get<IntImm>(b.node().kind).value; },
+                        [&](const FloatImm& x) { return x.value == std::get<FloatImm>(b.node().kind).value; },
+                        [&](const VarRef& x) { return x.var.same(std::get<VarRef>(b.node().kind).var); },
+                        [&](const Binary& x) {
+                          const auto& y = std::get<Binary>(b.node().kind);
+                          return x.op == y.op && structurallyEqual(x.a, y.a) && structurallyEqual(x.b, y.b);
+                        },
+                        [&](const Unary& x) {
+                          const auto& y = std::get<Unary>(b.node().kind);
+                          return x.op == y.op && structurallyEqual(x.a, y.a);
+                        },
+                        [&](const Select& x) {
+                          const auto& y = std::get<Select>(b.node().kind);
+                          return structurallyEqual(x.cond, y.cond) && structurallyEqual(x.t, y.t) &&
+                                 structurallyEqual(x.f, y.f);
+                        },
+                        [&](const Cast& x) { return structurallyEqual(x.a, std::get<Cast>(b.node().kind).a); },
+                        [&](const TensorRead& x) {
+                          const auto& y = std::get<TensorRead>(b.node().kind);
+                          if (!x.tensor.same(y.tensor) || x.indices.size() != y.indices.size()) return false;
+                          for (size_t i = 0; i < x.indices.size(); ++i)
+                            if (!structurallyEqual(x.indices[i], y.indices[i])) return false;
+                          return true;
+                        },
+                        [&](const BufferLoad& x) {
+                          const auto& y = std::get<BufferLoad>(b.node().kind);
+                          return x.buffer == y.buffer && structurallyEqual(x.index, y.index);
+                        },
+                        [&](const Reduce& x) {
+                          const auto& y = std::get<Reduce>(b.node().kind);
+                          if (x.kind != y.kind || x.axes.size() != y.axes.size()) return false;
+                          for (size_t i = 0; i < x.axes.size(); ++i)
+                            if (!x.axes[i].var.same(y.axes[i].var)) return false;
+                          return structurallyEqual(x.source, y.source) && (x.cond.defined() == y.cond.defined()) &&
+                                 (!x.cond.defined() || structurallyEqual(x.cond, y.cond));
+                        },
+                    },
+                    a.node().kind);
 }
 
 namespace {

@@ -25,8 +25,7 @@ bool usesVar(const Expr& e, const VarNode* var);
 // True when e contains any TensorRead or BufferLoad (so it is not safe to evaluate speculatively).
 bool hasMemoryRead(const Expr& e);
 // Rewrites every TensorRead with f(read node, already-rewritten indices).
-Expr rewriteReads(const Expr& e,
-                  const std::function<Expr(const TensorRead&, std::vector<Expr>)>& f);
+Expr rewriteReads(const Expr& e, const std::function<Expr(const TensorRead&, std::vector<Expr>)>& f);
 // Structural equality (vars by identity, buffers and tensors by identity).
 bool structurallyEqual(const Expr& a, const Expr& b);
 // A hash consistent with structurallyEqual (equal expressions hash equal), for sets and memos

@@ -48,7 +48,7 @@ inline uint16_t floatToHalf(float f) {
   uint16_t sign = static_cast<uint16_t>((u >> 16) & 0x8000u);
   uint32_t a = u & 0x7fffffffu;
   if (a > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u | ((a >> 13) & 0x3ffu));  // NaN
-  if (a >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // rounds to >= 65520: inf
+  if (a >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);                        // rounds to >= 65520: inf
   if (a < 0x38800000u) {  // below 2^-14: a float16 subnormal, man * 2^-24 rounded to even
     // Adding 0.5 moves the value's bits below 2^-24 out of float32's 23-bit mantissa: the
     // float32 addition itself rounds to nearest even at the right place.

@@ -23,14 +23,18 @@ void print(std::string& out, const Expr& e) {
   }
   std::visit(Overload{
                  [&](const IntImm& n) {
-                   if (e.dtype() == DType::Bool) out += n.value ? "true" : "false";
-                   else out += std::to_string(n.value);
+                   if (e.dtype() == DType::Bool)
+                     out += n.value ? "true" : "false";
+                   else
+                     out += std::to_string(n.value);
                  },
                  [&](const FloatImm& n) { out += formatDouble(n.value) + "f"; },
                  [&](const VarRef& n) { out += n.var.name(); },
                  [&](const Binary& n) {
                    switch (n.op) {
-                     case BinOp::Min: case BinOp::Max: case BinOp::Pow:
+                     case BinOp::Min:
+                     case BinOp::Max:
+                     case BinOp::Pow:
                        out += binOpName(n.op);
                        out += "(";
                        print(out, n.a);
@@ -38,7 +42,8 @@ void print(std::string& out, const Expr& e) {
                        print(out, n.b);
                        out += ")";
                        return;
-                     default: break;
+                     default:
+                       break;
                    }
                    const char* sym = n.op == BinOp::FloorDiv ? "//" : n.op == BinOp::FloorMod ? "%" : binOpName(n.op);
                    out += "(";

@@ -8,7 +8,8 @@ namespace ttune::te {
 int64_t shapeElements(const Shape& shape) {
   int64_t n = 1;
   for (int64_t d : shape)
-    if (__builtin_mul_overflow(n, d, &n)) throw Error("the shape " + shapeToString(shape) + " has too many elements to count");
+    if (__builtin_mul_overflow(n, d, &n))
+      throw Error("the shape " + shapeToString(shape) + " has too many elements to count");
   return n;
 }
 

@@ -29,9 +29,10 @@ std::vector<Tensor> Operation::inputs() const {
 }
 
 Tensor placeholder(std::string name, Shape shape, DType dtype, bool is_constant) {
-  for (int64_t d : shape) TT_CHECK_ARG(d > 0, "placeholder ", name, " has a non-positive dimension in shape ", shapeToString(shape));
-  return Tensor(std::make_shared<Operation>(std::move(name), std::move(shape), dtype, OpTag::Other,
-                                            PlaceholderOp{is_constant}));
+  for (int64_t d : shape)
+    TT_CHECK_ARG(d > 0, "placeholder ", name, " has a non-positive dimension in shape ", shapeToString(shape));
+  return Tensor(
+      std::make_shared<Operation>(std::move(name), std::move(shape), dtype, OpTag::Other, PlaceholderOp{is_constant}));
 }
 
 IterVar reduceAxis(int64_t extent, std::string name) {
@@ -61,8 +62,8 @@ Tensor computeWithAxes(std::string name, std::vector<IterVar> axes, Expr body, O
                                             ComputeOp{std::move(axes), std::move(body)}));
 }
 
-Tensor compute(std::string name, Shape shape, const std::function<Expr(const std::vector<Var>&)>& fn,
-               OpTag tag, std::vector<std::string> axis_names) {
+Tensor compute(std::string name, Shape shape, const std::function<Expr(const std::vector<Var>&)>& fn, OpTag tag,
+               std::vector<std::string> axis_names) {
   static const char* kDefault[] = {"i", "j", "k", "l", "m", "n", "o", "p"};
   std::vector<IterVar> axes;
   std::vector<Var> vars;

@@ -35,12 +35,12 @@ struct ComputeOp {
 // and reports that treat some operators specially (a Winograd transform, padding) test this,
 // never the op's name, which kernels may rename ("pad.1") and steps derive from ("conv.local").
 enum class OpTag : uint8_t {
-  Other,            // no special treatment (e.g. ops built by tests)
-  Elementwise,      // out[i] = f(in[i]) over inputs of the output's shape
-  Broadcast,        // element-wise over inputs broadcast to the output's shape
-  Injective,        // each output reads inputs at computed indices (layout changes, gathers)
-  Pad,              // constant padding: reads inside the input, a fill value outside
-  Reduction,        // a reduction that is none of the kinds below
+  Other,        // no special treatment (e.g. ops built by tests)
+  Elementwise,  // out[i] = f(in[i]) over inputs of the output's shape
+  Broadcast,    // element-wise over inputs broadcast to the output's shape
+  Injective,    // each output reads inputs at computed indices (layout changes, gathers)
+  Pad,          // constant padding: reads inside the input, a fill value outside
+  Reduction,    // a reduction that is none of the kinds below
   Pool,
   Softmax,
   LayerNorm,
@@ -83,8 +83,7 @@ class Operation {
   Kind kind_;
 };
 
-Tensor placeholder(std::string name, Shape shape, DType dtype = DType::Float32,
-                   bool is_constant = false);
+Tensor placeholder(std::string name, Shape shape, DType dtype = DType::Float32, bool is_constant = false);
 
 // Defines out[i0..in] = fn(i0..in). axis_names default to i, j, k, l, m, ...; the body may be a
 // Reduce built with sum/maxReduce/minReduce over IterVars made by reduceAxis().

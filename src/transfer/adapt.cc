@@ -23,7 +23,8 @@ double distance(const std::vector<std::optional<int64_t>>& a, const std::vector<
 
 }  // namespace
 
-Expected<std::vector<Step>> adaptSplits(const std::vector<Step>& steps, const std::shared_ptr<const te::ComputeDAG>& dag) {
+Expected<std::vector<Step>> adaptSplits(const std::vector<Step>& steps,
+                                        const std::shared_ptr<const te::ComputeDAG>& dag) {
   std::vector<Step> out = steps;
   State s(dag);
   for (size_t i = 0; i < out.size(); ++i) {
@@ -81,8 +82,10 @@ Expected<std::vector<Step>> adaptLanes(const std::vector<Step>& steps, const std
         // Keep the product: the next level out gives or takes the factor when it can.
         if (sp->lengths.size() >= 2 && sp->lengths[sp->lengths.size() - 2]) {
           int64_t& next = *sp->lengths[sp->lengths.size() - 2];
-          if (scaled < l) next *= l / scaled;
-          else if (next % (scaled / l) == 0) next /= scaled / l;
+          if (scaled < l)
+            next *= l / scaled;
+          else if (next % (scaled / l) == 0)
+            next /= scaled / l;
         }
       }
     }
@@ -94,7 +97,8 @@ Expected<std::vector<Step>> adaptLanes(const std::vector<Step>& steps, const std
   auto plain = State::replay(dag, search);
   if (!plain.ok()) return Unexpected(plain.error());
   auto fit = autotune::fitRegisters(*plain, to_lanes, registers);
-  if (!fit) return Unexpected("its register tile cannot be made to fit " + std::to_string(registers) + " vector registers");
+  if (!fit)
+    return Unexpected("its register tile cannot be made to fit " + std::to_string(registers) + " vector registers");
   std::vector<Step> fitted = fit->steps();
   for (const Step& st : out)
     if (std::holds_alternative<LayoutRewriteStep>(st)) fitted.push_back(st);

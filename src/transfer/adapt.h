@@ -25,7 +25,7 @@ Expected<std::vector<schedule::Step>> adaptSplits(const std::vector<schedule::St
 // register tiles that no longer fit are shrunk (autotune::fitRegisters). E.g. an AVX-512 tile of
 // 14 rows x 32 lanes becomes 6 x 16 on AVX2. Fails when the steps do not replay on `dag`.
 Expected<std::vector<schedule::Step>> adaptLanes(const std::vector<schedule::Step>& steps,
-                                                 const std::shared_ptr<const te::ComputeDAG>& dag, int from_lanes, int to_lanes,
-                                                 int registers);
+                                                 const std::shared_ptr<const te::ComputeDAG>& dag, int from_lanes,
+                                                 int to_lanes, int registers);
 
 }  // namespace ttune::transfer

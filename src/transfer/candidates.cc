@@ -52,9 +52,9 @@ class CandidateRule {
 
 }  // namespace
 
-std::vector<Record> classCandidates(const store::Bank& bank, const std::string& class_id, const std::string& target_model,
-                                    const store::TargetFilter& target, const std::string& preferred_cpu,
-                                    schedule::Baseline baseline) {
+std::vector<Record> classCandidates(const store::Bank& bank, const std::string& class_id,
+                                    const std::string& target_model, const store::TargetFilter& target,
+                                    const std::string& preferred_cpu, schedule::Baseline baseline) {
   store::RecordQuery q;
   q.class_id = class_id;
   q.ok_only = true;
@@ -80,7 +80,8 @@ std::vector<Record> classCandidates(const store::Bank& bank, const std::string& 
 
 const std::vector<Record>& ClassCandidates::of(const std::string& class_id) {
   auto it = read_.find(class_id);
-  if (it == read_.end()) it = read_.emplace(class_id, classCandidates(bank_, class_id, model_, target_, cpu_, baseline_)).first;
+  if (it == read_.end())
+    it = read_.emplace(class_id, classCandidates(bank_, class_id, model_, target_, cpu_, baseline_)).first;
   return it->second;
 }
 
@@ -89,8 +90,9 @@ store::TargetFilter candidateTier(const schedule::TargetInfo& target, int tier) 
   return store::TargetFilter::sameIsa(target);
 }
 
-std::vector<std::vector<Record>> collectCandidates(const std::vector<const graph::Kernel*>& kernels, const store::Bank& bank,
-                                                   const std::string& target_model, const schedule::TargetInfo& target,
+std::vector<std::vector<Record>> collectCandidates(const std::vector<const graph::Kernel*>& kernels,
+                                                   const store::Bank& bank, const std::string& target_model,
+                                                   const schedule::TargetInfo& target,
                                                    const std::vector<std::string>& sources, int* tier,
                                                    schedule::Baseline baseline) {
   std::set<std::string> only(sources.begin(), sources.end());
@@ -102,7 +104,8 @@ std::vector<std::vector<Record>> collectCandidates(const std::vector<const graph
     for (size_t i = 0; i < kernels.size(); ++i) {
       found[i].clear();
       std::vector<std::string> ids{kernels[i]->class_id};
-      for (std::string& id : paddingVariants(kernels[i]->class_id, kernels[i]->class_name, classes)) ids.push_back(std::move(id));
+      for (std::string& id : paddingVariants(kernels[i]->class_id, kernels[i]->class_name, classes))
+        ids.push_back(std::move(id));
       for (const std::string& id : ids) {
         for (Record r : of_class.of(id)) {
           if (!only.empty() && !only.count(r.provenance.model)) continue;
@@ -140,7 +143,8 @@ std::vector<Candidate> buildCandidates(const graph::Kernel& k, const std::vector
     std::vector<Step> steps = r.steps;
     if (r.target.vector_bits > 0 && r.target.isa != code.isa) {
       // Measured for another vector width: same vector counts, register tiles refitted.
-      auto lanes = adaptLanes(r.steps, k.dag, std::max(1, r.target.vector_bits / 32), code.lanes(), code.vector_registers);
+      auto lanes =
+          adaptLanes(r.steps, k.dag, std::max(1, r.target.vector_bits / 32), code.lanes(), code.vector_registers);
       if (!lanes.ok()) {
         stats->failed++;
         continue;
@@ -152,13 +156,15 @@ std::vector<Candidate> buildCandidates(const graph::Kernel& k, const std::vector
       auto st = schedule::State::replay(k.dag, steps);
       if (st.ok() && seen.insert(store::stepsKey(steps)).second)
         cands.push_back({steps, src, r.provenance.model, origin, false, r.workload_key, r.result.median()});
-      else if (!st.ok()) stats->failed++;
+      else if (!st.ok())
+        stats->failed++;
     }
     if (adapt != Adapt::Verbatim) {
       auto a = adaptSplits(steps, k.dag);
       if (a.ok() && seen.insert(store::stepsKey(*a)).second)
         cands.push_back({*a, src, r.provenance.model, origin, true, r.workload_key, r.result.median()});
-      else if (!a.ok() && adapt == Adapt::Adapted) stats->failed++;
+      else if (!a.ok() && adapt == Adapt::Adapted)
+        stats->failed++;
     }
   }
   return cands;
@@ -189,7 +195,8 @@ std::unique_ptr<autotune::XGBoostModel> trainRanker(
   return model;
 }
 
-std::vector<Candidate> topRanked(const graph::Kernel& k, std::vector<Candidate> cands, autotune::XGBoostModel& ranker, int top_k) {
+std::vector<Candidate> topRanked(const graph::Kernel& k, std::vector<Candidate> cands, autotune::XGBoostModel& ranker,
+                                 int top_k) {
   if (static_cast<int>(cands.size()) <= top_k) return cands;
   std::vector<autotune::StateFeatures> feats;
   std::vector<size_t> valid;
@@ -206,7 +213,8 @@ std::vector<Candidate> topRanked(const graph::Kernel& k, std::vector<Candidate> 
   for (size_t c = 0; c < order.size(); ++c) order[c] = c;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return score[a] > score[b]; });
   std::vector<Candidate> kept;
-  for (size_t c = 0; c < order.size() && static_cast<int>(kept.size()) < top_k; ++c) kept.push_back(cands[valid[order[c]]]);
+  for (size_t c = 0; c < order.size() && static_cast<int>(kept.size()) < top_k; ++c)
+    kept.push_back(cands[valid[order[c]]]);
   return kept;
 }
 
@@ -224,7 +232,8 @@ std::vector<Candidate> topByPrior(const graph::Kernel& k, std::vector<Candidate>
   for (size_t c = 0; c < cands.size(); ++c) order.push_back({score(cands[c]), c});
   std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<Candidate> kept;
-  for (size_t c = 0; c < order.size() && static_cast<int>(kept.size()) < top_k; ++c) kept.push_back(std::move(cands[order[c].second]));
+  for (size_t c = 0; c < order.size() && static_cast<int>(kept.size()) < top_k; ++c)
+    kept.push_back(std::move(cands[order[c].second]));
   return kept;
 }
 

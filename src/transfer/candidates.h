@@ -3,12 +3,11 @@
 //
 // A record may serve when a cold tuning run of another model measured it against the same
 // baseline (schedule/baseline.h: the paper's basic-baseline experiment transfers only what Ansor
-// found from the basic defaults) and its lineage does not lead back to the target (CandidateRule); per (workload, source model) the best one is
-// taken (this CPU's when there is one: times of different CPUs do not compare). The bank is
-// searched by tiers: records measured for this ISA level on any CPU (every candidate is measured
-// here), else other levels (their vector lengths adapted). Each record is replayed on
-// the target kernel verbatim and/or with its splits re-factorized for the new extents; a cost
-// model trained on the source kernels' records can rank them.
+// found from the basic defaults) and its lineage does not lead back to the target (CandidateRule); per (workload,
+// source model) the best one is taken (this CPU's when there is one: times of different CPUs do not compare). The bank
+// is searched by tiers: records measured for this ISA level on any CPU (every candidate is measured here), else other
+// levels (their vector lengths adapted). Each record is replayed on the target kernel verbatim and/or with its splits
+// re-factorized for the new extents; a cost model trained on the source kernels' records can rank them.
 #pragma once
 
 #include <functional>
@@ -54,7 +53,10 @@ class ClassCandidates {
  public:
   ClassCandidates(const store::Bank& bank, std::string target_model, store::TargetFilter target,
                   std::string preferred_cpu = "", schedule::Baseline baseline = schedule::Baseline::Strong)
-      : bank_(bank), model_(std::move(target_model)), target_(std::move(target)), cpu_(std::move(preferred_cpu)),
+      : bank_(bank),
+        model_(std::move(target_model)),
+        target_(std::move(target)),
+        cpu_(std::move(preferred_cpu)),
         baseline_(baseline) {}
   const std::vector<schedule::Record>& of(const std::string& class_id);
 
@@ -82,8 +84,8 @@ struct BuildStats {
   int other_isa = 0;  // records of another ISA level (adapted)
 };
 // The distinct candidates of records for `kernel` on `code`.
-std::vector<Candidate> buildCandidates(const graph::Kernel& kernel, const std::vector<schedule::Record>& records, Adapt adapt,
-                                       const schedule::Target& code, BuildStats* stats);
+std::vector<Candidate> buildCandidates(const graph::Kernel& kernel, const std::vector<schedule::Record>& records,
+                                       Adapt adapt, const schedule::Target& code, BuildStats* stats);
 
 // A model ranking candidates, trained on the source workloads' records (their own DAGs); null
 // when fewer than 20 usable samples.
@@ -91,8 +93,8 @@ std::unique_ptr<autotune::XGBoostModel> trainRanker(
     const std::vector<schedule::Record>& source_records,
     const std::function<std::shared_ptr<const te::ComputeDAG>(const std::string&)>& source_dag);
 // The k best-ranked candidates.
-std::vector<Candidate> topRanked(const graph::Kernel& kernel, std::vector<Candidate> cands, autotune::XGBoostModel& ranker,
-                                 int k);
+std::vector<Candidate> topRanked(const graph::Kernel& kernel, std::vector<Candidate> cands,
+                                 autotune::XGBoostModel& ranker, int k);
 
 // The k candidates a zero-cost prior ranks best, in that order: schedules of the kernel's own
 // workload first (exact reuse), then by the throughput the source record reached on its own

@@ -14,19 +14,23 @@ namespace {
 
 // Why a run cannot be compared on this target, or "" when it can. A continued run is the one
 // tuning run that must be warm-started (from the transfer run, checked by the caller).
-std::string whyNot(const store::RunInfo& r, const schedule::Target& target, schedule::Baseline baseline, bool continued = false) {
+std::string whyNot(const store::RunInfo& r, const schedule::Target& target, schedule::Baseline baseline,
+                   bool continued = false) {
   std::string isa = schedule::isaName(target.isa), cpu = codegen::hostTarget().cpu;
   std::string run_isa = r.settings.value("isa", ""), run_cpu = r.settings.value("cpu", "");
   if (run_isa.empty() || run_cpu.empty())
-    return "run " + r.run_id + " does not record the CPU and ISA level it was measured on (it predates them); run it again";
+    return "run " + r.run_id +
+           " does not record the CPU and ISA level it was measured on (it predates them); run it again";
   if (run_isa != isa || run_cpu != cpu)
-    return "run " + r.run_id + " was measured on " + run_cpu + " with " + run_isa + " code, not on this " + cpu + " with " + isa +
-           " code: its times do not compare with timings taken here";
+    return "run " + r.run_id + " was measured on " + run_cpu + " with " + run_isa + " code, not on this " + cpu +
+           " with " + isa + " code: its times do not compare with timings taken here";
   if (runBaseline(r) != baseline)
-    return "run " + r.run_id + " measured against the " + schedule::baselineName(runBaseline(r)) + " default schedules, not the " +
-           schedule::baselineName(baseline) + " ones this comparison uses (--defaults): baselines do not mix";
+    return "run " + r.run_id + " measured against the " + schedule::baselineName(runBaseline(r)) +
+           " default schedules, not the " + schedule::baselineName(baseline) +
+           " ones this comparison uses (--defaults): baselines do not mix";
   if (r.kind == store::RunKind::Tune && !continued && r.settings.value("warm_start", false))
-    return "tuning run " + r.run_id + " was warm-started from the bank (--warm-start), so it is no from-scratch baseline";
+    return "tuning run " + r.run_id +
+           " was warm-started from the bank (--warm-start), so it is no from-scratch baseline";
   return "";
 }
 
@@ -37,23 +41,26 @@ schedule::Baseline runBaseline(const store::RunInfo& run) {
 }
 
 Expected<store::RunInfo> comparableRun(const store::Bank& bank, store::RunKind kind, const std::string& model,
-                                       const std::string& wanted, const schedule::Target& target, schedule::Baseline baseline) {
+                                       const std::string& wanted, const schedule::Target& target,
+                                       schedule::Baseline baseline) {
   std::optional<store::RunInfo> out;
   std::string last_reason;
   for (const store::RunInfo& r : bank.runs()) {
     if (!wanted.empty()) {
       if (r.run_id != wanted) continue;
       if (r.kind != kind)
-        return Unexpected("run " + wanted + " in " + bank.path() + " is a " + store::runKindName(r.kind) + " run, not a " +
-                          store::runKindName(kind) + " run");
+        return Unexpected("run " + wanted + " in " + bank.path() + " is a " + store::runKindName(r.kind) +
+                          " run, not a " + store::runKindName(kind) + " run");
       std::string why = whyNot(r, target, baseline);
       if (!why.empty()) return Unexpected(why);
       return r;
     }
     if (r.kind != kind || r.model != model || r.status != store::RunStatus::Finished) continue;
     std::string why = whyNot(r, target, baseline);
-    if (why.empty()) out = r;
-    else last_reason = why;
+    if (why.empty())
+      out = r;
+    else
+      last_reason = why;
   }
   if (!wanted.empty()) return Unexpected("the bank " + bank.path() + " has no run " + wanted);
   if (out) return *out;
@@ -80,8 +87,8 @@ Json choiceResult(const std::vector<Record>& chosen) {
   return Json{{"choice", c}};
 }
 
-std::optional<std::vector<Record>> inModelChoice(const store::Bank& bank, const std::string& model, const schedule::TargetInfo& here,
-                                                 schedule::Baseline baseline) {
+std::optional<std::vector<Record>> inModelChoice(const store::Bank& bank, const std::string& model,
+                                                 const schedule::TargetInfo& here, schedule::Baseline baseline) {
   std::vector<store::RunInfo> runs = bank.runs();
   for (auto it = runs.rbegin(); it != runs.rend(); ++it) {
     const store::RunInfo& r = *it;
@@ -103,7 +110,8 @@ std::vector<Record> transferChoice(const std::vector<Record>& records, const Jso
     std::map<std::string, const Record*> named;
     for (const Record& r : records) {
       if (!r.result.ok() || !c.contains(r.workload_key) || named.count(r.workload_key)) continue;
-      if (c[r.workload_key].is_string() && c[r.workload_key].get<std::string>() == store::stepsKey(r.steps)) named[r.workload_key] = &r;
+      if (c[r.workload_key].is_string() && c[r.workload_key].get<std::string>() == store::stepsKey(r.steps))
+        named[r.workload_key] = &r;
     }
     std::vector<Record> out;
     for (auto& [k, r] : named) out.push_back(*r);
@@ -112,8 +120,10 @@ std::vector<Record> transferChoice(const std::vector<Record>& records, const Jso
   std::map<std::string, double> default_s;
   std::vector<Record> transferred;
   for (const Record& r : records) {
-    if (r.provenance.source == "default") default_s[r.workload_key] = r.result.median();
-    else transferred.push_back(r);
+    if (r.provenance.source == "default")
+      default_s[r.workload_key] = r.result.median();
+    else
+      transferred.push_back(r);
   }
   std::vector<Record> out;
   for (Record& r : bestPerWorkload(transferred)) {
@@ -195,7 +205,8 @@ Expected<Comparison> compareRuns(const graph::Graph& g, const std::string& model
     }
     c.continued_run = run->run_id;
   }
-  executor::ModelTimings tm = executor::timeModels(g, configs, o.protocol, {.per_round = o.per_round, .single_run_from_s = o.single_run_from_s});
+  executor::ModelTimings tm = executor::timeModels(
+      g, configs, o.protocol, {.per_round = o.per_round, .single_run_from_s = o.single_run_from_s});
 
   c.untuned_s = tm.median_s[0];
   c.transferred_s = tm.median_s[1];

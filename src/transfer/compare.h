@@ -30,9 +30,9 @@
 #include "executor/latency.h"
 #include "graph/graph.h"
 #include "measure/speedup.h"
-#include "transfer/readout.h"
 #include "store/bank.h"
 #include "support/expected.h"
+#include "transfer/readout.h"
 
 namespace ttune::transfer {
 
@@ -53,7 +53,7 @@ struct CompareOptions {
 struct Checkpoint {
   double elapsed_s = 0;  // of the tuning run
   double latency_s = 0;
-  double speedup = 0;    // against untuned (the median of interval)
+  double speedup = 0;  // against untuned (the median of interval)
   measure::Speedup interval;
 };
 
@@ -87,7 +87,8 @@ schedule::Baseline runBaseline(const store::RunInfo& run);
 // The transfer run's choice per workload, from its records: the one its result names (in-model
 // refinement stores {"choice": {workload key: steps}}), else its fastest transferred schedule
 // when that beat the default measured in the same run.
-std::vector<schedule::Record> transferChoice(const std::vector<schedule::Record>& records, const Json& run_result = Json());
+std::vector<schedule::Record> transferChoice(const std::vector<schedule::Record>& records,
+                                             const Json& run_result = Json());
 // The run result naming a choice of records (written only by in-model refinement).
 Json choiceResult(const std::vector<schedule::Record>& chosen);
 // The choice the commands that compile `model` honour (cli/bank_access.h): when the newest

@@ -31,7 +31,8 @@ ModelCheck checkModel(const graph::Graph& g, const std::vector<Record>& picks, c
   int changed = 0;
   for (const auto& [key, r] : pick) {
     auto d = deflt.find(key);
-    bool same = d != deflt.end() ? store::stepsKey(d->second->steps) == store::stepsKey(r->steps) : r->provenance.source == "default";
+    bool same = d != deflt.end() ? store::stepsKey(d->second->steps) == store::stepsKey(r->steps)
+                                 : r->provenance.source == "default";
     changed += !same;
   }
   c.picks_differ = changed > 0;
@@ -62,7 +63,8 @@ ModelCheck checkModel(const graph::Graph& g, const std::vector<Record>& picks, c
   return c;
 }
 
-ModelCheck kernelLevelCheck(const std::vector<schedule::Record>& chosen, double defaults_s, double picks_s, int kernels_changed) {
+ModelCheck kernelLevelCheck(const std::vector<schedule::Record>& chosen, double defaults_s, double picks_s,
+                            int kernels_changed) {
   ModelCheck c;
   c.chosen = chosen;
   c.whole_model = false;
@@ -76,12 +78,9 @@ ModelCheck kernelLevelCheck(const std::vector<schedule::Record>& chosen, double 
 }
 
 Json checkJson(const ModelCheck& c) {
-  Json j{{"untuned_ms", c.defaults_s * 1e3},
-         {"chosen_ms", c.chosenSeconds() * 1e3},
-         {"picks_ms", c.picks_s * 1e3},
-         {"picks_kept", c.kept_picks},
-         {"picks_differ", c.picks_differ},
-         {"kernels_changed", c.kernels_changed}};
+  Json j{{"untuned_ms", c.defaults_s * 1e3}, {"chosen_ms", c.chosenSeconds() * 1e3},
+         {"picks_ms", c.picks_s * 1e3},      {"picks_kept", c.kept_picks},
+         {"picks_differ", c.picks_differ},   {"kernels_changed", c.kernels_changed}};
   j.update(measure::speedupJson(c.speedup));
   if (!c.whole_model) j["whole_model"] = false;
   return j;

@@ -29,27 +29,28 @@ struct ModelCheckOptions {
   measure::RoundsProtocol protocol = measure::decided(measure::modelRounds());
   int per_round = 3;
   double single_run_from_s = executor::kSingleRunFromS;  // executor::Interleave
-  std::shared_ptr<executor::KernelCache> cache;  // kernels compiled before (TransferResult::compiled)
+  std::shared_ptr<executor::KernelCache> cache;          // kernels compiled before (TransferResult::compiled)
 };
 
 struct ModelCheck {
   std::vector<schedule::Record> chosen;  // the picks (when kept), else the default records
   bool kept_picks = false;
-  bool picks_differ = false;             // some pick is not its default (else nothing was timed against)
-  measure::Speedup speedup;              // the picks over the defaults
-  double defaults_s = 0, picks_s = 0;    // median whole-model latencies over all runs
+  bool picks_differ = false;           // some pick is not its default (else nothing was timed against)
+  measure::Speedup speedup;            // the picks over the defaults
+  double defaults_s = 0, picks_s = 0;  // median whole-model latencies over all runs
   // The kept model's latency as the comparison reads it: the defaults' median over the picks'
   // paired speedup when they are kept (so it agrees with the printed ratio), else the defaults'.
   double chosenSeconds() const { return kept_picks ? defaults_s / speedup.median : defaults_s; }
-  int kernels_changed = 0;               // workloads whose kept choice is not the default schedule
-  bool whole_model = true;               // false: the kernels' times stand in (kernelLevelCheck)
+  int kernels_changed = 0;  // workloads whose kept choice is not the default schedule
+  bool whole_model = true;  // false: the kernels' times stand in (kernelLevelCheck)
 };
 
 // For code this process cannot run (another machine's, measured by a worker for it): the whole
 // model cannot be timed here, so the kernels' side-by-side re-timing decides alone (each kernel's
 // pick kept when it beat its default beyond the spread) and the model's figures are the
 // occurrence-weighted sums of the kernels' times, `defaults_s` and `picks_s`.
-ModelCheck kernelLevelCheck(const std::vector<schedule::Record>& chosen, double defaults_s, double picks_s, int kernels_changed);
+ModelCheck kernelLevelCheck(const std::vector<schedule::Record>& chosen, double defaults_s, double picks_s,
+                            int kernels_changed);
 
 // `picks`: at most one record per workload (default records allowed); `defaults`: records of
 // the default schedules (provenance source "default"), one per workload. Compiles and times

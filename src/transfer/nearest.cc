@@ -4,9 +4,9 @@
 #include <set>
 #include <type_traits>
 
+#include "graph/fusion.h"
 #include "schedule/state.h"
 #include "support/strings.h"
-#include "graph/fusion.h"
 
 namespace ttune::transfer {
 
@@ -91,7 +91,8 @@ std::vector<std::string> nearestClasses(const std::string& class_name, const std
   return out;
 }
 
-Expected<std::vector<Step>> remapStages(const std::vector<Step>& steps, const std::shared_ptr<const te::ComputeDAG>& dag) {
+Expected<std::vector<Step>> remapStages(const std::vector<Step>& steps,
+                                        const std::shared_ptr<const te::ComputeDAG>& dag) {
   if (dag->outputs().size() != 1) return Unexpected("the kernel has several outputs");
   const std::string output = dag->outputs()[0].op().name();
   schedule::State init(dag);
@@ -101,12 +102,13 @@ Expected<std::vector<Step>> remapStages(const std::vector<Step>& steps, const st
 
   // Names the source schedule mentions that this kernel does not have.
   std::set<std::string> created, inlined, missing_inlined, missing_other;
-  bool output_used = false;  // by the source, other than inlining it
+  bool output_used = false;       // by the source, other than inlining it
   std::set<std::string> dropped;  // padding stages this kernel lacks: every step of theirs goes
   for (const Step& s : steps) {
     const std::string& own = schedule::stepStage(s);
     if (isPadding(own) && !target.count(own)) {
-      if (!createdBy(s).empty()) return Unexpected("the schedule caches padding stage " + own + ", which this kernel lacks");
+      if (!createdBy(s).empty())
+        return Unexpected("the schedule caches padding stage " + own + ", which this kernel lacks");
       dropped.insert(own);
       continue;
     }
@@ -122,14 +124,17 @@ Expected<std::vector<Step>> remapStages(const std::vector<Step>& steps, const st
   for (const std::string& n : missing_other)
     if (isPadding(n)) return Unexpected("the schedule places padding stage " + n + ", which this kernel lacks");
   std::map<std::string, std::string> rename;
-  if (missing_other.size() > 1) return Unexpected("the schedule uses " + std::to_string(missing_other.size()) + " stages this kernel lacks");
+  if (missing_other.size() > 1)
+    return Unexpected("the schedule uses " + std::to_string(missing_other.size()) + " stages this kernel lacks");
   if (missing_other.size() == 1) {
     // The source's output stage (the one its loops are built on) becomes this kernel's output.
-    if (output_used) return Unexpected("the schedule uses stage " + *missing_other.begin() + ", which this kernel lacks");
+    if (output_used)
+      return Unexpected("the schedule uses stage " + *missing_other.begin() + ", which this kernel lacks");
     const std::string& from = *missing_other.begin();
     rename[from] = output;
     for (const std::string& c : created)
-      if (c.size() > from.size() && c.compare(0, from.size() + 1, from + ".") == 0) rename[c] = output + c.substr(from.size());
+      if (c.size() > from.size() && c.compare(0, from.size() + 1, from + ".") == 0)
+        rename[c] = output + c.substr(from.size());
   }
 
   std::vector<Step> kept;
@@ -158,8 +163,10 @@ Expected<std::vector<Step>> remapStages(const std::vector<Step>& steps, const st
   for (Step& s : kept) {
     bool ok = true;
     auto renumber = [&](int& src) {
-      if (src < 0 || src >= static_cast<int>(new_index.size()) || new_index[src] < 0) ok = false;
-      else src = new_index[src] + shift;
+      if (src < 0 || src >= static_cast<int>(new_index.size()) || new_index[src] < 0)
+        ok = false;
+      else
+        src = new_index[src] + shift;
     };
     if (auto* f = std::get_if<schedule::FollowSplitStep>(&s)) renumber(f->src_step);
     if (auto* f = std::get_if<schedule::FollowFusedSplitStep>(&s))

@@ -19,7 +19,7 @@
 namespace ttune::transfer {
 
 struct TimedSpeedup {
-  double elapsed_s = 0;     // search time at which the configuration was reached
+  double elapsed_s = 0;      // search time at which the configuration was reached
   measure::Speedup speedup;  // over untuned, with its rounds
 };
 

@@ -35,14 +35,17 @@ RefineResult refineInModel(const graph::Graph& g, const std::vector<Record>& rec
       if (r.provenance.source == "default") deflt[r.workload_key] = &r;
     }
     for (auto& [key, list] : ok) {
-      std::stable_sort(list.begin(), list.end(), [](const Record* a, const Record* b) { return a->result.median() < b->result.median(); });
+      std::stable_sort(list.begin(), list.end(),
+                       [](const Record* a, const Record* b) { return a->result.median() < b->result.median(); });
       std::vector<const Record*> pick;
       for (const Record* r : list) {
         if (static_cast<int>(pick.size()) >= o.candidates) break;
         if (r->provenance.source != "default") pick.push_back(r);
       }
-      if (auto d = deflt.find(key); d != deflt.end()) pick.push_back(d->second);
-      else if (pick.empty()) pick.push_back(list.front());
+      if (auto d = deflt.find(key); d != deflt.end())
+        pick.push_back(d->second);
+      else if (pick.empty())
+        pick.push_back(list.front());
       cands[key] = std::move(pick);
     }
   }
@@ -112,7 +115,8 @@ RefineResult refineInModel(const graph::Graph& g, const std::vector<Record>& rec
     std::vector<executor::CompiledModel> whole;
     whole.push_back(compilePicks(isolated_pick));
     whole.push_back(compilePicks(in_model));
-    executor::ModelTimings t = executor::timeCompiled(whole, inputs, o.protocol, {.single_run_from_s = executor::kSingleRunFromS});
+    executor::ModelTimings t =
+        executor::timeCompiled(whole, inputs, o.protocol, {.single_run_from_s = executor::kSingleRunFromS});
     res.in_model_speedup = t.speedup[1];
     if (t.speedup[1].gain()) kept = &in_model, res.choice = RefineResult::Choice::InModel;
   }

@@ -40,7 +40,7 @@ struct RefineResult {
   int variants = 0;
   enum class Choice { Isolated, InModel };
   Choice choice = Choice::Isolated;
-  measure::Speedup in_model_speedup;     // the in-model picks over the isolated ones (no rounds: none differ)
+  measure::Speedup in_model_speedup;  // the in-model picks over the isolated ones (no rounds: none differ)
 };
 
 // The summary fields of a refinement for a command's JSON output (refined_kernels_changed,
@@ -49,6 +49,7 @@ Json refineJson(const RefineResult& r);
 
 // `records`: measured records of the model's workloads (ok ones are candidates; records with
 // provenance.source "default" are the defaults).
-RefineResult refineInModel(const graph::Graph& g, const std::vector<schedule::Record>& records, const RefineOptions& options);
+RefineResult refineInModel(const graph::Graph& g, const std::vector<schedule::Record>& records,
+                           const RefineOptions& options);
 
 }  // namespace ttune::transfer

@@ -13,19 +13,21 @@ namespace {
 
 // The bank's best `n` distinct schedules of a workload other than `default_steps`, fastest
 // stored time first: records of this CPU and ISA level, else of any CPU of the level.
-std::vector<schedule::Record> bankSchedules(const store::Bank& bank, const std::string& workload, const schedule::TargetInfo& here,
-                                            const std::string& default_key, int n) {
+std::vector<schedule::Record> bankSchedules(const store::Bank& bank, const std::string& workload,
+                                            const schedule::TargetInfo& here, const std::string& default_key, int n) {
   store::RecordQuery q;
   q.workload_key = workload;
   q.ok_only = true;
   std::vector<schedule::Record> recs;
-  for (store::TargetFilter f : {store::TargetFilter{here.cpu, here.vector_bits, 0, here.isa}, store::TargetFilter::sameIsa(here)}) {
+  for (store::TargetFilter f :
+       {store::TargetFilter{here.cpu, here.vector_bits, 0, here.isa}, store::TargetFilter::sameIsa(here)}) {
     q.target = f;
     recs = bank.records(q);
     if (!recs.empty()) break;
   }
-  std::stable_sort(recs.begin(), recs.end(),
-                   [](const schedule::Record& a, const schedule::Record& b) { return a.result.median() < b.result.median(); });
+  std::stable_sort(recs.begin(), recs.end(), [](const schedule::Record& a, const schedule::Record& b) {
+    return a.result.median() < b.result.median();
+  });
   std::set<std::string> seen{default_key};
   std::vector<schedule::Record> out;
   for (schedule::Record& r : recs) {
@@ -37,8 +39,8 @@ std::vector<schedule::Record> bankSchedules(const store::Bank& bank, const std::
 
 }  // namespace
 
-RefreshResult refreshRecords(const std::vector<graph::Kernel>& kernels, const store::Bank& bank, const RefreshOptions& opt,
-                             const RecordSink& sink, const ProgressFn& progress) {
+RefreshResult refreshRecords(const std::vector<graph::Kernel>& kernels, const store::Bank& bank,
+                             const RefreshOptions& opt, const RecordSink& sink, const ProgressFn& progress) {
   RefreshResult res;
   Timer wall;
   measure::MeasureOptions mo = opt.measure;
@@ -51,7 +53,8 @@ RefreshResult refreshRecords(const std::vector<graph::Kernel>& kernels, const st
     const graph::Kernel& k = *todo[i].kernel;
     if (progress) progress({static_cast<int>(i), static_cast<int>(todo.size()), trial, wall.seconds(), k.class_name});
     std::vector<schedule::Step> def = measure::defaultScheduleFor(*k.dag, code);
-    std::vector<schedule::Record> cands = bankSchedules(bank, k.workload_key, opt.target, store::stepsKey(def), opt.candidates);
+    std::vector<schedule::Record> cands =
+        bankSchedules(bank, k.workload_key, opt.target, store::stepsKey(def), opt.candidates);
     // One batch per kernel: the default and the bank's schedules measured side by side.
     std::vector<measure::MeasureInput> inputs{{k.dag, def}};
     for (const schedule::Record& c : cands) inputs.push_back({k.dag, c.steps});
@@ -75,8 +78,8 @@ RefreshResult refreshRecords(const std::vector<graph::Kernel>& kernels, const st
       // A bank schedule keeps how it was found (source, origin: a tuning record stays a transfer
       // candidate once exported, e.g. into the shipped bank); the run is the refresh.
       r.provenance = c == 0 ? schedule::Provenance{opt.model, opt.run_id, "default", ++trial, wall.seconds(), ""}
-                            : schedule::Provenance{opt.model, opt.run_id, cands[c - 1].provenance.source, ++trial, wall.seconds(),
-                                                   cands[c - 1].provenance.origin};
+                            : schedule::Provenance{opt.model, opt.run_id,     cands[c - 1].provenance.source,
+                                                   ++trial,   wall.seconds(), cands[c - 1].provenance.origin};
       if (c > 0 && r.result.ok() && (!out.best || sbs.speedup[c].median > out.speedup.median)) {
         out.best = r;
         out.stored_s = cands[c - 1].result.median();

@@ -32,9 +32,9 @@ namespace ttune::transfer {
 
 struct RefreshOptions {
   std::string model, run_id;
-  schedule::TargetInfo target;    // where the records are measured (and which ones are looked up)
+  schedule::TargetInfo target;  // where the records are measured (and which ones are looked up)
   measure::MeasureOptions measure;
-  int candidates = 2;             // the bank's best distinct schedules per kernel, by stored time
+  int candidates = 2;  // the bank's best distinct schedules per kernel, by stored time
   measure::RoundsProtocol protocol = measure::decided(measure::kernelRounds());  // each kernel's side-by-side rounds
 };
 
@@ -54,8 +54,8 @@ struct RefreshResult {
   double wall_s = 0;
 };
 
-RefreshResult refreshRecords(const std::vector<graph::Kernel>& kernels, const store::Bank& bank, const RefreshOptions& opt,
-                             const RecordSink& sink, const ProgressFn& progress = {});
+RefreshResult refreshRecords(const std::vector<graph::Kernel>& kernels, const store::Bank& bank,
+                             const RefreshOptions& opt, const RecordSink& sink, const ProgressFn& progress = {});
 
 // The whole refresh: refreshRecords, then the bank schedules that beat their default side by
 // side re-ranked inside the model (refine.h), then the whole-model check against the defaults

@@ -47,8 +47,9 @@ std::vector<std::pair<std::string, double>> scoreSources(const std::vector<std::
 
 // For kernels without candidates: the records of the nearest neighbour classes (same tier and
 // source rules), their steps remapped onto the kernel; those that do not remap are left out.
-void addNearestClassCandidates(const std::vector<const graph::Kernel*>& ks, const store::Bank& bank, const TransferOptions& opt,
-                               int tier, std::vector<std::vector<Record>>& found, std::vector<std::string>& via_class) {
+void addNearestClassCandidates(const std::vector<const graph::Kernel*>& ks, const store::Bank& bank,
+                               const TransferOptions& opt, int tier, std::vector<std::vector<Record>>& found,
+                               std::vector<std::string>& via_class) {
   std::map<std::string, std::string> known;
   std::set<std::string> only(opt.sources.begin(), opt.sources.end());
   ClassCandidates of_class(bank, opt.model, candidateTier(opt.target, tier), opt.target.cpu, opt.baseline);
@@ -91,8 +92,8 @@ void pickSources(TransferResult& res, std::vector<std::vector<Record>>& found, c
 
 // For a transfer that ranks its top k with a cost model: one trained on every record of the
 // candidates' source kernels; null when not ranking that way or with too few records.
-std::unique_ptr<autotune::XGBoostModel> rankerFor(const std::vector<std::vector<Record>>& found, const store::Bank& bank,
-                                                  const TransferOptions& opt) {
+std::unique_ptr<autotune::XGBoostModel> rankerFor(const std::vector<std::vector<Record>>& found,
+                                                  const store::Bank& bank, const TransferOptions& opt) {
   if (opt.top_k <= 0 || opt.rank != Rank::CostModel) return nullptr;
   std::set<std::string> keys;
   for (const auto& f : found)
@@ -145,8 +146,8 @@ std::vector<std::vector<Candidate>> chooseCandidates(const std::vector<graph::Tu
 
 }  // namespace
 
-TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const store::Bank& bank, const TransferOptions& opt,
-                            const RecordSink& sink, const ProgressFn& progress) {
+TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const store::Bank& bank,
+                            const TransferOptions& opt, const RecordSink& sink, const ProgressFn& progress) {
   TransferResult res;
   Timer wall;
   std::vector<graph::TunableKernel> todo = graph::tunableKernels(kernels);
@@ -170,7 +171,8 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
     if (res.compiled) executor::addBuilt(*res.compiled, executor::kernelCacheKey(k.workload_key, in.steps, code), b);
   };
   int tier = 0;
-  std::vector<std::vector<Record>> found = collectCandidates(ks, bank, opt.model, opt.target, opt.sources, &tier, opt.baseline);
+  std::vector<std::vector<Record>> found =
+      collectCandidates(ks, bank, opt.model, opt.target, opt.sources, &tier, opt.baseline);
   std::vector<std::string> via_class(ks.size());
   if (opt.nearest_classes) addNearestClassCandidates(ks, bank, opt, tier, found, via_class);
 
@@ -200,7 +202,8 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
   {
     if (progress) progress({0, static_cast<int>(todo.size()), 0, wall.seconds(), "default schedules"});
     std::vector<measure::MeasureInput>& inputs = default_inputs;
-    for (const auto& t : todo) inputs.push_back(input(*t.kernel, measure::defaultScheduleFor(*t.kernel->dag, code, opt.baseline)));
+    for (const auto& t : todo)
+      inputs.push_back(input(*t.kernel, measure::defaultScheduleFor(*t.kernel->dag, code, opt.baseline)));
     std::vector<schedule::RecordResult> results = retimer.measure(inputs, default_builds);
     for (size_t i = 0; i < todo.size(); ++i) keep(*todo[i].kernel, inputs[i], default_builds[i]);
     std::vector<Record> recs;
@@ -227,7 +230,8 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
   std::vector<size_t> order(todo.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return untuned[a] > untuned[b]; });
-  std::vector<std::vector<Candidate>> chosen = chooseCandidates(todo, order, found, via_class, ranker.get(), bank, opt, res);
+  std::vector<std::vector<Candidate>> chosen =
+      chooseCandidates(todo, order, found, via_class, ranker.get(), bank, opt, res);
 
   constexpr size_t kBuildBatch = 32;  // candidates; bounds the object code held at once
   int done = 0;
@@ -236,7 +240,8 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
     std::vector<measure::MeasureInput> batch;
     for (; g_end < order.size() && (g_end == g || batch.size() + chosen[order[g_end]].size() <= kBuildBatch); ++g_end)
       for (const Candidate& c : chosen[order[g_end]]) batch.push_back(input(*todo[order[g_end]].kernel, c.steps));
-    std::vector<measure::BuildResult> batch_builds = batch.empty() ? std::vector<measure::BuildResult>{} : measurer.build(batch);
+    std::vector<measure::BuildResult> batch_builds =
+        batch.empty() ? std::vector<measure::BuildResult>{} : measurer.build(batch);
     size_t at = 0;
     for (; g < g_end; ++g) {
       const size_t i = order[g];
@@ -255,7 +260,8 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
       for (size_t c = 0; c < cands.size(); ++c) {
         Record r = record(k, cands[c].steps, results[c], "transfer", cands[c].origin);
         out.measured++;
-        if (!r.result.ok()) out.failed++;
+        if (!r.result.ok())
+          out.failed++;
         else if (!out.best || r.result.median() < out.best->result.median()) {
           out.best = r;
           out.best_source = cands[c].source + (cands[c].adapted ? " (adapted)" : "");
@@ -270,8 +276,9 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
       // Both run the code they were measured with.
       if (out.best && out.best->result.median() < out.default_s) {
         keep(k, inputs[best_c], builds[best_c]);
-        measure::SideBySide sbs = retimer.compareSideBySide({default_inputs[i], inputs[best_c]}, measure::decided(measure::kernelRounds()),
-                                                            {std::move(default_builds[i]), std::move(builds[best_c])});
+        measure::SideBySide sbs =
+            retimer.compareSideBySide({default_inputs[i], inputs[best_c]}, measure::decided(measure::kernelRounds()),
+                                      {std::move(default_builds[i]), std::move(builds[best_c])});
         out.retimed = sbs.speedup[1];
         out.retimed_default_s = sbs.median_s[0];
         out.retimed_best_s = sbs.median_s[1];
@@ -279,7 +286,8 @@ TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const sto
     }
   }
   res.search_s = wall.seconds();
-  if (progress) progress({static_cast<int>(todo.size()), static_cast<int>(todo.size()), res.measured, res.search_s, ""});
+  if (progress)
+    progress({static_cast<int>(todo.size()), static_cast<int>(todo.size()), res.measured, res.search_s, ""});
   return res;
 }
 

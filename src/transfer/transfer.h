@@ -8,8 +8,8 @@
 // in Auto mode (the one model whose tuned kernels cover the most untuned time -- the paper's
 // heuristic, with time instead of FLOPs). Then kernels are transferred in order of untuned time:
 // candidates replayed verbatim and/or adapted (adapt.h) -- with nearest_classes, a kernel no
-// same-class source covers takes those of its nearest neighbour class (nearest.h) --, optionally only the top_k a cost model
-// or a zero-cost prior ranks best, and at most `budget` candidate measurements in all. The fastest candidate is
+// same-class source covers takes those of its nearest neighbour class (nearest.h) --, optionally only the top_k a cost
+// model or a zero-cost prior ranks best, and at most `budget` candidate measurements in all. The fastest candidate is
 // re-timed side by side with the default (measure/speedup.h) and wins only when it beats the
 // default beyond the spread of the rounds. The search time is the wall clock of building and timing; every
 // measurement becomes a record (source "transfer", or "default") of the target's workloads.
@@ -24,9 +24,9 @@
 #include "executor/executor.h"
 #include "graph/fusion.h"
 #include "measure/measurer.h"
-#include "transfer/candidates.h"
 #include "schedule/record.h"
 #include "store/bank.h"
+#include "transfer/candidates.h"
 
 namespace ttune::transfer {
 
@@ -40,13 +40,13 @@ struct TransferOptions {
   std::vector<std::string> sources;  // source models; empty: every other model in the bank
   SourceMode source_mode = SourceMode::Pool;
   Adapt adapt = Adapt::Both;
-  int top_k = 0;                     // measure the k best-ranked candidates per kernel (0: all)
-  Rank rank = Rank::CostModel;       // what ranks them
-  int64_t budget = 0;                // at most this many candidate measurements (0: no limit)
+  int top_k = 0;                // measure the k best-ranked candidates per kernel (0: all)
+  Rank rank = Rank::CostModel;  // what ranks them
+  int64_t budget = 0;           // at most this many candidate measurements (0: no limit)
   // Kernels without a same-class source take candidates from the nearest neighbour classes
   // (nearest.h), their stages remapped.
   bool nearest_classes = false;
-  std::string model, run_id;         // provenance of the records
+  std::string model, run_id;  // provenance of the records
   schedule::TargetInfo target;
   schedule::Baseline baseline = schedule::Baseline::Strong;  // the defaults measured and the candidates' baseline
   measure::MeasureOptions measure;
@@ -58,10 +58,10 @@ struct KernelOutcome {
   std::string workload_key, class_name, class_id;
   int occurrences = 0;
   double flops = 0;
-  double default_s = 0;          // the default schedule on the target (inf if it failed)
-  int candidates = 0;            // found in the bank
-  int measured = 0, failed = 0;  // transferred candidates timed, and those that did not work
-  int other_isa = 0;             // candidates measured for another ISA level (vector lengths adapted)
+  double default_s = 0;                  // the default schedule on the target (inf if it failed)
+  int candidates = 0;                    // found in the bank
+  int measured = 0, failed = 0;          // transferred candidates timed, and those that did not work
+  int other_isa = 0;                     // candidates measured for another ISA level (vector lengths adapted)
   std::optional<schedule::Record> best;  // fastest transferred schedule, when one worked
   std::string best_source;               // "<model> <workload key>" it came from
   std::string nearest_class;             // candidates came from this neighbour class (no same-class source)
@@ -69,12 +69,12 @@ struct KernelOutcome {
   // it): its speedup with the interval, and both median times over the rounds.
   measure::Speedup retimed;
   double retimed_default_s = 0, retimed_best_s = 0;
-  bool improved() const;                 // the best candidate beat the default beyond the spread
+  bool improved() const;  // the best candidate beat the default beyond the spread
 };
 
 struct TransferResult {
   std::vector<KernelOutcome> kernels;  // in the order of the kernels given
-  double search_s = 0;  // building and timing candidates
+  double search_s = 0;                 // building and timing candidates
   int64_t measured = 0;
   std::vector<std::string> sources;  // the source models candidates came from
   // Auto mode: every source model's share of the untuned time it covers, best first.
@@ -94,8 +94,8 @@ struct TransferProgress {
 using RecordSink = std::function<void(const std::vector<schedule::Record>&)>;
 using ProgressFn = std::function<void(const TransferProgress&)>;
 
-TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const store::Bank& bank, const TransferOptions& options,
-                            const RecordSink& sink, const ProgressFn& progress = {});
+TransferResult transferTune(const std::vector<graph::Kernel>& kernels, const store::Bank& bank,
+                            const TransferOptions& options, const RecordSink& sink, const ProgressFn& progress = {});
 
 // The schedule per workload key the transfer chose (transferred ones that beat the default).
 std::vector<schedule::Record> chosenRecords(const TransferResult& result);

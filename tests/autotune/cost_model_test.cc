@@ -8,8 +8,8 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <numeric>
 #include <thread>
@@ -33,9 +33,9 @@ namespace {
 TEST(RankCorrelation, Basics) {
   EXPECT_DOUBLE_EQ(rankCorrelation({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
   EXPECT_DOUBLE_EQ(rankCorrelation({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);
-  EXPECT_DOUBLE_EQ(rankCorrelation({1, 2, 3, 4}, {1, 1, 1, 1}), 0.0);  // constant side
+  EXPECT_DOUBLE_EQ(rankCorrelation({1, 2, 3, 4}, {1, 1, 1, 1}), 0.0);         // constant side
   EXPECT_NEAR(rankCorrelation({1, 2, 2, 3}, {1, 2, 3, 4}), 0.9486833, 1e-6);  // tie: average rank
-  EXPECT_DOUBLE_EQ(rankCorrelation({1, 2, 3}, {1, 4, 9}), 1.0);  // monotone, not linear
+  EXPECT_DOUBLE_EQ(rankCorrelation({1, 2, 3}, {1, 4, 9}), 1.0);               // monotone, not linear
   double inf = std::numeric_limits<double>::infinity();
   EXPECT_DOUBLE_EQ(rankCorrelation({-inf, 0, 1}, {0, 1, 2}), 1.0);
 }
@@ -253,8 +253,8 @@ struct Task {
 };
 
 // Random valid schedules of each DAG (deterministic for the seed), with their features.
-std::vector<Task> sampleSchedules(const std::vector<std::pair<std::string, std::shared_ptr<const te::ComputeDAG>>>& dags,
-                                  int n, uint64_t seed) {
+std::vector<Task> sampleSchedules(
+    const std::vector<std::pair<std::string, std::shared_ptr<const te::ComputeDAG>>>& dags, int n, uint64_t seed) {
   std::vector<Task> tasks;
   for (const auto& [name, dag] : dags) {
     Task t{name, {}, {}};
@@ -284,7 +284,8 @@ void measure(std::vector<Task>& tasks) {
   };
   std::vector<Candidate> cands;
   for (Task& t : tasks)
-    for (size_t i = 0; i < t.states.size(); ++i) cands.push_back({&t.data[i], &t.states[i], Unexpected("not built"), nullptr, {}, {}});
+    for (size_t i = 0; i < t.states.size(); ++i)
+      cands.push_back({&t.data[i], &t.states[i], Unexpected("not built"), nullptr, {}, {}});
   Timer build_timer;
   std::atomic<size_t> next{0};
   auto work = [&] {
@@ -324,7 +325,8 @@ void measure(std::vector<Task>& tasks) {
     }
   }
   pool.setNumThreads(threads);
-  std::printf("[ measured ] %zu kernels built in %.1f s, timed in %.1f s\n", cands.size(), build_s, run_timer.seconds());
+  std::printf("[ measured ] %zu kernels built in %.1f s, timed in %.1f s\n", cands.size(), build_s,
+              run_timer.seconds());
 }
 
 // TTUNE_COST_MODEL_TEST_CACHE=<file>: reuse the measured costs across runs (for work on the model;
@@ -358,14 +360,15 @@ const std::vector<Task>& measuredTasks() {
     auto dag = [](const char* op, std::vector<std::string> params) {
       return std::make_shared<const te::ComputeDAG>(ops::buildOp(op, params).dag());
     };
-    std::vector<Task> v = sampleSchedules({{"matmul 64x64x64", dag("matmul", {"M=64", "N=64", "K=64"})},
-                                           {"conv2d 16x16x16 k16 3x3", dag("conv2d", {"C=16", "H=16", "W=16", "K=16", "pad=1"})}},
-                                          300, 1);
+    std::vector<Task> v =
+        sampleSchedules({{"matmul 64x64x64", dag("matmul", {"M=64", "N=64", "K=64"})},
+                         {"conv2d 16x16x16 k16 3x3", dag("conv2d", {"C=16", "H=16", "W=16", "K=16", "pad=1"})}},
+                        300, 1);
     const char* cache = std::getenv("TTUNE_COST_MODEL_TEST_CACHE");
     if (cache && readCache(cache, v)) return v;
     measure(v);
-    std::printf("[ measured ] %zu + %zu schedules sampled, built and timed in %.1f s\n", v[0].data.size(), v[1].data.size(),
-                t.seconds());
+    std::printf("[ measured ] %zu + %zu schedules sampled, built and timed in %.1f s\n", v[0].data.size(),
+                v[1].data.size(), t.seconds());
     if (cache) writeCache(cache, v);
     return v;
   }();
@@ -393,16 +396,18 @@ TEST(XGBoostModel, TrainingSpeed) {
     XGBoostModel model(opt);
     model.update(train);
     const TrainStats& st = model.lastTraining();
-    std::printf("[ training ] %s: %zu states (%zu rows, sampled and featurized in %.2f s): %d rounds in %.3f s, nthread %d\n",
-                objective == XGBoostObjective::kPackSumRank ? "rank" : "square", st.packs, st.rows, sample_s, st.rounds,
-                st.seconds, model.options().nthread);
+    std::printf(
+        "[ training ] %s: %zu states (%zu rows, sampled and featurized in %.2f s): %d rounds in %.3f s, nthread %d\n",
+        objective == XGBoostObjective::kPackSumRank ? "rank" : "square", st.packs, st.rows, sample_s, st.rounds,
+        st.seconds, model.options().nthread);
     EXPECT_LT(st.seconds, 3.0);  // loose bound for shared CI cores; ~0.6 s when idle
   }
 }
 
 // 5-fold cross-validation: one model trained on 80% of both tasks ranks the held-out 20% of each.
 // Returns the mean Spearman correlation of predicted scores with measured throughputs per task.
-std::vector<double> crossValidatedSpearman(const std::vector<Task>& tasks, const std::function<std::unique_ptr<CostModel>(int)>& make,
+std::vector<double> crossValidatedSpearman(const std::vector<Task>& tasks,
+                                           const std::function<std::unique_ptr<CostModel>(int)>& make,
                                            double* train_s = nullptr) {
   constexpr int kFolds = 5;
   std::vector<double> rho(tasks.size(), 0);
@@ -440,7 +445,8 @@ TEST(XGBoostModel, RanksHeldOutMeasuredSchedules) {
   };
   std::vector<double> rank = crossValidatedSpearman(tasks, xgb(XGBoostObjective::kPackSumRank), &train_s);
   std::vector<double> square = crossValidatedSpearman(tasks, xgb(XGBoostObjective::kPackSumSquare));
-  std::vector<double> rnd = crossValidatedSpearman(tasks, [](int fold) { return std::unique_ptr<CostModel>(std::make_unique<RandomModel>(fold)); });
+  std::vector<double> rnd = crossValidatedSpearman(
+      tasks, [](int fold) { return std::unique_ptr<CostModel>(std::make_unique<RandomModel>(fold)); });
   // Calibration (300 schedules per task, 5 runs on a shared 2-core machine): rank objective
   // 0.50-0.57 (matmul) and 0.61-0.72 (conv), Ansor's objective 0.39-0.43 and 0.32-0.38, random ~0.
   // Measurement noise alone (two runs of the same schedules) gives 0.91-0.97.

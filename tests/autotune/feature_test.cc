@@ -92,7 +92,7 @@ TEST(FeatureValues, MatmulAnchor) {
   EXPECT_EQ(up.compute.rolled_reduce, 0);
   EXPECT_EQ(up.compute.rolled_max_stride, n);  // A and C move by a row per i.1
   EXPECT_EQ(up.compute.rolled_body, 8);
-  EXPECT_EQ(up.compute.vec_max_stride, 1);     // B and C contiguous, A broadcast
+  EXPECT_EQ(up.compute.vec_max_stride, 1);  // B and C contiguous, A broadcast
   EXPECT_EQ(up.compute.parallel_launches, 1);
   // C (read and written): Ansor's anchor values.
   const BufferFeatures* c = findBuffer(up, &BufferFeatures::acc_readwrite);
@@ -256,10 +256,10 @@ TEST(FeatureValues, DegenerateLoops) {
   auto buf = std::make_shared<te::Buffer>(te::Buffer{"X", te::DType::Float32, 64, te::MemScope::Arg});
   auto ext = std::make_shared<te::Buffer>(te::Buffer{"n", te::DType::Int64, 1, te::MemScope::Arg});
   te::Var i("i"), j("j"), k("k");
-  lower::Stmt zero = lower::makeFor(i, te::intImm(0), 0, lower::ForKind::Serial,
-                                    lower::makeStore(buf, i, te::floatImm(1.0)));
-  lower::Stmt one = lower::makeFor(j, te::intImm(1), 1, lower::ForKind::Vectorized,
-                                   lower::makeStore(buf, j, te::floatImm(2.0)));
+  lower::Stmt zero =
+      lower::makeFor(i, te::intImm(0), 0, lower::ForKind::Serial, lower::makeStore(buf, i, te::floatImm(1.0)));
+  lower::Stmt one =
+      lower::makeFor(j, te::intImm(1), 1, lower::ForKind::Vectorized, lower::makeStore(buf, j, te::floatImm(2.0)));
   lower::Stmt unknown = lower::makeFor(k, te::bufferLoad(ext, te::intImm(0)), 8, lower::ForKind::Serial,
                                        lower::makeStore(buf, k, te::bufferLoad(buf, k) * te::floatImm(3.0)));
   lower::LoweredFunc func{"f", {buf, ext}, lower::makeSeq({zero, one, unknown})};

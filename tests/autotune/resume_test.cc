@@ -22,7 +22,8 @@ namespace {
 std::shared_ptr<const te::ComputeDAG> matmul() {
   te::Tensor a = te::placeholder("A", {48, 48});
   te::Tensor b = te::placeholder("B", {48, 48}, te::DType::Float32, true);
-  return std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{a, b}, std::vector<te::Tensor>{ops::matmul(a, b)});
+  return std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{a, b},
+                                                std::vector<te::Tensor>{ops::matmul(a, b)});
 }
 
 TunerOptions options(int64_t trials) {
@@ -117,7 +118,8 @@ TEST(Resume, KilledRunLosesNothingAndResumes) {
   });
   EXPECT_EQ(p.trials, total);
   EXPECT_EQ(added.size(), 8u);
-  for (const auto& r : added) EXPECT_FALSE(seen.count(SearchTask::stepsKey(r.steps))) << "re-measured a committed schedule";
+  for (const auto& r : added)
+    EXPECT_FALSE(seen.count(SearchTask::stepsKey(r.steps))) << "re-measured a committed schedule";
   EXPECT_EQ(bank->records(q).size(), before.size() + 8);
 }
 

@@ -4,10 +4,10 @@
 #include "autotune/sampler.h"
 #include "autotune/sketch.h"
 #include "common/check.h"
-#include "schedule/dot_group.h"
 #include "measure/builder.h"
 #include "ops/ops.h"
 #include "ops/winograd.h"
+#include "schedule/dot_group.h"
 #include "schedule/record.h"
 
 namespace ttune::autotune {
@@ -94,8 +94,9 @@ TEST(Sampler, DefaultSchedulesMutate) {
   Tensor tiles = placeholder("T", {6, 6, 4, 512});
   Tensor ww = placeholder("U", {6, 6, 512, 512}, te::DType::Float32, true);
   Tensor wino = ops::relu(ops::winograd_output(ops::batch_matmul(tiles, ww), 4, 1, 7, 7));
-  std::vector<std::shared_ptr<const te::ComputeDAG>> dags = {dagOf({x, w}, {ops::conv2d_nhwc(x, w, {1, 1}, {1, 1, 1, 1})}),
-                                                             dagOf({a, b}, {ops::matmul(a, b)}), dagOf({tiles, ww}, {wino})};
+  std::vector<std::shared_ptr<const te::ComputeDAG>> dags = {
+      dagOf({x, w}, {ops::conv2d_nhwc(x, w, {1, 1}, {1, 1, 1, 1})}), dagOf({a, b}, {ops::matmul(a, b)}),
+      dagOf({tiles, ww}, {wino})};
   for (const char* name : {"x86-64-v3", "x86-64-v4"}) {
     SamplerOptions opt;
     opt.target = *codegen::resolveTarget(name);
@@ -118,8 +119,8 @@ TEST(Sampler, RegisterTilesFitTheTargetsRegisterFile) {
   Tensor x = placeholder("X", {1, 14, 14, 64});
   Tensor w = placeholder("W", {3, 3, 64, 128}, te::DType::Float32, true);
   Tensor a = placeholder("A", {256, 256}), b = placeholder("B", {256, 256});
-  std::vector<std::shared_ptr<const te::ComputeDAG>> dags = {dagOf({x, w}, {ops::conv2d_nhwc(x, w, {1, 1}, {1, 1, 1, 1})}),
-                                                             dagOf({a, b}, {ops::matmul(a, b)})};
+  std::vector<std::shared_ptr<const te::ComputeDAG>> dags = {
+      dagOf({x, w}, {ops::conv2d_nhwc(x, w, {1, 1}, {1, 1, 1, 1})}), dagOf({a, b}, {ops::matmul(a, b)})};
   for (const char* name : {"x86-64-v3", "x86-64-v4"}) {
     SamplerOptions opt;
     opt.target = *codegen::resolveTarget(name);
@@ -173,7 +174,8 @@ TEST(Sampler, Int8ProductsKeepTheirDotProductGroup) {
     EXPECT_TRUE(endsInGroup(*st)) << schedule::stepToString(st->steps().back());
     bool vectorized = false;
     for (const schedule::Stage& stage : st->stages())
-      for (const schedule::Iterator& it : stage.iters) vectorized = vectorized || it.annotation == schedule::IterAnnotation::Vectorize;
+      for (const schedule::Iterator& it : stage.iters)
+        vectorized = vectorized || it.annotation == schedule::IterAnnotation::Vectorize;
     vectorized_states += vectorized;  // not when the loop around the group exceeds max_vectorize
     if (auto m = mutateState(*st, rng, opt)) {
       ++mutated;

@@ -4,12 +4,12 @@
 #include <cmath>
 #include <set>
 
+#include <chrono>
+#include <thread>
 #include "autotune/sampler.h"
 #include "autotune/tuner.h"
 #include "lower/lower.h"
 #include "measure/builder.h"
-#include <chrono>
-#include <thread>
 #include "ops/ops.h"
 
 namespace ttune::autotune {
@@ -18,7 +18,8 @@ namespace {
 std::shared_ptr<const te::ComputeDAG> matmul(int64_t n, bool constant_b = true) {
   te::Tensor a = te::placeholder("A", {n, n});
   te::Tensor b = te::placeholder("B", {n, n}, te::DType::Float32, constant_b);
-  return std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{a, b}, std::vector<te::Tensor>{ops::matmul(a, b)});
+  return std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{a, b},
+                                                std::vector<te::Tensor>{ops::matmul(a, b)});
 }
 
 TEST(SearchTask, ProposesUniqueUnmeasuredValidCandidates) {
@@ -76,7 +77,8 @@ TEST(SearchTask, FirstBatchHoldsTheDefaultScheduleAndEvolvesFromIt) {
 TEST(SearchTask, TheDefaultIsMeasuredExactlyAsTheUntunedSchedule) {
   te::Tensor x = te::placeholder("X", {1, 256});
   te::Tensor w = te::placeholder("W", {512, 256}, te::DType::Float32, true);
-  auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{x, w}, std::vector<te::Tensor>{ops::relu(ops::dense(x, w))});
+  auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{x, w},
+                                                    std::vector<te::Tensor>{ops::relu(ops::dense(x, w))});
   for (schedule::Baseline b : {schedule::Baseline::Basic, schedule::Baseline::Strong}) {
     SearchOptions opt;
     opt.population = 32;
@@ -133,7 +135,8 @@ TEST(Tuner, SmallMatmulFromScratchNearsDefaultSchedule) {
   XGBoostModel model(xo);
   Tuner tuner({{"mm", "c", "matmul", dag, 1}}, opt, model, m);
   std::vector<schedule::Record> records;
-  auto p = tuner.run([&](const std::vector<schedule::Record>& r) { records.insert(records.end(), r.begin(), r.end()); });
+  auto p =
+      tuner.run([&](const std::vector<schedule::Record>& r) { records.insert(records.end(), r.begin(), r.end()); });
   EXPECT_EQ(records.size(), 96u);
   EXPECT_EQ(p.trials, 96);
   ASSERT_TRUE(std::isfinite(tuner.tasks()[0]->bestCost()));
@@ -177,7 +180,8 @@ TEST(Tuner, CrashingAndHangingCompilesCostOneCandidateAndTheRunFinishes) {
   measure::Builder::setFaultHookForTesting([](const measure::MeasureInput& in) {
     bool u512 = false, u16 = false;
     for (const auto& st : in.steps)
-      if (const auto* u = std::get_if<schedule::AutoUnrollStep>(&st)) u512 |= u->max_step == 512, u16 |= u->max_step == 16;
+      if (const auto* u = std::get_if<schedule::AutoUnrollStep>(&st))
+        u512 |= u->max_step == 512, u16 |= u->max_step == 16;
     if (u512) std::abort();
     if (u16 && SearchTask::stepsKey(in.steps).back() == '7') std::this_thread::sleep_for(std::chrono::hours(1));
   });
@@ -189,7 +193,8 @@ TEST(Tuner, CrashingAndHangingCompilesCostOneCandidateAndTheRunFinishes) {
   RandomModel model(4);
   Tuner tuner({{"mm", "c", "matmul", matmul(64), 1}}, opt, model, m);
   std::vector<schedule::Record> records;
-  auto p = tuner.run([&](const std::vector<schedule::Record>& r) { records.insert(records.end(), r.begin(), r.end()); });
+  auto p =
+      tuner.run([&](const std::vector<schedule::Record>& r) { records.insert(records.end(), r.begin(), r.end()); });
   measure::Builder::setFaultHookForTesting({});
   EXPECT_EQ(p.trials, 40);
   ASSERT_EQ(records.size(), 40u);
@@ -252,7 +257,8 @@ TEST(Tuner, MeasuresEveryDefaultFirstThenSpendsWhereTheTimeIs) {
   const TunerProgress& end = views.back();
   int heaviest = 0;
   for (int i = 1; i < 3; ++i)
-    if (end.tasks[i].weight * end.tasks[i].default_s > end.tasks[heaviest].weight * end.tasks[heaviest].default_s) heaviest = i;
+    if (end.tasks[i].weight * end.tasks[i].default_s > end.tasks[heaviest].weight * end.tasks[heaviest].default_s)
+      heaviest = i;
   EXPECT_EQ(batches[2][0].workload_key, specs[heaviest].workload_key);
   EXPECT_EQ(end.current_task, heaviest);
   for (const TaskProgress& t : end.tasks) EXPECT_LE(t.best_s, t.default_s) << t.workload_key;

@@ -89,7 +89,8 @@ TEST_F(BankAccess, SlowRecordsFromAnotherCpuAreValidatedAndNeverSlowTheModel) {
   for (const graph::TunableKernel& t : graph::tunableKernels(kernels_)) {
     auto steps = checked(*t.kernel);
     ASSERT_TRUE(steps) << t.kernel->class_name;
-    EXPECT_EQ(store::stepsKey(*steps), store::stepsKey(measure::defaultScheduleFor(*t.kernel->dag, code_))) << t.kernel->class_name;
+    EXPECT_EQ(store::stepsKey(*steps), store::stepsKey(measure::defaultScheduleFor(*t.kernel->dag, code_)))
+        << t.kernel->class_name;
   }
   auto run = bank.run(report["run_id"].get<std::string>());
   ASSERT_TRUE(run);
@@ -101,7 +102,8 @@ TEST_F(BankAccess, SlowRecordsFromAnotherCpuAreValidatedAndNeverSlowTheModel) {
   executor::ScheduleProvider again = bankProvider(bank, "m", g_, code_, BankUse{"m", true, true, &report});
   EXPECT_TRUE(report.empty());
   for (const graph::TunableKernel& t : graph::tunableKernels(kernels_))
-    EXPECT_EQ(store::stepsKey(again(*t.kernel).value()), store::stepsKey(measure::defaultScheduleFor(*t.kernel->dag, code_)));
+    EXPECT_EQ(store::stepsKey(again(*t.kernel).value()),
+              store::stepsKey(measure::defaultScheduleFor(*t.kernel->dag, code_)));
 }
 
 // Nothing in the bank for the model's kernels: nothing to validate, the defaults, no run.

@@ -65,11 +65,11 @@ TEST(Experiment, BasicBaselineOnASmallSetCompletesResumesAndRefusesTheOtherBasel
   writeCnn(dir / "cnn_a.onnx", 16, 8, 16, 1);
   writeCnn(dir / "cnn_b.onnx", 20, 16, 16, 2);
   writeCnn(dir / "cnn_c.onnx", 12, 8, 32, 3);
-  std::string models = (dir / "cnn_a.onnx").string() + "," + (dir / "cnn_b.onnx").string() + "," +
-                       (dir / "cnn_c.onnx").string();
+  std::string models =
+      (dir / "cnn_a.onnx").string() + "," + (dir / "cnn_b.onnx").string() + "," + (dir / "cnn_c.onnx").string();
   std::string out = (dir / "out").string();
-  std::vector<std::string> args = {"experiment", "--defaults", "basic", "--models", models, "--trials", "24",
-                                   "--out", out, "--threads", "1", "--step", "5"};
+  std::vector<std::string> args = {"experiment", "--defaults", "basic",     "--models", models,   "--trials", "24",
+                                   "--out",      out,          "--threads", "1",        "--step", "5"};
   ASSERT_EQ(runCli(args), 0);
 
   std::ifstream in(out + "/results.json");
@@ -89,8 +89,10 @@ TEST(Experiment, BasicBaselineOnASmallSetCompletesResumesAndRefusesTheOtherBasel
       for (const char* prefix : {"tuned_", "transfer_"}) {
         ASSERT_TRUE(c.contains(std::string(prefix) + "rounds")) << c.dump();
         EXPECT_GT(c[std::string(prefix) + "rounds"].get<int>(), 0);
-        EXPECT_LE(c[std::string(prefix) + "speedup_lo"].get<double>(), c[std::string(prefix) + "speedup"].get<double>());
-        EXPECT_LE(c[std::string(prefix) + "speedup"].get<double>(), c[std::string(prefix) + "speedup_hi"].get<double>());
+        EXPECT_LE(c[std::string(prefix) + "speedup_lo"].get<double>(),
+                  c[std::string(prefix) + "speedup"].get<double>());
+        EXPECT_LE(c[std::string(prefix) + "speedup"].get<double>(),
+                  c[std::string(prefix) + "speedup_hi"].get<double>());
       }
       ASSERT_TRUE(c.contains("measurable_gain"));
     }
@@ -136,8 +138,22 @@ TEST(Experiment, BasicBaselineOnASmallSetCompletesResumesAndRefusesTheOtherBasel
   // then-tune continues the mode --then-tune-from names; a mode not run is refused, and so is a
   // resume that names another mode than the one the saved then-tune runs continued.
   before = fs::last_write_time(out + "/bank.db");
-  std::vector<std::string> from = {"experiment", "--defaults", "basic", "--models", models, "--trials", "24", "--out", out,
-                                   "--threads", "1", "--step", "5", "--modes", "pool,beyond,then-tune", "--then-tune-from"};
+  std::vector<std::string> from = {"experiment",
+                                   "--defaults",
+                                   "basic",
+                                   "--models",
+                                   models,
+                                   "--trials",
+                                   "24",
+                                   "--out",
+                                   out,
+                                   "--threads",
+                                   "1",
+                                   "--step",
+                                   "5",
+                                   "--modes",
+                                   "pool,beyond,then-tune",
+                                   "--then-tune-from"};
   from.push_back("auto");
   EXPECT_NE(runCli(from), 0);
   from.back() = "pool";
@@ -169,18 +185,28 @@ TEST(Experiment, BasicBaselineOnASmallSetCompletesResumesAndRefusesTheOtherBasel
   }
   auto continued = bank->run(tt["continued"]["run_id"]);
   ASSERT_TRUE(continued.has_value());
-  EXPECT_EQ(continued->settings["warm_start_run"], res["models"]["cnn_a"]["modes"]["ranked-nearest"]["transfer"]["run_id"]);
+  EXPECT_EQ(continued->settings["warm_start_run"],
+            res["models"]["cnn_a"]["modes"]["ranked-nearest"]["transfer"]["run_id"]);
   fs::remove_all(dir);
 }
 
-
 // A pool comparison as `ttune compare` writes it, with only the fields the report reads.
 Json poolComparison(double smax, double smax_lo, double stt, double tune_s, double transfer_s, double match_ratio) {
-  Json c{{"tuned_speedup", smax},     {"tuned_speedup_lo", smax_lo}, {"tuned_speedup_hi", smax + 0.02},
-         {"tuned_rounds", 9},         {"transfer_speedup", stt},     {"transfer_speedup_lo", stt - 0.02},
-         {"transfer_speedup_hi", stt + 0.02}, {"transfer_rounds", 9}, {"speedup_tuned", smax},
-         {"speedup_transfer", stt},   {"measurable_gain", smax_lo > 1}, {"tune_s", tune_s},
-         {"transfer_s", transfer_s},  {"tune_speedup_at_transfer_time", 1.0}, {"checkpoints", Json::array()}};
+  Json c{{"tuned_speedup", smax},
+         {"tuned_speedup_lo", smax_lo},
+         {"tuned_speedup_hi", smax + 0.02},
+         {"tuned_rounds", 9},
+         {"transfer_speedup", stt},
+         {"transfer_speedup_lo", stt - 0.02},
+         {"transfer_speedup_hi", stt + 0.02},
+         {"transfer_rounds", 9},
+         {"speedup_tuned", smax},
+         {"speedup_transfer", stt},
+         {"measurable_gain", smax_lo > 1},
+         {"tune_s", tune_s},
+         {"transfer_s", transfer_s},
+         {"tune_speedup_at_transfer_time", 1.0},
+         {"checkpoints", Json::array()}};
   if (std::isfinite(match_ratio)) {
     c["time_to_match_ratio"] = match_ratio;
     c["tune_s_to_match_transfer"] = match_ratio * transfer_s;
@@ -197,7 +223,9 @@ TEST(Experiment, TimeToMatchLeavesModelsWithoutAMeasurableTuningGainOut) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   const schedule::Target code = resolveTargetOption("", TargetUse::RunHere);
-  Json host{{"cpu", codegen::hostTarget().cpu}, {"isa", schedule::isaName(code.isa)}, {"threads", 1},
+  Json host{{"cpu", codegen::hostTarget().cpu},
+            {"isa", schedule::isaName(code.isa)},
+            {"threads", 1},
             {"description", codegen::describe(code)}};
   Json models = Json::object();
   // Matched at 4x and at 9x (geomean 6x); never matched within 600 s of tuning after 60 s of

@@ -19,8 +19,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using frontend::testing::ModelBuilder;
-using testing::runCli;
 using frontend::testing::setAttr;
+using testing::runCli;
 
 // y = relu(x W); out = 2 * y[nonzero(y)]: the count of positives is the second stage's shape.
 void writeNonZeroModel(const fs::path& path, int64_t k = 24, int64_t n = 32) {

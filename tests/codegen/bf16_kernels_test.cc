@@ -18,12 +18,16 @@ using te::DType;
 std::vector<std::shared_ptr<const te::ComputeDAG>> bf16Dags() {
   te::Tensor x = te::placeholder("x", {1, 9, 10, 32}, DType::BFloat16);
   te::Tensor w = te::placeholder("w", {3, 3, 32, 48}, DType::BFloat16, true);
-  te::Tensor a = te::placeholder("a", {7, 64}, DType::BFloat16), d = te::placeholder("d", {40, 64}, DType::BFloat16, true);
-  te::Tensor q = te::placeholder("q", {2, 12, 16}, DType::BFloat16), k = te::placeholder("k", {2, 16, 20}, DType::BFloat16);
-  return {std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{x, w},
-                                                  std::vector<te::Tensor>{ops::conv2d_nhwc(x, w, {1, 1}, {1, 1, 1, 1})}),
-          std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{a, d}, std::vector<te::Tensor>{ops::dense(a, d)}),
-          std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{q, k}, std::vector<te::Tensor>{ops::batch_matmul(q, k)})};
+  te::Tensor a = te::placeholder("a", {7, 64}, DType::BFloat16),
+             d = te::placeholder("d", {40, 64}, DType::BFloat16, true);
+  te::Tensor q = te::placeholder("q", {2, 12, 16}, DType::BFloat16),
+             k = te::placeholder("k", {2, 16, 20}, DType::BFloat16);
+  return {
+      std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{x, w},
+                                             std::vector<te::Tensor>{ops::conv2d_nhwc(x, w, {1, 1}, {1, 1, 1, 1})}),
+      std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{a, d}, std::vector<te::Tensor>{ops::dense(a, d)}),
+      std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{q, k},
+                                             std::vector<te::Tensor>{ops::batch_matmul(q, k)})};
 }
 
 TEST(Bf16Kernels, DefaultSchedulesMatchTheEvaluator) {

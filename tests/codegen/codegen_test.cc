@@ -91,8 +91,8 @@ TEST(Codegen, VectorizedTrigonometricAndHyperbolicMath) {
     });
     auto dag = std::make_shared<const ComputeDAG>(std::vector<Tensor>{a}, std::vector<Tensor>{b});
     using namespace schedule;
-    auto st = State::replay(dag, {SplitStep{"B", "j", 64, {16}, true},
-                                  AnnotationStep{"B", "j.1", IterAnnotation::Vectorize}});
+    auto st = State::replay(
+        dag, {SplitStep{"B", "j", 64, {16}, true}, AnnotationStep{"B", "j.1", IterAnnotation::Vectorize}});
     ASSERT_TRUE(st.ok()) << st.error();
     auto r = testing::checkState(*st, 3, /*atol=*/1e-6, /*rtol=*/1e-5);
     ASSERT_TRUE(r.built) << r.error;

@@ -32,16 +32,60 @@ runtime::NDArray edgeInputs(const Shape& shape, DType t, uint64_t seed) {
   int64_t n = a.numElements();
   Rng rng(seed);
   const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
-  std::vector<double> fedge = {0.0, -0.0, 1.0, -1.0, nan, inf, -inf, 0.5, 2.5, -2.5, 1e30, -1e30,
-                               65504.0, 65519.0, 65520.0, 1.0 + 1.0 / 2048, 1.0 + 3.0 / 2048, 6e-8, 3e-8,
-                               -3.0e9, 4.5e9, 1.9e19, -7.7, 3.9e38};
-  std::vector<int64_t> iedge = {0, 1, -1, 2, -2, 7, 127, -128, 255, 256, 32767, -32768, 65535, 65536,
-                                INT32_MAX, INT32_MIN, static_cast<int64_t>(UINT32_MAX), INT64_MAX, INT64_MIN, 63, 64, 15};
+  std::vector<double> fedge = {0.0,
+                               -0.0,
+                               1.0,
+                               -1.0,
+                               nan,
+                               inf,
+                               -inf,
+                               0.5,
+                               2.5,
+                               -2.5,
+                               1e30,
+                               -1e30,
+                               65504.0,
+                               65519.0,
+                               65520.0,
+                               1.0 + 1.0 / 2048,
+                               1.0 + 3.0 / 2048,
+                               6e-8,
+                               3e-8,
+                               -3.0e9,
+                               4.5e9,
+                               1.9e19,
+                               -7.7,
+                               3.9e38};
+  std::vector<int64_t> iedge = {0,
+                                1,
+                                -1,
+                                2,
+                                -2,
+                                7,
+                                127,
+                                -128,
+                                255,
+                                256,
+                                32767,
+                                -32768,
+                                65535,
+                                65536,
+                                INT32_MAX,
+                                INT32_MIN,
+                                static_cast<int64_t>(UINT32_MAX),
+                                INT64_MAX,
+                                INT64_MIN,
+                                63,
+                                64,
+                                15};
   for (int64_t i = 0; i < n; ++i) {
     if (isFloat(t)) {
-      if (i < static_cast<int64_t>(fedge.size())) storeDouble(a.data(), t, i, fedge[i]);
-      else if (isHalfFloat(t)) a.as<uint16_t>()[i] = static_cast<uint16_t>(rng.next());
-      else storeDouble(a.data(), t, i, rng.uniform(-3.0, 3.0));
+      if (i < static_cast<int64_t>(fedge.size()))
+        storeDouble(a.data(), t, i, fedge[i]);
+      else if (isHalfFloat(t))
+        a.as<uint16_t>()[i] = static_cast<uint16_t>(rng.next());
+      else
+        storeDouble(a.data(), t, i, rng.uniform(-3.0, 3.0));
     } else {
       storeInt(a.data(), t, i, i < static_cast<int64_t>(iedge.size()) ? iedge[i] : static_cast<int64_t>(rng.next()));
     }
@@ -78,8 +122,8 @@ void checkCompiled(const std::vector<Tensor>& ins, const Tensor& out, const std:
   }
 }
 
-Tensor elementwise(const std::string& name, const std::function<Expr(const Expr&, const Expr&)>& fn,
-                   const Tensor& a, const Tensor& b) {
+Tensor elementwise(const std::string& name, const std::function<Expr(const Expr&, const Expr&)>& fn, const Tensor& a,
+                   const Tensor& b) {
   return compute(name, {kRows, kCols}, [&](const std::vector<Var>& v) { return fn(a(v), b(v)); });
 }
 Tensor map1(const std::string& name, const Tensor& a, const std::function<Expr(const Expr&)>& fn) {
@@ -120,7 +164,8 @@ TEST(DTypeCodegen, IntegerCastsMatchTheEvaluator) {
     Tensor a = placeholder("A", {kRows, kCols}, dt);
     Tensor f = placeholder("F", {kRows, kCols}), d = placeholder("D", {kRows, kCols}, DType::Float64);
     Tensor i64 = placeholder("I", {kRows, kCols}, DType::Int64), i8 = placeholder("I8", {kRows, kCols}, DType::Int8);
-    for (DType to : {DType::Float32, DType::Float64, DType::Float16, DType::Int64, DType::Int32, DType::Int8, DType::Bool})
+    for (DType to :
+         {DType::Float32, DType::Float64, DType::Float16, DType::Int64, DType::Int32, DType::Int8, DType::Bool})
       checkCompiled({a}, map1(std::string("to_") + dtypeName(to), a, [&](const Expr& x) { return cast(to, x); }),
                     std::string("to ") + dtypeName(to));
     // From floats (NaN, infinities, negative and huge values included: every input has a defined
@@ -134,22 +179,33 @@ TEST(DTypeCodegen, IntegerCastsMatchTheEvaluator) {
 
 TEST(DTypeCodegen, Float64ComputesInDoubleAndMatchesTheEvaluator) {
   Tensor a = placeholder("A", {kRows, kCols}, DType::Float64), b = placeholder("B", {kRows, kCols}, DType::Float64);
-  checkCompiled({a, b}, elementwise("arith", [](const Expr& x, const Expr& y) { return (x + y) * x / (y - 0.25) - min(x, y) + max(x, y); }, a, b),
-                "arithmetic");
-  checkCompiled({a, b}, elementwise("pow", [](const Expr& x, const Expr& y) { return pow(abs(x), y); }, a, b), "pow");
-  checkCompiled({a, b}, elementwise("compare", [](const Expr& x, const Expr& y) { return select(x <= y, x, y * 3.0); }, a, b),
+  checkCompiled(
+      {a, b},
+      elementwise(
+          "arith", [](const Expr& x, const Expr& y) { return (x + y) * x / (y - 0.25) - min(x, y) + max(x, y); }, a, b),
+      "arithmetic");
+  checkCompiled({a, b},
+                elementwise(
+                    "pow", [](const Expr& x, const Expr& y) { return pow(abs(x), y); }, a, b),
+                "pow");
+  checkCompiled({a, b},
+                elementwise(
+                    "compare", [](const Expr& x, const Expr& y) { return select(x <= y, x, y * 3.0); }, a, b),
                 "compare");
-  for (UnOp op : {UnOp::Exp, UnOp::Log, UnOp::Tanh, UnOp::Erf, UnOp::Sigmoid, UnOp::Sqrt, UnOp::Sin, UnOp::Cos,
-                  UnOp::Tan, UnOp::Asin, UnOp::Acos, UnOp::Atan, UnOp::Sinh, UnOp::Cosh, UnOp::Asinh,
-                  UnOp::Acosh, UnOp::Atanh, UnOp::Floor, UnOp::Ceil, UnOp::Round, UnOp::Abs, UnOp::Neg})
+  for (UnOp op :
+       {UnOp::Exp,   UnOp::Log,   UnOp::Tanh, UnOp::Erf,   UnOp::Sigmoid, UnOp::Sqrt, UnOp::Sin,   UnOp::Cos,
+        UnOp::Tan,   UnOp::Asin,  UnOp::Acos, UnOp::Atan,  UnOp::Sinh,    UnOp::Cosh, UnOp::Asinh, UnOp::Acosh,
+        UnOp::Atanh, UnOp::Floor, UnOp::Ceil, UnOp::Round, UnOp::Abs,     UnOp::Neg})
     checkCompiled({a}, map1(unOpName(op), a, [&](const Expr& x) { return unary(op, x); }), unOpName(op));
   // To and from float32 and integers (int32 / int64 / 8-bit conversions are defined in range:
   // clamped first, NaN included, as min / max drop it).
   checkCompiled({a}, map1("to_f32", a, [&](const Expr& x) { return cast(DType::Float32, x); }), "to float32");
   checkCompiled({a}, map1("to_bool", a, [&](const Expr& x) { return cast(DType::Bool, x); }), "to bool");
   for (DType to : {DType::Int64, DType::Int32, DType::Int8})
-    checkCompiled({a}, map1(std::string("to_") + dtypeName(to), a, [&](const Expr& x) { return cast(to, min(max(x, -1e9), 1e9)); }),
-                  std::string("to ") + dtypeName(to));
+    checkCompiled(
+        {a},
+        map1(std::string("to_") + dtypeName(to), a, [&](const Expr& x) { return cast(to, min(max(x, -1e9), 1e9)); }),
+        std::string("to ") + dtypeName(to));
   Tensor f = placeholder("F", {kRows, kCols});
   checkCompiled({f}, map1("from_f32", f, [&](const Expr& x) { return cast(DType::Float64, x) / 3.0; }), "from float32");
 }
@@ -170,10 +226,17 @@ TEST(DTypeCodegen, SixteenBitFloatsConvertAndComputeInFloat32) {
       checkCompiled({h}, map1(std::string("to_") + dtypeName(to), h, [&](const Expr& x) { return cast(to, x); }),
                     std::string("to ") + dtypeName(to));
     for (DType to : {DType::Int32, DType::UInt8})
-      checkCompiled({h}, map1(std::string("clamped_to_") + dtypeName(to), h, [&](const Expr& x) { return cast(to, min(max(x, -1e4), 1e4)); }),
+      checkCompiled({h},
+                    map1(std::string("clamped_to_") + dtypeName(to), h,
+                         [&](const Expr& x) { return cast(to, min(max(x, -1e4), 1e4)); }),
                     std::string("clamped to ") + dtypeName(to));
-    checkCompiled({h, g}, elementwise("arith", [](const Expr& x, const Expr& y) { return x * y + x; }, h, g), "arithmetic");
-    checkCompiled({h, g}, elementwise("select", [](const Expr& x, const Expr& y) { return select(x < y, x, max(x, y)); }, h, g),
+    checkCompiled({h, g},
+                  elementwise(
+                      "arith", [](const Expr& x, const Expr& y) { return x * y + x; }, h, g),
+                  "arithmetic");
+    checkCompiled({h, g},
+                  elementwise(
+                      "select", [](const Expr& x, const Expr& y) { return select(x < y, x, max(x, y)); }, h, g),
                   "select");
     checkCompiled({h}, map1("sqrt", h, [](const Expr& x) { return sqrt(x); }), "sqrt");
   }
@@ -201,16 +264,16 @@ TEST(DTypeCodegen, ReductionsOverTheNewTypes) {
 
 TEST(DTypeConversions, Float16RoundsToNearestEvenAndKeepsNaN) {
   EXPECT_EQ(floatToHalf(1.0f), 0x3c00);
-  EXPECT_EQ(floatToHalf(1.0f + 1.0f / 2048), 0x3c00);      // tie: to the even 1.0
-  EXPECT_EQ(floatToHalf(1.0f + 3.0f / 2048), 0x3c02);      // tie: to the even 1 + 2^-9
+  EXPECT_EQ(floatToHalf(1.0f + 1.0f / 2048), 0x3c00);  // tie: to the even 1.0
+  EXPECT_EQ(floatToHalf(1.0f + 3.0f / 2048), 0x3c02);  // tie: to the even 1 + 2^-9
   EXPECT_EQ(floatToHalf(1.0f + 1.0f / 2048 + 1.0f / 65536), 0x3c01);
   EXPECT_EQ(floatToHalf(65504.0f), 0x7bff);
   EXPECT_EQ(floatToHalf(65519.0f), 0x7bff);
-  EXPECT_EQ(floatToHalf(65520.0f), 0x7c00);                // rounds to infinity
+  EXPECT_EQ(floatToHalf(65520.0f), 0x7c00);  // rounds to infinity
   EXPECT_EQ(floatToHalf(-INFINITY), 0xfc00);
-  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -24)), 0x0001);   // the smallest subnormal
-  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -25)), 0x0000);   // tie: to even zero
-  EXPECT_EQ(floatToHalf(std::ldexp(3.0f, -25)), 0x0002);   // tie: to even 2 * 2^-24
+  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -24)), 0x0001);  // the smallest subnormal
+  EXPECT_EQ(floatToHalf(std::ldexp(1.0f, -25)), 0x0000);  // tie: to even zero
+  EXPECT_EQ(floatToHalf(std::ldexp(3.0f, -25)), 0x0002);  // tie: to even 2 * 2^-24
   EXPECT_EQ(floatToHalf(-0.0f), 0x8000);
   uint16_t nan = floatToHalf(std::numeric_limits<float>::quiet_NaN());
   EXPECT_EQ(nan & 0x7c00, 0x7c00);
@@ -243,10 +306,12 @@ TEST(DTypeConversions, BFloat16RoundsToNearestEvenAndKeepsNaN) {
 
 TEST(DTypeEvaluator, TruncBf16CutsTowardZero) {
   Tensor a = placeholder("A", {3});
-  Tensor r = compute("R", {3}, [&](const std::vector<Var>& v) { return cast(DType::BFloat16, unary(UnOp::TruncBf16, a(v))); });
+  Tensor r =
+      compute("R", {3}, [&](const std::vector<Var>& v) { return cast(DType::BFloat16, unary(UnOp::TruncBf16, a(v))); });
   ComputeDAG dag({a}, {r});
   runtime::NDArray av({3}, DType::Float32), rv({3}, DType::BFloat16);
-  av.as<float>()[0] = bitsFloat(0x3ef5ffffu), av.as<float>()[1] = bitsFloat(0xbf818000u), av.as<float>()[2] = bitsFloat(0x7f800001u);
+  av.as<float>()[0] = bitsFloat(0x3ef5ffffu), av.as<float>()[1] = bitsFloat(0xbf818000u),
+  av.as<float>()[2] = bitsFloat(0x7f800001u);
   evaluate(dag, {av.data(), rv.data()});
   EXPECT_EQ(rv.as<uint16_t>()[0], 0x3ef5);
   EXPECT_EQ(rv.as<uint16_t>()[1], 0xbf81);
@@ -306,9 +371,9 @@ TEST(DTypeEvaluator, FloatToIntegerConversionsAreDefinedEverywhere) {
     storeDouble(u64.data(), DType::UInt64, i, in[i]);
     storeDouble(u32.data(), DType::UInt32, i, in[i]);
   }
-  const uint64_t want64[] = {UINT64_MAX, UINT64_MAX, 0, UINT64_MAX, 15000000000000000000ull,
-                             static_cast<uint64_t>(-3)};
-  const uint32_t want32[] = {UINT32_MAX, UINT32_MAX, 0, UINT32_MAX, static_cast<uint32_t>(INT64_MAX), static_cast<uint32_t>(-3)};
+  const uint64_t want64[] = {UINT64_MAX, UINT64_MAX, 0, UINT64_MAX, 15000000000000000000ull, static_cast<uint64_t>(-3)};
+  const uint32_t want32[] = {
+      UINT32_MAX, UINT32_MAX, 0, UINT32_MAX, static_cast<uint32_t>(INT64_MAX), static_cast<uint32_t>(-3)};
   for (int i = 0; i < 6; ++i) {
     EXPECT_EQ(u64.as<uint64_t>()[i], want64[i]) << i;
     EXPECT_EQ(u32.as<uint32_t>()[i], want32[i]) << i;

@@ -38,13 +38,14 @@ void checkCompiled(const std::vector<Tensor>& ins, const Tensor& out, const std:
       ASSERT_TRUE(st.ok()) << st.error();
       testing::CheckResult r = checker.check(*st, 3, 0, 0, {}, target);
       ASSERT_TRUE(r.built) << r.error;
-      EXPECT_TRUE(r.cmp.ok()) << r.lowered << " mismatches " << r.cmp.mismatches << " max_abs_err " << r.cmp.max_abs_err;
+      EXPECT_TRUE(r.cmp.ok()) << r.lowered << " mismatches " << r.cmp.mismatches << " max_abs_err "
+                              << r.cmp.max_abs_err;
     }
   }
 }
 
-Tensor elementwise(const std::string& name, const std::function<Expr(const Expr&, const Expr&)>& fn,
-                   const Tensor& a, const Tensor& b) {
+Tensor elementwise(const std::string& name, const std::function<Expr(const Expr&, const Expr&)>& fn, const Tensor& a,
+                   const Tensor& b) {
   return compute(name, {kRows, kCols}, [&](const std::vector<Var>& v) { return fn(a(v), b(v)); });
 }
 
@@ -80,21 +81,29 @@ TEST(Int8Codegen, CastsToAndFromWiderTypesMatchTheEvaluator) {
     auto out = [&](const std::string& name, const std::function<Expr(const std::vector<Var>&)>& fn) {
       return compute(name, {kRows, kCols}, fn);
     };
-    checkCompiled({a}, out("to_float", [&](const std::vector<Var>& v) { return cast(DType::Float32, a(v)) * 0.5; }), "to_float");
-    checkCompiled({a}, out("to_int32", [&](const std::vector<Var>& v) { return cast(DType::Int32, a(v)) * intImm(1000, DType::Int32); }),
+    checkCompiled({a}, out("to_float", [&](const std::vector<Var>& v) { return cast(DType::Float32, a(v)) * 0.5; }),
+                  "to_float");
+    checkCompiled({a},
+                  out("to_int32",
+                      [&](const std::vector<Var>& v) { return cast(DType::Int32, a(v)) * intImm(1000, DType::Int32); }),
                   "to_int32");
-    checkCompiled({a}, out("to_int64", [&](const std::vector<Var>& v) { return cast(DType::Int64, a(v)) - intImm(300); }), "to_int64");
+    checkCompiled({a},
+                  out("to_int64", [&](const std::vector<Var>& v) { return cast(DType::Int64, a(v)) - intImm(300); }),
+                  "to_int64");
     // Narrowing wraps (the exact value modulo 256).
-    checkCompiled({a}, out("wrap_from_int32", [&](const std::vector<Var>& v) {
-                    return cast(dt, cast(DType::Int32, a(v)) * intImm(77, DType::Int32));
-                  }),
-                  "wrap_from_int32");
+    checkCompiled(
+        {a},
+        out("wrap_from_int32",
+            [&](const std::vector<Var>& v) { return cast(dt, cast(DType::Int32, a(v)) * intImm(77, DType::Int32)); }),
+        "wrap_from_int32");
     // Quantization: saturate(round(f * 60) + zero point), the clip making the cast exact.
     double lo = static_cast<double>(intTypeMin(dt)), hi = static_cast<double>(intTypeMax(dt));
-    checkCompiled({f}, out("quantize", [&](const std::vector<Var>& v) {
-                    Expr q = round(f(v) * 60.0) + (dt == DType::UInt8 ? 128.0 : 0.0);
-                    return cast(dt, min(max(q, lo), hi));
-                  }),
+    checkCompiled({f},
+                  out("quantize",
+                      [&](const std::vector<Var>& v) {
+                        Expr q = round(f(v) * 60.0) + (dt == DType::UInt8 ? 128.0 : 0.0);
+                        return cast(dt, min(max(q, lo), hi));
+                      }),
                   "quantize");
   }
 }
@@ -119,9 +128,12 @@ TEST(Int8Codegen, ReductionsOverEightBitValues) {
 TEST(Int8Evaluator, WrapsComparesUnsignedAndConverts) {
   Tensor a = placeholder("A", {4}, DType::UInt8), b = placeholder("B", {4}, DType::Int8);
   Tensor sum = compute("S", {4}, [&](const std::vector<Var>& v) { return a(v) + a(v); });
-  Tensor gt = compute("G", {4}, [&](const std::vector<Var>& v) { return select(a(v) > intImm(127, DType::UInt8), intImm(1), intImm(0)); });
+  Tensor gt = compute("G", {4}, [&](const std::vector<Var>& v) {
+    return select(a(v) > intImm(127, DType::UInt8), intImm(1), intImm(0));
+  });
   Tensor neg = compute("N", {4}, [&](const std::vector<Var>& v) { return -b(v); });
-  Tensor wide = compute("W", {4}, [&](const std::vector<Var>& v) { return cast(DType::Int32, a(v)) + cast(DType::Int32, b(v)); });
+  Tensor wide =
+      compute("W", {4}, [&](const std::vector<Var>& v) { return cast(DType::Int32, a(v)) + cast(DType::Int32, b(v)); });
   ComputeDAG dag({a, b}, {sum, gt, neg, wide});
   runtime::NDArray av({4}, DType::UInt8), bv({4}, DType::Int8);
   const uint8_t ain[] = {0, 127, 200, 255};

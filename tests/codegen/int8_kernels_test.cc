@@ -60,7 +60,8 @@ TEST(Int8Kernels, DefaultSchedulesAreExactOnEveryTargetThisMachineRuns) {
       ASSERT_TRUE(st.ok()) << st.error();
       testing::CheckResult r = checker.check(*st, 3, 0, 0, {}, t);
       ASSERT_TRUE(r.built) << r.error;
-      EXPECT_TRUE(r.cmp.ok()) << r.lowered << " mismatches " << r.cmp.mismatches << " max_abs_err " << r.cmp.max_abs_err;
+      EXPECT_TRUE(r.cmp.ok()) << r.lowered << " mismatches " << r.cmp.mismatches << " max_abs_err "
+                              << r.cmp.max_abs_err;
     }
   }
 }
@@ -96,19 +97,20 @@ TEST(Int8Kernels, CodeUsesTheTargetsDotProductUnit) {
     std::vector<std::string> params;
   };
   const std::vector<Expect> expects = {
-      {"znver4", 4, "dense", "vpdpbusd", {"M=8", "N=64", "K=64", "precision=u8s8"}},             // AVX512-VNNI
-      {"alderlake", 4, "dense", "vpdpbusd", {"M=8", "N=64", "K=64", "precision=u8s8"}},          // AVX-VNNI (256-bit)
-      {"x86-64-v3", 2, "dense", "vpmaddwd", {"M=8", "N=64", "K=64", "precision=u8s8"}},          // AVX2
-      {"x86-64-v4", 2, "dense", "vpmaddwd", {"M=8", "N=64", "K=64", "precision=u8s8"}},          // AVX-512 without VNNI
-      {"znver4", 4, "dense", "vpmaddwd", {"M=8", "N=64", "K=64", "precision=s8s8"}},             // no u8 operand
-      {"cortex-a76", 4, "dense", "sdot", {"M=8", "N=64", "K=64", "precision=s8s8"}},             // Arm dotprod
+      {"znver4", 4, "dense", "vpdpbusd", {"M=8", "N=64", "K=64", "precision=u8s8"}},     // AVX512-VNNI
+      {"alderlake", 4, "dense", "vpdpbusd", {"M=8", "N=64", "K=64", "precision=u8s8"}},  // AVX-VNNI (256-bit)
+      {"x86-64-v3", 2, "dense", "vpmaddwd", {"M=8", "N=64", "K=64", "precision=u8s8"}},  // AVX2
+      {"x86-64-v4", 2, "dense", "vpmaddwd", {"M=8", "N=64", "K=64", "precision=u8s8"}},  // AVX-512 without VNNI
+      {"znver4", 4, "dense", "vpmaddwd", {"M=8", "N=64", "K=64", "precision=s8s8"}},     // no u8 operand
+      {"cortex-a76", 4, "dense", "sdot", {"M=8", "N=64", "K=64", "precision=s8s8"}},     // Arm dotprod
   };
   for (const Expect& e : expects) {
     SCOPED_TRACE(std::string(e.target) + " " + e.op);
     auto t = codegen::resolveTarget(e.target);
     ASSERT_TRUE(t.ok()) << t.error();
     EXPECT_EQ(t->int8_group, e.group);
-    auto code = testing::defaultScheduleAssembly(std::make_shared<const te::ComputeDAG>(ops::buildOp(e.op, e.params).dag()), *t);
+    auto code = testing::defaultScheduleAssembly(
+        std::make_shared<const te::ComputeDAG>(ops::buildOp(e.op, e.params).dag()), *t);
     ASSERT_TRUE(code.ok()) << code.error();
     EXPECT_NE(code->assembly.find(e.instruction), std::string::npos) << code->lowered;
   }

@@ -41,7 +41,8 @@ std::vector<std::string> opNames() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Registry, OpCodegen,
-                         ::testing::Combine(::testing::ValuesIn(opNames()), ::testing::Values("x86-64-v3", "x86-64-v4")),
+                         ::testing::Combine(::testing::ValuesIn(opNames()),
+                                            ::testing::Values("x86-64-v3", "x86-64-v4")),
                          [](const auto& i) {
                            std::string isa = std::get<1>(i.param) == "x86-64-v3" ? "avx2" : "avx512";
                            return std::get<0>(i.param) + "_" + isa;

@@ -77,7 +77,8 @@ TEST(Target, AvxLevelsCompileWhateverTheHost) {
   // Code for either ISA can be generated and inspected on any x86-64 machine.
   te::Tensor a = te::placeholder("A", {64, 64});
   te::Tensor b = te::placeholder("B", {64, 64}, te::DType::Float32, true);
-  auto mm = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{a, b}, std::vector<te::Tensor>{ops::matmul(a, b)});
+  auto mm =
+      std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{a, b}, std::vector<te::Tensor>{ops::matmul(a, b)});
   for (const schedule::Target& t : testing::isaTargets()) {
     auto st = schedule::State::replay(mm, measure::defaultScheduleFor(*mm, t));
     ASSERT_TRUE(st.ok()) << st.error();
@@ -167,8 +168,8 @@ TEST(RegisterTile, TailVectorOfAClampedTileLeavesTheNextRowAlone) {
     {"kind":"annotate","stage":"conv2d_nchw.local","iter":"ff.3","annotation":"vectorize"}])";
   te::Tensor x = te::placeholder("data", {1, 2, 10, 10});
   te::Tensor w = te::placeholder("weight", {24, 2, 3, 3}, te::DType::Float32, true);
-  auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{x, w},
-                                                    std::vector<te::Tensor>{ops::conv2d_nchw(x, w, {1, 1}, {1, 1, 1, 1})});
+  auto dag = std::make_shared<const te::ComputeDAG>(
+      std::vector<te::Tensor>{x, w}, std::vector<te::Tensor>{ops::conv2d_nchw(x, w, {1, 1}, {1, 1, 1, 1})});
   std::vector<schedule::Step> steps;
   for (const Json& j : Json::parse(json)) steps.push_back(*schedule::stepFromJson(j));
   auto st = schedule::State::replay(dag, steps);
@@ -208,23 +209,23 @@ TEST(RegisterTile, ElementwiseTileIsSmallAndFits) {
     for (int64_t rows : {0, 1, 2, 3, 7, 14, 56})
       for (int64_t vecs : {0, 1, 2, 3, 4, 60}) {
         for (bool dividing : {false, true}) {
-        schedule::RegisterTile rt = schedule::elementwiseTileFor(t, rows, vecs, dividing);
-        EXPECT_LE(schedule::registersNeeded(rt.rows * rt.vectors, rt.vectors), t.vector_registers);
-        // Rows that divide the extent where a tile of 6 to 8 accumulators allows it.
-        if (dividing && (rows == 7 || rows == 14 || rows == 56) && (vecs == 0 || vecs >= 2)) {
-          EXPECT_EQ(rows % rt.rows, 0) << rows;
-        }
-        EXPECT_LE(rt.vectors, 2);
-        EXPECT_LE(rt.rows * rt.vectors, 8) << "no reuse to gain from a larger tile";
-        if (rows > 0) {
-          EXPECT_LE(rt.rows, rows);
-        }
-        if (vecs > 0) {
-          EXPECT_LE(rt.vectors, vecs);
-        }
-        if ((rows == 0 || rows >= 6) && (vecs == 0 || vecs >= 2)) {
-          EXPECT_GE(rt.rows * rt.vectors, 6) << "accumulators in flight";
-        }
+          schedule::RegisterTile rt = schedule::elementwiseTileFor(t, rows, vecs, dividing);
+          EXPECT_LE(schedule::registersNeeded(rt.rows * rt.vectors, rt.vectors), t.vector_registers);
+          // Rows that divide the extent where a tile of 6 to 8 accumulators allows it.
+          if (dividing && (rows == 7 || rows == 14 || rows == 56) && (vecs == 0 || vecs >= 2)) {
+            EXPECT_EQ(rows % rt.rows, 0) << rows;
+          }
+          EXPECT_LE(rt.vectors, 2);
+          EXPECT_LE(rt.rows * rt.vectors, 8) << "no reuse to gain from a larger tile";
+          if (rows > 0) {
+            EXPECT_LE(rt.rows, rows);
+          }
+          if (vecs > 0) {
+            EXPECT_LE(rt.vectors, vecs);
+          }
+          if ((rows == 0 || rows >= 6) && (vecs == 0 || vecs >= 2)) {
+            EXPECT_GE(rt.rows * rt.vectors, 6) << "accumulators in flight";
+          }
         }
       }
   }

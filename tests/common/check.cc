@@ -15,8 +15,10 @@ std::vector<runtime::NDArray> randomInputs(const te::ComputeDAG& dag, uint64_t s
   for (size_t i = 0; i < dag.inputs().size(); ++i) {
     const te::Tensor& t = dag.inputs()[i];
     runtime::NDArray a = runtime::NDArray::empty(t.shape(), t.dtype());
-    if (te::isFloat(t.dtype())) a.fillRandom(seed * 7919 + i, -1.0, 1.0);
-    else a.fillRandom(seed * 7919 + i, 0, static_cast<double>(int_hi));
+    if (te::isFloat(t.dtype()))
+      a.fillRandom(seed * 7919 + i, -1.0, 1.0);
+    else
+      a.fillRandom(seed * 7919 + i, 0, static_cast<double>(int_hi));
     out.push_back(a);
   }
   return out;
@@ -27,9 +29,11 @@ std::vector<runtime::NDArray> fullRangeInputs(const te::ComputeDAG& dag, uint64_
   for (size_t i = 0; i < dag.inputs().size(); ++i) {
     const te::Tensor& t = dag.inputs()[i];
     runtime::NDArray a = runtime::NDArray::empty(t.shape(), t.dtype());
-    if (te::isFloat(t.dtype())) a.fillRandom(seed + i, -3.0, 3.0);
+    if (te::isFloat(t.dtype()))
+      a.fillRandom(seed + i, -3.0, 3.0);
     else
-      a.fillRandom(seed + i, static_cast<double>(te::intTypeMin(t.dtype())), static_cast<double>(te::intTypeMax(t.dtype())) + 1);
+      a.fillRandom(seed + i, static_cast<double>(te::intTypeMin(t.dtype())),
+                   static_cast<double>(te::intTypeMax(t.dtype())) + 1);
     out.push_back(a);
   }
   return out;
@@ -61,7 +65,8 @@ Checker::Checker(std::shared_ptr<const te::ComputeDAG> dag, std::vector<runtime:
   expected_ = referenceOutputs(*dag_, inputs_);
 }
 
-Expected<DefaultCode> defaultScheduleAssembly(std::shared_ptr<const te::ComputeDAG> dag, const schedule::Target& target) {
+Expected<DefaultCode> defaultScheduleAssembly(std::shared_ptr<const te::ComputeDAG> dag,
+                                              const schedule::Target& target) {
   auto st = schedule::State::replay(dag, measure::defaultScheduleFor(*dag, target));
   if (!st.ok()) return Unexpected("replay: " + st.error());
   auto f = lower::lower(*st, "kernel", lower::lowerOptionsFor(target));

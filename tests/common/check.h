@@ -52,7 +52,8 @@ class Checker {
 struct DefaultCode {
   std::string assembly, lowered;
 };
-Expected<DefaultCode> defaultScheduleAssembly(std::shared_ptr<const te::ComputeDAG> dag, const schedule::Target& target);
+Expected<DefaultCode> defaultScheduleAssembly(std::shared_ptr<const te::ComputeDAG> dag,
+                                              const schedule::Target& target);
 
 // The x86-64 ISA levels every code-generation test covers: AVX2 (x86-64-v3) and AVX-512
 // (x86-64-v4), whichever this machine is; tests skip (visibly) the ones it cannot run.

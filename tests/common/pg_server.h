@@ -32,7 +32,7 @@ class PgServer {
     return server;
   }
   bool available() const { return !url_.empty(); }
-  bool absent() const { return absent_; }          // the binaries are not installed: skip
+  bool absent() const { return absent_; }  // the binaries are not installed: skip
   const std::string& problem() const { return problem_; }
   const std::string& url() const { return url_; }  // the server's maintenance database
 
@@ -128,9 +128,9 @@ class PgServer {
 
 // Skips the test (with the reason) when PostgreSQL is not installed; fails it when it is but the
 // server cannot be started.
-#define TTUNE_REQUIRE_POSTGRES()                                                         \
-  do {                                                                                   \
-    ::ttune::testing::PgServer& pg_ = ::ttune::testing::PgServer::get();                 \
-    if (pg_.absent()) GTEST_SKIP() << "PostgreSQL tests skipped: " << pg_.problem();     \
-    ASSERT_TRUE(pg_.available()) << pg_.problem();                                       \
+#define TTUNE_REQUIRE_POSTGRES()                                                     \
+  do {                                                                               \
+    ::ttune::testing::PgServer& pg_ = ::ttune::testing::PgServer::get();             \
+    if (pg_.absent()) GTEST_SKIP() << "PostgreSQL tests skipped: " << pg_.problem(); \
+    ASSERT_TRUE(pg_.available()) << pg_.problem();                                   \
   } while (0)

@@ -25,8 +25,10 @@ std::optional<Step> randomStep(const State& s, Rng& rng) {
     std::vector<std::optional<int64_t>> lengths;
     static const int64_t small[] = {1, 2, 3, 4, 5, 7, 8, 16};
     for (int k = 0; k < n; ++k) {
-      if (rng.bernoulli(0.75)) lengths.push_back(small[rng.index(8)]);
-      else lengths.push_back(rng.uniformInt(1, std::max<int64_t>(2, it.extent.value_or(8) + 3)));
+      if (rng.bernoulli(0.75))
+        lengths.push_back(small[rng.index(8)]);
+      else
+        lengths.push_back(rng.uniformInt(1, std::max<int64_t>(2, it.extent.value_or(8) + 3)));
     }
     return SplitStep{name, it.name, it.extent, lengths, rng.bernoulli(0.9)};
   }

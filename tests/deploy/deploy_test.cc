@@ -67,8 +67,8 @@ TEST(WeightsFile, RoundTripsAndRefusesDamagedOrForeignFiles) {
   EXPECT_EQ(std::memcmp(w.ptrs[0], a.data(), 1200), 0);
   EXPECT_EQ(std::memcmp(w.ptrs[1], b.data(), 28), 0);
 
-  auto expectRefused = [&](const std::string& file, LoadStatus status, const std::string& says, std::vector<int64_t> sizes = {1200, 28},
-                           uint64_t d = 0) {
+  auto expectRefused = [&](const std::string& file, LoadStatus status, const std::string& says,
+                           std::vector<int64_t> sizes = {1200, 28}, uint64_t d = 0) {
     LoadedWeights x;
     std::string e;
     EXPECT_EQ(loadWeightsFile(file, sizes, d ? d : digest, x, e), status) << e;
@@ -91,7 +91,8 @@ TEST(WeightsFile, RoundTripsAndRefusesDamagedOrForeignFiles) {
     return p;
   };
   expectRefused(variant("short.weights", bytes.substr(0, 20)), LoadStatus::Corrupt, "not a ttune weights file");
-  expectRefused(variant("text.weights", std::string(bytes.size(), 'x')), LoadStatus::Corrupt, "not a ttune weights file");
+  expectRefused(variant("text.weights", std::string(bytes.size(), 'x')), LoadStatus::Corrupt,
+                "not a ttune weights file");
   expectRefused(variant("cut.weights", bytes.substr(0, bytes.size() - 10)), LoadStatus::Corrupt, "truncated");
   std::string flipped = bytes;
   flipped[flipped.size() - 100] ^= 0x10;  // inside the first weight's data

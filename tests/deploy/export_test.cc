@@ -15,6 +15,7 @@
 #include "deploy/cpu_features.h"
 #include "deploy/exporter.h"
 #include "executor/executor.h"
+#include "exported_library.h"
 #include "frontend/onnx/onnx_importer.h"
 #include "graph/passes.h"
 #include "graph/reference.h"
@@ -22,9 +23,8 @@
 #include "onnx_builder.h"
 #include "reference.h"
 #include "runtime/npy.h"
-#include "exported_library.h"
-#include "temp_dir.h"
 #include "support/error.h"
+#include "temp_dir.h"
 #include "ttune/ttune_model.h"
 
 namespace ttune::deploy {
@@ -44,8 +44,10 @@ TEST(Export, SmallOnnxModelMatchesTheExecutorBitForBitAndTheReference) {
   EXPECT_TRUE(fs::exists(dir.path / "libsmall.a"));
   EXPECT_TRUE(fs::exists(dir.path / "small.h"));
   EXPECT_TRUE(fs::exists(dir.path / "ttune_model.h"));
-  for (const char* f : {"small-config.cmake", "small.pc", "small-static.pc"}) EXPECT_TRUE(fs::exists(dir.path / f)) << f;
-  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()), 9) << "no scratch files are left";
+  for (const char* f : {"small-config.cmake", "small.pc", "small-static.pc"})
+    EXPECT_TRUE(fs::exists(dir.path / f)) << f;
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir.path), fs::directory_iterator()), 9)
+      << "no scratch files are left";
 
   Library lib(r.library);
   ASSERT_NE(lib.handle, nullptr);
@@ -144,9 +146,9 @@ TEST(Export, ModelWithEveryNewElementTypeMatchesTheExecutor) {
   b.input("d", {int64_t{2}, int64_t{19}}, te::DType::Float64);
   b.input("s", {int64_t{2}, int64_t{19}}, te::DType::Int16);
   b.input("u", {int64_t{2}, int64_t{19}}, te::DType::UInt64);
-  b.node("Mul", {"h", "h"}, {"h2"});                 // float16 computed in float32
+  b.node("Mul", {"h", "h"}, {"h2"});  // float16 computed in float32
   setAttr(b.node("Cast", {"bf"}, {"bf32"}), "to", int64_t{onnx::TensorProto::FLOAT});
-  b.node("Exp", {"d"}, {"de"});                      // float64 math
+  b.node("Exp", {"d"}, {"de"});  // float64 math
   setAttr(b.node("Cast", {"s"}, {"s16"}), "to", int64_t{onnx::TensorProto::UINT16});
   setAttr(b.node("Cast", {"u"}, {"u32"}), "to", int64_t{onnx::TensorProto::UINT32});
   b.node("Max", {"u", "u"}, {"umax"});
@@ -262,8 +264,8 @@ TEST_F(ExportedSmallModel, BadArgumentsAreErrorsWithOneSentenceNotCrashes) {
   createFails((dir_->path / "half.weights").c_str(), 1, TTUNE_ERROR_CORRUPT, "truncated");
   {
     TempDir other;  // the same model with other weights
-    ExportResult r = exportModel(executor::compileArtifacts(loadOptimized(smallOnnx(other.path, 11))),
-                                 options(other.path, "small"));
+    ExportResult r =
+        exportModel(executor::compileArtifacts(loadOptimized(smallOnnx(other.path, 11))), options(other.path, "small"));
     createFails(r.weights.c_str(), 1, TTUNE_ERROR_CORRUPT, "another export");
   }
 
@@ -291,7 +293,8 @@ TEST_F(ExportedSmallModel, BadArgumentsAreErrorsWithOneSentenceNotCrashes) {
   EXPECT_EQ(lib.run(m, in, nullptr), TTUNE_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(lib.run(m, in_null, out), TTUNE_ERROR_INVALID_ARGUMENT);
   EXPECT_EQ(lib.run(m, in, out_null), TTUNE_ERROR_INVALID_ARGUMENT);
-  EXPECT_NE(std::string(lib.last_error()).find("output 1 (p) is a null pointer"), std::string::npos) << lib.last_error();
+  EXPECT_NE(std::string(lib.last_error()).find("output 1 (p) is a null pointer"), std::string::npos)
+      << lib.last_error();
   EXPECT_EQ(lib.run_n(m, 2, in, 3, out), TTUNE_ERROR_INVALID_ARGUMENT);
   EXPECT_NE(std::string(lib.last_error()).find("takes 1 inputs, got 2"), std::string::npos) << lib.last_error();
   EXPECT_EQ(lib.run_n(m, 1, in, 2, out), TTUNE_ERROR_INVALID_ARGUMENT);
@@ -353,8 +356,8 @@ TEST(Export, ForeignTargetIsRefusedOnThisCpu) {
   TempDir dir;
   executor::ModelOptions opt;
   opt.target = *target;
-  ExportResult r = exportModel(executor::compileArtifacts(loadOptimized(smallOnnx(dir.path)), opt),
-                               options(dir.path, "spr", false));
+  ExportResult r =
+      exportModel(executor::compileArtifacts(loadOptimized(smallOnnx(dir.path)), opt), options(dir.path, "spr", false));
   EXPECT_FALSE(fs::exists(dir.path / "libspr.a"));
   Library lib(r.library);
   EXPECT_EQ(lib.create(dir.path.c_str(), 1), nullptr);
@@ -429,16 +432,18 @@ ExampleRun exportAndRunTheCExample(const std::string& model, const std::vector<r
   fs::path out = dir / "export", log = dir / "log.txt";
   ExampleRun r;
   EXPECT_EQ(shell(ttune + " export " + model + " -o " + out.string() + " --name m", log), 0) << slurp(log);
-  const std::string make = "make -s -C " + std::string(TTUNE_EXAMPLES) + "/c MODEL_DIR=" + out.string() + " NAME=m OUT=" + dir.string();
+  const std::string make =
+      "make -s -C " + std::string(TTUNE_EXAMPLES) + "/c MODEL_DIR=" + out.string() + " NAME=m OUT=" + dir.string();
   EXPECT_EQ(shell(make + " " + (dir / "run_model").string() + " static", log), 0) << slurp(log);
   std::vector<fs::path> programs = {dir / "run_model", dir / "run_model_static"};
   if (consumers) {
     EXPECT_EQ(shell(make + " pkgconfig", log), 0) << slurp(log);
     const fs::path build = dir / "cmake-consumer";
-    EXPECT_EQ(shell(std::string(TTUNE_CMAKE) + " -S " + TTUNE_EXAMPLES + "/cmake -B " + build.string() +
-                        " -DTTUNE_MODEL=m -Dm_DIR=" + out.string() + " && " + TTUNE_CMAKE + " --build " + build.string(),
-                    log),
-              0)
+    EXPECT_EQ(
+        shell(std::string(TTUNE_CMAKE) + " -S " + TTUNE_EXAMPLES + "/cmake -B " + build.string() +
+                  " -DTTUNE_MODEL=m -Dm_DIR=" + out.string() + " && " + TTUNE_CMAKE + " --build " + build.string(),
+              log),
+        0)
         << slurp(log);
     for (const char* p : {"run_model_pc", "run_model_pc_static"}) programs.push_back(dir / p);
     for (const char* p : {"run_model", "run_model_static"}) programs.push_back(build / p);
@@ -458,7 +463,8 @@ ExampleRun exportAndRunTheCExample(const std::string& model, const std::vector<r
         << programs[k] << ": " << slurp(log);
     r.programs.emplace_back(programs[k].string(), readAll(dir, prefix, outputs));
   }
-  EXPECT_EQ(shell(ttune + " run " + model + " --threads 2 --inputs" + in_args + " --outputs" + r_args, log), 0) << slurp(log);
+  EXPECT_EQ(shell(ttune + " run " + model + " --threads 2 --inputs" + in_args + " --outputs" + r_args, log), 0)
+      << slurp(log);
   r.ttune_run = readAll(dir, "r", outputs);
   EXPECT_EQ(shell("ldd " + (out / "libm.so").string(), log), 0);
   r.ldd = slurp(log);
@@ -488,7 +494,8 @@ TEST(CExample, SmallOnnxModelAgreesWithTtuneRunAndTheReferenceHoweverItIsLinked)
   const std::vector<runtime::NDArray>& shared = r.programs[0].second;
   std::vector<runtime::NDArray> ref = graph::evaluateGraph(frontend::importOnnx(onnx), inputs);
   ASSERT_EQ(shared.size(), ref.size());
-  for (size_t i = 0; i < ref.size(); ++i) EXPECT_TRUE(runtime::compare(shared[i], ref[i], 1e-5, 1e-5).ok()) << "output " << i;
+  for (size_t i = 0; i < ref.size(); ++i)
+    EXPECT_TRUE(runtime::compare(shared[i], ref[i], 1e-5, 1e-5).ok()) << "output " << i;
   expectNoCompilerInside(r.ldd);
 }
 
@@ -511,11 +518,14 @@ TEST(CExample, ExportCommandErrorsAreOneLine) {
   const std::string ttune = TTUNE_BIN;
   EXPECT_EQ(shell(ttune + " export mobilenet_v2", log), 2) << slurp(log);
   EXPECT_EQ(shell(ttune + " export mobilenet_v2 -o " + dir.path.string() + " --name 9lives", log), 1);
-  EXPECT_EQ(slurp(log), "ttune: --name must be a C identifier (letters, digits and _, not starting with a digit), got '9lives'\n");
+  EXPECT_EQ(slurp(log),
+            "ttune: --name must be a C identifier (letters, digits and _, not starting with a digit), got '9lives'\n");
   EXPECT_EQ(shell(ttune + " export no_such_model -o " + dir.path.string(), log), 1);
   std::string said = slurp(log);
   EXPECT_EQ(std::count(said.begin(), said.end(), '\n'), 1) << said;
-  EXPECT_EQ(shell(ttune + " export mobilenet_v2 -o " + dir.path.string() + " --records " + (dir.path / "missing.jsonl").string(), log),
+  EXPECT_EQ(shell(ttune + " export mobilenet_v2 -o " + dir.path.string() + " --records " +
+                      (dir.path / "missing.jsonl").string(),
+                  log),
             1);
   EXPECT_NE(slurp(log).find("missing.jsonl"), std::string::npos) << slurp(log);
 }

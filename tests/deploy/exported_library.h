@@ -25,7 +25,8 @@ namespace fs = std::filesystem;
 using frontend::testing::ModelBuilder;
 using frontend::testing::setAttr;
 
-inline ExportOptions options(const fs::path& dir, const std::string& name, bool static_archive = true, const std::string& compiler = "") {
+inline ExportOptions options(const fs::path& dir, const std::string& name, bool static_archive = true,
+                             const std::string& compiler = "") {
   ExportOptions o;
   o.dir = dir.string();
   o.name = name;
@@ -34,7 +35,6 @@ inline ExportOptions options(const fs::path& dir, const std::string& name, bool 
   o.compiler = compiler;
   return o;
 }
-
 
 // The C API of one exported library, loaded RTLD_LOCAL (as Python's ctypes does). Never closed:
 // tests load several libraries in one process and this keeps their thread pools valid to the end.
@@ -77,7 +77,8 @@ struct Library {
 };
 
 // Runs a loaded model on arrays; returns the outputs (empty after a failure).
-inline std::vector<runtime::NDArray> runExported(const Library& lib, ttune_model* m, const std::vector<runtime::NDArray>& inputs) {
+inline std::vector<runtime::NDArray> runExported(const Library& lib, ttune_model* m,
+                                                 const std::vector<runtime::NDArray>& inputs) {
   std::vector<const void*> in;
   for (const auto& a : inputs) in.push_back(a.data());
   std::vector<runtime::NDArray> outs;
@@ -85,7 +86,8 @@ inline std::vector<runtime::NDArray> runExported(const Library& lib, ttune_model
   for (int i = 0; i < lib.num_outputs(m); ++i) {
     ttune_tensor_info info;
     EXPECT_EQ(lib.output_info(m, i, &info), TTUNE_OK);
-    outs.push_back(runtime::NDArray::empty(te::Shape(info.shape, info.shape + info.ndim), static_cast<te::DType>(info.dtype)));
+    outs.push_back(
+        runtime::NDArray::empty(te::Shape(info.shape, info.shape + info.ndim), static_cast<te::DType>(info.dtype)));
     out.push_back(outs.back().data());
   }
   int rc = lib.run_n(m, static_cast<int>(in.size()), in.data(), static_cast<int>(out.size()), out.data());
@@ -98,7 +100,8 @@ inline void expectBitIdentical(const std::vector<runtime::NDArray>& got, const s
   for (size_t i = 0; i < got.size(); ++i) {
     ASSERT_EQ(got[i].shape(), want[i].shape()) << "output " << i;
     ASSERT_EQ(got[i].dtype(), want[i].dtype()) << "output " << i;
-    EXPECT_EQ(std::memcmp(got[i].data(), want[i].data(), static_cast<size_t>(got[i].bytes())), 0) << "output " << i << " differs";
+    EXPECT_EQ(std::memcmp(got[i].data(), want[i].data(), static_cast<size_t>(got[i].bytes())), 0)
+        << "output " << i << " differs";
   }
 }
 

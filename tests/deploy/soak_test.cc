@@ -31,8 +31,9 @@ struct Tally {
 
 // One client: `calls` runs on the shared model, every 5th preceded by a bad call and every 100th
 // by a load, run and unload of a model of its own.
-void client(const Library& lib, ttune_model* shared, const std::string& dir, const std::vector<runtime::NDArray>& inputs,
-            const std::vector<runtime::NDArray>& want, int calls, Tally& t) {
+void client(const Library& lib, ttune_model* shared, const std::string& dir,
+            const std::vector<runtime::NDArray>& inputs, const std::vector<runtime::NDArray>& want, int calls,
+            Tally& t) {
   std::vector<runtime::NDArray> out;
   for (const auto& w : want) out.push_back(runtime::NDArray::empty(w.shape(), w.dtype()));
   std::vector<const void*> in;

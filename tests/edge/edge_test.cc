@@ -142,7 +142,8 @@ TEST(Edge, NeonCodeUsesTheRegisterTileItWasGiven) {
   auto obj = codegen::compile(*f, co);
   ASSERT_TRUE(obj.ok()) << obj.error();
   ASSERT_GT(obj->bytes.size(), 20u);
-  EXPECT_EQ(static_cast<unsigned char>(obj->bytes[18]) | static_cast<unsigned char>(obj->bytes[19]) << 8, 183) << "EM_AARCH64";
+  EXPECT_EQ(static_cast<unsigned char>(obj->bytes[18]) | static_cast<unsigned char>(obj->bytes[19]) << 8, 183)
+      << "EM_AARCH64";
   auto loaded = codegen::loadKernel(*obj);
   ASSERT_FALSE(loaded.ok());
   EXPECT_NE(loaded.error().find("another architecture"), std::string::npos) << loaded.error();
@@ -152,7 +153,8 @@ TEST(Edge, NeonCodeUsesTheRegisterTileItWasGiven) {
 
 // One kernel for cortex-a72, run by the emulated worker on the reference evaluator's inputs and
 // checked against its outputs there.
-measure::RunResult runEmulated(measure::Runner& runner, const te::ComputeDAG& dag, const schedule::State& st, uint64_t seed) {
+measure::RunResult runEmulated(measure::Runner& runner, const te::ComputeDAG& dag, const schedule::State& st,
+                               uint64_t seed) {
   const schedule::Target arm = armTarget();
   lower::LowerOptions lo;
   lo.vector_lanes = arm.lanes();
@@ -253,8 +255,8 @@ class QemuExports {
     for (size_t i = 0; i < g.outputs().size(); ++i) args += " " + case_dir + "/out" + std::to_string(i) + ".npy";
     std::string emulator;
     for (size_t i = 0; i + 1 < worker_.argv.size(); ++i) emulator += worker_.argv[i] + " ";
-    if (shell(emulator + "-E LD_LIBRARY_PATH=" + case_dir + "/export " + run_model_ + " " + case_dir + "/export" + args +
-                  " --threads 2",
+    if (shell(emulator + "-E LD_LIBRARY_PATH=" + case_dir + "/export " + run_model_ + " " + case_dir + "/export" +
+                  args + " --threads 2",
               log) != 0)
       return Unexpected("run_model under QEMU: " + slurp(log));
     std::vector<runtime::NDArray> outs;
@@ -326,7 +328,8 @@ graph::Graph int8Net() {
   auto channelwise = [&](int y, te::DType t, double lo, double hi, uint64_t seed, int64_t k) {
     runtime::NDArray a({1, k, 1, 1}, t);
     a.fillRandom(seed, lo, hi);
-    return g.addNode("epilogue" + std::to_string(seed), graph::BinaryAttrs{t == te::DType::Int32 ? graph::BinaryKind::Add : graph::BinaryKind::Mul},
+    return g.addNode("epilogue" + std::to_string(seed),
+                     graph::BinaryAttrs{t == te::DType::Int32 ? graph::BinaryKind::Add : graph::BinaryKind::Mul},
                      {y, g.addConstant("c" + std::to_string(seed), a)});
   };
   int x = g.addInput("x", {1, 16, 10, 10}, te::DType::UInt8);
@@ -360,7 +363,8 @@ TEST(Edge, Int8ExportsWithAndWithoutDotprodMatchThisMachineUnderQemu) {
     Timer timer;
     auto arm = exports.run(g, inputs);
     ASSERT_TRUE(arm.ok()) << arm.error();
-    std::cout << "[ edge ] int8 network for " << cpu << ": exported and run under QEMU in " << timer.seconds() << " s\n";
+    std::cout << "[ edge ] int8 network for " << cpu << ": exported and run under QEMU in " << timer.seconds()
+              << " s\n";
     ASSERT_EQ(arm->size(), here.size());
     runtime::Comparison c = runtime::compare((*arm)[0], here[0], 0, 0);
     EXPECT_TRUE(c.ok()) << c.mismatches << " mismatches, max abs error " << c.max_abs_err;
@@ -411,7 +415,8 @@ TEST(Edge, OnnxNodeTestsThatPassHerePassAsAArch64CodeUnderQemu) {
     bool readable = true;
     for (const onnx::ValueInfoProto& v : model.graph().input()) {
       if (initializers.count(v.name())) continue;
-      readable = readable && readProto(dir / "test_data_set_0" / ("input_" + std::to_string(k++) + ".pb"), case_inputs[v.name()]);
+      readable = readable &&
+                 readProto(dir / "test_data_set_0" / ("input_" + std::to_string(k++) + ".pb"), case_inputs[v.name()]);
     }
     if (!readable) continue;
     // The cases the x86 conformance test passes: import (inputs that must be constants bound to
@@ -426,7 +431,9 @@ TEST(Edge, OnnxNodeTestsThatPassHerePassAsAArch64CodeUnderQemu) {
       } catch (const Error& e) {
         std::string msg = e.what();
         std::smatch m;
-        if (!std::regex_search(msg, m, runtime_input) || !case_inputs.count(m[1]) || options.constant_inputs.count(m[1])) break;
+        if (!std::regex_search(msg, m, runtime_input) || !case_inputs.count(m[1]) ||
+            options.constant_inputs.count(m[1]))
+          break;
         try {
           options.constant_inputs[m[1]] = frontend::tensorFromProto(case_inputs[m[1]]);
         } catch (const Error&) {
@@ -438,7 +445,8 @@ TEST(Edge, OnnxNodeTestsThatPassHerePassAsAArch64CodeUnderQemu) {
     std::vector<runtime::NDArray> inputs, expected;
     try {
       for (int id : g.inputs())
-        inputs.push_back(frontend::testing::caseInput(g, id, frontend::tensorFromProto(case_inputs.at(g.value(id).name))));
+        inputs.push_back(
+            frontend::testing::caseInput(g, id, frontend::tensorFromProto(case_inputs.at(g.value(id).name))));
       for (int i = 0; readable && i < static_cast<int>(g.outputs().size()); ++i) {
         onnx::TensorProto t;
         readable = readProto(dir / "test_data_set_0" / ("output_" + std::to_string(i) + ".pb"), t);
@@ -465,12 +473,13 @@ TEST(Edge, OnnxNodeTestsThatPassHerePassAsAArch64CodeUnderQemu) {
     for (size_t i = 0; i < expected.size(); ++i) {
       runtime::Comparison c = runtime::compare((*arm)[i], expected[i], 1e-5, 1e-4);
       if (!c.ok())
-        failures.push_back(dir.filename().string() + ": output " + std::to_string(i) + " has " + std::to_string(c.mismatches) +
-                           " mismatches (max abs error " + std::to_string(c.max_abs_err) + ")");
+        failures.push_back(dir.filename().string() + ": output " + std::to_string(i) + " has " +
+                           std::to_string(c.mismatches) + " mismatches (max abs error " +
+                           std::to_string(c.max_abs_err) + ")");
     }
   }
-  std::cout << "[ edge ] " << ran << " node-test cases (" << ops.size() << " operators) run as AArch64 code under QEMU, "
-            << failures.size() << " failed\n";
+  std::cout << "[ edge ] " << ran << " node-test cases (" << ops.size()
+            << " operators) run as AArch64 code under QEMU, " << failures.size() << " failed\n";
   // 837 of the x86 run's 852 passes ran here on 2026-12-03 (the floor keeps a small margin for
   // cases whose selection changes with the test data's conventions).
   EXPECT_GE(ran, 830) << "fewer cases than the x86 conformance run passes";
@@ -484,8 +493,9 @@ TEST(Edge, TuningRunMeasuredUnderQemuCompletesAndStoresNothing) {
   TempDir dir("ttune-edge-tune");
   const std::string bank = dir.path + "/bank.db";
   const fs::path log = dir.path + "/log.txt", out = dir.path + "/out.json";
-  std::string cmd = std::string("TTUNE_DB=") + bank + " " + TTUNE_BIN + " tune " + TTUNE_SOURCE_DIR +
-                    "/tests/fuzz/corpus/onnx/conv_relu_pool.onnx --target cortex-a72 --trials 16 --measures-per-round 8 --json";
+  std::string cmd =
+      std::string("TTUNE_DB=") + bank + " " + TTUNE_BIN + " tune " + TTUNE_SOURCE_DIR +
+      "/tests/fuzz/corpus/onnx/conv_relu_pool.onnx --target cortex-a72 --trials 16 --measures-per-round 8 --json";
   ASSERT_EQ(shell(cmd + " > " + out.string() + " 2> " + log.string() + "; true", log), 0);
   std::string text = slurp(out);
   Json j = Json::parse(text, nullptr, false);
@@ -517,7 +527,8 @@ TEST(Edge, TransferRunMeasuredUnderQemuAdaptsTheBanksRecordsAndStoresNothing) {
   EXPECT_FALSE(j["check"].value("whole_model", true)) << text;
   // Nothing of the run reached the user's bank: no transfer run, no record measured for the target.
   std::string runs = dir.path + "/runs.json";
-  ASSERT_EQ(shell(std::string("TTUNE_DB=") + bank + " " + TTUNE_BIN + " db runs --json > " + runs, log), 0) << slurp(log);
+  ASSERT_EQ(shell(std::string("TTUNE_DB=") + bank + " " + TTUNE_BIN + " db runs --json > " + runs, log), 0)
+      << slurp(log);
   EXPECT_EQ(slurp(runs).find("transfer-"), std::string::npos) << slurp(runs);
   EXPECT_EQ(slurp(runs).find("cortex-a72"), std::string::npos) << slurp(runs);
 }
@@ -534,7 +545,8 @@ TEST(Edge, DeviceWorkerThroughACommandStoresTheTargetsRecords) {
   for (const std::string& a : worker.argv) device += a + " ";
   std::string env = "TTUNE_DB=" + bank + " TTUNE_WORKER_COMMAND='" + device + "' ";
   ASSERT_EQ(shell(env + TTUNE_BIN + " tune " + TTUNE_SOURCE_DIR +
-                      "/tests/fuzz/corpus/onnx/conv_relu_pool.onnx --target cortex-a72 --trials 8 --measures-per-round 8 --json > " +
+                      "/tests/fuzz/corpus/onnx/conv_relu_pool.onnx --target cortex-a72 --trials 8 --measures-per-round "
+                      "8 --json > " +
                       out.string() + " 2> " + log.string() + "; true",
                   dir.path + "/shell.txt"),
             0);
@@ -546,7 +558,8 @@ TEST(Edge, DeviceWorkerThroughACommandStoresTheTargetsRecords) {
   ASSERT_EQ(shell("TTUNE_DB=" + bank + " " + TTUNE_BIN + " db export " + records, log), 0) << slurp(log);
   std::ifstream in(records);
   int arm = 0;
-  for (std::string line; std::getline(in, line);) arm += line.find(R"("cpu":"cortex-a72","isa":"neon")") != std::string::npos;
+  for (std::string line; std::getline(in, line);)
+    arm += line.find(R"("cpu":"cortex-a72","isa":"neon")") != std::string::npos;
   EXPECT_GE(arm, 8) << "the run's records are not the target CPU's";
 }
 

@@ -38,9 +38,9 @@ Graph smallCnn() {
   Conv2dAttrs c1;
   c1.pads = {1, 1, 1, 1};
   int a = g.addNode("c1", c1, {x, g.addConstant("w1", randomArray({8, 3, 3, 3}, 1))});
-  a = g.addNode("bn1", BatchNormAttrs{1e-5}, {a, g.addConstant("g1", randomArray({8}, 2, 0.5, 1.5)),
-                                               g.addConstant("b1", randomArray({8}, 3)), g.addConstant("m1", randomArray({8}, 4)),
-                                               g.addConstant("v1", randomArray({8}, 5, 0.5, 1.5))});
+  a = g.addNode("bn1", BatchNormAttrs{1e-5},
+                {a, g.addConstant("g1", randomArray({8}, 2, 0.5, 1.5)), g.addConstant("b1", randomArray({8}, 3)),
+                 g.addConstant("m1", randomArray({8}, 4)), g.addConstant("v1", randomArray({8}, 5, 0.5, 1.5))});
   a = g.addNode("r1", UnaryAttrs{UnaryKind::Relu}, {a});
   Conv2dAttrs c2;
   c2.pads = {1, 1, 1, 1};
@@ -199,7 +199,8 @@ TEST(Executor, ProvidedScheduleIsUsedAndBadOneFallsBack) {
   ModelOptions opt;
   opt.schedules = [&](const Kernel& k) -> std::optional<std::vector<schedule::Step>> {
     ++calls;
-    if (k.class_name == "dense+add") return std::vector<schedule::Step>{schedule::SplitStep{"dense", "nope", 1, {2}, true}};
+    if (k.class_name == "dense+add")
+      return std::vector<schedule::Step>{schedule::SplitStep{"dense", "nope", 1, {2}, true}};
     return std::nullopt;
   };
   CompiledModel m = CompiledModel::compile(g, opt);
@@ -229,12 +230,14 @@ Graph bottleneck() {
     Conv2dAttrs a;
     int64_t p = kernel / 2;
     a.pads = {p, p, p, p};
-    return g.addNode(name, a, {in, g.addConstant(name + ".w", randomArray({k, c, kernel, kernel}, seed)),
-                               g.addConstant(name + ".b", randomArray({k}, seed + 100))});
+    return g.addNode(name, a,
+                     {in, g.addConstant(name + ".w", randomArray({k, c, kernel, kernel}, seed)),
+                      g.addConstant(name + ".b", randomArray({k}, seed + 100))});
   };
   int a = g.addNode("r1", UnaryAttrs{UnaryKind::Relu}, {conv("c1", x, 32, 16, 1, 1)});
   int b = g.addNode("r2", UnaryAttrs{UnaryKind::Relu}, {conv("c2", a, 16, 16, 3, 2)});
-  int c = g.addNode("scale3", BinaryAttrs{BinaryKind::Mul}, {conv("c3", b, 16, 32, 1, 3), g.addConstant("s3", randomArray({1, 32, 1, 1}, 4))});
+  int c = g.addNode("scale3", BinaryAttrs{BinaryKind::Mul},
+                    {conv("c3", b, 16, 32, 1, 3), g.addConstant("s3", randomArray({1, 32, 1, 1}, 4))});
   int d = conv("down", x, 32, 32, 1, 5);
   int e = g.addNode("r3", UnaryAttrs{UnaryKind::Relu}, {g.addNode("res", BinaryAttrs{BinaryKind::Add}, {c, d})});
   g.markOutput(g.addNode("gap", GlobalPool2dAttrs{PoolKind::Avg}, {e}));

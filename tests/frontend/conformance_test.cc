@@ -31,11 +31,11 @@
 
 #include "executor/executor.h"
 #include "executor/staged_model.h"
-#include "graph/passes.h"
-#include "graph/reference.h"
 #include "frontend/node_test_data.h"
 #include "frontend/onnx/onnx_importer.h"
 #include "frontend/onnx/opset_upgrade.h"
+#include "graph/passes.h"
+#include "graph/reference.h"
 #include "onnx/defs/schema.h"
 #include "onnx/onnx_pb.h"
 #include "support/error.h"
@@ -63,9 +63,9 @@ enum class Outcome { Pass, Rejected, Skipped, Fail };
 
 struct CaseResult {
   Outcome outcome = Outcome::Fail;
-  std::string op;      // the operator the case tests, for the table
-  std::string reason;  // why skipped / rejected / failed
-  bool bound = false;  // passed with run-time shape inputs bound to the case's values
+  std::string op;       // the operator the case tests, for the table
+  std::string reason;   // why skipped / rejected / failed
+  bool bound = false;   // passed with run-time shape inputs bound to the case's values
   bool staged = false;  // a bound case that also passed with those inputs given at run time
 };
 
@@ -93,8 +93,9 @@ std::string caseOp(const std::string& name, const std::set<std::string>& ops) {
     for (const onnx::OpSchema& s : onnx::OpSchemaRegistry::get_all_schemas()) v.push_back(s.Name());
     return v;
   }();
-  static const std::vector<std::pair<std::string, std::string>> aliases = {
-      {"mvn", "MeanVarianceNormalization"}, {"sce", "SoftmaxCrossEntropyLoss"}, {"nllloss", "NegativeLogLikelihoodLoss"}};
+  static const std::vector<std::pair<std::string, std::string>> aliases = {{"mvn", "MeanVarianceNormalization"},
+                                                                           {"sce", "SoftmaxCrossEntropyLoss"},
+                                                                           {"nllloss", "NegativeLogLikelihoodLoss"}};
   for (const auto& [prefix, op] : aliases)
     if (squashed.rfind(prefix, 0) == 0) return op;
   std::string best;
@@ -155,7 +156,8 @@ std::string readCaseInputs(const onnx::ModelProto& model, const fs::path& data,
   for (const onnx::ValueInfoProto& v : model.graph().input()) {
     if (initializers.count(v.name())) continue;
     onnx::TensorProto t;
-    if (!readProto(data / ("input_" + std::to_string(k++) + ".pb"), t)) return "cannot read the data of input " + v.name();
+    if (!readProto(data / ("input_" + std::to_string(k++) + ".pb"), t))
+      return "cannot read the data of input " + v.name();
     case_inputs[v.name()] = t;
   }
   return "";
@@ -218,7 +220,8 @@ std::string graphInputs(const graph::Graph& g, std::map<std::string, onnx::Tenso
 std::string checkExpected(const std::string& name, const fs::path& data, const std::vector<runtime::NDArray>& outs) {
   for (size_t i = 0; i < outs.size(); ++i) {
     onnx::TensorProto t;
-    if (!readProto(data / ("output_" + std::to_string(i) + ".pb"), t)) return "cannot read output_" + std::to_string(i) + ".pb";
+    if (!readProto(data / ("output_" + std::to_string(i) + ".pb"), t))
+      return "cannot read output_" + std::to_string(i) + ".pb";
     runtime::NDArray expected = testing::asBf16If(tensorFromProto(t), outs[i].dtype());
     if (expected.shape() != outs[i].shape() || expected.dtype() != outs[i].dtype())
       return "output " + std::to_string(i) + " is " + describe(outs[i]) + ", expected " + describe(expected);
@@ -226,8 +229,8 @@ std::string checkExpected(const std::string& name, const fs::path& data, const s
     runtime::Comparison cmp = runtime::compare(outs[i], expected, tol.abs, tol.rel);
     if (!cmp.ok()) {
       std::ostringstream os;
-      os << "output " << i << ": " << cmp.mismatches << " mismatches, " << cmp.non_finite
-         << " non-finite, max abs err " << cmp.max_abs_err << ", max rel err " << cmp.max_rel_err;
+      os << "output " << i << ": " << cmp.mismatches << " mismatches, " << cmp.non_finite << " non-finite, max abs err "
+         << cmp.max_abs_err << ", max rel err " << cmp.max_rel_err;
       return os.str();
     }
   }
@@ -247,13 +250,14 @@ std::string checkCompiled(const graph::Graph& g, const std::vector<runtime::NDAr
       runtime::Comparison cmp = runtime::compare(compiled[i], outs[i], 1e-5, 1e-4);
       if (compiled[i].shape() != outs[i].shape() || !cmp.ok()) {
         std::ostringstream os;
-        os << "compiled output " << i << " differs from the reference: " << cmp.mismatches << " mismatches, max abs err "
-           << cmp.max_abs_err;
+        os << "compiled output " << i << " differs from the reference: " << cmp.mismatches
+           << " mismatches, max abs err " << cmp.max_abs_err;
         return os.str();
       }
     }
     if (compiled.size() != outs.size())
-      return "the compiled graph has " + std::to_string(compiled.size()) + " outputs, not " + std::to_string(outs.size());
+      return "the compiled graph has " + std::to_string(compiled.size()) + " outputs, not " +
+             std::to_string(outs.size());
   } catch (const Error& e) {
     return std::string("compiling failed: ") + e.what();
   }
@@ -384,8 +388,12 @@ void record(const std::string& name, const CaseResult& r) {
       ++t.rejected;
       g_rejections.emplace_back(name, r.reason);
       break;
-    case Outcome::Skipped: ++t.skipped; break;
-    case Outcome::Fail: ++t.fail; break;
+    case Outcome::Skipped:
+      ++t.skipped;
+      break;
+    case Outcome::Fail:
+      ++t.fail;
+      break;
   }
 }
 
@@ -395,7 +403,8 @@ std::string table() {
   os << "| operator | pass | (bound) | (staged) | rejected | skipped | fail |\n|---|---:|---:|---:|---:|---:|---:|\n";
   std::vector<std::string> skipped_only;
   for (const auto& [op, t] : g_by_op) {
-    total.pass += t.pass, total.bound += t.bound, total.staged += t.staged, total.rejected += t.rejected, total.skipped += t.skipped;
+    total.pass += t.pass, total.bound += t.bound, total.staged += t.staged, total.rejected += t.rejected,
+        total.skipped += t.skipped;
     total.fail += t.fail;
     if (t.pass + t.rejected + t.fail == 0) {
       skipped_only.push_back(op + " (" + std::to_string(t.skipped) + ")");
@@ -408,7 +417,8 @@ std::string table() {
      << " | " << total.skipped << " | " << total.fail
      << " |\n\n(bound): passes whose run-time shape / axes / pads / data inputs were bound to the case's values with "
      << "OnnxOptions::constant_inputs. (staged): of those, the passes that also match when those inputs are given at "
-     << "run time and the model runs stage by stage (executor::StagedModel).\n\nSkipped only (operator not supported, or training / "
+     << "run time and the model runs stage by stage (executor::StagedModel).\n\nSkipped only (operator not supported, "
+        "or training / "
      << "sequence / optional / string cases): ";
   for (size_t i = 0; i < skipped_only.size(); ++i) os << (i ? ", " : "") << skipped_only[i];
   os << "\n\nRejections:\n";
@@ -439,17 +449,22 @@ TEST_P(OnnxNodeTest, Conforms) {
   CaseResult r = runCase(GetParam());
   record(GetParam(), r);
   switch (r.outcome) {
-    case Outcome::Pass: break;
-    case Outcome::Rejected: RecordProperty("rejected", r.reason); break;
-    case Outcome::Skipped: GTEST_SKIP() << r.reason;
-    case Outcome::Fail: FAIL() << r.reason;
+    case Outcome::Pass:
+      break;
+    case Outcome::Rejected:
+      RecordProperty("rejected", r.reason);
+      break;
+    case Outcome::Skipped:
+      GTEST_SKIP() << r.reason;
+    case Outcome::Fail:
+      FAIL() << r.reason;
   }
 }
 
 TEST(OnnxConformance, TestDataIsInstalled) {
   std::vector<std::string> cases = listCases();
   EXPECT_GE(cases.size(), 900u) << "the ONNX node tests are not installed at " << dataDir()
-                                 << " (Debian package libonnx-testdata; scripts/setup.sh installs it)";
+                                << " (Debian package libonnx-testdata; scripts/setup.sh installs it)";
 }
 
 // Passing cases per operator: at least as many as when this floor was set (the table printed by
@@ -501,11 +516,14 @@ TEST(OnnxConformance, EverySupportedOperatorKeepsItsPassingCases) {
   std::map<std::string, std::string> why;
   for (const std::string& name : listCases()) {
     CaseResult r = runCase(name);
-    if (r.outcome == Outcome::Pass) ++passed[r.op];
-    else if (kPassingFloor.count(r.op) && why[r.op].empty()) why[r.op] = name + ": " + r.reason;
+    if (r.outcome == Outcome::Pass)
+      ++passed[r.op];
+    else if (kPassingFloor.count(r.op) && why[r.op].empty())
+      why[r.op] = name + ": " + r.reason;
   }
   for (const auto& [op, n] : kPassingFloor)
-    EXPECT_GE(passed[op], n) << op << " passes " << passed[op] << " cases, below its floor of " << n << " (first other: " << why[op] << ")";
+    EXPECT_GE(passed[op], n) << op << " passes " << passed[op] << " cases, below its floor of " << n
+                             << " (first other: " << why[op] << ")";
 }
 
 INSTANTIATE_TEST_SUITE_P(Onnx, OnnxNodeTest, ::testing::ValuesIn(listCases()),

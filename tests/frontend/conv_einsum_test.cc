@@ -115,8 +115,7 @@ runtime::NDArray deconvReference(const Deconv& p, const runtime::NDArray& x, con
       }
     });
   });
-  if (bias)
-    forEachIndex(ys, [&](const Ints& yi) { y.as<float>()[offset(ys, yi)] += bias->as<float>()[yi[1]]; });
+  if (bias) forEachIndex(ys, [&](const Ints& yi) { y.as<float>()[offset(ys, yi)] += bias->as<float>()[yi[1]]; });
   return y;
 }
 
@@ -131,16 +130,21 @@ void checkDeconv(Deconv p, bool constant_weight = true) {
   ModelBuilder b(13);
   b.input("x", {p.x.begin(), p.x.end()});
   runtime::NDArray w = randomArray(ws, 11), bias = randomArray({p.m}, 12);
-  if (constant_weight) b.initializer("w", w);
-  else b.input("w", {ws.begin(), ws.end()});
+  if (constant_weight)
+    b.initializer("w", w);
+  else
+    b.input("w", {ws.begin(), ws.end()});
   if (p.bias) b.initializer("b", bias);
-  onnx::NodeProto& n = b.node("ConvTranspose", p.bias ? std::vector<std::string>{"x", "w", "b"} : std::vector<std::string>{"x", "w"}, {"y"});
+  onnx::NodeProto& n = b.node(
+      "ConvTranspose", p.bias ? std::vector<std::string>{"x", "w", "b"} : std::vector<std::string>{"x", "w"}, {"y"});
   setAttr(n, "strides", p.strides);
   setAttr(n, "dilations", p.dilations);
   setAttr(n, "group", p.groups);
   setAttr(n, "output_padding", p.output_padding);
-  if (p.output_shape.empty()) setAttr(n, "pads", p.pads);
-  else setAttr(n, "output_shape", p.output_shape);
+  if (p.output_shape.empty())
+    setAttr(n, "pads", p.pads);
+  else
+    setAttr(n, "output_shape", p.output_shape);
   b.output("y");
   runtime::NDArray x = randomArray(p.x, 13);
   std::vector<runtime::NDArray> inputs{x};
@@ -149,7 +153,8 @@ void checkDeconv(Deconv p, bool constant_weight = true) {
     // One convolution for all phases, its weight folded at import when constant.
     EXPECT_EQ(countConvolutions(g), 1) << ::testing::PrintToString(opNames(g));
     bool weight_gathered = false;
-    for (const graph::Node& node : g.nodes()) weight_gathered = weight_gathered || node.name.find("phase_weight") != std::string::npos;
+    for (const graph::Node& node : g.nodes())
+      weight_gathered = weight_gathered || node.name.find("phase_weight") != std::string::npos;
     EXPECT_EQ(weight_gathered, !constant_weight);
   });
 }
@@ -165,7 +170,12 @@ TEST(OnnxConvTranspose, UpConvolutionsAndTheirPadding) {
   }
   {
     SCOPED_TRACE("groups, asymmetric strides, output padding");
-    checkDeconv({.x = {1, 4, 3, 4}, .m = 6, .groups = 2, .kernel = {3, 3}, .strides = {3, 2}, .pads = {1, 0, 0, 1},
+    checkDeconv({.x = {1, 4, 3, 4},
+                 .m = 6,
+                 .groups = 2,
+                 .kernel = {3, 3},
+                 .strides = {3, 2},
+                 .pads = {1, 0, 0, 1},
                  .output_padding = {2, 1}});
   }
   {
@@ -343,11 +353,11 @@ TEST(OnnxEinsum, ProductsSumsDiagonalsAndEllipses) {
 }
 
 TEST(OnnxEinsum, MalformedEquationsAreOneSentence) {
-  for (const auto& [eq, want] : std::vector<std::pair<std::string, std::string>>{
-           {"ij,jk->ik", "2 input terms for 1 inputs"},
-           {"ijk->i", "does not match input 0 of rank 2"},
-           {"ij->iz", "repeated or in no input"},
-           {"i1->i", "not a letter"}}) {
+  for (const auto& [eq, want] :
+       std::vector<std::pair<std::string, std::string>>{{"ij,jk->ik", "2 input terms for 1 inputs"},
+                                                        {"ijk->i", "does not match input 0 of rank 2"},
+                                                        {"ij->iz", "repeated or in no input"},
+                                                        {"i1->i", "not a letter"}}) {
     SCOPED_TRACE(eq);
     ModelBuilder b(13);
     b.input("x", {I(3), I(4)});

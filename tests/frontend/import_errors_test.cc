@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <fstream>
 
-#include "graph/reference.h"
 #include "frontend/onnx/onnx_importer.h"
+#include "graph/reference.h"
 #include "onnx_builder.h"
 #include "ops/ops.h"
 #include "support/error.h"
@@ -47,9 +47,10 @@ TEST(OnnxErrors, AValueDefinedTwiceIsRefusedNamingBothDefinitions) {
   shadow.input("x", {I(4)});
   shadow.node("Relu", {"x"}, {"x"});
   shadow.output("x");
-  EXPECT_EQ(importError(shadow.model()),
-            "the model is not a valid ONNX model: value \"x\" is produced by node #0 (Relu) and already by a graph input "
-            "(every value has one definition)");
+  EXPECT_EQ(
+      importError(shadow.model()),
+      "the model is not a valid ONNX model: value \"x\" is produced by node #0 (Relu) and already by a graph input "
+      "(every value has one definition)");
 
   ModelBuilder init(13);
   init.input("x", {I(2)});
@@ -77,8 +78,9 @@ TEST(OnnxErrors, DataDependentShapesNameTheModelInput) {
   u.node("Relu", {"x"}, {"r"});
   u.node("Unique", {"r"}, {"y"});
   u.output("y");
-  EXPECT_EQ(importError(u.model()), "node #1 (Unique): the X input \"r\" is computed at run time (from the model input "
-                                    "\"x\"), but ttune needs it as a constant at import");
+  EXPECT_EQ(importError(u.model()),
+            "node #1 (Unique): the X input \"r\" is computed at run time (from the model input "
+            "\"x\"), but ttune needs it as a constant at import");
   OnnxOptions opt;
   runtime::NDArray x({4}, te::DType::Float32);
   float v[4] = {2, -1, 2, 3};
@@ -101,7 +103,8 @@ TEST(OnnxErrors, MalformedBytesAndFiles) {
     importOnnx(path);
     ADD_FAILURE();
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()), "the ONNX file \"" + path + "\" is not a valid ONNX model (protobuf parsing failed)");
+    EXPECT_EQ(std::string(e.what()),
+              "the ONNX file \"" + path + "\" is not a valid ONNX model (protobuf parsing failed)");
   }
   std::remove(path.c_str());
   try {
@@ -135,14 +138,23 @@ TEST(OnnxErrors, UnresolvableDimensions) {
   b.input("x", {std::string("n"), I(4)});
   b.node("Relu", {"x"}, {"y"});
   b.output("y");
-  EXPECT_EQ(importError(b.model()), "input \"x\" dimension 0 is the symbolic \"n\"; set it with "
-                                    "OnnxOptions::dim_values[\"n\"] or OnnxOptions::input_shapes[\"x\"]");
-  b.model().mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->clear_dim_param();
+  EXPECT_EQ(importError(b.model()),
+            "input \"x\" dimension 0 is the symbolic \"n\"; set it with "
+            "OnnxOptions::dim_values[\"n\"] or OnnxOptions::input_shapes[\"x\"]");
+  b.model()
+      .mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->clear_dim_param();
   EXPECT_EQ(importError(b.model()),
             "input \"x\" dimension 0 is unknown; set the full shape with OnnxOptions::input_shapes[\"x\"]");
   OnnxOptions opt;
   opt.input_shapes["nope"] = {1};
-  EXPECT_EQ(importError(b.model(), opt), "OnnxOptions::input_shapes names \"nope\", which is not an input of the model");
+  EXPECT_EQ(importError(b.model(), opt),
+            "OnnxOptions::input_shapes names \"nope\", which is not an input of the model");
 }
 
 TEST(OnnxErrors, RuntimeShapeInputNamesNodeAndInput) {
@@ -151,8 +163,9 @@ TEST(OnnxErrors, RuntimeShapeInputNamesNodeAndInput) {
   b.input("s", {I(2)}, te::DType::Int64);
   b.node("Reshape", {"x", "s"}, {"y"}, "reshape1");
   b.output("y");
-  EXPECT_EQ(importError(b.model()), "node \"reshape1\" (Reshape): the shape input \"s\" is computed at run time, but "
-                                    "ttune needs it as a constant at import");
+  EXPECT_EQ(importError(b.model()),
+            "node \"reshape1\" (Reshape): the shape input \"s\" is computed at run time, but "
+            "ttune needs it as a constant at import");
   // ... which constant_inputs resolves.
   OnnxOptions opt;
   runtime::NDArray s({2}, te::DType::Int64);
@@ -171,8 +184,9 @@ TEST(OnnxErrors, ShapeComputedFromModelInputsNamesThem) {
   b.node("Add", {"s", "t"}, {"st"}, "add1");
   b.node("Reshape", {"x", "st"}, {"y"}, "reshape1");
   b.output("y");
-  EXPECT_EQ(importError(b.model()), "node \"reshape1\" (Reshape): the shape input \"st\" is computed at run time (from "
-                                    "the model inputs \"s\", \"t\"), but ttune needs it as a constant at import");
+  EXPECT_EQ(importError(b.model()),
+            "node \"reshape1\" (Reshape): the shape input \"st\" is computed at run time (from "
+            "the model inputs \"s\", \"t\"), but ttune needs it as a constant at import");
 }
 
 TEST(OnnxErrors, UnsupportedAttributeValues) {
@@ -197,8 +211,9 @@ TEST(OnnxErrors, UnsupportedAttributeValues) {
     b.input("x", {I(3)});
     setAttr(b.node("Cast", {"x"}, {"y"}), "to", I(onnx::TensorProto::COMPLEX64));
     b.output("y");
-    EXPECT_EQ(importError(b.model()), "node #0 (Cast): the target type has element type COMPLEX64, which ttune does not "
-                                      "support (only the real number types and BOOL are: no STRING or COMPLEX)");
+    EXPECT_EQ(importError(b.model()),
+              "node #0 (Cast): the target type has element type COMPLEX64, which ttune does not "
+              "support (only the real number types and BOOL are: no STRING or COMPLEX)");
   }
   {
     ModelBuilder b(15);
@@ -214,7 +229,8 @@ TEST(OnnxErrors, UnsupportedAttributeValues) {
     b.random("w", {1, 2, 1, 1, 1, 1}, 1);
     b.node("Conv", {"x", "w"}, {"y"});
     b.output("y");
-    EXPECT_EQ(importError(b.model()), "node #0 (Conv): the input has rank 6, but convolution needs rank 3, 4 or 5 (N, C, spatial...)");
+    EXPECT_EQ(importError(b.model()),
+              "node #0 (Conv): the input has rank 6, but convolution needs rank 3, 4 or 5 (N, C, spatial...)");
   }
   {
     ModelBuilder b(13);

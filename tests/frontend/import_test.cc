@@ -7,8 +7,8 @@
 #include <cstdio>
 #include <fstream>
 
-#include "graph/reference.h"
 #include "frontend/onnx/onnx_importer.h"
+#include "graph/reference.h"
 #include "onnx_builder.h"
 #include "ops/ops.h"
 #include "support/error.h"
@@ -66,9 +66,10 @@ TEST(OnnxTensors, TypedFieldsRawDataAndErrors) {
     tensorFromProto(d);
     ADD_FAILURE();
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()),
-              "tensor \"d\" has element type COMPLEX128, which ttune does not support (only the real number types and BOOL "
-              "are: no STRING or COMPLEX)");
+    EXPECT_EQ(
+        std::string(e.what()),
+        "tensor \"d\" has element type COMPLEX128, which ttune does not support (only the real number types and BOOL "
+        "are: no STRING or COMPLEX)");
   }
   // The typed fields of the other element types: doubles in double_data, uint32 / uint64 in
   // uint64_data, 16-bit integers and the 16-bit floats' bits in int32_data.
@@ -161,7 +162,8 @@ TEST(OnnxImport, TrainingModeDropoutOfRatioZeroIsTheIdentity) {
     if (ratio == 0) {
       EXPECT_EQ(opNames(importOnnxModel(b.model())), (std::vector<std::string>{"relu"}));
     } else {
-      EXPECT_EQ(importError(b.model()), "node #0 (Dropout): training mode with a ratio of 0.1 is not supported (inference only)");
+      EXPECT_EQ(importError(b.model()),
+                "node #0 (Dropout): training mode with a ratio of 0.1 is not supported (inference only)");
     }
   }
 }
@@ -262,8 +264,10 @@ TEST(OnnxImport, MatMulForms) {
     std::vector<Dim> ad(cs.a.begin(), cs.a.end()), bd(cs.b.begin(), cs.b.end());
     b.input("a", ad);
     runtime::NDArray bv = randomArray(cs.b, 2);
-    if (cs.b_const) b.initializer("b", bv);
-    else b.input("b", bd);
+    if (cs.b_const)
+      b.initializer("b", bv);
+    else
+      b.input("b", bd);
     b.node("MatMul", {"a", "b"}, {"y"});
     b.output("y");
     graph::Graph g = importOnnxModel(b.model());
@@ -274,7 +278,8 @@ TEST(OnnxImport, MatMulForms) {
     if (!cs.b_const) ins.push_back(bv);
     runtime::NDArray got = graph::evaluateGraph(g, ins)[0];
     // numpy matmul semantics with loops: promote 1-D operands, broadcast the batch.
-    te::Shape as = cs.a.size() == 1 ? te::Shape{1, cs.a[0]} : cs.a, bs = cs.b.size() == 1 ? te::Shape{cs.b[0], 1} : cs.b;
+    te::Shape as = cs.a.size() == 1 ? te::Shape{1, cs.a[0]} : cs.a,
+              bs = cs.b.size() == 1 ? te::Shape{cs.b[0], 1} : cs.b;
     int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
     int64_t batch_a = te::shapeElements(as) / (m * k), batch_b = te::shapeElements(bs) / (k * n);
     int64_t batch = std::max(batch_a, batch_b);
@@ -343,7 +348,8 @@ TEST(OnnxImport, ConvPaddingModesAndOneD) {
           for (int c = 0; c < 3; ++c)
             for (int k = 0; k < 3; ++k) {
               int pos = o + 2 * k - 1;
-              if (pos >= 0 && pos < 10) s += x.as<float>()[(nn * 3 + c) * 10 + pos] * w.as<float>()[(f * 3 + c) * 3 + k];
+              if (pos >= 0 && pos < 10)
+                s += x.as<float>()[(nn * 3 + c) * 10 + pos] * w.as<float>()[(f * 3 + c) * 3 + k];
             }
           want.push_back(s);
         }
@@ -440,8 +446,9 @@ TEST(OnnxImport, TopKEmitsOneNodePerOutput) {
   r.input("k", {I(1)}, te::DType::Int64);
   r.node("TopK", {"x", "k"}, {"values", "indices"}, "TopK_3");
   r.output("values");
-  EXPECT_EQ(importError(r.model()),
-            "node \"TopK_3\" (TopK): the K input \"k\" is computed at run time, but ttune needs it as a constant at import");
+  EXPECT_EQ(
+      importError(r.model()),
+      "node \"TopK_3\" (TopK): the K input \"k\" is computed at run time, but ttune needs it as a constant at import");
 }
 
 // Mod: floor modulo on integers (the divisor's sign), C fmod with fmod = 1; float needs fmod.

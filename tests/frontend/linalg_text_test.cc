@@ -3,8 +3,8 @@
 // through the reference evaluator and compiled.
 #include <gtest/gtest.h>
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 
 #include "frontend/onnx/onnx_importer.h"
 #include "onnx_builder.h"
@@ -74,9 +74,9 @@ TEST(OnnxDet, RandomMatricesOfEverySizeUpToSix) {
 TEST(OnnxDet, PivotingSingularAndScalarOutput) {
   // A permutation (every leading entry zero until swapped: det -1), a matrix with two equal rows
   // and one with a zero column (det 0, not NaN), a zero leading entry that needs one swap.
-  runtime::NDArray x = floatArray({4, 3, 3}, {0, 1, 0, 0, 0, 1, 1, 0, 0,      //
-                                              1, 2, 3, 4, 5, 6, 1, 2, 3,      //
-                                              0, 2, 3, 0, 5, 6, 0, 7, 8,      //
+  runtime::NDArray x = floatArray({4, 3, 3}, {0, 1, 0, 0, 0, 1, 1,  0, 0,  //
+                                              1, 2, 3, 4, 5, 6, 1,  2, 3,  //
+                                              0, 2, 3, 0, 5, 6, 0,  7, 8,  //
                                               0, 2, 1, 3, 1, 4, -1, 5, 9});
   checkDet({4, 3, 3}, x);
   checkDet({2, 2}, floatArray({2, 2}, {0, 1, 2, 3}));  // ONNX's test_det_2d: a rank-0 output, -2
@@ -151,8 +151,10 @@ void checkTfIdf(const TfIdf& p, te::DType dtype, const te::Shape& shape, uint64_
     for (int64_t i = 0; i < len; ++i) {
       int64_t v = static_cast<int64_t>(rng.uniformInt(0, 4));
       row.push_back(v);
-      if (dtype == te::DType::Int32) x.as<int32_t>()[r * len + i] = static_cast<int32_t>(v);
-      else x.as<int64_t>()[r * len + i] = v;
+      if (dtype == te::DType::Int32)
+        x.as<int32_t>()[r * len + i] = static_cast<int32_t>(v);
+      else
+        x.as<int64_t>()[r * len + i] = v;
     }
     std::vector<float> y = tfidfByHand(p, row);
     want.insert(want.end(), y.begin(), y.end());

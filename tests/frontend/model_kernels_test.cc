@@ -149,21 +149,26 @@ TEST_P(ModelKernels, DefaultAndRandomSchedulesMatchTheReference) {
     auto def = schedule::State::replay(k.dag, measure::defaultScheduleFor(*k.dag, codegen::hostTarget()));
     ASSERT_TRUE(def.ok()) << k.class_name << ": " << def.error();
     states.push_back(*def);
-    for (int i = 0; i < kSchedulesPerKernel; ++i) states.push_back(ttune::testing::randomSchedule(k.dag, 100 * GetParam() + i));
+    for (int i = 0; i < kSchedulesPerKernel; ++i)
+      states.push_back(ttune::testing::randomSchedule(k.dag, 100 * GetParam() + i));
     for (size_t i = 0; i < states.size(); ++i) {
       auto r = checker.check(states[i], i % 2 == 0 ? 3 : 1);
       std::string steps;
       for (const auto& st : states[i].steps()) steps += "  " + schedule::stepToString(st) + "\n";
-      ASSERT_TRUE(r.built) << mc.name << " kernel " << k.class_name << " schedule " << i << ": " << r.error << "\n" << steps;
+      ASSERT_TRUE(r.built) << mc.name << " kernel " << k.class_name << " schedule " << i << ": " << r.error << "\n"
+                           << steps;
       ASSERT_TRUE(r.cmp.ok()) << mc.name << " kernel " << k.class_name << " schedule " << i << " max abs err "
-                              << r.cmp.max_abs_err << "\n" << steps << r.lowered;
+                              << r.cmp.max_abs_err << "\n"
+                              << steps << r.lowered;
     }
   }
   EXPECT_GT(kernels, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Mixes, ModelKernels, ::testing::Range<size_t>(0, models().size()),
-                         [](const ::testing::TestParamInfo<size_t>& info) { return std::string(models()[info.param].name); });
+                         [](const ::testing::TestParamInfo<size_t>& info) {
+                           return std::string(models()[info.param].name);
+                         });
 
 }  // namespace
 }  // namespace ttune::frontend

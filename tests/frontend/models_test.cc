@@ -7,9 +7,9 @@
 
 #include <cmath>
 
-#include "graph/reference.h"
 #include "frontend/onnx/onnx_importer.h"
 #include "graph/passes.h"
+#include "graph/reference.h"
 #include "onnx_builder.h"
 #include "ops/ops.h"
 #include "support/error.h"
@@ -238,9 +238,8 @@ std::vector<float> layerNormRef(const runtime::NDArray& x, const runtime::NDArra
     for (int c = 0; c < cols; ++c) var += std::pow(x.as<float>()[r * cols + c] - mean, 2);
     var /= cols;
     for (int c = 0; c < cols; ++c)
-      out[r * cols + c] = static_cast<float>((x.as<float>()[r * cols + c] - mean) / std::sqrt(var + eps) *
-                                                 gamma.as<float>()[c] +
-                                             beta.as<float>()[c]);
+      out[r * cols + c] = static_cast<float>(
+          (x.as<float>()[r * cols + c] - mean) / std::sqrt(var + eps) * gamma.as<float>()[c] + beta.as<float>()[c]);
   }
   return out;
 }
@@ -278,8 +277,8 @@ TEST(OnnxModels, LayerNormalizationDecomposition) {
   b.node("Add", {"ng", "beta"}, {"y"});
   b.output("y");
   graph::Graph g = importOnnxModel(b.model());
-  EXPECT_EQ(opNames(g), (std::vector<std::string>{"reduce_mean", "sub", "pow", "reduce_mean", "add", "sqrt", "div",
-                                                  "mul", "add"}));
+  EXPECT_EQ(opNames(g),
+            (std::vector<std::string>{"reduce_mean", "sub", "pow", "reduce_mean", "add", "sqrt", "div", "mul", "add"}));
   runtime::NDArray x = randomArray({2, 3, 8}, 3);
   expectClose(graph::evaluateGraph(g, {x})[0], floatArray({2, 3, 8}, layerNormRef(x, gamma, beta, 6, 8, 1e-5f)));
 }

@@ -113,8 +113,10 @@ TEST(OnnxOldOpsets, UpsampleAndResizeTenKeepAsymmetricCoordinates) {
         int sh = static_cast<int>(std::ceil(h / 0.6f)), sw = static_cast<int>(std::ceil(w / 0.6f));
         down.as<float>()[h * 3 + w] = xv[sh * 5 + sw];
       }
-    if (opset == 10) expectOutputs(g, {x}, {up, down});
-    else expectOutputs(g, {x}, {up});
+    if (opset == 10)
+      expectOutputs(g, {x}, {up, down});
+    else
+      expectOutputs(g, {x}, {up});
   }
 }
 
@@ -239,9 +241,10 @@ TEST(OnnxOldOpsets, AnInvalidOldModelIsTheCheckersSentence) {
   b.node("Upsample", {"x"}, {"u"});
   b.output("u");
   std::string msg = importError(b.model());
-  EXPECT_EQ(msg.rfind("the model uses opset 9 of the default ONNX domain and is not a valid model of it (ONNX's checker: ",
-                      0),
-            0u)
+  EXPECT_EQ(
+      msg.rfind("the model uses opset 9 of the default ONNX domain and is not a valid model of it (ONNX's checker: ",
+                0),
+      0u)
       << msg;
   EXPECT_NE(msg.find("Upsample"), std::string::npos) << msg;
 }

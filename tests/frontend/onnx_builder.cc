@@ -6,19 +6,32 @@ namespace ttune::frontend::testing {
 
 int onnxType(te::DType t) {
   switch (t) {
-    case te::DType::Float32: return onnx::TensorProto::FLOAT;
-    case te::DType::Int32: return onnx::TensorProto::INT32;
-    case te::DType::Int64: return onnx::TensorProto::INT64;
-    case te::DType::Bool: return onnx::TensorProto::BOOL;
-    case te::DType::Int8: return onnx::TensorProto::INT8;
-    case te::DType::UInt8: return onnx::TensorProto::UINT8;
-    case te::DType::Int16: return onnx::TensorProto::INT16;
-    case te::DType::UInt16: return onnx::TensorProto::UINT16;
-    case te::DType::UInt32: return onnx::TensorProto::UINT32;
-    case te::DType::UInt64: return onnx::TensorProto::UINT64;
-    case te::DType::Float64: return onnx::TensorProto::DOUBLE;
-    case te::DType::Float16: return onnx::TensorProto::FLOAT16;
-    case te::DType::BFloat16: return onnx::TensorProto::BFLOAT16;
+    case te::DType::Float32:
+      return onnx::TensorProto::FLOAT;
+    case te::DType::Int32:
+      return onnx::TensorProto::INT32;
+    case te::DType::Int64:
+      return onnx::TensorProto::INT64;
+    case te::DType::Bool:
+      return onnx::TensorProto::BOOL;
+    case te::DType::Int8:
+      return onnx::TensorProto::INT8;
+    case te::DType::UInt8:
+      return onnx::TensorProto::UINT8;
+    case te::DType::Int16:
+      return onnx::TensorProto::INT16;
+    case te::DType::UInt16:
+      return onnx::TensorProto::UINT16;
+    case te::DType::UInt32:
+      return onnx::TensorProto::UINT32;
+    case te::DType::UInt64:
+      return onnx::TensorProto::UINT64;
+    case te::DType::Float64:
+      return onnx::TensorProto::DOUBLE;
+    case te::DType::Float16:
+      return onnx::TensorProto::FLOAT16;
+    case te::DType::BFloat16:
+      return onnx::TensorProto::BFLOAT16;
   }
   return onnx::TensorProto::UNDEFINED;
 }
@@ -55,8 +68,10 @@ void ModelBuilder::input(const std::string& name, const std::vector<Dim>& dims, 
   onnx::TensorShapeProto* s = tt->mutable_shape();
   for (const Dim& d : dims) {
     onnx::TensorShapeProto_Dimension* dim = s->add_dim();
-    if (std::holds_alternative<int64_t>(d)) dim->set_dim_value(std::get<int64_t>(d));
-    else dim->set_dim_param(std::get<std::string>(d));
+    if (std::holds_alternative<int64_t>(d))
+      dim->set_dim_value(std::get<int64_t>(d));
+    else
+      dim->set_dim_param(std::get<std::string>(d));
   }
 }
 

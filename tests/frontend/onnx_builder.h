@@ -28,7 +28,8 @@ class ModelBuilder {
   void floats(const std::string& name, const te::Shape& shape, const std::vector<float>& v);
   void ints(const std::string& name, const std::vector<int64_t>& v);
   // Seeded random float initializer in [lo, hi).
-  runtime::NDArray random(const std::string& name, const te::Shape& shape, uint64_t seed, double lo = -1, double hi = 1);
+  runtime::NDArray random(const std::string& name, const te::Shape& shape, uint64_t seed, double lo = -1,
+                          double hi = 1);
 
   onnx::NodeProto& node(const std::string& op, const std::vector<std::string>& inputs,
                         const std::vector<std::string>& outputs, const std::string& name = "");

@@ -7,9 +7,9 @@
 #include <gtest/gtest.h>
 
 #include "executor/executor.h"
+#include "frontend/onnx/onnx_importer.h"
 #include "graph/passes.h"
 #include "graph/reference.h"
-#include "frontend/onnx/onnx_importer.h"
 #include "onnx_builder.h"
 #include "ops/ops.h"
 #include "test_util.h"

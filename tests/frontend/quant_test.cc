@@ -30,11 +30,20 @@ runtime::NDArray arrayOf(const te::Shape& s, DType dtype, const std::vector<doub
   runtime::NDArray a(s, dtype);
   for (size_t i = 0; i < v.size(); ++i) {
     switch (dtype) {
-      case DType::Float32: a.as<float>()[i] = static_cast<float>(v[i]); break;
-      case DType::Int32: a.as<int32_t>()[i] = static_cast<int32_t>(v[i]); break;
-      case DType::Int8: a.as<int8_t>()[i] = static_cast<int8_t>(v[i]); break;
-      case DType::UInt8: a.as<uint8_t>()[i] = static_cast<uint8_t>(v[i]); break;
-      default: ADD_FAILURE() << "arrayOf: dtype";
+      case DType::Float32:
+        a.as<float>()[i] = static_cast<float>(v[i]);
+        break;
+      case DType::Int32:
+        a.as<int32_t>()[i] = static_cast<int32_t>(v[i]);
+        break;
+      case DType::Int8:
+        a.as<int8_t>()[i] = static_cast<int8_t>(v[i]);
+        break;
+      case DType::UInt8:
+        a.as<uint8_t>()[i] = static_cast<uint8_t>(v[i]);
+        break;
+      default:
+        ADD_FAILURE() << "arrayOf: dtype";
     }
   }
   return a;
@@ -49,11 +58,16 @@ runtime::NDArray randomInts(const te::Shape& s, DType dtype, uint64_t seed) {
 
 double get(const runtime::NDArray& a, int64_t i) {
   switch (a.dtype()) {
-    case DType::Float32: return a.as<float>()[i];
-    case DType::Int32: return a.as<int32_t>()[i];
-    case DType::Int8: return a.as<int8_t>()[i];
-    case DType::UInt8: return a.as<uint8_t>()[i];
-    default: return static_cast<double>(a.as<int64_t>()[i]);
+    case DType::Float32:
+      return a.as<float>()[i];
+    case DType::Int32:
+      return a.as<int32_t>()[i];
+    case DType::Int8:
+      return a.as<int8_t>()[i];
+    case DType::UInt8:
+      return a.as<uint8_t>()[i];
+    default:
+      return static_cast<double>(a.as<int64_t>()[i]);
   }
 }
 
@@ -65,7 +79,8 @@ double saturate(float y, double zp, DType dtype) {
 
 // Imports the model, then checks every output of the reference evaluator and of the compiled
 // graph against `want` (exactly for integer outputs).
-void checkModel(ModelBuilder& b, const std::vector<runtime::NDArray>& inputs, const std::vector<runtime::NDArray>& want) {
+void checkModel(ModelBuilder& b, const std::vector<runtime::NDArray>& inputs,
+                const std::vector<runtime::NDArray>& want) {
   graph::Graph g = importOnnxModel(b.model());
   auto compare = [&](const std::vector<runtime::NDArray>& got) {
     ASSERT_EQ(got.size(), want.size());
@@ -134,8 +149,9 @@ TEST(OnnxQuant, DequantizeLinearPerTensorAndPerAxis) {
     for (bool per_axis : {false, true}) {
       SCOPED_TRACE(std::string(te::dtypeName(dt)) + (per_axis ? " per axis" : " per tensor"));
       te::Shape xs = {3, 5};
-      runtime::NDArray x = dt == DType::Int32 ? arrayOf(xs, dt, {-70000, -5, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 90000})
-                                              : randomInts(xs, dt, 11);
+      runtime::NDArray x = dt == DType::Int32
+                               ? arrayOf(xs, dt, {-70000, -5, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 90000})
+                               : randomInts(xs, dt, 11);
       std::vector<double> sv = per_axis ? std::vector<double>{0.5, 0.01, 3} : std::vector<double>{0.02};
       std::vector<double> zv = dt == DType::Int32 ? std::vector<double>(sv.size(), 0)
                                : per_axis         ? std::vector<double>{0, 17, dt == DType::UInt8 ? 255.0 : -128.0}
@@ -173,15 +189,17 @@ TEST(OnnxQuant, DynamicQuantizeLinearFollowsTheDataRange) {
     double zp = std::clamp(std::nearbyint(0.0f - mn / scale), 0.0f, 255.0f);
     std::vector<double> want;
     for (int64_t i = 0; i < 21; ++i) want.push_back(saturate(x.as<float>()[i] / scale, zp, DType::UInt8));
-    checkModel(b, {x}, {arrayOf(xs, DType::UInt8, want), arrayOf({}, DType::Float32, {scale}), arrayOf({}, DType::UInt8, {zp})});
+    checkModel(
+        b, {x},
+        {arrayOf(xs, DType::UInt8, want), arrayOf({}, DType::Float32, {scale}), arrayOf({}, DType::UInt8, {zp})});
   }
 }
 
 // ---- integer and quantized products ------------------------------------------------------------
 
 // (a - az) x (b - bz) over int64, az per row or scalar, bz per column or scalar.
-std::vector<int64_t> centeredProduct(const runtime::NDArray& a, const runtime::NDArray& b, const std::vector<double>& az,
-                                     const std::vector<double>& bz, I m, I k, I n) {
+std::vector<int64_t> centeredProduct(const runtime::NDArray& a, const runtime::NDArray& b,
+                                     const std::vector<double>& az, const std::vector<double>& bz, I m, I k, I n) {
   std::vector<int64_t> y(static_cast<size_t>(m * n));
   for (I i = 0; i < m; ++i)
     for (I j = 0; j < n; ++j) {
@@ -201,7 +219,8 @@ TEST(OnnxQuant, MatMulIntegerWithPerRowAndPerColumnZeroPoints) {
   for (DType dt : {DType::UInt8, DType::Int8}) {
     SCOPED_TRACE(te::dtypeName(dt));
     runtime::NDArray a = randomInts({m, k}, dt, 1), bw = randomInts({k, n}, dt, 2);
-    std::vector<double> az = {3, 0, dt == DType::UInt8 ? 200.0 : -100.0, 7}, bz = {1, 2, 3, 4, 5, dt == DType::UInt8 ? 255.0 : -128.0};
+    std::vector<double> az = {3, 0, dt == DType::UInt8 ? 200.0 : -100.0, 7},
+                        bz = {1, 2, 3, 4, 5, dt == DType::UInt8 ? 255.0 : -128.0};
     ModelBuilder b(13);
     b.input("a", {I(m), I(k)}, dt);
     b.initializer("b", bw);
@@ -235,7 +254,8 @@ TEST(OnnxQuant, QLinearMatMulRescalesAndSaturates) {
   for (DType dt : {DType::UInt8, DType::Int8}) {
     SCOPED_TRACE(te::dtypeName(dt));
     runtime::NDArray a = randomInts({m, k}, dt, 3), bw = randomInts({k, n}, dt, 4);
-    double az = dt == DType::UInt8 ? 120.0 : -4.0, bz = dt == DType::UInt8 ? 130.0 : 2.0, yz = dt == DType::UInt8 ? 100.0 : -10.0;
+    double az = dt == DType::UInt8 ? 120.0 : -4.0, bz = dt == DType::UInt8 ? 130.0 : 2.0,
+           yz = dt == DType::UInt8 ? 100.0 : -10.0;
     float as = 0.02f, bs = 0.015f, ys = 1.5f;
     ModelBuilder b(13);
     b.input("a", {I(m), I(k)}, dt);
@@ -374,7 +394,8 @@ TEST(OnnxQuant, EightBitArithmeticWrapsDividesTruncatingAndClips) {
       sum.push_back(static_cast<double>(te::wrapInt(dt, p + q)));
       quot.push_back(static_cast<double>(te::wrapInt(dt, p / q)));  // C division truncates
       mx.push_back(static_cast<double>(std::max(p, q)));
-      clip.push_back(std::clamp<double>(static_cast<double>(p), dt == DType::UInt8 ? 20.0 : -50.0, dt == DType::UInt8 ? 200.0 : 60.0));
+      clip.push_back(std::clamp<double>(static_cast<double>(p), dt == DType::UInt8 ? 20.0 : -50.0,
+                                        dt == DType::UInt8 ? 200.0 : 60.0));
     }
     checkModel(b, {x, y}, {arrayOf(s, dt, sum), arrayOf(s, dt, quot), arrayOf(s, dt, mx), arrayOf(s, dt, clip)});
   }
@@ -528,8 +549,9 @@ TEST(OnnxQuant, BadScalesAndZeroPointsAreOneSentence) {
       importOnnxModel(b.model());
       ADD_FAILURE() << "imported";
     } catch (const Error& e) {
-      EXPECT_EQ(std::string(e.what()), "node #0 (QuantizeLinear): the y_scale input \"s\" has shape [2], but must be a "
-                                       "scalar or hold 3 values (one per element of axis 1)");
+      EXPECT_EQ(std::string(e.what()),
+                "node #0 (QuantizeLinear): the y_scale input \"s\" has shape [2], but must be a "
+                "scalar or hold 3 values (one per element of axis 1)");
     }
   }
   {
@@ -543,8 +565,9 @@ TEST(OnnxQuant, BadScalesAndZeroPointsAreOneSentence) {
       importOnnxModel(b.model());
       ADD_FAILURE() << "imported";
     } catch (const Error& e) {
-      EXPECT_EQ(std::string(e.what()), "node #0 (DequantizeLinear): the x_zero_point input \"z\" has dtype uint8, but "
-                                       "the x input \"x\" has dtype int8");
+      EXPECT_EQ(std::string(e.what()),
+                "node #0 (DequantizeLinear): the x_zero_point input \"z\" has dtype uint8, but "
+                "the x input \"x\" has dtype int8");
     }
   }
 }

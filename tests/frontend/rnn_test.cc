@@ -41,7 +41,8 @@ std::vector<runtime::NDArray> reference(const Case& k, const Arrays& a) {
   runtime::NDArray y({k.seq, dirs, k.batch, hd}, te::DType::Float32), yh({dirs, k.batch, hd}, te::DType::Float32),
       yc({dirs, k.batch, hd}, te::DType::Float32);
   auto X = [&](I t, I b, I i) {
-    return k.batch_first ? a.x.as<float>()[(b * k.seq + t) * k.input + i] : a.x.as<float>()[(t * k.batch + b) * k.input + i];
+    return k.batch_first ? a.x.as<float>()[(b * k.seq + t) * k.input + i]
+                         : a.x.as<float>()[(t * k.batch + b) * k.input + i];
   };
   for (I d = 0; d < dirs; ++d) {
     const float* W = a.w.as<float>() + d * g * hd * k.input;
@@ -158,8 +159,9 @@ size_t check(const Case& k) {
   for (const std::string& o : outs) b.output(o);
 
   std::vector<runtime::NDArray> want = reference(k, a);
-  if (k.batch_first) want[0] = toBatchFirst(want[0], {2, 0, 1, 3}), want[1] = toBatchFirst(want[1], {1, 0, 2}),
-                     want[2] = toBatchFirst(want[2], {1, 0, 2});
+  if (k.batch_first)
+    want[0] = toBatchFirst(want[0], {2, 0, 1, 3}), want[1] = toBatchFirst(want[1], {1, 0, 2}),
+    want[2] = toBatchFirst(want[2], {1, 0, 2});
   graph::Graph graph = importOnnxModel(b.model());
   std::vector<runtime::NDArray> got = graph::evaluateGraph(graph, inputs);
   if (got.size() != outs.size()) {

@@ -37,9 +37,7 @@ std::string save(const TempDir& dir, ModelBuilder& b, const std::string& name) {
   return path;
 }
 
-executor::StagedModel staged(const std::string& path) {
-  return executor::StagedModel(path, {}, {}, {});
-}
+executor::StagedModel staged(const std::string& path) { return executor::StagedModel(path, {}, {}, {}); }
 
 // y = relu(x); out = 2 * y[nonzero(y)]; total = sum(out): the count of positives is the shape.
 ModelBuilder nonZeroModel() {

@@ -10,11 +10,11 @@
 
 #include "executor/executor.h"
 #include "frontend/onnx/onnx_importer.h"
-#include "graph/reference.h"
 #include "graph/graph.h"
+#include "graph/reference.h"
 #include "runtime/ndarray.h"
-#include "te/compute_dag.h"
 #include "support/error.h"
+#include "te/compute_dag.h"
 #include "te/evaluator.h"
 
 namespace ttune::frontend::testing {

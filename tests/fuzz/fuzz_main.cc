@@ -61,10 +61,18 @@ int main(int argc, char** argv) {
     int edits = 1 + static_cast<int>(pick(8));
     for (int e = 0; e < edits; ++e) {
       switch (pick(6)) {
-        case 0: if (!x.empty()) x[pick(x.size())] ^= static_cast<uint8_t>(1u << pick(8)); break;
-        case 1: if (!x.empty()) x[pick(x.size())] = static_cast<uint8_t>(rng()); break;
-        case 2: x.insert(x.begin() + static_cast<long>(pick(x.size() + 1)), static_cast<uint8_t>(rng())); break;
-        case 3: if (!x.empty()) x.erase(x.begin() + static_cast<long>(pick(x.size()))); break;
+        case 0:
+          if (!x.empty()) x[pick(x.size())] ^= static_cast<uint8_t>(1u << pick(8));
+          break;
+        case 1:
+          if (!x.empty()) x[pick(x.size())] = static_cast<uint8_t>(rng());
+          break;
+        case 2:
+          x.insert(x.begin() + static_cast<long>(pick(x.size() + 1)), static_cast<uint8_t>(rng()));
+          break;
+        case 3:
+          if (!x.empty()) x.erase(x.begin() + static_cast<long>(pick(x.size())));
+          break;
         case 4: {  // interesting values at a random place
           static const uint8_t vals[] = {0, 1, 0x7f, 0x80, 0xff, '0', '9', '-', '"', '[', '{', ':', ','};
           if (!x.empty()) x[pick(x.size())] = vals[pick(sizeof vals)];

@@ -47,8 +47,8 @@ TEST(Bf16, AnchorsTakeBfloat16OperandsAndStayCloseToFloat32) {
     max_abs = std::max(max_abs, std::fabs(static_cast<double>(got[0].as<float>()[i]) - want[0].as<float>()[i]));
     max_ref = std::max(max_ref, std::fabs(static_cast<double>(want[0].as<float>()[i])));
   }
-  EXPECT_GT(max_abs, 0.0);              // bfloat16 operands round
-  EXPECT_LT(max_abs, 2e-2 * max_ref);   // ... by about 2^-8 relative each
+  EXPECT_GT(max_abs, 0.0);             // bfloat16 operands round
+  EXPECT_LT(max_abs, 2e-2 * max_ref);  // ... by about 2^-8 relative each
 }
 
 TEST(Bf16, KernelsCarryThePrecisionAndTheCastFusesIntoTheProducer) {
@@ -60,7 +60,8 @@ TEST(Bf16, KernelsCarryThePrecisionAndTheCastFusesIntoTheProducer) {
   int bf16 = 0, depthwise_writes_bf16 = 0;
   for (const Kernel& k : partition(g)) {
     bf16 += k.class_name.find("_bf16") != std::string::npos;
-    depthwise_writes_bf16 += k.class_name.find("depthwise") != std::string::npos && k.class_name.find("+cast") != std::string::npos;
+    depthwise_writes_bf16 +=
+        k.class_name.find("depthwise") != std::string::npos && k.class_name.find("+cast") != std::string::npos;
   }
   EXPECT_EQ(bf16, 3);
   EXPECT_EQ(depthwise_writes_bf16, 1);  // the 1x1 convolution's operand, cast in its producer's epilogue

@@ -24,16 +24,19 @@ Graph convBlock(int64_t c, int64_t hw, int64_t k, bool relu6, bool bias = false,
   if (pad) ca.pads = {1, 1, 1, 1};
   int y = g.addNode("conv", ca, {x, w});
   if (bias) y = g.addNode("bias", BinaryAttrs{BinaryKind::Add}, {y, g.addConstant("b", randomArray({1, k, 1, 1}, 2))});
-  int bn = g.addNode("bn", BatchNormAttrs{1e-5},
-                     {y, g.addConstant("gamma", randomArray({k}, 3, 0.5, 1.5)), g.addConstant("beta", randomArray({k}, 4)),
-                      g.addConstant("mean", randomArray({k}, 5)), g.addConstant("var", randomArray({k}, 6, 0.5, 1.5))});
+  int bn =
+      g.addNode("bn", BatchNormAttrs{1e-5},
+                {y, g.addConstant("gamma", randomArray({k}, 3, 0.5, 1.5)), g.addConstant("beta", randomArray({k}, 4)),
+                 g.addConstant("mean", randomArray({k}, 5)), g.addConstant("var", randomArray({k}, 6, 0.5, 1.5))});
   UnaryAttrs act{relu6 ? UnaryKind::Clip : UnaryKind::Relu, 0, 6};
   int r = g.addNode("act", act, {bn});
   g.markOutput(r);
   return g;
 }
 
-std::vector<runtime::NDArray> evalGraph(const Graph& g, const std::vector<runtime::NDArray>& in) { return evaluateGraph(g, in); }
+std::vector<runtime::NDArray> evalGraph(const Graph& g, const std::vector<runtime::NDArray>& in) {
+  return evaluateGraph(g, in);
+}
 
 TEST(Passes, BatchNormFoldsIntoConvAndKeepsResults) {
   for (bool bias : {false, true}) {
@@ -160,7 +163,7 @@ TEST(Fusion, ConvAbsorbsElementwiseChain) {
 TEST(Fusion, ClassesAcrossShapesAndStructures) {
   auto kernelOf = [](Graph g) {
     optimizeGraph(g, {.channels_last = true, .winograd = false});  // direct convolutions' classes
-    return partition(g).at(1);  // after the input's transpose to NHWC
+    return partition(g).at(1);                                     // after the input's transpose to NHWC
   };
   Kernel a = kernelOf(convBlock(3, 8, 4, false));
   Kernel b = kernelOf(convBlock(16, 14, 32, false));

@@ -4,8 +4,8 @@
 
 #include "graph_test_util.h"
 
-#include "graph/layout.h"
 #include "count_ops.h"
+#include "graph/layout.h"
 #include "graph/passes.h"
 #include "graph/reference.h"
 
@@ -13,7 +13,6 @@ namespace ttune::graph {
 namespace {
 
 using testing::randomArray;
-
 
 // Converts a copy of g and checks that it computes what g computes, with the same outputs.
 Graph convertedAndChecked(const Graph& g, uint64_t seed = 11, int vector_lanes = 0) {
@@ -63,7 +62,8 @@ TEST(ChannelsLast, SmallCnnKeepsResultsAndTransposesOnlyTheInput) {
   Pool2dAttrs ap{PoolKind::Avg, {3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, false, false};
   int b2 = conv(g, "b2", g.addNode("b2.pool", ap, {res}), 8, 6, 1, 1, 1, 6);
   int cat = g.addNode("cat", ConcatAttrs{1}, {b1, b2});
-  int bias = g.addNode("bias", BinaryAttrs{BinaryKind::Add}, {cat, g.addConstant("bias.b", randomArray({10, 1, 1}, 7))});
+  int bias =
+      g.addNode("bias", BinaryAttrs{BinaryKind::Add}, {cat, g.addConstant("bias.b", randomArray({10, 1, 1}, 7))});
   int padded = g.addNode("pad", PadAttrs{{0, 0, 1, 0}, {0, 0, 0, 2}, 0.5}, {bias});
   int gp = g.addNode("gp", GlobalPool2dAttrs{PoolKind::Max}, {padded});
   int flat = g.addNode("flat", ReshapeAttrs{{1, 10}}, {gp});
@@ -127,10 +127,12 @@ TEST(ChannelsLast, InstanceNormFollowsAndANarrowHeadStaysNchw) {
     int d = g.addNode("centered", BinaryAttrs{BinaryKind::Sub}, {y, mu});
     int var = g.addNode("var", ReduceAttrs{ReduceKind::Mean, {-2, -1}, true},
                         {g.addNode("square", BinaryAttrs{BinaryKind::Mul}, {d, d})});
-    int sd = g.addNode("std", UnaryAttrs{UnaryKind::Sqrt},
-                       {g.addNode("var_eps", BinaryAttrs{BinaryKind::Add}, {var, g.addConstant("eps", randomArray({1}, 3))})});
+    int sd = g.addNode(
+        "std", UnaryAttrs{UnaryKind::Sqrt},
+        {g.addNode("var_eps", BinaryAttrs{BinaryKind::Add}, {var, g.addConstant("eps", randomArray({1}, 3))})});
     int nrm = g.addNode("norm", BinaryAttrs{BinaryKind::Div}, {d, sd});
-    int sc = g.addNode("scaled", BinaryAttrs{BinaryKind::Mul}, {nrm, g.addConstant("gamma", randomArray({16, 1, 1}, 4))});
+    int sc =
+        g.addNode("scaled", BinaryAttrs{BinaryKind::Mul}, {nrm, g.addConstant("gamma", randomArray({16, 1, 1}, 4))});
     int r = g.addNode("relu", UnaryAttrs{UnaryKind::Relu}, {sc});
     g.markOutput(conv(g, "head", r, 16, head_channels, 3, 1, 1, 5));
     return g;
@@ -163,7 +165,8 @@ TEST(ChannelsLast, ChannelShuffleAndSplitsFollow) {
   int v = g.addNode("view", ReshapeAttrs{{1, 2, 4, 6, 7}}, {cat});
   int t = g.addNode("swap", TransposeAttrs{{0, 2, 1, 3, 4}}, {v});
   int s = g.addNode("shuffled", ReshapeAttrs{{1, 8, 6, 7}}, {t});
-  int out = g.addNode("out", BinaryAttrs{BinaryKind::Add}, {half("y1", s, 0), conv(g, "c2", half("y2", s, 4), 4, 4, 3, 1, 1, 3)});
+  int out = g.addNode("out", BinaryAttrs{BinaryKind::Add},
+                      {half("y1", s, 0), conv(g, "c2", half("y2", s, 4), 4, 4, 3, 1, 1, 3)});
   g.markOutput(out);
   Graph c = convertedAndChecked(g);
   // The input to NHWC, the shuffle's own swap (of the last two axes), the output back to NCHW.

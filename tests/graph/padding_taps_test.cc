@@ -127,8 +127,8 @@ TEST(PaddingTaps, SweepOfShapesStridesDilationsAndPaddingsComputesTheSame) {
               split += regions;
               if (narrowed + regions == 0) continue;
               ++rewritten;
-              SCOPED_TRACE(::testing::Message() << "h " << h << " k " << k << " stride " << stride << " dilation " << dil
-                                                << " pads " << pb << "," << pe << " groups " << groups);
+              SCOPED_TRACE(::testing::Message() << "h " << h << " k " << k << " stride " << stride << " dilation "
+                                                << dil << " pads " << pb << "," << pe << " groups " << groups);
               expectSameResult(*g, r, seed++);
             }
           }

@@ -7,8 +7,8 @@
 
 #include "graph_test_util.h"
 
-#include "graph/fusion.h"
 #include "count_ops.h"
+#include "graph/fusion.h"
 #include "graph/passes.h"
 #include "graph/reference.h"
 #include "graph/winograd.h"
@@ -17,7 +17,6 @@ namespace ttune::graph {
 namespace {
 
 using testing::randomArray;
-
 
 int conv(Graph& g, const std::string& name, int x, int64_t c, int64_t k, int64_t kernel, int64_t stride, Pad4 pads,
          uint64_t seed) {
@@ -31,12 +30,12 @@ TEST(Winograd, RewritesOnlyWhatItCanAndKeepsResults) {
   Graph g;
   int x = g.addInput("x", {1, 16, 13, 11});
   int a = g.addNode("a.relu", UnaryAttrs{UnaryKind::Relu}, {conv(g, "a", x, 16, 24, 3, 1, {1, 1, 1, 1}, 1)});
-  int b = conv(g, "b", a, 24, 16, 3, 1, {1, 1, 1, 1}, 2);           // rewritten
+  int b = conv(g, "b", a, 24, 16, 3, 1, {1, 1, 1, 1}, 2);            // rewritten
   int res = g.addNode("res", BinaryAttrs{BinaryKind::Add}, {b, x});  // residual
   int s2 = conv(g, "s2", res, 16, 16, 3, 2, {1, 1, 1, 1}, 3);        // stride 2: direct
   int few = conv(g, "few", s2, 16, 8, 3, 1, {1, 1, 1, 1}, 4);        // 8 output channels: direct
   int unpadded = conv(g, "unpadded", s2, 16, 16, 3, 1, {0, 0, 0, 0}, 5);
-  int odd = conv(g, "odd", res, 16, 16, 3, 1, {0, 1, 2, 1}, 6);     // asymmetric padding
+  int odd = conv(g, "odd", res, 16, 16, 3, 1, {0, 1, 2, 1}, 6);  // asymmetric padding
   g.markOutput(few);
   g.markOutput(unpadded);
   g.markOutput(odd);

@@ -94,22 +94,39 @@ int64_t eval(const te::Expr& e, const Values& v) {
   int64_t x = eval(b->a, v), y = eval(b->b, v);
   auto floordiv = [](int64_t a, int64_t d) { return a / d - ((a % d != 0) && ((a < 0) != (d < 0))); };
   switch (b->op) {
-    case te::BinOp::Add: return x + y;
-    case te::BinOp::Sub: return x - y;
-    case te::BinOp::Mul: return x * y;
-    case te::BinOp::FloorDiv: return floordiv(x, y);
-    case te::BinOp::FloorMod: return x - floordiv(x, y) * y;
-    case te::BinOp::Min: return std::min(x, y);
-    case te::BinOp::Max: return std::max(x, y);
-    case te::BinOp::Eq: return x == y;
-    case te::BinOp::Ne: return x != y;
-    case te::BinOp::Lt: return x < y;
-    case te::BinOp::Le: return x <= y;
-    case te::BinOp::Gt: return x > y;
-    case te::BinOp::Ge: return x >= y;
-    case te::BinOp::And: return x && y;
-    case te::BinOp::Or: return x || y;
-    default: ADD_FAILURE() << te::toString(e); return 0;
+    case te::BinOp::Add:
+      return x + y;
+    case te::BinOp::Sub:
+      return x - y;
+    case te::BinOp::Mul:
+      return x * y;
+    case te::BinOp::FloorDiv:
+      return floordiv(x, y);
+    case te::BinOp::FloorMod:
+      return x - floordiv(x, y) * y;
+    case te::BinOp::Min:
+      return std::min(x, y);
+    case te::BinOp::Max:
+      return std::max(x, y);
+    case te::BinOp::Eq:
+      return x == y;
+    case te::BinOp::Ne:
+      return x != y;
+    case te::BinOp::Lt:
+      return x < y;
+    case te::BinOp::Le:
+      return x <= y;
+    case te::BinOp::Gt:
+      return x > y;
+    case te::BinOp::Ge:
+      return x >= y;
+    case te::BinOp::And:
+      return x && y;
+    case te::BinOp::Or:
+      return x || y;
+    default:
+      ADD_FAILURE() << te::toString(e);
+      return 0;
   }
 }
 
@@ -252,7 +269,9 @@ TEST(Prefetch, BlocksThatAreSmallOrReadOnceAreLeftAlone) {
   // A block larger than a quarter of L2 would evict the one being read.
   schedule::Target small_l2 = *t;
   small_l2.l2_bytes = 128 << 10;
-  EXPECT_EQ(scanFunc(lowered(conv({"H=7", "W=7", "C=1024", "K=2048"}), small_l2, lower::lowerOptionsFor(small_l2))).prefetches, 0);
+  EXPECT_EQ(scanFunc(lowered(conv({"H=7", "W=7", "C=1024", "K=2048"}), small_l2, lower::lowerOptionsFor(small_l2)))
+                .prefetches,
+            0);
   // Targets where it was measured without gain (AVX-512) do not get it by default.
   auto v4 = codegen::resolveTarget("x86-64-v4");
   ASSERT_TRUE(v4.ok()) << v4.error();

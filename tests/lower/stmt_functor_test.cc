@@ -64,7 +64,7 @@ TEST(StmtVisitor, VisitsEveryKindAndEveryExpression) {
   EveryKind ir;
   KindCounter count;
   count.visit(ir.root);
-  std::map<std::string, int> expected{{"allocate", 1}, {"for", 1}, {"if", 1},      {"let", 1},
+  std::map<std::string, int> expected{{"allocate", 1}, {"for", 1}, {"if", 1},   {"let", 1},
                                       {"prefetch", 1}, {"seq", 1}, {"store", 2}};
   EXPECT_EQ(count.kinds, expected);
   // The let's value, the loop's extent, two stores' index and value, the condition, the prefetch's index.

@@ -9,9 +9,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <fstream>
 #include <chrono>
 #include <cmath>
+#include <fstream>
 #include <thread>
 
 #include "codegen/codegen.h"
@@ -25,7 +25,8 @@ using namespace te;
 using schedule::ErrorKind;
 
 // A kernel written directly in loop IR: out[0] = f(...) with an explicit body.
-codegen::ObjectCode compileBody(const std::function<lower::Stmt(const te::BufferRef& in, const te::BufferRef& out)>& body) {
+codegen::ObjectCode compileBody(
+    const std::function<lower::Stmt(const te::BufferRef& in, const te::BufferRef& out)>& body) {
   auto in = std::make_shared<te::Buffer>(te::Buffer{"in", DType::Float32, 16, MemScope::Arg});
   auto out = std::make_shared<te::Buffer>(te::Buffer{"out", DType::Float32, 16, MemScope::Arg});
   lower::LoweredFunc f{"kernel", {in, out}, body(in, out)};
@@ -46,8 +47,7 @@ RunRequest request(codegen::ObjectCode code) {
 codegen::ObjectCode goodKernel() {
   return compileBody([](const te::BufferRef& in, const te::BufferRef& out) {
     Var i("i");
-    return lower::makeFor(i, intImm(16), 16, lower::ForKind::Serial,
-                          lower::makeStore(out, i, bufferLoad(in, i) + 1.0));
+    return lower::makeFor(i, intImm(16), 16, lower::ForKind::Serial, lower::makeStore(out, i, bufferLoad(in, i) + 1.0));
   });
 }
 
@@ -249,8 +249,9 @@ TEST(Measurer, BatchWithCheckAndInstantiationErrors) {
   using namespace schedule;
   std::vector<MeasureInput> batch = {
       {dag, {}},
-      {dag, {SplitStep{"C", "j", 48, {16}, true}, AnnotationStep{"C", "j.1", IterAnnotation::Vectorize},
-             AnnotationStep{"C", "i", IterAnnotation::Parallel}, LayoutRewriteStep{"C", "B"}}},
+      {dag,
+       {SplitStep{"C", "j", 48, {16}, true}, AnnotationStep{"C", "j.1", IterAnnotation::Vectorize},
+        AnnotationStep{"C", "i", IterAnnotation::Parallel}, LayoutRewriteStep{"C", "B"}}},
       {dag, {SplitStep{"C", "nope", 48, {16}, true}}},
   };
   auto res = m.measure(batch);
@@ -298,7 +299,8 @@ TEST(Measurer, RoundsAndSideBySideTimes) {
   auto dag = matmul(96);
   using namespace schedule;
   std::vector<Step> slow = {ReorderStep{"C", {"j", "i", "k"}}};
-  std::vector<MeasureInput> batch = {{dag, defaultScheduleFor(*dag)}, {dag, slow}, {dag, {SplitStep{"C", "nope", 96, {16}, true}}}};
+  std::vector<MeasureInput> batch = {
+      {dag, defaultScheduleFor(*dag)}, {dag, slow}, {dag, {SplitStep{"C", "nope", 96, {16}, true}}}};
   auto rounds = m.measureRounds(batch, 3);
   ASSERT_EQ(rounds.size(), 3u);
   for (const auto& r : rounds) ASSERT_EQ(r.size(), 3u);

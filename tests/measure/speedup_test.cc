@@ -152,7 +152,12 @@ TEST(Timing, RunsWarmUpCalibrationAndNumberPerRepeat) {
   calls = 0;
   o.cache_flush = false;
   o.slow_cutoff_s = 1e-3;
-  t = timeFunction([&] { ++calls; std::this_thread::sleep_for(std::chrono::milliseconds(3)); }, o);
+  t = timeFunction(
+      [&] {
+        ++calls;
+        std::this_thread::sleep_for(std::chrono::milliseconds(3));
+      },
+      o);
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(t.costs_s.size(), 1u);
   EXPECT_GE(t.median_s, 3e-3);
@@ -162,11 +167,11 @@ TEST(Timing, MedianAndRunsPerRepeat) {
   EXPECT_EQ(median({}), 0);
   EXPECT_EQ(median({3, 1, 2}), 2);
   EXPECT_EQ(median({4, 1, 3, 2}), 2.5);
-  EXPECT_EQ(runsPerRepeat(1e-3, 10), 10);    // 1 ms runs fill 10 ms with 10
-  EXPECT_EQ(runsPerRepeat(3e-3, 10), 4);     // rounded up: a repeat lasts at least the minimum
-  EXPECT_EQ(runsPerRepeat(0.5, 10), 1);      // a slow run is one per repeat
-  EXPECT_EQ(runsPerRepeat(0, 10), 10000000);    // an unmeasurably fast run counts as 1 ns
-  EXPECT_EQ(runsPerRepeat(0, 100), 1 << 24);    // and the count is capped
+  EXPECT_EQ(runsPerRepeat(1e-3, 10), 10);     // 1 ms runs fill 10 ms with 10
+  EXPECT_EQ(runsPerRepeat(3e-3, 10), 4);      // rounded up: a repeat lasts at least the minimum
+  EXPECT_EQ(runsPerRepeat(0.5, 10), 1);       // a slow run is one per repeat
+  EXPECT_EQ(runsPerRepeat(0, 10), 10000000);  // an unmeasurably fast run counts as 1 ns
+  EXPECT_EQ(runsPerRepeat(0, 100), 1 << 24);  // and the count is capped
 }
 
 // Over one cycle of balanced orders every configuration follows every other exactly once within

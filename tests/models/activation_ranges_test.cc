@@ -49,8 +49,9 @@ TEST_P(ActivationRanges, DISABLED_StayFiniteAndBounded) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Zoo, ActivationRanges,
-                         ::testing::Values("resnet18", "resnet50", "alexnet", "vgg16", "mobilenet_v2", "efficientnet_b0",
-                                           "efficientnet_b4", "googlenet", "mnasnet1_0", "bert_base", "mobilebert"),
+                         ::testing::Values("resnet18", "resnet50", "alexnet", "vgg16", "mobilenet_v2",
+                                           "efficientnet_b0", "efficientnet_b4", "googlenet", "mnasnet1_0", "bert_base",
+                                           "mobilebert"),
                          [](const ::testing::TestParamInfo<std::string>& i) { return i.param; });
 
 }  // namespace

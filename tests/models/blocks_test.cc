@@ -41,7 +41,8 @@ struct Weights {
   }
   NDArray bn(const std::string& name, const NDArray& x, double eps = 1e-5) const {
     const Weights& w = *this;
-    return ref::batchNorm(x, w(name + ".weight"), w(name + ".bias"), w(name + ".running_mean"), w(name + ".running_var"), eps);
+    return ref::batchNorm(x, w(name + ".weight"), w(name + ".bias"), w(name + ".running_mean"),
+                          w(name + ".running_var"), eps);
   }
   NDArray linear(const std::string& name, const NDArray& x) const {
     return ref::add(ref::dense(x, (*this)(name + ".weight")), (*this)(name + ".bias"));
@@ -55,7 +56,9 @@ struct Weights {
 };
 
 NDArray relu(const NDArray& x) { return ref::unary(x, ref::relu); }
-NDArray relu6(const NDArray& x) { return ref::unary(x, [](double v) { return std::min(std::max(v, 0.0), 6.0); }); }
+NDArray relu6(const NDArray& x) {
+  return ref::unary(x, [](double v) { return std::min(std::max(v, 0.0), 6.0); });
+}
 NDArray silu(const NDArray& x) { return ref::unary(x, ref::silu); }
 
 // Builds a one-block graph on an input of `shape` and checks te against the hand reference.
@@ -72,23 +75,25 @@ void checkBlock(te::Shape shape, BuildBlock build, Reference reference) {
 }
 
 TEST(Blocks, ResNetBasicBlockWithDownsample) {
-  checkBlock({1, 4, 6, 6}, [](Builder& b, int x) { return basicBlock(b, "blk", x, 8, 2); },
-             [](const Weights& w, const NDArray& x) {
-               NDArray y = relu(w.bn("blk.bn1", w.conv("blk.conv1", x, 2, 1)));
-               y = w.bn("blk.bn2", w.conv("blk.conv2", y, 1, 1));
-               NDArray s = w.bn("blk.downsample.1", w.conv("blk.downsample.0", x, 2, 0));
-               return relu(ref::add(y, s));
-             });
+  checkBlock(
+      {1, 4, 6, 6}, [](Builder& b, int x) { return basicBlock(b, "blk", x, 8, 2); },
+      [](const Weights& w, const NDArray& x) {
+        NDArray y = relu(w.bn("blk.bn1", w.conv("blk.conv1", x, 2, 1)));
+        y = w.bn("blk.bn2", w.conv("blk.conv2", y, 1, 1));
+        NDArray s = w.bn("blk.downsample.1", w.conv("blk.downsample.0", x, 2, 0));
+        return relu(ref::add(y, s));
+      });
 }
 
 TEST(Blocks, ResNetBottleneckWithIdentityShortcut) {
-  checkBlock({1, 8, 5, 5}, [](Builder& b, int x) { return bottleneckBlock(b, "blk", x, 2, 1); },
-             [](const Weights& w, const NDArray& x) {
-               NDArray y = relu(w.bn("blk.bn1", w.conv("blk.conv1", x, 1, 0)));
-               y = relu(w.bn("blk.bn2", w.conv("blk.conv2", y, 1, 1)));
-               y = w.bn("blk.bn3", w.conv("blk.conv3", y, 1, 0));
-               return relu(ref::add(y, x));
-             });
+  checkBlock(
+      {1, 8, 5, 5}, [](Builder& b, int x) { return bottleneckBlock(b, "blk", x, 2, 1); },
+      [](const Weights& w, const NDArray& x) {
+        NDArray y = relu(w.bn("blk.bn1", w.conv("blk.conv1", x, 1, 0)));
+        y = relu(w.bn("blk.bn2", w.conv("blk.conv2", y, 1, 1)));
+        y = w.bn("blk.bn3", w.conv("blk.conv3", y, 1, 0));
+        return relu(ref::add(y, x));
+      });
 }
 
 TEST(Blocks, ResNetBottleneckStridesOnThe3x3Conv) {
@@ -105,58 +110,67 @@ TEST(Blocks, ResNetBottleneckStridesOnThe3x3Conv) {
 }
 
 TEST(Blocks, MobileNetV2InvertedResidual) {
-  checkBlock({1, 4, 5, 5}, [](Builder& b, int x) { return invertedResidual(b, "blk", x, 4, 1, 6); },
-             [](const Weights& w, const NDArray& x) {
-               NDArray y = relu6(w.bn("blk.conv.0.1", w.conv("blk.conv.0.0", x, 1, 0)));
-               y = relu6(w.bn("blk.conv.1.1", w.conv("blk.conv.1.0", y, 1, 1, 24)));
-               y = w.bn("blk.conv.3", w.conv("blk.conv.2", y, 1, 0));
-               return ref::add(x, y);
-             });
+  checkBlock(
+      {1, 4, 5, 5}, [](Builder& b, int x) { return invertedResidual(b, "blk", x, 4, 1, 6); },
+      [](const Weights& w, const NDArray& x) {
+        NDArray y = relu6(w.bn("blk.conv.0.1", w.conv("blk.conv.0.0", x, 1, 0)));
+        y = relu6(w.bn("blk.conv.1.1", w.conv("blk.conv.1.0", y, 1, 1, 24)));
+        y = w.bn("blk.conv.3", w.conv("blk.conv.2", y, 1, 0));
+        return ref::add(x, y);
+      });
   // Expansion 1, stride 2: depthwise then projection, no shortcut.
-  checkBlock({1, 4, 6, 6}, [](Builder& b, int x) { return invertedResidual(b, "blk", x, 6, 2, 1); },
-             [](const Weights& w, const NDArray& x) {
-               NDArray y = relu6(w.bn("blk.conv.0.1", w.conv("blk.conv.0.0", x, 2, 1, 4)));
-               return w.bn("blk.conv.2", w.conv("blk.conv.1", y, 1, 0));
-             });
+  checkBlock(
+      {1, 4, 6, 6}, [](Builder& b, int x) { return invertedResidual(b, "blk", x, 6, 2, 1); },
+      [](const Weights& w, const NDArray& x) {
+        NDArray y = relu6(w.bn("blk.conv.0.1", w.conv("blk.conv.0.0", x, 2, 1, 4)));
+        return w.bn("blk.conv.2", w.conv("blk.conv.1", y, 1, 0));
+      });
 }
 
 TEST(Blocks, EfficientNetMBConvWithSqueezeExcitation) {
-  checkBlock({1, 8, 6, 6}, [](Builder& b, int x) { return mbConv(b, "blk", x, {.expand_ratio = 6, .kernel = 5, .stride = 1, .out = 8}); },
-             [](const Weights& w, const NDArray& x) {
-               NDArray y = silu(w.bn("blk.block.0.1", w.conv("blk.block.0.0", x, 1, 0)));
-               y = silu(w.bn("blk.block.1.1", w.conv("blk.block.1.0", y, 1, 2, 48)));
-               NDArray s = ref::globalAvgPool(y);
-               s = silu(w.convBias("blk.block.2.fc1", s));
-               EXPECT_EQ(s.shape()[1], 2);  // squeeze = in / 4
-               s = ref::unary(w.convBias("blk.block.2.fc2", s), ref::sigmoid);
-               y = ref::mul(s, y);
-               y = w.bn("blk.block.3.1", w.conv("blk.block.3.0", y, 1, 0));
-               return ref::add(y, x);
-             });
+  checkBlock(
+      {1, 8, 6, 6},
+      [](Builder& b, int x) { return mbConv(b, "blk", x, {.expand_ratio = 6, .kernel = 5, .stride = 1, .out = 8}); },
+      [](const Weights& w, const NDArray& x) {
+        NDArray y = silu(w.bn("blk.block.0.1", w.conv("blk.block.0.0", x, 1, 0)));
+        y = silu(w.bn("blk.block.1.1", w.conv("blk.block.1.0", y, 1, 2, 48)));
+        NDArray s = ref::globalAvgPool(y);
+        s = silu(w.convBias("blk.block.2.fc1", s));
+        EXPECT_EQ(s.shape()[1], 2);  // squeeze = in / 4
+        s = ref::unary(w.convBias("blk.block.2.fc2", s), ref::sigmoid);
+        y = ref::mul(s, y);
+        y = w.bn("blk.block.3.1", w.conv("blk.block.3.0", y, 1, 0));
+        return ref::add(y, x);
+      });
 }
 
 TEST(Blocks, GoogLeNetInception) {
-  checkBlock({1, 6, 5, 5}, [](Builder& b, int x) { return inception(b, "inc", x, {2, 3, 4, 2, 3, 2}); },
-             [](const Weights& w, const NDArray& x) {
-               auto basic = [&](const std::string& p, const NDArray& in, int64_t pad) {
-                 return relu(w.bn(p + ".bn", w.conv(p + ".conv", in, 1, pad), 1e-3));
-               };
-               NDArray b1 = basic("inc.branch1", x, 0);
-               NDArray b2 = basic("inc.branch2.1", basic("inc.branch2.0", x, 0), 1);
-               NDArray b3 = basic("inc.branch3.1", basic("inc.branch3.0", x, 0), 1);
-               NDArray b4 = basic("inc.branch4.1", ref::maxPool(x, 3, 1, 1, true), 0);
-               return ref::concat({b1, b2, b3, b4}, 1);
-             });
+  checkBlock(
+      {1, 6, 5, 5},
+      [](Builder& b, int x) {
+        return inception(b, "inc", x, {2, 3, 4, 2, 3, 2});
+      },
+      [](const Weights& w, const NDArray& x) {
+        auto basic = [&](const std::string& p, const NDArray& in, int64_t pad) {
+          return relu(w.bn(p + ".bn", w.conv(p + ".conv", in, 1, pad), 1e-3));
+        };
+        NDArray b1 = basic("inc.branch1", x, 0);
+        NDArray b2 = basic("inc.branch2.1", basic("inc.branch2.0", x, 0), 1);
+        NDArray b3 = basic("inc.branch3.1", basic("inc.branch3.0", x, 0), 1);
+        NDArray b4 = basic("inc.branch4.1", ref::maxPool(x, 3, 1, 1, true), 0);
+        return ref::concat({b1, b2, b3, b4}, 1);
+      });
 }
 
 TEST(Blocks, MnasNetInvertedResidual) {
-  checkBlock({1, 4, 5, 5}, [](Builder& b, int x) { return mnasInvertedResidual(b, "blk", x, 4, 5, 1, 3); },
-             [](const Weights& w, const NDArray& x) {
-               NDArray y = relu(w.bn("blk.layers.1", w.conv("blk.layers.0", x, 1, 0)));
-               y = relu(w.bn("blk.layers.4", w.conv("blk.layers.3", y, 1, 2, 12)));
-               y = w.bn("blk.layers.7", w.conv("blk.layers.6", y, 1, 0));
-               return ref::add(y, x);
-             });
+  checkBlock(
+      {1, 4, 5, 5}, [](Builder& b, int x) { return mnasInvertedResidual(b, "blk", x, 4, 5, 1, 3); },
+      [](const Weights& w, const NDArray& x) {
+        NDArray y = relu(w.bn("blk.layers.1", w.conv("blk.layers.0", x, 1, 0)));
+        y = relu(w.bn("blk.layers.4", w.conv("blk.layers.3", y, 1, 2, 12)));
+        y = w.bn("blk.layers.7", w.conv("blk.layers.6", y, 1, 0));
+        return ref::add(y, x);
+      });
 }
 
 NDArray tokenIds(int64_t seq, int64_t vocab) {
@@ -177,15 +191,23 @@ NDArray attentionByHand(const NDArray& q, const NDArray& k, const NDArray& v, in
   std::vector<NDArray> ctx;
   for (int64_t h = 0; h < heads; ++h) {
     NDArray qh = ref::slice(q, 1, h * d, (h + 1) * d), kh = ref::slice(k, 1, h * d, (h + 1) * d);
-    NDArray scores = ref::unary(ref::matmul(qh, kh, false, true), [d](double s) { return s / std::sqrt(static_cast<double>(d)); });
+    NDArray scores =
+        ref::unary(ref::matmul(qh, kh, false, true), [d](double s) { return s / std::sqrt(static_cast<double>(d)); });
     ctx.push_back(ref::matmul(ref::softmaxLastAxis(scores), ref::slice(v, 1, h * d, (h + 1) * d), false, false));
   }
   return ref::concat(ctx, 1);
 }
 
 TEST(Transformers, TinyBertMatchesTheHuggingFaceComputation) {
-  BertConfig c{.layers = 2, .hidden = 8, .heads = 2, .intermediate = 16, .seq = 5, .vocab = 13, .max_positions = 7,
-               .type_vocab = 2, .num_labels = 2};
+  BertConfig c{.layers = 2,
+               .hidden = 8,
+               .heads = 2,
+               .intermediate = 16,
+               .seq = 5,
+               .vocab = 13,
+               .max_positions = 7,
+               .type_vocab = 2,
+               .num_labels = 2};
   graph::Graph g = buildBert(c, 4);
   Weights w{g};
   NDArray ids = tokenIds(c.seq, c.vocab);
@@ -197,7 +219,8 @@ TEST(Transformers, TinyBertMatchesTheHuggingFaceComputation) {
     std::string p = "encoder.layer." + std::to_string(l);
     NDArray ctx = attentionByHand(w.linear(p + ".attention.self.query", x), w.linear(p + ".attention.self.key", x),
                                   w.linear(p + ".attention.self.value", x), c.heads);
-    NDArray a = w.layerNorm(p + ".attention.output.LayerNorm", ref::add(w.linear(p + ".attention.output.dense", ctx), x), 1e-12);
+    NDArray a = w.layerNorm(p + ".attention.output.LayerNorm",
+                            ref::add(w.linear(p + ".attention.output.dense", ctx), x), 1e-12);
     NDArray f = ref::unary(w.linear(p + ".intermediate.dense", a), ref::gelu);
     x = w.layerNorm(p + ".output.LayerNorm", ref::add(w.linear(p + ".output.dense", f), a), 1e-12);
   }
@@ -208,8 +231,18 @@ TEST(Transformers, TinyBertMatchesTheHuggingFaceComputation) {
 }
 
 TEST(Transformers, TinyMobileBertMatchesTheHuggingFaceComputation) {
-  MobileBertConfig c{.layers = 2, .hidden = 16, .embedding = 4, .bottleneck = 8, .heads = 2, .intermediate = 12,
-                     .feedforward_networks = 4, .seq = 5, .vocab = 13, .max_positions = 7, .type_vocab = 2, .num_labels = 2};
+  MobileBertConfig c{.layers = 2,
+                     .hidden = 16,
+                     .embedding = 4,
+                     .bottleneck = 8,
+                     .heads = 2,
+                     .intermediate = 12,
+                     .feedforward_networks = 4,
+                     .seq = 5,
+                     .vocab = 13,
+                     .max_positions = 7,
+                     .type_vocab = 2,
+                     .num_labels = 2};
   graph::Graph g = buildMobileBert(c, 4);
   Weights w{g};
   NDArray ids = tokenIds(c.seq, c.vocab);
@@ -232,9 +265,11 @@ TEST(Transformers, TinyMobileBertMatchesTheHuggingFaceComputation) {
     std::string p = "encoder.layer." + std::to_string(l);
     NDArray layer_input = w.noNorm(p + ".bottleneck.input.LayerNorm", w.linear(p + ".bottleneck.input.dense", h));
     NDArray shared = w.noNorm(p + ".bottleneck.attention.LayerNorm", w.linear(p + ".bottleneck.attention.dense", h));
-    NDArray ctx = attentionByHand(w.linear(p + ".attention.self.query", shared), w.linear(p + ".attention.self.key", shared),
-                                  w.linear(p + ".attention.self.value", h), c.heads);
-    NDArray a = w.noNorm(p + ".attention.output.LayerNorm", ref::add(w.linear(p + ".attention.output.dense", ctx), layer_input));
+    NDArray ctx =
+        attentionByHand(w.linear(p + ".attention.self.query", shared), w.linear(p + ".attention.self.key", shared),
+                        w.linear(p + ".attention.self.value", h), c.heads);
+    NDArray a = w.noNorm(p + ".attention.output.LayerNorm",
+                         ref::add(w.linear(p + ".attention.output.dense", ctx), layer_input));
     for (int f = 0; f < 3; ++f) {
       std::string q = p + ".ffn." + std::to_string(f);
       NDArray t = relu(w.linear(q + ".intermediate.dense", a));
@@ -252,8 +287,10 @@ TEST(Transformers, TinyMobileBertMatchesTheHuggingFaceComputation) {
 // The interpreter (used for whole-model activation checks) agrees with te on tiny whole CNNs.
 TEST(Interpreter, AgreesWithTeOnTinyNetworks) {
   std::vector<graph::Graph> graphs;
-  graphs.push_back(buildResNet({.bottleneck = false, .layers = {1, 1, 1, 1}, .width = 4, .image = 32, .num_classes = 10}, 2));
-  graphs.push_back(buildResNet({.bottleneck = true, .layers = {1, 1, 1, 1}, .width = 2, .image = 32, .num_classes = 10}, 2));
+  graphs.push_back(
+      buildResNet({.bottleneck = false, .layers = {1, 1, 1, 1}, .width = 4, .image = 32, .num_classes = 10}, 2));
+  graphs.push_back(
+      buildResNet({.bottleneck = true, .layers = {1, 1, 1, 1}, .width = 2, .image = 32, .num_classes = 10}, 2));
   graphs.push_back(buildEfficientNet({.width_mult = 0.25, .depth_mult = 0.25, .image = 32, .num_classes = 10}, 2));
   for (const graph::Graph& g : graphs) {
     NDArray x = randomInput(g.value(g.inputs()[0]).shape, 9);
@@ -281,8 +318,8 @@ TEST(Structure, ChannelRoundingFollowsTorchvision) {
   EXPECT_EQ(makeDivisible(112 * 1.4), 160);
   EXPECT_EQ(makeDivisible(192 * 1.4), 272);
   EXPECT_EQ(makeDivisible(320 * 1.4), 448);
-  EXPECT_EQ(makeDivisible(16 * 0.25), 8);   // at least the divisor
-  EXPECT_EQ(makeDivisible(10.0), 16);       // 8 would lose more than 10%
+  EXPECT_EQ(makeDivisible(16 * 0.25), 8);  // at least the divisor
+  EXPECT_EQ(makeDivisible(10.0), 16);      // 8 would lose more than 10%
 }
 
 }  // namespace

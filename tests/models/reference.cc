@@ -50,7 +50,8 @@ NDArray conv2d(const NDArray& x, const NDArray& w, int64_t stride, int64_t pad, 
   return conv2d(x, w, {stride, stride}, {pad, pad, pad, pad}, groups);
 }
 
-NDArray conv2d(const NDArray& x, const NDArray& w, std::array<int64_t, 2> st, std::array<int64_t, 4> pads, int64_t groups) {
+NDArray conv2d(const NDArray& x, const NDArray& w, std::array<int64_t, 2> st, std::array<int64_t, 4> pads,
+               int64_t groups) {
   const te::Shape& xs = x.shape();
   const te::Shape& ws = w.shape();
   int64_t n = xs[0], c = xs[1], h = xs[2], wd = xs[3];
@@ -210,8 +211,12 @@ NDArray binary(const NDArray& a, const NDArray& b, const std::function<double(do
   return y;
 }
 
-NDArray add(const NDArray& a, const NDArray& b) { return binary(a, b, [](double p, double q) { return p + q; }); }
-NDArray mul(const NDArray& a, const NDArray& b) { return binary(a, b, [](double p, double q) { return p * q; }); }
+NDArray add(const NDArray& a, const NDArray& b) {
+  return binary(a, b, [](double p, double q) { return p + q; });
+}
+NDArray mul(const NDArray& a, const NDArray& b) {
+  return binary(a, b, [](double p, double q) { return p * q; });
+}
 
 NDArray layerNorm(const NDArray& x, const NDArray& gamma, const NDArray& beta, double eps) {
   int64_t c = x.shape().back(), rows = x.numElements() / c;
@@ -224,7 +229,8 @@ NDArray layerNorm(const NDArray& x, const NDArray& gamma, const NDArray& beta, d
     for (int64_t j = 0; j < c; ++j) var += (in[j] - mean) * (in[j] - mean);
     var /= static_cast<double>(c);
     for (int64_t j = 0; j < c; ++j)
-      y.as<float>()[r * c + j] = static_cast<float>((in[j] - mean) / std::sqrt(var + eps) * gamma.as<float>()[j] + beta.as<float>()[j]);
+      y.as<float>()[r * c + j] =
+          static_cast<float>((in[j] - mean) / std::sqrt(var + eps) * gamma.as<float>()[j] + beta.as<float>()[j]);
   }
   return y;
 }
@@ -366,13 +372,20 @@ namespace {
 double applyUnary(const graph::UnaryAttrs& a, double x) {
   using graph::UnaryKind;
   switch (a.kind) {
-    case UnaryKind::Relu: return relu(x);
-    case UnaryKind::Clip: return std::min(std::max(x, a.alpha), a.beta);
-    case UnaryKind::Sigmoid: return sigmoid(x);
-    case UnaryKind::Silu: return silu(x);
-    case UnaryKind::Tanh: return std::tanh(x);
-    case UnaryKind::Gelu: return gelu(x);
-    default: break;
+    case UnaryKind::Relu:
+      return relu(x);
+    case UnaryKind::Clip:
+      return std::min(std::max(x, a.alpha), a.beta);
+    case UnaryKind::Sigmoid:
+      return sigmoid(x);
+    case UnaryKind::Silu:
+      return silu(x);
+    case UnaryKind::Tanh:
+      return std::tanh(x);
+    case UnaryKind::Gelu:
+      return gelu(x);
+    default:
+      break;
   }
   TT_UNREACHABLE("reference interpreter: unsupported unary operator");
 }
@@ -400,14 +413,19 @@ NDArray runNode(const graph::Node& n, const std::vector<NDArray>& in) {
           [&](const UnaryAttrs& a) { return unary(in[0], [&](double x) { return applyUnary(a, x); }); },
           [&](const BinaryAttrs& a) {
             switch (a.kind) {
-              case BinaryKind::Add: return add(in[0], in[1]);
-              case BinaryKind::Mul: return mul(in[0], in[1]);
-              case BinaryKind::Div: return binary(in[0], in[1], [](double p, double q) { return p / q; });
-              default: TT_UNREACHABLE("reference interpreter: unsupported binary operator");
+              case BinaryKind::Add:
+                return add(in[0], in[1]);
+              case BinaryKind::Mul:
+                return mul(in[0], in[1]);
+              case BinaryKind::Div:
+                return binary(in[0], in[1], [](double p, double q) { return p / q; });
+              default:
+                TT_UNREACHABLE("reference interpreter: unsupported binary operator");
             }
           },
           [&](const SoftmaxAttrs& a) {
-            TT_ASSERT(a.axis == -1 || a.axis == static_cast<int64_t>(in[0].shape().size()) - 1, "reference: softmax on the last axis only");
+            TT_ASSERT(a.axis == -1 || a.axis == static_cast<int64_t>(in[0].shape().size()) - 1,
+                      "reference: softmax on the last axis only");
             return softmaxLastAxis(in[0]);
           },
           [&](const LayerNormAttrs& a) { return layerNorm(in[0], in[1], in[2], a.epsilon); },
@@ -428,7 +446,9 @@ NDArray runNode(const graph::Node& n, const std::vector<NDArray>& in) {
             TT_ASSERT(a.axis == 0, "reference: gather on axis 0 only");
             return gather(in[0], in[1]);
           },
-          [&](const auto&) -> NDArray { TT_UNREACHABLE("reference interpreter: unsupported operator " + opName(n.attrs)); },
+          [&](const auto&) -> NDArray {
+            TT_UNREACHABLE("reference interpreter: unsupported operator " + opName(n.attrs));
+          },
       },
       n.attrs);
 }
@@ -499,8 +519,8 @@ std::vector<NDArray> evaluateWithTe(const graph::Graph& g, const std::vector<NDA
                                          << te::shapeToString(expected.shape());
   runtime::Comparison c = runtime::compare(actual, expected, atol, rtol);
   if (c.ok()) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << c.mismatches << " mismatches, " << c.non_finite
-                                       << " non-finite; max abs err " << c.max_abs_err << ", max rel err " << c.max_rel_err;
+  return ::testing::AssertionFailure() << c.mismatches << " mismatches, " << c.non_finite << " non-finite; max abs err "
+                                       << c.max_abs_err << ", max rel err " << c.max_rel_err;
 }
 
 }  // namespace ttune::models::testing

@@ -24,8 +24,8 @@ using runtime::NDArray;
 NDArray conv2d(const NDArray& x, const NDArray& w, int64_t stride, int64_t pad, int64_t groups = 1);
 NDArray conv2d(const NDArray& x, const NDArray& w, std::array<int64_t, 2> strides, std::array<int64_t, 4> pads,
                int64_t groups);
-NDArray batchNorm(const NDArray& x, const NDArray& gamma, const NDArray& beta, const NDArray& mean,
-                  const NDArray& var, double eps);
+NDArray batchNorm(const NDArray& x, const NDArray& gamma, const NDArray& beta, const NDArray& mean, const NDArray& var,
+                  double eps);
 NDArray maxPool(const NDArray& x, int64_t k, int64_t stride, int64_t pad, bool ceil_mode);
 NDArray avgPool(const NDArray& x, int64_t k, int64_t stride);  // no padding
 NDArray globalAvgPool(const NDArray& x);

@@ -76,7 +76,8 @@ TEST_P(ZooModel, BuildsWithThePublishedStructure) {
   // At 224x224 torchvision's AdaptiveAvgPool2d (6x6 in AlexNet, 7x7 in VGG) sees a map of that
   // size already: torch.onnx exports it as a 1x1 average pool, and so do we.
   if (want.name == "alexnet" || want.name == "vgg16") {
-    auto pool = std::find_if(g.nodes().begin(), g.nodes().end(), [](const graph::Node& n) { return n.name == "avgpool"; });
+    auto pool =
+        std::find_if(g.nodes().begin(), g.nodes().end(), [](const graph::Node& n) { return n.name == "avgpool"; });
     ASSERT_NE(pool, g.nodes().end());
     const auto& p = std::get<graph::Pool2dAttrs>(pool->attrs);
     EXPECT_EQ(p.kind, graph::PoolKind::Avg);
@@ -110,8 +111,9 @@ INSTANTIATE_TEST_SUITE_P(Zoo, ZooModel, ::testing::ValuesIn(expectations()),
 TEST(Zoo, ListsTheElevenModelsInThePapersOrderThenTheOthers) {
   std::vector<std::string> names;
   for (const ModelInfo& m : zoo()) names.push_back(m.name);
-  const std::vector<std::string> paper{"resnet18", "resnet50", "alexnet", "vgg16", "mobilenet_v2", "efficientnet_b0",
-                                       "efficientnet_b4", "googlenet", "mnasnet1_0", "bert_base", "mobilebert"};
+  const std::vector<std::string> paper{"resnet18",     "resnet50",        "alexnet",         "vgg16",
+                                       "mobilenet_v2", "efficientnet_b0", "efficientnet_b4", "googlenet",
+                                       "mnasnet1_0",   "bert_base",       "mobilebert"};
   EXPECT_EQ(paperModels(), paper);
   std::vector<std::string> all = paper;
   all.insert(all.end(), {"resnext50_32x4d", "regnet_y_400mf"});
@@ -137,8 +139,9 @@ bool sameConstants(const graph::Graph& a, const graph::Graph& b) {
     const graph::Value& x = a.values()[i];
     const graph::Value& y = b.values()[i];
     if (x.name != y.name || x.isConstant() != y.isConstant()) return false;
-    if (x.isConstant() && (x.constant->shape() != y.constant->shape() ||
-                           std::memcmp(x.constant->data(), y.constant->data(), static_cast<size_t>(x.constant->bytes())) != 0))
+    if (x.isConstant() &&
+        (x.constant->shape() != y.constant->shape() ||
+         std::memcmp(x.constant->data(), y.constant->data(), static_cast<size_t>(x.constant->bytes())) != 0))
       return false;
   }
   return true;

@@ -26,11 +26,9 @@ std::vector<UnaryCase> unaryCases() {
       {"relu", [](const te::Tensor& x) { return relu(x); }, [](double x) { return x > 0 ? x : 0; }},
       {"leaky_relu", [](const te::Tensor& x) { return leaky_relu(x, 0.1); },
        [](double x) { return x >= 0 ? x : 0.1 * x; }},
-      {"clip", [](const te::Tensor& x) { return clip(x, -1.5, 2.0); },
-       [=](double x) { return clipd(x, -1.5, 2.0); }},
+      {"clip", [](const te::Tensor& x) { return clip(x, -1.5, 2.0); }, [=](double x) { return clipd(x, -1.5, 2.0); }},
       {"clip", [](const te::Tensor& x) { return relu6(x); }, [=](double x) { return clipd(x, 0, 6); }, -3, 9},
-      {"sigmoid", [](const te::Tensor& x) { return sigmoid(x); },
-       [](double x) { return 1 / (1 + std::exp(-x)); }},
+      {"sigmoid", [](const te::Tensor& x) { return sigmoid(x); }, [](double x) { return 1 / (1 + std::exp(-x)); }},
       {"tanh", [](const te::Tensor& x) { return tanh(x); }, [](double x) { return std::tanh(x); }},
       {"exp", [](const te::Tensor& x) { return exp(x); }, [](double x) { return std::exp(x); }},
       {"log", [](const te::Tensor& x) { return log(x); }, [](double x) { return std::log(x); }, 0.1, 5},
@@ -171,8 +169,7 @@ TEST(Where, BroadcastsThreeOperands) {
 TEST(Elementwise, RejectsBadArguments) {
   te::Tensor a = placeholder("A", {2, 3}), b = placeholder("B", {4});
   EXPECT_OP_ERROR(add(a, b), "add: shapes [2, 3] and [4] do not broadcast");
-  EXPECT_OP_ERROR(maximum(placeholder("A", {3, 2, 5}), placeholder("B", {3, 5})), "maximum",
-                  "do not broadcast");
+  EXPECT_OP_ERROR(maximum(placeholder("A", {3, 2, 5}), placeholder("B", {3, 5})), "maximum", "do not broadcast");
   te::Tensor ai = placeholder("I", {2, 3}, te::DType::Int64);
   EXPECT_OP_ERROR(mul(a, ai), "mul", "different dtypes", "float32", "int64");
   te::Tensor bb = placeholder("b", {2, 3}, te::DType::Bool);

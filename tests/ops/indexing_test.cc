@@ -167,8 +167,8 @@ TEST(GatherNd, MatchesReferenceWithBatchDims) {
       int64_t a = idx[2 * r], b = idx[2 * r + 1] < 0 ? idx[2 * r + 1] + 3 : idx[2 * r + 1];
       for (int64_t k = 0; k < 4; ++k) want.push_back(db.at({a, b, k}));
     }
-    EXPECT_TRUE(allClose(run({d, in}, {db, intBuffer({2, 2}, idx, DType::Int64)}, {gather_nd(d, in)})[0], {2, 4},
-                         want, 0, 0));
+    EXPECT_TRUE(
+        allClose(run({d, in}, {db, intBuffer({2, 2}, idx, DType::Int64)}, {gather_nd(d, in)})[0], {2, 4}, want, 0, 0));
   }
   {  // batch_dims 1, indices [2, 3, 1]: output [2, 3, 4] picks data[b, idx[b, j], :]
     std::vector<int64_t> idx = {2, 0, 1, 1, 1, 0};
@@ -200,9 +200,9 @@ TEST(ScatterElements, MatchesReferenceForEveryReduction) {
         want[o] = red == ScatterReduction::None ? v : red == ScatterReduction::Add ? want[o] + v : want[o] * v;
       });
       te::Tensor d = placeholder("d", ds), in = placeholder("i", is, DType::Int64), up = placeholder("u", is);
-      EXPECT_TRUE(allClose(run({d, in, up}, {db, intBuffer(is, idx, DType::Int64), ub},
-                               {scatter_elements(d, in, up, axis, red)})[0],
-                           ds, want));
+      EXPECT_TRUE(allClose(
+          run({d, in, up}, {db, intBuffer(is, idx, DType::Int64), ub}, {scatter_elements(d, in, up, axis, red)})[0], ds,
+          want));
     }
 }
 
@@ -219,9 +219,10 @@ TEST(ScatterElements, BroadcastIndicesMatchTheirExpansion) {
     SCOPED_TRACE(cat("reduction ", static_cast<int>(red)));
     te::Tensor d = placeholder("d", ds), up = placeholder("u", us);
     te::Tensor small = placeholder("i", is, DType::Int64), expanded = placeholder("i", us, DType::Int64);
-    Buffer got = run({d, small, up}, {db, intBuffer(is, idx, DType::Int64), ub}, {scatter_elements(d, small, up, 0, red)})[0];
-    Buffer want =
-        run({d, expanded, up}, {db, intBuffer(us, full, DType::Int64), ub}, {scatter_elements(d, expanded, up, 0, red)})[0];
+    Buffer got =
+        run({d, small, up}, {db, intBuffer(is, idx, DType::Int64), ub}, {scatter_elements(d, small, up, 0, red)})[0];
+    Buffer want = run({d, expanded, up}, {db, intBuffer(us, full, DType::Int64), ub},
+                      {scatter_elements(d, expanded, up, 0, red)})[0];
     EXPECT_TRUE(allClose(got, ds, values(want)));
   }
   // Extent 1 on the scatter axis itself is no broadcast: indices and updates must agree there.
@@ -247,10 +248,10 @@ TEST(ScatterNd, MatchesReferenceForEveryReduction) {
           w = red == ScatterReduction::None ? v : red == ScatterReduction::Add ? w + v : w * v;
         }
       }
-      te::Tensor d = placeholder("d", ds), in = placeholder("i", {3, 1}, DType::Int64), up = placeholder("u", {3, 3, 2});
-      EXPECT_TRUE(allClose(run({d, in, up}, {db, intBuffer({3, 1}, idx, DType::Int64), ub},
-                               {scatter_nd(d, in, up, red)})[0],
-                           ds, want));
+      te::Tensor d = placeholder("d", ds), in = placeholder("i", {3, 1}, DType::Int64),
+                 up = placeholder("u", {3, 3, 2});
+      EXPECT_TRUE(allClose(
+          run({d, in, up}, {db, intBuffer({3, 1}, idx, DType::Int64), ub}, {scatter_nd(d, in, up, red)})[0], ds, want));
     }
     {  // one full index tuple: indices [3], updates a scalar
       te::Tensor d = placeholder("d", ds), in = placeholder("i", {3}, DType::Int64), up = placeholder("u", {});
@@ -259,9 +260,9 @@ TEST(ScatterNd, MatchesReferenceForEveryReduction) {
       std::vector<double> want = values(db);
       double& w = want[static_cast<size_t>(offsetOf(ds, {1, 2, 0}))];
       w = red == ScatterReduction::None ? 5 : red == ScatterReduction::Add ? w + 5 : w * 5;
-      EXPECT_TRUE(allClose(run({d, in, up}, {db, intBuffer({3}, {1, 2, 0}, DType::Int64), ub},
-                               {scatter_nd(d, in, up, red)})[0],
-                           ds, want));
+      EXPECT_TRUE(
+          allClose(run({d, in, up}, {db, intBuffer({3}, {1, 2, 0}, DType::Int64), ub}, {scatter_nd(d, in, up, red)})[0],
+                   ds, want));
     }
   }
 }
@@ -301,8 +302,9 @@ TEST(OneHot, WrapsNegativeIndicesAndLeavesOutOfRangeOff) {
       if (i < 0) i += depth;
       want.push_back(i == p[ax] ? 7 : -2);
     });
-    EXPECT_TRUE(allClose(run({in, vals}, {intBuffer({2, 3}, idx, DType::Int64), vb}, {one_hot(in, vals, depth, axis)})[0],
-                         os, want, 0, 0))
+    EXPECT_TRUE(
+        allClose(run({in, vals}, {intBuffer({2, 3}, idx, DType::Int64), vb}, {one_hot(in, vals, depth, axis)})[0], os,
+                 want, 0, 0))
         << axis;
   }
 }
@@ -358,7 +360,8 @@ TEST(MaxUnpool, PlacesValuesAtTheirFlatPositions) {
   te::Tensor x = placeholder("x", xs), in = placeholder("i", xs, DType::Int64);
   std::vector<double> want(32, 0.0);
   for (size_t i = 0; i < idx.size(); ++i) want[static_cast<size_t>(idx[i])] = static_cast<double>(i + 1);
-  EXPECT_TRUE(allClose(run({x, in}, {xb, intBuffer(xs, idx, DType::Int64)}, {max_unpool(x, in, os)})[0], os, want, 0, 0));
+  EXPECT_TRUE(
+      allClose(run({x, in}, {xb, intBuffer(xs, idx, DType::Int64)}, {max_unpool(x, in, os)})[0], os, want, 0, 0));
 }
 
 TEST(ReduceProd, MatchesReference) {

@@ -18,7 +18,8 @@ double highOf(DType t) { return t == DType::UInt8 ? 255 : 127; }
 
 Buffer randomBytes(const Shape& s, DType t, Rng& rng) {
   Buffer b = Buffer::zeros(s, t);
-  for (int64_t i = 0; i < b.size(); ++i) b.set(i, static_cast<double>(rng.uniformInt(static_cast<int64_t>(lowOf(t)), static_cast<int64_t>(highOf(t)))));
+  for (int64_t i = 0; i < b.size(); ++i)
+    b.set(i, static_cast<double>(rng.uniformInt(static_cast<int64_t>(lowOf(t)), static_cast<int64_t>(highOf(t)))));
   return b;
 }
 
@@ -34,16 +35,17 @@ struct IntConvCase {
 
 TEST(Int8Products, ConvolutionsSumWidenedProductsExactly) {
   const std::vector<IntConvCase> cases = {
-      {1, 8, 7, 7, 16, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1, 17, DType::UInt8, DType::Int8},    // zero point 17 padding
-      {2, 5, 9, 6, 7, 3, 2, {2, 1}, {0, 1, 2, 1}, {1, 2}, 1, 0, DType::Int8, DType::Int8},       // primes, dilation
-      {1, 6, 8, 7, 9, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, 3, 255, DType::UInt8, DType::Int8},    // 3 groups, max pad
+      {1, 8, 7, 7, 16, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1, 17, DType::UInt8, DType::Int8},  // zero point 17 padding
+      {2, 5, 9, 6, 7, 3, 2, {2, 1}, {0, 1, 2, 1}, {1, 2}, 1, 0, DType::Int8, DType::Int8},     // primes, dilation
+      {1, 6, 8, 7, 9, 3, 3, {1, 1}, {1, 1, 1, 1}, {1, 1}, 3, 255, DType::UInt8, DType::Int8},  // 3 groups, max pad
       {1, 6, 8, 7, 12, 3, 3, {2, 2}, {1, 1, 1, 1}, {1, 1}, 6, 128, DType::UInt8, DType::UInt8},  // depthwise x2
       {1, 64, 5, 5, 32, 1, 1, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1, 0, DType::UInt8, DType::Int8},    // 1x1, long reduction
   };
   Rng rng(53);
   for (bool nhwc : {true, false}) {
     for (const IntConvCase& c : cases) {
-      SCOPED_TRACE(::testing::Message() << (nhwc ? "NHWC" : "NCHW") << " C=" << c.C << " K=" << c.K << " groups=" << c.groups);
+      SCOPED_TRACE(::testing::Message() << (nhwc ? "NHWC" : "NCHW") << " C=" << c.C << " K=" << c.K
+                                        << " groups=" << c.groups);
       Shape xs = nhwc ? Shape{c.N, c.H, c.W, c.C} : Shape{c.N, c.C, c.H, c.W};
       Shape ws = nhwc ? Shape{c.R, c.S, c.C / c.groups, c.K} : Shape{c.K, c.C / c.groups, c.R, c.S};
       te::Tensor x = placeholder("x", xs, c.xt), w = placeholder("w", ws, c.wt, true);
@@ -66,7 +68,8 @@ TEST(Int8Products, ConvolutionsSumWidenedProductsExactly) {
               int64_t ih = oh * c.stride[0] - c.pad[0] + r * c.dil[0], iw = ow * c.stride[1] - c.pad[1] + s * c.dil[1];
               int64_t ch = (k / Kg) * Cg + rc;
               bool inside = ih >= 0 && ih < c.H && iw >= 0 && iw < c.W;
-              int64_t xv = inside ? static_cast<int64_t>(nhwc ? xb.at({n, ih, iw, ch}) : xb.at({n, ch, ih, iw})) : c.pad_value;
+              int64_t xv =
+                  inside ? static_cast<int64_t>(nhwc ? xb.at({n, ih, iw, ch}) : xb.at({n, ch, ih, iw})) : c.pad_value;
               int64_t wv = static_cast<int64_t>(nhwc ? wb.at({r, s, rc, k}) : wb.at({k, rc, r, s}));
               acc += xv * wv;
             }
@@ -79,7 +82,8 @@ TEST(Int8Products, ConvolutionsSumWidenedProductsExactly) {
 
 TEST(Int8Products, DenseMatmulAndBatchMatmulSumExactly) {
   Rng rng(7);
-  for (auto [at, bt] : {std::pair{DType::UInt8, DType::Int8}, {DType::Int8, DType::Int8}, {DType::UInt8, DType::UInt8}}) {
+  for (auto [at, bt] :
+       {std::pair{DType::UInt8, DType::Int8}, {DType::Int8, DType::Int8}, {DType::UInt8, DType::UInt8}}) {
     const int64_t M = 5, N = 7, K = 36;
     te::Tensor x = placeholder("x", {M, K}, at), w = placeholder("w", {N, K}, bt, true);
     Buffer xb = randomBytes({M, K}, at, rng), wb = randomBytes({N, K}, bt, rng);
@@ -88,7 +92,8 @@ TEST(Int8Products, DenseMatmulAndBatchMatmulSumExactly) {
     for (int64_t i = 0; i < M; ++i)
       for (int64_t j = 0; j < N; ++j) {
         int64_t acc = 0;
-        for (int64_t k = 0; k < K; ++k) acc += static_cast<int64_t>(xb.at({i, k})) * static_cast<int64_t>(wb.at({j, k}));
+        for (int64_t k = 0; k < K; ++k)
+          acc += static_cast<int64_t>(xb.at({i, k})) * static_cast<int64_t>(wb.at({j, k}));
         want.push_back(static_cast<double>(acc));
       }
     EXPECT_TRUE(allClose(run1({x, w}, {xb, wb}, d), {M, N}, want, 0, 0));
@@ -100,7 +105,8 @@ TEST(Int8Products, DenseMatmulAndBatchMatmulSumExactly) {
       for (int64_t i = 0; i < M; ++i)
         for (int64_t j = 0; j < N; ++j) {
           int64_t acc = 0;
-          for (int64_t k = 0; k < K; ++k) acc += static_cast<int64_t>(ab.at({q, i, k})) * static_cast<int64_t>(bb.at({k, j}));
+          for (int64_t k = 0; k < K; ++k)
+            acc += static_cast<int64_t>(ab.at({q, i, k})) * static_cast<int64_t>(bb.at({k, j}));
           want3.push_back(static_cast<double>(acc));
         }
     EXPECT_TRUE(allClose(run1({a3, b3}, {ab, bb}, batch_matmul(a3, b3)), {2, M, N}, want3, 0, 0));
@@ -119,10 +125,15 @@ TEST(Int8Products, PrecisionIsPartOfTheOpAndOperationsCount) {
 
 TEST(Int8Products, RejectMixedOperandsAndForeignPaddingValues) {
   te::Tensor x8 = placeholder("x", {1, 4, 5, 5}, DType::UInt8), xf = placeholder("x", {1, 4, 5, 5});
-  te::Tensor w8 = placeholder("w", {2, 4, 3, 3}, DType::Int8, true), wf = placeholder("w", {2, 4, 3, 3}, DType::Float32, true);
+  te::Tensor w8 = placeholder("w", {2, 4, 3, 3}, DType::Int8, true),
+             wf = placeholder("w", {2, 4, 3, 3}, DType::Float32, true);
   EXPECT_TRUE(throwsError([&] { conv2d_nchw(x8, wf); }, {"conv2d_nchw", "int8 or uint8"}));
   EXPECT_TRUE(throwsError([&] { conv2d_nchw(xf, w8); }, {"conv2d_nchw", "int8 or uint8"}));
-  EXPECT_TRUE(throwsError([&] { conv2d_nchw(x8, w8, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1, 256); }, {"padding value 256", "uint8"}));
+  EXPECT_TRUE(throwsError(
+      [&] {
+        conv2d_nchw(x8, w8, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1, 256);
+      },
+      {"padding value 256", "uint8"}));
   EXPECT_TRUE(throwsError([&] { conv2d_nchw(xf, wf, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1, 3); }, {"padding value 3"}));
   te::Tensor d8 = placeholder("d", {3, 4}, DType::Int8), df = placeholder("d", {5, 4}, DType::Float32, true);
   EXPECT_TRUE(throwsError([&] { dense(d8, df); }, {"dense", "int8 or uint8"}));

@@ -62,8 +62,7 @@ std::vector<double> refConvNhwc(const Buffer& x, const Buffer& w, const ConvCase
               int64_t ih = oh * c.stride[0] - c.pad[0] + r * c.dil[0];
               int64_t iw = ow * c.stride[1] - c.pad[1] + s * c.dil[1];
               if (ih < 0 || ih >= c.H || iw < 0 || iw >= c.W) continue;
-              for (int64_t rc = 0; rc < Cg; ++rc)
-                acc += x.at({n, ih, iw, (k / Kg) * Cg + rc}) * w.at({r, s, rc, k});
+              for (int64_t rc = 0; rc < Cg; ++rc) acc += x.at({n, ih, iw, (k / Kg) * Cg + rc}) * w.at({r, s, rc, k});
             }
           out.push_back(acc);
         }
@@ -86,9 +85,8 @@ const std::vector<ConvCase>& convCases() {
 }
 
 std::string caseName(const ConvCase& c) {
-  return cat("N", c.N, "C", c.C, "H", c.H, "W", c.W, "K", c.K, "R", c.R, "S", c.S, " stride ",
-             listToString(c.stride), " pad ", listToString(c.pad), " dil ", listToString(c.dil), " groups ",
-             c.groups);
+  return cat("N", c.N, "C", c.C, "H", c.H, "W", c.W, "K", c.K, "R", c.R, "S", c.S, " stride ", listToString(c.stride),
+             " pad ", listToString(c.pad), " dil ", listToString(c.dil), " groups ", c.groups);
 }
 
 TEST(Conv2d, NchwMatchesReference) {
@@ -199,23 +197,18 @@ TEST(Conv2d, OutputSizeHelper) {
 TEST(Conv2d, RejectsBadArguments) {
   te::Tensor x = placeholder("data", {1, 3, 5, 5});
   te::Tensor w4 = placeholder("weight", {4, 4, 3, 3});
-  EXPECT_OP_ERROR(conv2d_nchw(x, w4), "conv2d_nchw",
-                  "input has 3 channels but the weight expects 4 (groups=1)");
+  EXPECT_OP_ERROR(conv2d_nchw(x, w4), "conv2d_nchw", "input has 3 channels but the weight expects 4 (groups=1)");
   te::Tensor x6 = placeholder("data", {1, 6, 5, 5});
   te::Tensor w2 = placeholder("weight", {4, 2, 3, 3});
-  EXPECT_OP_ERROR(conv2d_nchw(x6, w2, {1, 1}, {0, 0, 0, 0}, {1, 1}, 4), "conv2d_nchw",
-                  "not divisible by groups=4");
+  EXPECT_OP_ERROR(conv2d_nchw(x6, w2, {1, 1}, {0, 0, 0, 0}, {1, 1}, 4), "conv2d_nchw", "not divisible by groups=4");
   te::Tensor w5 = placeholder("weight", {5, 2, 3, 3});
   EXPECT_OP_ERROR(conv2d_nchw(x6, w5, {1, 1}, {0, 0, 0, 0}, {1, 1}, 3), "conv2d_nchw", "5 output channels");
   te::Tensor w3 = placeholder("weight", {4, 3, 3, 3});
   EXPECT_OP_ERROR(conv2d_nchw(x, w3, {0, 1}), "conv2d_nchw", "strides must be positive");
   EXPECT_OP_ERROR(conv2d_nchw(x, w3, {1, 1}, {0, -1, 0, 0}), "conv2d_nchw", "padding must be non-negative");
-  EXPECT_OP_ERROR(conv2d_nchw(x, w3, {1, 1}, {0, 0, 0, 0}, {0, 1}), "conv2d_nchw",
-                  "dilations must be positive");
-  EXPECT_OP_ERROR(conv2d_nchw(x, w3, {1, 1}, {0, 0, 0, 0}, {1, 1}, 0), "conv2d_nchw",
-                  "groups must be positive");
-  EXPECT_OP_ERROR(conv2d_nchw(x, w3, {1, 1}, {0, 0, 0, 0}, {3, 1}), "conv2d_nchw",
-                  "kernel height 3 (dilation 3)");
+  EXPECT_OP_ERROR(conv2d_nchw(x, w3, {1, 1}, {0, 0, 0, 0}, {0, 1}), "conv2d_nchw", "dilations must be positive");
+  EXPECT_OP_ERROR(conv2d_nchw(x, w3, {1, 1}, {0, 0, 0, 0}, {1, 1}, 0), "conv2d_nchw", "groups must be positive");
+  EXPECT_OP_ERROR(conv2d_nchw(x, w3, {1, 1}, {0, 0, 0, 0}, {3, 1}), "conv2d_nchw", "kernel height 3 (dilation 3)");
   te::Tensor x3 = placeholder("data", {3, 5, 5});
   EXPECT_OP_ERROR(conv2d_nchw(x3, w3), "conv2d_nchw", "input must have rank 4");
   te::Tensor xi = placeholder("data", {1, 3, 5, 5}, te::DType::Int64);
@@ -233,8 +226,7 @@ TEST(Conv2d, RejectsBadArguments) {
 
 TEST(Dense, MatchesReference) {
   Rng rng(4);
-  for (auto [M, N, K] :
-       std::vector<std::array<int64_t, 3>>{{1, 1, 1}, {3, 5, 7}, {13, 11, 17}, {2, 16, 33}}) {
+  for (auto [M, N, K] : std::vector<std::array<int64_t, 3>>{{1, 1, 1}, {3, 5, 7}, {13, 11, 17}, {2, 16, 33}}) {
     SCOPED_TRACE(cat("M", M, " N", N, " K", K));
     te::Tensor x = placeholder("x", {M, K});
     te::Tensor w = placeholder("w", {N, K}, te::DType::Float32, true);
@@ -294,8 +286,8 @@ TEST(BatchMatmul, BroadcastBatchesAndTransposes) {
       {{5}, {5}, 1, 1, 1, false, false},
   };
   for (const BmmCase& c : cases) {
-    SCOPED_TRACE(cat(te::shapeToString(c.a_batch), " x ", te::shapeToString(c.b_batch), " M", c.M, " N", c.N,
-                     " K", c.K, " ta", c.ta, " tb", c.tb));
+    SCOPED_TRACE(cat(te::shapeToString(c.a_batch), " x ", te::shapeToString(c.b_batch), " M", c.M, " N", c.N, " K", c.K,
+                     " ta", c.ta, " tb", c.tb));
     Shape as = c.a_batch, bs = c.b_batch;
     as.push_back(c.ta ? c.K : c.M);
     as.push_back(c.ta ? c.M : c.K);
@@ -357,8 +349,7 @@ TEST(Dense, RejectsBadArguments) {
                   "batch dimensions", "do not broadcast");
   EXPECT_OP_ERROR(batch_matmul(placeholder("a", {2, 3, 4}), placeholder("b", {2, 5, 5})), "batch_matmul",
                   "inner dimensions differ");
-  EXPECT_OP_ERROR(batch_matmul(placeholder("a", {4}), placeholder("b", {2, 4, 5})), "batch_matmul",
-                  "rank at least 2");
+  EXPECT_OP_ERROR(batch_matmul(placeholder("a", {4}), placeholder("b", {2, 4, 5})), "batch_matmul", "rank at least 2");
 }
 
 }  // namespace

@@ -104,8 +104,7 @@ TEST(AvgPool2d, MatchesReference) {
               // PyTorch: the window is clipped to the explicitly padded extent for the divisor
               // (count_include_pad) and to the input for the sum.
               int64_t hs = oh * c.stride[0] - c.pad[0], ws = ow * c.stride[1] - c.pad[1];
-              int64_t he = std::min(hs + c.kernel[0], H + c.pad[2]),
-                      we = std::min(ws + c.kernel[1], W + c.pad[3]);
+              int64_t he = std::min(hs + c.kernel[0], H + c.pad[2]), we = std::min(ws + c.kernel[1], W + c.pad[3]);
               int64_t padded_count = (he - hs) * (we - ws);
               hs = std::max<int64_t>(hs, 0);
               ws = std::max<int64_t>(ws, 0);
@@ -222,14 +221,13 @@ TEST(Pool2d, NhwcMatchesNchw) {
     std::vector<Buffer> want =
         run({x}, {xb},
             {max_pool2d(x, c.kernel, c.stride, c.pad, c.dil, c.ceil_mode),
-             avg_pool2d(x, c.kernel, c.stride, c.pad, c.ceil_mode, true), avg_pool2d(x, c.kernel, c.stride, c.pad, c.ceil_mode, false),
-             global_avg_pool2d(x), global_max_pool2d(x)});
-    std::vector<Buffer> got =
-        run({xt}, {toNhwc(xb)},
-            {max_pool2d(xt, c.kernel, c.stride, c.pad, c.dil, c.ceil_mode, true),
-             avg_pool2d(xt, c.kernel, c.stride, c.pad, c.ceil_mode, true, true),
-             avg_pool2d(xt, c.kernel, c.stride, c.pad, c.ceil_mode, false, true), global_avg_pool2d(xt, true),
-             global_max_pool2d(xt, true)});
+             avg_pool2d(x, c.kernel, c.stride, c.pad, c.ceil_mode, true),
+             avg_pool2d(x, c.kernel, c.stride, c.pad, c.ceil_mode, false), global_avg_pool2d(x), global_max_pool2d(x)});
+    std::vector<Buffer> got = run({xt}, {toNhwc(xb)},
+                                  {max_pool2d(xt, c.kernel, c.stride, c.pad, c.dil, c.ceil_mode, true),
+                                   avg_pool2d(xt, c.kernel, c.stride, c.pad, c.ceil_mode, true, true),
+                                   avg_pool2d(xt, c.kernel, c.stride, c.pad, c.ceil_mode, false, true),
+                                   global_avg_pool2d(xt, true), global_max_pool2d(xt, true)});
     ASSERT_EQ(want.size(), got.size());
     for (size_t k = 0; k < want.size(); ++k) {
       Buffer expected = toNhwc(want[k]);
@@ -241,8 +239,7 @@ TEST(Pool2d, NhwcMatchesNchw) {
 
 TEST(Pool2d, RejectsBadArguments) {
   te::Tensor x = placeholder("x", {1, 2, 5, 5});
-  EXPECT_OP_ERROR(max_pool2d(x, {3, 3}, {1, 1}, {3, 0, 0, 0}), "max_pool2d", "padding",
-                  "smaller than the kernel");
+  EXPECT_OP_ERROR(max_pool2d(x, {3, 3}, {1, 1}, {3, 0, 0, 0}), "max_pool2d", "padding", "smaller than the kernel");
   EXPECT_OP_ERROR(avg_pool2d(x, {2, 2}, {1, 1}, {0, 0, 0, 2}), "avg_pool2d", "width padding");
   EXPECT_OP_ERROR(max_pool2d(x, {6, 1}), "max_pool2d", "kernel height 6");
   EXPECT_OP_ERROR(max_pool2d(x, {3, 3}, {1, 1}, {0, 0, 0, 0}, {3, 1}), "max_pool2d", "spans 7");

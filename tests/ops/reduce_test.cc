@@ -31,8 +31,8 @@ TEST(Softmax, MatchesReferenceOnEveryAxis) {
     Shape shape;
     int64_t axis;
   };
-  for (const Case& c : std::vector<Case>{
-           {{5}, 0}, {{3, 7}, 1}, {{3, 7}, 0}, {{2, 3, 4}, 1}, {{2, 3, 4}, -1}, {{2, 1, 5}, -2}}) {
+  for (const Case& c :
+       std::vector<Case>{{{5}, 0}, {{3, 7}, 1}, {{3, 7}, 0}, {{2, 3, 4}, 1}, {{2, 3, 4}, -1}, {{2, 1, 5}, -2}}) {
     SCOPED_TRACE(te::shapeToString(c.shape) + cat(" axis ", c.axis));
     te::Tensor x = placeholder("x", c.shape);
     te::Tensor y = softmax(x, c.axis);
@@ -50,8 +50,8 @@ TEST(Softmax, MatchesReferenceOnEveryAxis) {
               std::exp(xb.get((o * g.n + a) * g.inner + i) - m) / s;
       }
     EXPECT_TRUE(allClose(run1({x}, {xb}, y), c.shape, want));
-    EXPECT_EQ(opNames({x}, {y}), (std::vector<std::string>{"x", "softmax_maxelem", "softmax_exp",
-                                                           "softmax_expsum", "softmax_norm"}));
+    EXPECT_EQ(opNames({x}, {y}),
+              (std::vector<std::string>{"x", "softmax_maxelem", "softmax_exp", "softmax_expsum", "softmax_norm"}));
   }
 }
 
@@ -125,8 +125,7 @@ TEST(Reduce, SumMeanMaxMinMatchReference) {
   for (const ReduceCase& c : cases) {
     SCOPED_TRACE(te::shapeToString(c.shape) + " axes " + listToString(c.axes) + (c.keepdims ? " keep" : ""));
     std::vector<bool> red(c.shape.size(), c.axes.empty());
-    for (int64_t a : c.axes)
-      red[static_cast<size_t>(a < 0 ? a + static_cast<int64_t>(c.shape.size()) : a)] = true;
+    for (int64_t a : c.axes) red[static_cast<size_t>(a < 0 ? a + static_cast<int64_t>(c.shape.size()) : a)] = true;
     Shape out;
     for (size_t d = 0; d < c.shape.size(); ++d)
       if (!red[d] || c.keepdims) out.push_back(red[d] ? 1 : c.shape[d]);
@@ -210,8 +209,7 @@ TEST(Reductions, RejectBadArguments) {
   EXPECT_OP_ERROR(layer_norm(x, te::Tensor(), placeholder("beta", {4}), 1), "layer_norm", "beta");
   EXPECT_OP_ERROR(layer_norm(x, te::Tensor(), te::Tensor(), 0, -1.0), "layer_norm", "epsilon");
   te::Tensor c3 = placeholder("p", {3}), c4 = placeholder("q", {4});
-  EXPECT_OP_ERROR(batch_norm_inference(x, c3, c3, c4, c3), "batch_norm_inference", "mean has shape [4]",
-                  "3 channels");
+  EXPECT_OP_ERROR(batch_norm_inference(x, c3, c3, c4, c3), "batch_norm_inference", "mean has shape [4]", "3 channels");
   EXPECT_OP_ERROR(batch_norm_inference(placeholder("v", {3}), c3, c3, c3, c3), "batch_norm_inference",
                   "rank at least 2");
 }

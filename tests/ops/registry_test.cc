@@ -88,8 +88,7 @@ TEST(Registry, EveryOpBuildsWithDefaultsAndEvaluatesItsExample) {
     // Defaults are realistic sizes; evaluate them only when that is cheap.
     int64_t elems = 0;
     for (const te::Tensor& t : dag.tensors()) elems += t.op().numElements();
-    if (elems < 600000 && dag.flops() < 4e6)
-      expectFinite(run(def.inputs, positiveInputs(def, rng), def.outputs));
+    if (elems < 600000 && dag.flops() < 4e6) expectFinite(run(def.inputs, positiveInputs(def, rng), def.outputs));
 
     OpInstance small = buildOp(e.name, e.example);
     expectFinite(run(small.inputs, positiveInputs(small, rng), small.outputs));
@@ -97,8 +96,7 @@ TEST(Registry, EveryOpBuildsWithDefaultsAndEvaluatesItsExample) {
 }
 
 TEST(Registry, IssueExampleConv) {
-  OpInstance inst =
-      buildOp("conv2d", {"N=1", "C=64", "H=56", "W=56", "K=64", "R=3", "S=3", "stride=1", "pad=1"});
+  OpInstance inst = buildOp("conv2d", {"N=1", "C=64", "H=56", "W=56", "K=64", "R=3", "S=3", "stride=1", "pad=1"});
   ASSERT_EQ(inst.outputs.size(), 1u);
   EXPECT_EQ(inst.outputs[0].shape(), (Shape{1, 64, 56, 56}));
   EXPECT_EQ(inst.inputs[0].name(), "data");
@@ -118,8 +116,7 @@ TEST(Registry, FusedConvBiasReluMatchesReference) {
   te::ComputeDAG dag = inst.dag();
   std::vector<std::string> names;
   for (const te::Tensor& t : dag.ops()) names.push_back(t.name());
-  EXPECT_EQ(names,
-            (std::vector<std::string>{"data", "weight", "bias", "pad", "conv2d_nchw", "T_add", "T_relu"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"data", "weight", "bias", "pad", "conv2d_nchw", "T_add", "T_relu"}));
   std::vector<Buffer> data = {randomBuffer({1, 3, 5, 6}, rng), randomBuffer({4, 3, 3, 3}, rng),
                               randomBuffer({4, 1, 1}, rng)};
   std::vector<double> want;
@@ -131,8 +128,7 @@ TEST(Registry, FusedConvBiasReluMatchesReference) {
           for (int64_t r = 0; r < 3; ++r)
             for (int64_t q = 0; q < 3; ++q) {
               int64_t iy = y + r - 1, ix = x + q - 1;
-              if (iy >= 0 && iy < 5 && ix >= 0 && ix < 6)
-                s += data[0].at({0, c, iy, ix}) * data[1].at({k, c, r, q});
+              if (iy >= 0 && iy < 5 && ix >= 0 && ix < 6) s += data[0].at({0, c, iy, ix}) * data[1].at({k, c, r, q});
             }
         want.push_back(std::max(s, 0.0));
       }
@@ -192,8 +188,7 @@ TEST(Params, RejectsBadInput) {
   EXPECT_OP_ERROR(buildOp("conv2d", {"C=0"}), "conv2d", "every dimension must be positive");
   EXPECT_OP_ERROR(buildOp("conv2d", {"H=2", "W=2"}), "conv2d_nchw", "kernel height 3");
   EXPECT_OP_ERROR(buildOp("relu", {"shape=2x0"}), "relu", "'shape' expects a shape");
-  EXPECT_OP_ERROR(buildOp("add", {"a_shape=2x3", "b_shape=4"}),
-                  "add: shapes [2, 3] and [4] do not broadcast");
+  EXPECT_OP_ERROR(buildOp("add", {"a_shape=2x3", "b_shape=4"}), "add: shapes [2, 3] and [4] do not broadcast");
   EXPECT_OP_ERROR(buildOp("pad", {"pads=1,1"}), "pad", "needs 8 integers");
   EXPECT_OP_ERROR(buildOp("pad", {"mode=wrap"}), "pad", "mode", "wrap");
   EXPECT_OP_ERROR(buildOp("cast", {"dtype=float8"}), "cast", "float8");

@@ -34,7 +34,8 @@ double padRef(double c, int64_t size, GridPadding p, bool align) {
   double hi = static_cast<double>(size - 1);
   if (p == GridPadding::Border) return std::clamp(c, 0.0, hi);
   if (p == GridPadding::Reflection) {
-    double r = align ? reflectRef(c, 0, 2.0 * static_cast<double>(size - 1)) : reflectRef(c, -1, 2.0 * static_cast<double>(size) - 1);
+    double r = align ? reflectRef(c, 0, 2.0 * static_cast<double>(size - 1))
+                     : reflectRef(c, -1, 2.0 * static_cast<double>(size) - 1);
     return std::clamp(r, 0.0, hi);
   }
   return c;
@@ -71,7 +72,8 @@ std::vector<double> gridSampleRef(const Buffer& x, const Buffer& g, GridSampleMo
           px = padRef(px, w, pad, align);
           py = padRef(py, h, pad, align);
           if (mode == GridSampleMode::Nearest) {
-            out.push_back(value(b, c, static_cast<int64_t>(std::nearbyint(py)), static_cast<int64_t>(std::nearbyint(px))));
+            out.push_back(
+                value(b, c, static_cast<int64_t>(std::nearbyint(py)), static_cast<int64_t>(std::nearbyint(px))));
             continue;
           }
           int64_t x0 = static_cast<int64_t>(std::floor(px)), y0 = static_cast<int64_t>(std::floor(py));
@@ -135,24 +137,32 @@ std::vector<double> roiAlignRef(const Buffer& x, const Buffer& rois, const Buffe
           double acc = p.max_mode ? -std::numeric_limits<double>::infinity() : 0.0;
           for (int64_t iy = 0; iy < p.sampling_h; ++iy)
             for (int64_t ix = 0; ix < p.sampling_w; ++ix) {
-              double y = y1 + static_cast<double>(ph) * bh + (static_cast<double>(iy) + 0.5) * bh / static_cast<double>(p.sampling_h);
-              double xx = x1 + static_cast<double>(pw) * bw + (static_cast<double>(ix) + 0.5) * bw / static_cast<double>(p.sampling_w);
+              double y = y1 + static_cast<double>(ph) * bh +
+                         (static_cast<double>(iy) + 0.5) * bh / static_cast<double>(p.sampling_h);
+              double xx = x1 + static_cast<double>(pw) * bw +
+                          (static_cast<double>(ix) + 0.5) * bw / static_cast<double>(p.sampling_w);
               double v[4] = {0, 0, 0, 0};
               if (!(y < -1 || y > static_cast<double>(h) || xx < -1 || xx > static_cast<double>(w))) {
                 y = std::max(y, 0.0), xx = std::max(xx, 0.0);
                 int64_t yl = static_cast<int64_t>(y), xl = static_cast<int64_t>(xx), yh, xh;
-                if (yl >= h - 1) yh = yl = h - 1, y = static_cast<double>(yl);
-                else yh = yl + 1;
-                if (xl >= w - 1) xh = xl = w - 1, xx = static_cast<double>(xl);
-                else xh = xl + 1;
+                if (yl >= h - 1)
+                  yh = yl = h - 1, y = static_cast<double>(yl);
+                else
+                  yh = yl + 1;
+                if (xl >= w - 1)
+                  xh = xl = w - 1, xx = static_cast<double>(xl);
+                else
+                  xh = xl + 1;
                 double ly = y - static_cast<double>(yl), lx = xx - static_cast<double>(xl), hy = 1 - ly, hx = 1 - lx;
                 v[0] = hy * hx * x.at({b, c, yl, xl});
                 v[1] = hy * lx * x.at({b, c, yl, xh});
                 v[2] = ly * hx * x.at({b, c, yh, xl});
                 v[3] = ly * lx * x.at({b, c, yh, xh});
               }
-              if (p.max_mode) acc = std::max({acc, v[0], v[1], v[2], v[3]});
-              else acc += v[0] + v[1] + v[2] + v[3];
+              if (p.max_mode)
+                acc = std::max({acc, v[0], v[1], v[2], v[3]});
+              else
+                acc += v[0] + v[1] + v[2] + v[3];
             }
           out.push_back(p.max_mode ? acc : acc / static_cast<double>(p.sampling_h * p.sampling_w));
         }
@@ -211,7 +221,8 @@ TEST(MaxPoolIndices, FirstMaximumOfEachWindowWithPadsDilationAndCeilMode) {
           if (yy < 0 || yy >= xs[2] || xx < 0 || xx >= xs[3]) continue;
           double v = xb.at({o[0], o[1], yy, xx});
           // the first maximum in row-major scan order, reported in the requested storage order
-          if (v > best) best = v, pos = (o[0] * xs[1] + o[1]) * xs[2] * xs[3] + (t.column ? xx * xs[2] + yy : yy * xs[3] + xx);
+          if (v > best)
+            best = v, pos = (o[0] * xs[1] + o[1]) * xs[2] * xs[3] + (t.column ? xx * xs[2] + yy : yy * xs[3] + xx);
         }
       want.push_back(static_cast<double>(pos));
     });

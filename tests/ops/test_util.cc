@@ -134,14 +134,13 @@ void forEachIndex(const Shape& shape, const std::function<void(const std::vector
   }
 }
 
-::testing::AssertionResult allClose(const Buffer& got, const Shape& want_shape,
-                                    const std::vector<double>& want, double rtol, double atol) {
+::testing::AssertionResult allClose(const Buffer& got, const Shape& want_shape, const std::vector<double>& want,
+                                    double rtol, double atol) {
   if (got.shape != want_shape)
-    return ::testing::AssertionFailure()
-           << "shape " << te::shapeToString(got.shape) << " != expected " << te::shapeToString(want_shape);
+    return ::testing::AssertionFailure() << "shape " << te::shapeToString(got.shape) << " != expected "
+                                         << te::shapeToString(want_shape);
   if (static_cast<int64_t>(want.size()) != got.size())
-    return ::testing::AssertionFailure()
-           << "reference has " << want.size() << " values, output " << got.size();
+    return ::testing::AssertionFailure() << "reference has " << want.size() << " values, output " << got.size();
   int bad = 0;
   std::string report;
   for (int64_t i = 0; i < got.size(); ++i) {
@@ -149,13 +148,11 @@ void forEachIndex(const Shape& shape, const std::function<void(const std::vector
     bool ok = (std::isnan(g) && std::isnan(w)) || g == w || std::fabs(g - w) <= atol + rtol * std::fabs(w);
     if (!ok && bad++ < 5) report += cat("\n  [", i, "] got ", g, " want ", w);
   }
-  if (bad)
-    return ::testing::AssertionFailure() << bad << " of " << got.size() << " elements differ:" << report;
+  if (bad) return ::testing::AssertionFailure() << bad << " of " << got.size() << " elements differ:" << report;
   return ::testing::AssertionSuccess();
 }
 
-::testing::AssertionResult throwsError(const std::function<void()>& fn,
-                                       std::initializer_list<std::string> parts) {
+::testing::AssertionResult throwsError(const std::function<void()>& fn, std::initializer_list<std::string> parts) {
   try {
     fn();
   } catch (const Error& e) {
@@ -180,8 +177,7 @@ std::vector<std::string> reduceAxisNamesOf(const te::Tensor& t) {
   return out;
 }
 
-std::vector<std::string> opNames(const std::vector<te::Tensor>& inputs,
-                                 const std::vector<te::Tensor>& outputs) {
+std::vector<std::string> opNames(const std::vector<te::Tensor>& inputs, const std::vector<te::Tensor>& outputs) {
   te::ComputeDAG dag(inputs, outputs);
   std::vector<std::string> out;
   for (const te::Tensor& t : dag.ops()) out.push_back(t.name());

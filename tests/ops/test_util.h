@@ -38,8 +38,7 @@ struct Buffer {
   double at(const std::vector<int64_t>& idx) const;
 };
 
-Buffer randomBuffer(const Shape& shape, Rng& rng, double lo = -1.0, double hi = 1.0,
-                    DType dtype = DType::Float32);
+Buffer randomBuffer(const Shape& shape, Rng& rng, double lo = -1.0, double hi = 1.0, DType dtype = DType::Float32);
 Buffer intBuffer(const Shape& shape, const std::vector<int64_t>& values, DType dtype);
 
 // Builds ComputeDAG(inputs, outputs), evaluates it on `data` (one buffer per input, same order) and
@@ -53,21 +52,18 @@ int64_t offsetOf(const Shape& shape, const std::vector<int64_t>& idx);
 void forEachIndex(const Shape& shape, const std::function<void(const std::vector<int64_t>&)>& fn);
 
 // |got - want| <= atol + rtol * |want| for every element, and equal shapes.
-::testing::AssertionResult allClose(const Buffer& got, const Shape& want_shape,
-                                    const std::vector<double>& want, double rtol = 1e-4, double atol = 1e-5);
+::testing::AssertionResult allClose(const Buffer& got, const Shape& want_shape, const std::vector<double>& want,
+                                    double rtol = 1e-4, double atol = 1e-5);
 
 // fn throws ttune::Error whose message contains every one of `parts`.
-::testing::AssertionResult throwsError(const std::function<void()>& fn,
-                                       std::initializer_list<std::string> parts);
+::testing::AssertionResult throwsError(const std::function<void()>& fn, std::initializer_list<std::string> parts);
 
 // The names of an op's spatial axes and of its reduction axes.
 std::vector<std::string> axisNamesOf(const te::Tensor& t);
 std::vector<std::string> reduceAxisNamesOf(const te::Tensor& t);
 // Op names of the DAG built from inputs and outputs, producers first (placeholders included).
-std::vector<std::string> opNames(const std::vector<te::Tensor>& inputs,
-                                 const std::vector<te::Tensor>& outputs);
+std::vector<std::string> opNames(const std::vector<te::Tensor>& inputs, const std::vector<te::Tensor>& outputs);
 
 }  // namespace ttune::ops::testing
 
-#define EXPECT_OP_ERROR(stmt, ...) \
-  EXPECT_TRUE(::ttune::ops::testing::throwsError([&] { (void)(stmt); }, {__VA_ARGS__}))
+#define EXPECT_OP_ERROR(stmt, ...) EXPECT_TRUE(::ttune::ops::testing::throwsError([&] { (void)(stmt); }, {__VA_ARGS__}))

@@ -92,10 +92,8 @@ TEST(Concat, MatchesReference) {
     std::vector<Shape> shapes;
     int64_t axis;
   };
-  for (const Case& c : std::vector<Case>{{{{2, 3}, {2, 5}}, 1},
-                                         {{{1, 4}, {3, 4}, {2, 4}}, 0},
-                                         {{{2, 3, 1}, {2, 3, 4}, {2, 3, 2}}, -1},
-                                         {{{7}}, 0}}) {
+  for (const Case& c : std::vector<Case>{
+           {{{2, 3}, {2, 5}}, 1}, {{{1, 4}, {3, 4}, {2, 4}}, 0}, {{{2, 3, 1}, {2, 3, 4}, {2, 3, 2}}, -1}, {{{7}}, 0}}) {
     SCOPED_TRACE(cat("axis ", c.axis));
     std::vector<te::Tensor> xs;
     std::vector<Buffer> data;
@@ -159,8 +157,7 @@ TEST(Flatten, OnnxAxes) {
     int64_t axis;
     Shape out;
   };
-  for (const Case& c :
-       std::vector<Case>{{0, {1, 24}}, {1, {2, 12}}, {2, {6, 4}}, {3, {24, 1}}, {-1, {6, 4}}}) {
+  for (const Case& c : std::vector<Case>{{0, {1, 24}}, {1, {2, 12}}, {2, {6, 4}}, {3, {24, 1}}, {-1, {6, 4}}}) {
     te::Tensor y = flatten(x, c.axis);
     EXPECT_EQ(y.name(), "T_flatten");
     EXPECT_TRUE(allClose(run1({x}, {xb}, y), c.out, want, 0, 0)) << "axis " << c.axis;
@@ -174,11 +171,8 @@ TEST(Transpose, MatchesReference) {
     Shape shape;
     std::vector<int64_t> perm;
   };
-  for (const Case& c : std::vector<Case>{{{2, 3}, {1, 0}},
-                                         {{2, 3, 5}, {}},
-                                         {{1, 3, 2, 5}, {0, 2, 1, 3}},
-                                         {{2, 3, 5}, {1, 2, 0}},
-                                         {{4}, {0}}}) {
+  for (const Case& c : std::vector<Case>{
+           {{2, 3}, {1, 0}}, {{2, 3, 5}, {}}, {{1, 3, 2, 5}, {0, 2, 1, 3}}, {{2, 3, 5}, {1, 2, 0}}, {{4}, {0}}}) {
     SCOPED_TRACE(te::shapeToString(c.shape) + " " + listToString(c.perm));
     std::vector<int64_t> perm = c.perm;
     if (perm.empty())
@@ -240,8 +234,8 @@ TEST(Slice, OnnxSemantics) {
       {{5, 7, 4}, {3, 0}, {0, kMax}, {2, 1}, {kMin, kMax}},  // extreme steps pick one element
   };
   for (const Case& c : cases) {
-    SCOPED_TRACE(te::shapeToString(c.shape) + " starts " + listToString(c.starts) + " ends " +
-                 listToString(c.ends) + " axes " + listToString(c.axes) + " steps " + listToString(c.steps));
+    SCOPED_TRACE(te::shapeToString(c.shape) + " starts " + listToString(c.starts) + " ends " + listToString(c.ends) +
+                 " axes " + listToString(c.axes) + " steps " + listToString(c.steps));
     std::vector<std::vector<int64_t>> picks;
     for (int64_t d : c.shape) {
       std::vector<int64_t> all;
@@ -365,8 +359,7 @@ TEST(Expand, BidirectionalBroadcast) {
     std::vector<double> want;
     forEachIndex(c.out, [&](const std::vector<int64_t>& i) {
       std::vector<int64_t> src;
-      for (size_t d = 0; d < c.in.size(); ++d)
-        src.push_back(c.in[d] == 1 ? 0 : i[d + c.out.size() - c.in.size()]);
+      for (size_t d = 0; d < c.in.size(); ++d) src.push_back(c.in[d] == 1 ? 0 : i[d + c.out.size() - c.in.size()]);
       want.push_back(xb.at(src));
     });
     EXPECT_TRUE(allClose(run1({x}, {xb}, y), c.out, want, 0, 0));

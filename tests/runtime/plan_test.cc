@@ -20,11 +20,12 @@ TEST(ElemType, SizesAndNamesOfEveryType) {
     int bytes;
     const char* name;
   };
-  for (const Case& c : {Case{ElemType::Float32, 4, "float32"}, Case{ElemType::Int32, 4, "int32"}, Case{ElemType::Int64, 8, "int64"},
-                        Case{ElemType::Bool, 1, "bool"}, Case{ElemType::Int8, 1, "int8"}, Case{ElemType::UInt8, 1, "uint8"},
-                        Case{ElemType::Int16, 2, "int16"}, Case{ElemType::UInt16, 2, "uint16"}, Case{ElemType::UInt32, 4, "uint32"},
-                        Case{ElemType::UInt64, 8, "uint64"}, Case{ElemType::Float64, 8, "float64"},
-                        Case{ElemType::Float16, 2, "float16"}, Case{ElemType::BFloat16, 2, "bfloat16"}}) {
+  for (const Case& c :
+       {Case{ElemType::Float32, 4, "float32"}, Case{ElemType::Int32, 4, "int32"}, Case{ElemType::Int64, 8, "int64"},
+        Case{ElemType::Bool, 1, "bool"}, Case{ElemType::Int8, 1, "int8"}, Case{ElemType::UInt8, 1, "uint8"},
+        Case{ElemType::Int16, 2, "int16"}, Case{ElemType::UInt16, 2, "uint16"}, Case{ElemType::UInt32, 4, "uint32"},
+        Case{ElemType::UInt64, 8, "uint64"}, Case{ElemType::Float64, 8, "float64"},
+        Case{ElemType::Float16, 2, "float16"}, Case{ElemType::BFloat16, 2, "bfloat16"}}) {
     EXPECT_EQ(elemBytes(c.t), c.bytes) << c.name;
     EXPECT_STREQ(elemName(c.t), c.name);
   }
@@ -122,9 +123,9 @@ TEST(Plan, InvalidIndicesAreRefused) {
   refused(p, "argument range");
   p = samplePlan();
   p.copies[0].source = {BufferKind::Weight, 1, 0};
-  EXPECT_EQ(validatePlan(p), "");  // a weight may be copied to an output...
+  EXPECT_EQ(validatePlan(p), "");                   // a weight may be copied to an output...
   p.outputs[1].dtype = static_cast<ElemType>(200);  // no such element type
-  refused(p, "dtype");  // ...but element types are checked
+  refused(p, "dtype");                              // ...but element types are checked
 }
 
 TEST(Plan, RunsCallsWithResolvedBuffersThenCopies) {
@@ -150,7 +151,8 @@ TEST(Plan, RunCallRunsOneCallAndLongArgumentListsReachTheKernel) {
   Plan p;
   p.workspace_bytes = 256;
   p.num_kernels = 1;
-  for (uint64_t i = 0; i < 70; ++i) p.args.push_back({BufferKind::Workspace, 0, i});  // more than runCall keeps on the stack
+  for (uint64_t i = 0; i < 70; ++i)
+    p.args.push_back({BufferKind::Workspace, 0, i});  // more than runCall keeps on the stack
   p.calls = {{0, 0, 70}, {0, 0, 2}};
   ASSERT_EQ(validatePlan(p), "");
   static std::vector<std::vector<void*>> seen;

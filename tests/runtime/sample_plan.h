@@ -18,7 +18,7 @@ inline Plan samplePlan() {
   p.weight_bytes = {1200, 40};
   p.workspace_bytes = 128;
   p.num_kernels = 2;
-  p.args = {{BufferKind::Input, 0, 0}, {BufferKind::Weight, 0, 0}, {BufferKind::Workspace, 0, 64},
+  p.args = {{BufferKind::Input, 0, 0},      {BufferKind::Weight, 0, 0}, {BufferKind::Workspace, 0, 64},
             {BufferKind::Workspace, 0, 64}, {BufferKind::Weight, 1, 0}, {BufferKind::Output, 0, 0}};
   p.calls = {{0, 0, 3}, {1, 3, 3}};
   p.copies = {{1, {BufferKind::Input, 0, 0}}};

@@ -34,7 +34,8 @@ TEST(ThreadPool, EveryIterationRunsExactlyOnce) {
     for (int64_t n : {1, 2, 3, 7, 64, 1000, 4097}) {
       Counts c(n);
       pool.parallelFor(n, count, &c);
-      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(c.hits[static_cast<size_t>(i)].load(), 1) << threads << " threads, n " << n << ", i " << i;
+      for (int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(c.hits[static_cast<size_t>(i)].load(), 1) << threads << " threads, n " << n << ", i " << i;
     }
   }
 }

@@ -69,7 +69,8 @@ TEST(DefaultSchedule, DepthwiseRowsDivideUnitStrideWidths) {
     for (const schedule::Target& t : testing::isaTargets()) {
       int64_t rows = 0;
       for (const schedule::Step& s : measure::defaultScheduleFor(*dag, t))
-        if (const auto* sp = std::get_if<schedule::SplitStep>(&s); sp && sp->stage.ends_with(".local") && sp->iter == "xx")
+        if (const auto* sp = std::get_if<schedule::SplitStep>(&s);
+            sp && sp->stage.ends_with(".local") && sp->iter == "xx")
           rows = sp->lengths.at(0).value_or(0);
       ASSERT_GT(rows, 0) << schedule::isaName(t.isa);
       if (cs.stride == 1) {
@@ -106,7 +107,8 @@ TEST(DefaultSchedule, GroupedConvolutionVectorizesWithinAGroup) {
         if (const auto* sp = std::get_if<schedule::SplitStep>(&s); sp && sp->stage == "conv2d_nhwc" && sp->iter == "ff")
           width = sp->lengths.at(0).value_or(0);
         if (const auto* a = std::get_if<schedule::AnnotationStep>(&s))
-          vectorized |= a->stage == "conv2d_nhwc" && a->iter == "ff.1" && a->annotation == schedule::IterAnnotation::Vectorize;
+          vectorized |=
+              a->stage == "conv2d_nhwc" && a->iter == "ff.1" && a->annotation == schedule::IterAnnotation::Vectorize;
       }
       std::string what = std::string(schedule::isaName(t.isa)) + " groups " + std::to_string(cs.groups);
       ASSERT_GT(width, 1) << what;
@@ -182,9 +184,11 @@ TEST(DefaultSchedule, BasicBaselineIsParallelOuterAndVectorInnerOnly) {
       if (const auto* a = std::get_if<schedule::AnnotationStep>(&s)) {
         parallel += a->annotation == schedule::IterAnnotation::Parallel;
         vectorize += a->annotation == schedule::IterAnnotation::Vectorize;
-        other += a->annotation != schedule::IterAnnotation::Parallel && a->annotation != schedule::IterAnnotation::Vectorize;
+        other +=
+            a->annotation != schedule::IterAnnotation::Parallel && a->annotation != schedule::IterAnnotation::Vectorize;
       }
-      other += std::holds_alternative<schedule::CacheWriteStep>(s) || std::holds_alternative<schedule::LayoutRewriteStep>(s) ||
+      other += std::holds_alternative<schedule::CacheWriteStep>(s) ||
+               std::holds_alternative<schedule::LayoutRewriteStep>(s) ||
                std::holds_alternative<schedule::ComputeAtStep>(s);
     }
     EXPECT_GE(parallel, 1) << schedule::isaName(t.isa);
@@ -249,7 +253,8 @@ TEST(DefaultSchedule, BroadcastGateIsComputedOnce) {
   te::Tensor fmap = te::placeholder("fmap", {1, 12, 12, 40});
   te::Tensor gate = ops::sigmoid(ops::add(ops::conv2d_nhwc(pooled, w), b));
   te::Tensor y = ops::mul(fmap, gate);
-  auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{pooled, w, b, fmap}, std::vector<te::Tensor>{y});
+  auto dag =
+      std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{pooled, w, b, fmap}, std::vector<te::Tensor>{y});
   testing::Checker checker(dag);
   for (const schedule::Target& t : testing::isaTargets()) {
     std::vector<schedule::Step> steps = measure::defaultScheduleFor(*dag, t);
@@ -368,7 +373,8 @@ TEST(DefaultSchedule, RegisterTileWidthDividesTheChannels) {
           ++channel_splits;
           ASSERT_EQ(sp->lengths.size(), 1u);
           ASSERT_TRUE(sp->lengths[0]);
-          EXPECT_EQ(k % *sp->lengths[0], 0) << schedule::isaName(t.isa) << " " << k << " in blocks of " << *sp->lengths[0];
+          EXPECT_EQ(k % *sp->lengths[0], 0)
+              << schedule::isaName(t.isa) << " " << k << " in blocks of " << *sp->lengths[0];
         }
       EXPECT_EQ(channel_splits, 1) << schedule::isaName(t.isa) << " " << k;
       if (!testing::skipReason(t).empty()) continue;
@@ -394,7 +400,8 @@ TEST(DefaultSchedule, PrimeExtentGetsVectorBlocksWithARemainder) {
     std::vector<schedule::Step> steps = measure::defaultScheduleFor(*dag, t);
     int column_splits = 0;
     for (const schedule::Step& s : steps)
-      if (const auto* sp = std::get_if<schedule::SplitStep>(&s); sp && sp->iter == "j" && sp->extent && *sp->extent == 197) {
+      if (const auto* sp = std::get_if<schedule::SplitStep>(&s);
+          sp && sp->iter == "j" && sp->extent && *sp->extent == 197) {
         ++column_splits;
         ASSERT_EQ(sp->lengths.size(), 1u);
         ASSERT_TRUE(sp->lengths[0]);

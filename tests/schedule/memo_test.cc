@@ -17,7 +17,8 @@ std::shared_ptr<const ComputeDAG> matmulRelu() {
   Tensor a = placeholder("A", {16, 8});
   Tensor b = placeholder("B", {8, 12}, DType::Float32, true);
   IterVar k = reduceAxis(8, "k");
-  Tensor c = compute("C", {16, 12}, [&](const std::vector<Var>& v) { return sum(a(v[0], k.var) * b(k.var, v[1]), {k}); });
+  Tensor c =
+      compute("C", {16, 12}, [&](const std::vector<Var>& v) { return sum(a(v[0], k.var) * b(k.var, v[1]), {k}); });
   Tensor d = compute("D", {16, 12}, [&](const std::vector<Var>& v) { return max(c(v) + 1.0, floatImm(0.0)); });
   return std::make_shared<const ComputeDAG>(std::vector<Tensor>{a, b}, std::vector<Tensor>{d});
 }

@@ -61,14 +61,17 @@ TEST_P(RandomSchedules, MatchReferenceEvaluator) {
     std::string steps;
     for (const auto& st : s.steps()) steps += "  " + schedule::stepToString(st) + "\n";
     ASSERT_TRUE(r.built) << c.name << " seed " << i << " -O" << opt_level << ": " << r.error << "\nsteps:\n" << steps;
-    ASSERT_TRUE(r.cmp.ok()) << c.name << " seed " << i << " -O" << opt_level << " max abs err " << r.cmp.max_abs_err << "\nsteps:\n"
+    ASSERT_TRUE(r.cmp.ok()) << c.name << " seed " << i << " -O" << opt_level << " max abs err " << r.cmp.max_abs_err
+                            << "\nsteps:\n"
                             << steps << r.lowered;
   }
   EXPECT_GT(nontrivial, kPerCase * 9 / 10);
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, RandomSchedules, ::testing::Range<size_t>(0, 12),
-                         [](const ::testing::TestParamInfo<size_t>& info) { return std::string(cases()[info.param].name); });
+                         [](const ::testing::TestParamInfo<size_t>& info) {
+                           return std::string(cases()[info.param].name);
+                         });
 
 }  // namespace
 }  // namespace ttune

@@ -82,9 +82,11 @@ TEST(Reorder, NeedsPermutation) {
 
 TEST(Annotate, Rules) {
   State s(matmulRelu());
-  EXPECT_EQ(s.apply(AnnotationStep{"C", "k", IterAnnotation::Parallel}).error(), "reduction iterator k cannot run in parallel");
+  EXPECT_EQ(s.apply(AnnotationStep{"C", "k", IterAnnotation::Parallel}).error(),
+            "reduction iterator k cannot run in parallel");
   ASSERT_TRUE(s.apply(AnnotationStep{"C", "j", IterAnnotation::Vectorize}).ok());
-  EXPECT_EQ(s.apply(AnnotationStep{"C", "j", IterAnnotation::Unroll}).error(), "iterator j is already annotated vectorize");
+  EXPECT_EQ(s.apply(AnnotationStep{"C", "j", IterAnnotation::Unroll}).error(),
+            "iterator j is already annotated vectorize");
 }
 
 TEST(ComputeAt, InfersRegion) {
@@ -96,7 +98,8 @@ TEST(ComputeAt, InfersRegion) {
   ASSERT_TRUE(s.inferBounds().ok());
   EXPECT_EQ(names(s.stage("C")), (std::vector<std::string>{"i:8", "j:16", "k:32"}));
   EXPECT_EQ(s.apply(ComputeAtStep{"D", "C", "i"}).error(), "output stage D cannot be computed at another stage");
-  EXPECT_EQ(s.apply(ComputeAtStep{"C", "C", "i"}).error(), "stage C can only be computed at its single consumer, not at C");
+  EXPECT_EQ(s.apply(ComputeAtStep{"C", "C", "i"}).error(),
+            "stage C can only be computed at its single consumer, not at C");
   auto r = testing::checkState(s);
   ASSERT_TRUE(r.built) << r.error;
   EXPECT_TRUE(r.cmp.ok()) << r.lowered;
@@ -143,8 +146,9 @@ TEST(Replay, ReasonNamesTheStep) {
 }
 
 TEST(Replay, NestedParallelIsRejected) {
-  auto r = State::replay(matmulRelu(), {ComputeAtStep{"C", "D", "i"}, AnnotationStep{"D", "i", IterAnnotation::Parallel},
-                                        AnnotationStep{"C", "j", IterAnnotation::Parallel}});
+  auto r =
+      State::replay(matmulRelu(), {ComputeAtStep{"C", "D", "i"}, AnnotationStep{"D", "i", IterAnnotation::Parallel},
+                                   AnnotationStep{"C", "j", IterAnnotation::Parallel}});
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().find("nested in another parallel loop"), std::string::npos);
 }

@@ -13,8 +13,8 @@ namespace {
 
 using schedule::ErrorKind;
 using schedule::Record;
-using testing::TempDir;
 using testing::makeRecord;
+using testing::TempDir;
 using BankOn = testing::BankTest;
 TTUNE_ON_BOTH_BACKENDS(BankOn);
 
@@ -125,9 +125,9 @@ TEST_P(BankOn, TransferCandidatesExcludeTheTargetModel) {
   ASSERT_TRUE(bank.addModel("resnet", "resnet50", {{wl("a", "C"), 3}, {wl("shared", "C"), 1}}).ok());
   ASSERT_TRUE(bank.addModel("vgg", "vgg16", {{wl("b", "C"), 1}, {wl("d", "D"), 2}, {wl("shared", "C"), 1}}).ok());
   ASSERT_TRUE(bank.addModel("mobilenet", "mobilenet_v2", {{wl("t", "C"), 1}, {wl("t", "C"), 4}}).ok());
-  std::vector<Record> in = {makeRecord("a", 0.2, "resnet", 1),   makeRecord("a", 0.1, "resnet", 2),
-                            makeRecord("b", 0.3, "vgg", 3),      makeRecord("d", 0.3, "vgg", 4),
-                            makeRecord("shared", 0.2, "vgg", 5), makeRecord("t", 0.01, "mobilenet", 6),
+  std::vector<Record> in = {makeRecord("a", 0.2, "resnet", 1),    makeRecord("a", 0.1, "resnet", 2),
+                            makeRecord("b", 0.3, "vgg", 3),       makeRecord("d", 0.3, "vgg", 4),
+                            makeRecord("shared", 0.2, "vgg", 5),  makeRecord("t", 0.01, "mobilenet", 6),
                             makeRecord("a", 0.05, "mobilenet", 7)};  // produced while tuning mobilenet
   ASSERT_TRUE(bank.addRecords(in).ok());
 
@@ -190,7 +190,8 @@ TEST_P(BankOn, RunsAndResume) {
   EXPECT_EQ(id2->rfind("transfer-", 0), 0u);
   EXPECT_NE(*id1, *id3);
 
-  std::vector<Record> in = {makeRecord("k", 0.1, "resnet50", 0), makeRecord("k", 0.2, "resnet50", 1, ErrorKind::CompileError)};
+  std::vector<Record> in = {makeRecord("k", 0.1, "resnet50", 0),
+                            makeRecord("k", 0.2, "resnet50", 1, ErrorKind::CompileError)};
   for (auto& r : in) r.provenance.run_id = *id1;
   ASSERT_TRUE(bank.addRecords(in).ok());
   ASSERT_TRUE(bank.updateRun(*id1, 2, 12.5).ok());
@@ -283,7 +284,8 @@ TEST(Bank, RefusesFilesThatAreNotBanks) {
   std::string under_file = text + "/sub/bank.db";
   b = Bank::open(under_file);
   ASSERT_FALSE(b.ok());
-  EXPECT_NE(b.error().find("cannot create the folder " + text + "/sub for the schedule bank " + under_file), std::string::npos)
+  EXPECT_NE(b.error().find("cannot create the folder " + text + "/sub for the schedule bank " + under_file),
+            std::string::npos)
       << b.error();
 
   OpenOptions no_create;
@@ -299,7 +301,9 @@ TEST_P(BankOn, RefusesANewerSchema) {
   testing::rawSql(path, "UPDATE meta SET value = '7' WHERE key = 'schema_version'");
   auto b = Bank::open(path);
   ASSERT_FALSE(b.ok());
-  EXPECT_EQ(b.error(), "the schedule bank " + path + " has schema version 7, written by a newer ttune (this one reads up to version " + std::to_string(kSchemaVersion) + ")");
+  EXPECT_EQ(b.error(), "the schedule bank " + path +
+                           " has schema version 7, written by a newer ttune (this one reads up to version " +
+                           std::to_string(kSchemaVersion) + ")");
 }
 
 TEST_P(BankOn, ExportedRecordsImportedIntoTheSameBankAreNotDuplicated) {
@@ -326,20 +330,21 @@ TEST(Bank, MigratesVersion1Files) {
     avx2.target = schedule::TargetInfo{"znver3", 256, 2, schedule::Isa::Avx2};
     ASSERT_TRUE(bank.addRecords({testing::makeRecord("w1", 2e-3, "m", 1), avx2}).ok());
   }
-  testing::rawSql(path,
-                  "ALTER TABLE records DROP COLUMN target_isa;"
-                  "ALTER TABLE records DROP COLUMN origin;"
-                  "ALTER TABLE records DROP COLUMN baseline;"
-                  "ALTER TABLE runs DROP COLUMN result;"
-                  "ALTER TABLE runs DROP COLUMN owner;"
-                  "ALTER TABLE runs DROP COLUMN heartbeat;"
-                  "UPDATE records SET digest = 'v1-' || id;"
-                  "INSERT INTO records(workload_key, class_id, kernel_class, target_cpu, target_vector_bits, target_threads, "
-                  "steps, costs, median_s, error, error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, "
-                  "elapsed_s, digest) SELECT workload_key, 'cls', kernel_class, target_cpu, target_vector_bits, target_threads, "
-                  "steps, costs, median_s, error, error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, "
-                  "elapsed_s, 'v1-dup' FROM records WHERE id = 1;"
-                  "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+  testing::rawSql(
+      path,
+      "ALTER TABLE records DROP COLUMN target_isa;"
+      "ALTER TABLE records DROP COLUMN origin;"
+      "ALTER TABLE records DROP COLUMN baseline;"
+      "ALTER TABLE runs DROP COLUMN result;"
+      "ALTER TABLE runs DROP COLUMN owner;"
+      "ALTER TABLE runs DROP COLUMN heartbeat;"
+      "UPDATE records SET digest = 'v1-' || id;"
+      "INSERT INTO records(workload_key, class_id, kernel_class, target_cpu, target_vector_bits, target_threads, "
+      "steps, costs, median_s, error, error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, "
+      "elapsed_s, digest) SELECT workload_key, 'cls', kernel_class, target_cpu, target_vector_bits, target_threads, "
+      "steps, costs, median_s, error, error_msg, build_s, measure_s, timestamp, model, run_id, source, trial, "
+      "elapsed_s, 'v1-dup' FROM records WHERE id = 1;"
+      "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
   Bank bank = testing::openOrDie(path);
   Stats st = bank.stats();
   EXPECT_EQ(st.schema_version, kSchemaVersion);
@@ -369,15 +374,16 @@ TEST(Bank, MigratesVersion2FilesToRefreshRuns) {
     run = *id;
     ASSERT_TRUE(bank.finishRun(run, RunStatus::Finished).ok());
   }
-  testing::rawSql(path,
-                  "CREATE TABLE runs_v2(run_id TEXT PRIMARY KEY, kind TEXT NOT NULL CHECK(kind IN ('tune', 'transfer')), "
-                  "model TEXT NOT NULL, settings TEXT NOT NULL, started INTEGER NOT NULL, finished INTEGER, "
-                  "status TEXT NOT NULL CHECK(status IN ('running', 'finished', 'interrupted')), "
-                  "trials_done INTEGER NOT NULL DEFAULT 0, wall_s REAL NOT NULL DEFAULT 0, result TEXT NOT NULL DEFAULT '{}', "
-                  "owner TEXT NOT NULL DEFAULT '', heartbeat INTEGER NOT NULL DEFAULT 0);"
-                  "INSERT INTO runs_v2 SELECT * FROM runs; DROP TABLE runs; ALTER TABLE runs_v2 RENAME TO runs;"
-                  "ALTER TABLE records DROP COLUMN baseline;"
-                  "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+  testing::rawSql(
+      path,
+      "CREATE TABLE runs_v2(run_id TEXT PRIMARY KEY, kind TEXT NOT NULL CHECK(kind IN ('tune', 'transfer')), "
+      "model TEXT NOT NULL, settings TEXT NOT NULL, started INTEGER NOT NULL, finished INTEGER, "
+      "status TEXT NOT NULL CHECK(status IN ('running', 'finished', 'interrupted')), "
+      "trials_done INTEGER NOT NULL DEFAULT 0, wall_s REAL NOT NULL DEFAULT 0, result TEXT NOT NULL DEFAULT '{}', "
+      "owner TEXT NOT NULL DEFAULT '', heartbeat INTEGER NOT NULL DEFAULT 0);"
+      "INSERT INTO runs_v2 SELECT * FROM runs; DROP TABLE runs; ALTER TABLE runs_v2 RENAME TO runs;"
+      "ALTER TABLE records DROP COLUMN baseline;"
+      "UPDATE meta SET value = '2' WHERE key = 'schema_version'");
   Bank bank = testing::openOrDie(path);
   EXPECT_EQ(bank.stats().schema_version, kSchemaVersion);
   auto old = bank.run(run);
@@ -399,7 +405,8 @@ TEST(Bank, MigratesVersion3FilesToRecordsWithABaseline) {
     Bank bank = testing::openOrDie(path);
     ASSERT_TRUE(bank.addRecords({testing::makeRecord("w1", 2e-3, "m", 1)}).ok());
   }
-  testing::rawSql(path, "ALTER TABLE records DROP COLUMN baseline; UPDATE meta SET value = '3' WHERE key = 'schema_version'");
+  testing::rawSql(path,
+                  "ALTER TABLE records DROP COLUMN baseline; UPDATE meta SET value = '3' WHERE key = 'schema_version'");
   Bank bank = testing::openOrDie(path);
   EXPECT_EQ(bank.stats().schema_version, kSchemaVersion);
   auto old = bank.records(RecordQuery{});
@@ -409,7 +416,8 @@ TEST(Bank, MigratesVersion3FilesToRecordsWithABaseline) {
   basic.provenance.baseline = schedule::Baseline::Basic;
   ASSERT_TRUE(bank.addRecords({basic}).ok());
   int basics = 0;
-  for (const schedule::Record& r : bank.records(RecordQuery{})) basics += r.provenance.baseline == schedule::Baseline::Basic;
+  for (const schedule::Record& r : bank.records(RecordQuery{}))
+    basics += r.provenance.baseline == schedule::Baseline::Basic;
   EXPECT_EQ(basics, 1);
   std::string line = schedule::recordToLine(basic);
   EXPECT_NE(line.find("\"baseline\":\"basic\""), std::string::npos) << line;
@@ -432,7 +440,8 @@ TEST_P(BankOn, ARunIsResumedOnlyWhenItsOwnerIsGone) {
   // This process owns it and is alive: another claimant (same owner string here) is refused.
   Status again = bank.resumeRun(*run);
   ASSERT_FALSE(again.ok());
-  EXPECT_NE(again.error().find("is being worked on by process " + std::to_string(getpid())), std::string::npos) << again.error();
+  EXPECT_NE(again.error().find("is being worked on by process " + std::to_string(getpid())), std::string::npos)
+      << again.error();
   EXPECT_NE(again.error().find("--new-run"), std::string::npos);
   // Owned by a process that is gone (a child that exited): claimed.
   pid_t child = fork();
@@ -469,7 +478,8 @@ TEST_P(BankOn, BestRecordsForHereCompareOnlyLikeWithLike) {
   auto best = bank.bestRecordsFor({"w", "v"}, schedule::TargetInfo{"znver4", 512, 2, schedule::Isa::Avx512});
   ASSERT_EQ(best.size(), 2u);
   EXPECT_EQ(best["w"].target.threads, 2) << "the 2-thread record, though the 1-thread one is faster";
-  EXPECT_EQ(best["v"].target.cpu, "sapphirerapids") << "same ISA and thread count before this CPU at another thread count";
+  EXPECT_EQ(best["v"].target.cpu, "sapphirerapids")
+      << "same ISA and thread count before this CPU at another thread count";
   auto avx2 = bank.bestRecordsFor({"w"}, schedule::TargetInfo{"znver4", 256, 2, schedule::Isa::Avx2});
   EXPECT_TRUE(avx2.empty()) << "never another ISA level's code";
 }
@@ -544,7 +554,9 @@ TEST(PostgresBank, RefusesDatabasesThatAreNotBanksAndHidesPasswords) {
 
   b = Bank::open("postgresql://ttune:s3cret@127.0.0.1:1/nowhere?connect_timeout=2");
   ASSERT_FALSE(b.ok());
-  EXPECT_EQ(b.error().rfind("cannot connect to the schedule bank postgresql://ttune@127.0.0.1:1/nowhere?connect_timeout=2: ", 0), 0u)
+  EXPECT_EQ(b.error().rfind(
+                "cannot connect to the schedule bank postgresql://ttune@127.0.0.1:1/nowhere?connect_timeout=2: ", 0),
+            0u)
       << b.error();
   EXPECT_EQ(b.error().find("s3cret"), std::string::npos) << b.error();
 }

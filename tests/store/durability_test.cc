@@ -3,10 +3,10 @@
 // both backends (an SQLite file; a PostgreSQL database whose clients are killed mid-transaction).
 #include <gtest/gtest.h>
 
-#include <cstdio>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <cstdio>
 
 #include <limits>
 #include <random>
@@ -19,8 +19,8 @@ namespace ttune::store {
 namespace {
 
 using schedule::Record;
-using testing::TempDir;
 using testing::makeRecord;
+using testing::TempDir;
 using DurabilityOn = testing::BankTest;
 TTUNE_ON_BOTH_BACKENDS(DurabilityOn);
 
@@ -69,7 +69,8 @@ TEST_P(DurabilityOn, KilledWriterLosesNothingCommitted) {
   // the middle of its stream of transactions.
   std::vector<KillPlan> plans = {{0, 200}, {0, 2000}};
   for (int i = 0; i < 4; ++i)
-    plans.push_back({std::uniform_int_distribution<int64_t>(1, 40)(rng) * kBatch, std::uniform_int_distribution<int>(0, 20000)(rng)});
+    plans.push_back({std::uniform_int_distribution<int64_t>(1, 40)(rng) * kBatch,
+                     std::uniform_int_distribution<int>(0, 20000)(rng)});
   int64_t total = 0;
   for (size_t round = 0; round < plans.size(); ++round) {
     const KillPlan& plan = plans[round];

@@ -7,16 +7,16 @@
 
 #include "store/bank.h"
 #include "store/seed.h"
-#include "support/strings.h"
 #include "store_test_util.h"
+#include "support/strings.h"
 
 namespace ttune::store {
 namespace {
 
 using schedule::ErrorKind;
 using schedule::Record;
-using testing::TempDir;
 using testing::makeRecord;
+using testing::TempDir;
 using ImportOn = testing::BankTest;
 TTUNE_ON_BOTH_BACKENDS(ImportOn);
 
@@ -29,7 +29,8 @@ std::string readText(const std::string& path) {
 
 std::vector<Record> sampleRecords() {
   std::vector<Record> rs;
-  for (int i = 0; i < 5; ++i) rs.push_back(makeRecord(i < 3 ? "k1" : "k2", 0.01 * (5 - i), i % 2 ? "vgg" : "resnet", i));
+  for (int i = 0; i < 5; ++i)
+    rs.push_back(makeRecord(i < 3 ? "k1" : "k2", 0.01 * (5 - i), i % 2 ? "vgg" : "resnet", i));
   rs.push_back(makeRecord("k2", 0, "vgg", 5, ErrorKind::RuntimeTimeout));
   return rs;
 }
@@ -187,7 +188,8 @@ TEST(Seed, DefaultPathsFollowTheEnvironment) {
   setenv("XDG_DATA_HOME", "/data", 1);
   EXPECT_EQ(defaultBankPath(), "/data/ttune/bank.db");
   unsetenv("XDG_DATA_HOME");
-  EXPECT_EQ(defaultBankPath(), std::string(std::getenv("HOME") ? std::getenv("HOME") : ".") + "/.local/share/ttune/bank.db");
+  EXPECT_EQ(defaultBankPath(),
+            std::string(std::getenv("HOME") ? std::getenv("HOME") : ".") + "/.local/share/ttune/bank.db");
   if (saved_db) setenv("TTUNE_DB", sdb.c_str(), 1);
   if (saved_xdg) setenv("XDG_DATA_HOME", sxdg.c_str(), 1);
 
@@ -237,7 +239,8 @@ TEST(Import, RecordsMoveBetweenSqliteAndPostgres) {
   ASSERT_TRUE(back.importJsonl(tmp.file("from-postgres.jsonl")).ok());
   auto out = back.records({});
   ASSERT_EQ(out.size(), in.size());
-  for (size_t i = 0; i < in.size(); ++i) EXPECT_EQ(schedule::recordToLine(out[i]), schedule::recordToLine(file_bank.records({})[i]));
+  for (size_t i = 0; i < in.size(); ++i)
+    EXPECT_EQ(schedule::recordToLine(out[i]), schedule::recordToLine(file_bank.records({})[i]));
   rep = pg.importJsonl(tmp.file("from-postgres.jsonl"));
   ASSERT_TRUE(rep.ok());
   EXPECT_EQ(rep->duplicates, static_cast<int64_t>(in.size()));

@@ -51,7 +51,8 @@ TEST(JobQueue, EveryJobGoesToOneWorkerAndComesBackOnce) {
   EXPECT_EQ(std::string(jobs[0].request.begin(), jobs[0].request.end()), "a");
   EXPECT_EQ(jobs[2].timeout_s, 3);
   EXPECT_FALSE(q.complete(jobs[0].id, "w2", bytes("r"), "none")) << "w2 does not hold job " << jobs[0].id;
-  for (size_t i = 0; i < jobs.size(); ++i) ASSERT_TRUE(q.complete(jobs[i].id, i % 2 ? "w2" : "w1", bytes("r" + std::to_string(i)), "none"));
+  for (size_t i = 0; i < jobs.size(); ++i)
+    ASSERT_TRUE(q.complete(jobs[i].id, i % 2 ? "w2" : "w1", bytes("r" + std::to_string(i)), "none"));
   auto out = q.collect("tuner");
   ASSERT_EQ(out.size(), 3u);
   for (const JobOutcome& o : out) EXPECT_EQ(o.error, "none");
@@ -88,7 +89,8 @@ TEST(JobQueue, ExpiredLeasesRequeueThenGiveUp) {
   ASSERT_TRUE(second.has_value());
   EXPECT_EQ(second->id, first->id);
   EXPECT_EQ(second->attempt, 2);
-  EXPECT_FALSE(q.complete(first->id, "hung", bytes("late"), "none")) << "a worker whose lease ran out cannot finish the job";
+  EXPECT_FALSE(q.complete(first->id, "hung", bytes("late"), "none"))
+      << "a worker whose lease ran out cannot finish the job";
   usleep(500000);
   EXPECT_EQ(q.expire(), 1);
   auto out = q.collect("tuner");
@@ -121,7 +123,9 @@ TEST(JobQueue, JobsOfASilentTunerAreDeleted) {
 TEST(JobQueue, NeedsAPostgresBank) {
   auto q = JobQueue::open("/tmp/some/bank.db");
   ASSERT_FALSE(q.ok());
-  EXPECT_EQ(q.error(), "measurement workers share a PostgreSQL bank, and /tmp/some/bank.db is not one (use --db postgresql://...; docs/fleet.md)");
+  EXPECT_EQ(q.error(),
+            "measurement workers share a PostgreSQL bank, and /tmp/some/bank.db is not one (use --db postgresql://...; "
+            "docs/fleet.md)");
 }
 
 }  // namespace

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "schedule/record.h"
 #include "common/pg_server.h"
+#include "schedule/record.h"
 #include "store/bank.h"
 
 namespace ttune::store::testing {
@@ -130,9 +130,10 @@ class BankTest : public ::testing::TestWithParam<Backend> {
   TempDir tmp;
 };
 
-#define TTUNE_ON_BOTH_BACKENDS(suite)                                                                           \
-  INSTANTIATE_TEST_SUITE_P(, suite, ::testing::Values(::ttune::store::testing::Backend::Sqlite,                 \
-                                                      ::ttune::store::testing::Backend::Postgres),              \
-                           ::ttune::store::testing::backendName)
+#define TTUNE_ON_BOTH_BACKENDS(suite)                                                                          \
+  INSTANTIATE_TEST_SUITE_P(                                                                                    \
+      , suite,                                                                                                 \
+      ::testing::Values(::ttune::store::testing::Backend::Sqlite, ::ttune::store::testing::Backend::Postgres), \
+      ::ttune::store::testing::backendName)
 
 }  // namespace ttune::store::testing

@@ -33,7 +33,7 @@ TEST(TargetFilter, ExactlyKeepsEveryFieldSameIsaOnlyTheCodesLevel) {
   EXPECT_EQ(e.threads, 8);
   EXPECT_EQ(e.isa, schedule::Isa::Avx512);
   TargetFilter s = TargetFilter::sameIsa(t);
-  EXPECT_EQ(s.cpu, "");   // any CPU
+  EXPECT_EQ(s.cpu, "");     // any CPU
   EXPECT_EQ(s.threads, 0);  // any thread count
   EXPECT_EQ(s.vector_bits, 512);
   EXPECT_EQ(s.isa, schedule::Isa::Avx512);
@@ -43,7 +43,8 @@ TEST(TargetFilter, ExactlyKeepsEveryFieldSameIsaOnlyTheCodesLevel) {
 
 TEST(WorkloadInfo, SignatureListsShapesAndTypesOfInputsAndOutputs) {
   te::Tensor a = te::placeholder("A", {2, 3}, te::DType::Int8);
-  te::Tensor b = te::compute("B", {2, 3}, [&](const std::vector<te::Var>& v) { return te::cast(te::DType::Float32, a(v)) * 2.0; });
+  te::Tensor b =
+      te::compute("B", {2, 3}, [&](const std::vector<te::Var>& v) { return te::cast(te::DType::Float32, a(v)) * 2.0; });
   te::ComputeDAG dag({a}, {b});
   Json sig = dagSignature(dag);
   EXPECT_EQ(sig.dump(), R"({"inputs":[{"shape":[2,3],"dtype":"int8"}],"outputs":[{"shape":[2,3],"dtype":"float32"}]})");

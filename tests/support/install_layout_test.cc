@@ -42,9 +42,9 @@ TEST(InstallLayout, TheNearestPrefixThatHasTheFileWins) {
   const fs::path worker = "libexec/ttune/ttune-worker";
   auto prefixes = prefixesFrom(code);
   EXPECT_TRUE(findIn(prefixes, worker).empty());  // nowhere yet
-  touch(root / "venv" / worker);                   // a system-wide copy, three levels up
+  touch(root / "venv" / worker);                  // a system-wide copy, three levels up
   EXPECT_EQ(findIn(prefixes, worker), root / "venv" / worker);
-  touch(code / worker);                            // the wheel's own copy
+  touch(code / worker);  // the wheel's own copy
   EXPECT_EQ(findIn(prefixes, worker), code / worker);
   touch(code.parent_path() / "share/ttune/bank/x.json");  // a directory counts too
   EXPECT_EQ(findIn(prefixes, "share/ttune/bank"), code.parent_path() / "share/ttune/bank");

@@ -116,7 +116,8 @@ TEST(Arith, BoundsSaturateAndFollowFloorDivision) {
   IntBound across = constIntBound((i + 7) % 8, small);  // wraps: the whole period
   EXPECT_EQ(across.lo, 0);
   EXPECT_EQ(across.hi, 7);
-  IntBound sel = constIntBound(select(i < 1, j, i * 10), VarBounds{{i.get(), IntBound{0, 2}}, {j.get(), IntBound{-4, 4}}});
+  IntBound sel =
+      constIntBound(select(i < 1, j, i * 10), VarBounds{{i.get(), IntBound{0, 2}}, {j.get(), IntBound{-4, 4}}});
   EXPECT_EQ(sel.lo, -4);
   EXPECT_EQ(sel.hi, 20);
 }
@@ -144,7 +145,8 @@ TEST(Arith, FloatConstantsFoldInTheirOwnPrecision) {
   Expr f64 = binary(BinOp::Add, floatImm(1.0, DType::Float64), floatImm(1e-10, DType::Float64));
   EXPECT_EQ(folded(simplify(f32)), 1.0);  // rounded to float32
   EXPECT_EQ(folded(simplify(f64)), 1.0 + 1e-10);
-  EXPECT_FALSE(isConstFloat(simplify(binary(BinOp::Add, floatImm(1.0, DType::Float16), floatImm(2.0, DType::Float16)))));
+  EXPECT_FALSE(
+      isConstFloat(simplify(binary(BinOp::Add, floatImm(1.0, DType::Float16), floatImm(2.0, DType::Float16)))));
   EXPECT_FALSE(isConstFloat(simplify(binary(BinOp::Div, floatImm(1.0), floatImm(0.0)))));  // no fold of x / 0
   Var x("x", DType::Float32);
   EXPECT_EQ(toString(simplify(binary(BinOp::Mul, Expr(x), floatImm(1.0)))), "x");

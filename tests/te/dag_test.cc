@@ -75,7 +75,8 @@ ComputeDAG dot(DType ta, DType tb, DType acc, bool same_tensor = false) {
   Tensor a = placeholder("A", {8}, ta);
   Tensor b = same_tensor ? a : placeholder("B", {8}, tb);
   IterVar r = reduceAxis(8, "k");
-  Tensor c = compute("C", {1}, [&](const std::vector<Var>&) { return sum(cast(acc, a(r.var)) * cast(acc, b(r.var)), {r}); });
+  Tensor c =
+      compute("C", {1}, [&](const std::vector<Var>&) { return sum(cast(acc, a(r.var)) * cast(acc, b(r.var)), {r}); });
   return same_tensor ? ComputeDAG({a}, {c}) : ComputeDAG({a, b}, {c});
 }
 
@@ -83,7 +84,7 @@ TEST(ComputeDAG, PrecisionTagsNameTheOperandTypesOfReductions) {
   auto tag = [](const ComputeDAG& d) { return precisionTag(d.outputs()[0].op()); };
   EXPECT_EQ(tag(dot(DType::Float32, DType::Float32, DType::Float32)), "");
   EXPECT_EQ(tag(dot(DType::UInt8, DType::Int8, DType::Int32)), "u8s8");
-  EXPECT_EQ(tag(dot(DType::Int8, DType::UInt8, DType::Int32)), "s8u8");  // in order of first read
+  EXPECT_EQ(tag(dot(DType::Int8, DType::UInt8, DType::Int32)), "s8u8");     // in order of first read
   EXPECT_EQ(tag(dot(DType::Int8, DType::Int8, DType::Int32, true)), "s8");  // one tensor read twice
   EXPECT_EQ(tag(dot(DType::BFloat16, DType::BFloat16, DType::Float32)), "bf16");
   EXPECT_EQ(tag(dot(DType::Float64, DType::Float64, DType::Float64)), "float64");

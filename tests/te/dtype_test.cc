@@ -25,7 +25,8 @@ TEST(DType, EveryNameIsDistinctAndParsesBack) {
     names.insert(dtypeName(t));
   }
   EXPECT_EQ(names.size(), allTypes().size());
-  for (const char* bad : {"", "float", "Float32", "int", "?", "float32 "}) EXPECT_FALSE(parseDType(bad).has_value()) << bad;
+  for (const char* bad : {"", "float", "Float32", "int", "?", "float32 "})
+    EXPECT_FALSE(parseDType(bad).has_value()) << bad;
 }
 
 TEST(DType, ClassificationAndSizes) {
@@ -34,13 +35,14 @@ TEST(DType, ClassificationAndSizes) {
     int bytes;
     bool is_float, is_int, is_unsigned, wraps;
   };
-  for (const Case& c : {Case{DType::Float32, 4, true, false, false, false}, Case{DType::Float64, 8, true, false, false, false},
-                        Case{DType::Float16, 2, true, false, false, false}, Case{DType::BFloat16, 2, true, false, false, false},
-                        Case{DType::Bool, 1, false, false, false, false}, Case{DType::Int64, 8, false, true, false, false},
-                        Case{DType::Int32, 4, false, true, false, false}, Case{DType::Int16, 2, false, true, false, true},
-                        Case{DType::Int8, 1, false, true, false, true}, Case{DType::UInt8, 1, false, true, true, true},
-                        Case{DType::UInt16, 2, false, true, true, true}, Case{DType::UInt32, 4, false, true, true, true},
-                        Case{DType::UInt64, 8, false, true, true, true}}) {
+  for (const Case& c :
+       {Case{DType::Float32, 4, true, false, false, false}, Case{DType::Float64, 8, true, false, false, false},
+        Case{DType::Float16, 2, true, false, false, false}, Case{DType::BFloat16, 2, true, false, false, false},
+        Case{DType::Bool, 1, false, false, false, false}, Case{DType::Int64, 8, false, true, false, false},
+        Case{DType::Int32, 4, false, true, false, false}, Case{DType::Int16, 2, false, true, false, true},
+        Case{DType::Int8, 1, false, true, false, true}, Case{DType::UInt8, 1, false, true, true, true},
+        Case{DType::UInt16, 2, false, true, true, true}, Case{DType::UInt32, 4, false, true, true, true},
+        Case{DType::UInt64, 8, false, true, true, true}}) {
     SCOPED_TRACE(dtypeName(c.t));
     EXPECT_EQ(dtypeBytes(c.t), c.bytes);
     EXPECT_EQ(isFloat(c.t), c.is_float);

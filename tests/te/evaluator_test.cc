@@ -66,7 +66,9 @@ TEST(Evaluator, PointsMatchFullEvaluation) {
     return select(v[1] >= 1 && v[1] < 8, a(v[0], max(Expr(v[1]) - 1, Expr(0))), floatImm(0.0));
   });
   IterVar k = reduceAxis(9, "k");
-  Tensor s = compute("S", {5, 3}, [&](const std::vector<Var>& v) { return sum(p(v[0], k.var) * cast(DType::Float32, v[1] + k.var), {k}); });
+  Tensor s = compute("S", {5, 3}, [&](const std::vector<Var>& v) {
+    return sum(p(v[0], k.var) * cast(DType::Float32, v[1] + k.var), {k});
+  });
   Tensor r = compute("R", {5, 3}, [&](const std::vector<Var>& v) { return tanh(s(v)); });
   ComputeDAG dag({a}, {r});
   std::vector<float> A(35), R(15);

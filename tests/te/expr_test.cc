@@ -35,18 +35,14 @@ TEST(Tensor, ComputePrintsDefinition) {
   Tensor a = placeholder("A", {4, 8});
   Tensor b = placeholder("B", {8, 5});
   IterVar k = reduceAxis(8, "k");
-  Tensor c = compute("C", {4, 5}, [&](const std::vector<Var>& v) {
-    return sum(a(v[0], k.var) * b(k.var, v[1]), {k});
-  });
+  Tensor c = compute("C", {4, 5}, [&](const std::vector<Var>& v) { return sum(a(v[0], k.var) * b(k.var, v[1]), {k}); });
   EXPECT_EQ(toString(c.op()), "C[i, j] = sum((A[i, k] * B[k, j]), axis=[k])");
   ASSERT_EQ(c.op().inputs().size(), 2u);
   EXPECT_EQ(c.op().inputs()[0].name(), "A");
   EXPECT_EQ(c.shape(), (Shape{4, 5}));
 }
 
-TEST(Tensor, RejectsNonPositiveShape) {
-  EXPECT_THROW(placeholder("A", {4, 0}), Error);
-}
+TEST(Tensor, RejectsNonPositiveShape) { EXPECT_THROW(placeholder("A", {4, 0}), Error); }
 
 TEST(Expr, StructuralHashAgreesWithStructuralEquality) {
   Var i("i"), j("j");

@@ -34,7 +34,8 @@ TEST(Readout, ShareAndMatchTimeWithTheirIntervals) {
 // divide noise by noise), and a transfer inside the spread is matched at once.
 TEST(Readout, NoMeasurableGainHasNoShare) {
   measure::Speedup tt = speedupOf({1.01, 0.99, 1.02, 1.00, 0.98});
-  std::vector<TimedSpeedup> cps = {{30, speedupOf({1.00, 1.03, 0.98, 1.01, 0.99})}, {90, speedupOf({1.02, 0.99, 1.04, 0.97, 1.01})}};
+  std::vector<TimedSpeedup> cps = {{30, speedupOf({1.00, 1.03, 0.98, 1.01, 0.99})},
+                                   {90, speedupOf({1.02, 0.99, 1.04, 0.97, 1.01})}};
   ShareReadout r = readShare(tt, cps);
   EXPECT_FALSE(r.measurable_gain);
   EXPECT_EQ(r.share.rounds(), 0);
@@ -46,7 +47,8 @@ TEST(Readout, NoMeasurableGainHasNoShare) {
 // A transfer beyond every checkpoint: never matched, not even at its interval's edge.
 TEST(Readout, AnUnmatchedTransfer) {
   measure::Speedup tt = speedupOf({3.0, 3.1, 2.9, 3.05, 2.95});
-  std::vector<TimedSpeedup> cps = {{60, speedupOf({1.5, 1.6, 1.4, 1.55, 1.45})}, {600, speedupOf({2.0, 2.1, 1.9, 2.05, 1.95})}};
+  std::vector<TimedSpeedup> cps = {{60, speedupOf({1.5, 1.6, 1.4, 1.55, 1.45})},
+                                   {600, speedupOf({2.0, 2.1, 1.9, 2.05, 1.95})}};
   ShareReadout r = readShare(tt, cps);
   EXPECT_TRUE(r.measurable_gain);
   EXPECT_GT(r.share.median, 1.5);

@@ -75,9 +75,8 @@ TEST(Refresh, ASlowRecordFromAnotherCpuNeverReplacesTheDefault) {
     runtime::ThreadPool& pool = runtime::ThreadPool::global();  // the model timings run on it
     const int pool_threads = pool.numThreads();
     pool.setNumThreads(1);
-    RefreshOutcome out = refreshChoice(g, kernels, bank, o, [&](const std::vector<schedule::Record>& rs) {
-      ASSERT_TRUE(bank.addRecords(rs).ok());
-    });
+    RefreshOutcome out = refreshChoice(
+        g, kernels, bank, o, [&](const std::vector<schedule::Record>& rs) { ASSERT_TRUE(bank.addRecords(rs).ok()); });
     pool.setNumThreads(pool_threads);
     const RefreshResult& res = out.refreshed;
     ASSERT_EQ(res.kernels.size(), 2u);

@@ -35,7 +35,8 @@ TEST(ShippedBank, ImportsCleanlyAndFitsTheZooKernels) {
     // (direct convolutions).
     std::map<std::string, std::map<std::string, std::shared_ptr<const te::ComputeDAG>>> kernels;
     std::set<std::pair<std::string, bool>> models;
-    for (const schedule::Record& r : records) models.insert({r.provenance.model, r.provenance.baseline == schedule::Baseline::Basic});
+    for (const schedule::Record& r : records)
+      models.insert({r.provenance.model, r.provenance.baseline == schedule::Baseline::Basic});
     for (const auto& [m, basic] : models) {
       graph::Graph g = models::buildModel(m);
       graph::optimizeGraph(g, {.winograd = !basic});

@@ -44,12 +44,13 @@ graph::Kernel kernelOf(std::shared_ptr<const te::ComputeDAG> dag) {
 graph::Kernel matmulKernel(int64_t m, int64_t k, int64_t n) {
   te::Tensor a = te::placeholder("a", {m, k});
   te::Tensor b = te::placeholder("b", {k, n}, te::DType::Float32, true);
-  return kernelOf(std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{a, b}, std::vector<te::Tensor>{ops::matmul(a, b)}));
+  return kernelOf(std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{a, b},
+                                                         std::vector<te::Tensor>{ops::matmul(a, b)}));
 }
 
 // Sampled schedules of a source kernel, with synthetic times (the i-th is the i-th fastest).
 std::vector<schedule::Record> sourceRecords(const graph::Kernel& k, const std::string& model, uint64_t seed, int n = 24,
-                                           const schedule::Target& target = codegen::hostTarget()) {
+                                            const schedule::Target& target = codegen::hostTarget()) {
   autotune::SearchOptions so;
   so.population = 64;
   so.generations = 1;
@@ -298,7 +299,8 @@ TEST_F(TransferTest, OtherIsaRecordsAreAdaptedToTheTarget) {
 // own schedules would come back to it through another model's transfer run), never a schedule
 // whose lineage leads back to the target, never a warm-started run's records.
 TEST_F(TransferTest, CandidatesComeOnlyFromColdTuningRunsOfOtherModels) {
-  auto with = [&](const std::string& model, const std::string& source, const std::string& origin, const std::string& run) {
+  auto with = [&](const std::string& model, const std::string& source, const std::string& origin,
+                  const std::string& run) {
     auto recs = sourceRecords(sources_[1], model, 50, 1);
     recs[0].provenance.source = source;
     recs[0].provenance.origin = origin;
@@ -323,7 +325,8 @@ TEST_F(TransferTest, CandidatesComeOnlyFromColdTuningRunsOfOtherModels) {
   EXPECT_EQ(res.kernels[0].candidates, 5);  // the 4 of the fixture and m7's
   for (const auto& r : sunk) {
     if (r.provenance.source != "transfer") continue;
-    EXPECT_TRUE(r.provenance.origin == "src" || r.provenance.origin == "src2" || r.provenance.origin == "m7") << r.provenance.origin;
+    EXPECT_TRUE(r.provenance.origin == "src" || r.provenance.origin == "src2" || r.provenance.origin == "m7")
+        << r.provenance.origin;
   }
 }
 
@@ -338,7 +341,7 @@ TEST_F(TransferTest, InModelChoiceOfTheNewestRunIsHonoured) {
   auto recs = sourceRecords(sources_[1], "tgt2", 60, 3);
   for (auto& r : recs) r.provenance.run_id = *tune;
   ASSERT_TRUE(bank_->addRecords(recs).ok());
-  EXPECT_FALSE(inModelChoice(*bank_, "tgt2", here));  // still running
+  EXPECT_FALSE(inModelChoice(*bank_, "tgt2", here));                      // still running
   ASSERT_TRUE(bank_->setRunResult(*tune, choiceResult({recs[2]})).ok());  // the slowest alone
   ASSERT_TRUE(bank_->finishRun(*tune, store::RunStatus::Finished).ok());
 
@@ -457,7 +460,8 @@ TEST_F(TransferTest, CandidatesBuiltTogetherAreMeasuredAndKeptPerKernel) {
   o.rank = Rank::Prior;
   std::vector<graph::Kernel> ks{target_, mm};
   std::vector<schedule::Record> sunk;
-  TransferResult res = transferTune(ks, *bank_, o, [&](const std::vector<schedule::Record>& rs) { sunk.insert(sunk.end(), rs.begin(), rs.end()); });
+  TransferResult res = transferTune(
+      ks, *bank_, o, [&](const std::vector<schedule::Record>& rs) { sunk.insert(sunk.end(), rs.begin(), rs.end()); });
   ASSERT_EQ(res.kernels.size(), 2u);
   EXPECT_EQ(res.measured, 2 + 2 + 2);  // two defaults, two candidates each
   for (size_t i = 0; i < 2; ++i) {
@@ -509,33 +513,6 @@ TEST_F(TransferTest, RanksSourcesByCoveredFlops) {
 }
 
 // ---- nearest-class transfer ---------------------------------------------------------------------
-
-TEST(ClassDistance, NeighboursShareTheAnchorAndDifferInTheEpilogue) {
-  EXPECT_EQ(classDistance("conv2d_nhwc+add+relu", "conv2d_nhwc+add+add+relu"), 1);
-  EXPECT_EQ(classDistance("conv2d_nhwc+add", "conv2d_nhwc+add+relu"), 1);
-  EXPECT_EQ(classDistance("conv2d_nhwc", "conv2d_nhwc+add+relu"), 2);
-  EXPECT_EQ(classDistance("pad+conv2d_nhwc+add", "pad+conv2d_nhwc+add+relu"), 1);
-  EXPECT_EQ(classDistance("pad+conv2d_nhwc+add", "conv2d_nhwc+add"), 0);  // padding is no part of a class
-  EXPECT_EQ(classDistance("pad+conv2d_nhwc+add+add+relu", "conv2d_nhwc+add+relu"), 1);
-  EXPECT_EQ(classDistance("pad+pool_max", "pad+conv2d_nhwc"), -1);  // another anchor
-  EXPECT_EQ(classDistance("pad", "pad"), -1);
-  EXPECT_EQ(classDistance("dense+add", "conv2d_nhwc+add"), -1);
-  EXPECT_EQ(classDistance("dense+add", "dense+add"), -1);  // the same class is no neighbour
-  std::map<std::string, std::string> known{{"a", "conv2d_nhwc+add+relu"}, {"b", "conv2d_nhwc"}, {"c", "dense+add+relu"},
-                                           {"d", "conv2d_nhwc+add"}};
-  EXPECT_EQ(nearestClasses("conv2d_nhwc+add+add+relu", known), (std::vector<std::string>{"a"}));
-  EXPECT_EQ(nearestClasses("conv2d_nhwc+relu", known), (std::vector<std::string>{"a", "b", "d"}));  // all at distance 1
-  EXPECT_TRUE(nearestClasses("matmul", known).empty());
-  // The nearest at whatever distance, unless capped.
-  EXPECT_EQ(nearestClasses("dense+add+mul+add+add+mul+add", known), (std::vector<std::string>{"c"}));  // 5 edits
-  EXPECT_TRUE(nearestClasses("dense+add+mul+add+add+mul+add", known, 4).empty());
-  EXPECT_EQ(nearestClasses("conv2d_nhwc+mul+add+mul+add+relu", known, 3), (std::vector<std::string>{"a"}));  // 3 edits
-  EXPECT_TRUE(nearestClasses("conv2d_nhwc+mul+add+mul+add+relu", known, 2).empty());
-  known["e"] = "pad+conv2d_nhwc+add";
-  EXPECT_EQ(paddingVariants("d", "conv2d_nhwc+add", known), (std::vector<std::string>{"e"}));
-  EXPECT_EQ(paddingVariants("x", "pad+conv2d_nhwc+add", known), (std::vector<std::string>{"d", "e"}));
-  EXPECT_TRUE(paddingVariants("a", "conv2d_nhwc+add+relu", known).empty());
-}
 
 // NHWC convolutions with a bias add and relu (the source class), and with a residual add too or
 // without the relu (targets of neighbour classes).
@@ -595,7 +572,8 @@ TEST(RemapStages, RefusesSchedulesItCannotMap) {
   int on_output = 0;
   for (const schedule::Step& st : *renamed) {
     EXPECT_NE(schedule::stepStage(st), "no_such");
-    on_output += std::holds_alternative<schedule::AnnotationStep>(st) && schedule::stepStage(st) == dag->outputs()[0].op().name();
+    on_output += std::holds_alternative<schedule::AnnotationStep>(st) &&
+                 schedule::stepStage(st) == dag->outputs()[0].op().name();
   }
   EXPECT_EQ(on_output, 1);
   // Two unknown stages cannot both be that output.
@@ -649,7 +627,8 @@ TEST_F(TransferTest, ClassesThatDifferOnlyInPaddingAreOneClass) {
     EXPECT_GT(res.kernels[0].measured, res.kernels[0].failed);
     EXPECT_TRUE(res.kernels[0].best.has_value());
     auto cover = rankSources(ks, *bank_, "tgt");
-    EXPECT_TRUE(std::any_of(cover.begin(), cover.end(), [&](const SourceCoverage& c) { return c.model == model && c.kernels == 1; }));
+    EXPECT_TRUE(std::any_of(cover.begin(), cover.end(),
+                            [&](const SourceCoverage& c) { return c.model == model && c.kernels == 1; }));
   }
 }
 
@@ -665,7 +644,8 @@ TEST(TopByPrior, ExactWorkloadFirstThenSourceThroughput) {
     return c;
   };
   // Throughputs: a 1e9/1e-3 = 1e12, b 4e9/2e-3 = 2e12, c unknown FLOPs, d 1e9/1e-2 = 1e11.
-  std::vector<Candidate> cands{cand("a", 1e-3), cand("c", 1e-6), cand("b", 2e-3), cand(k.workload_key, 1.0), cand("d", 1e-2)};
+  std::vector<Candidate> cands{cand("a", 1e-3), cand("c", 1e-6), cand("b", 2e-3), cand(k.workload_key, 1.0),
+                               cand("d", 1e-2)};
   std::map<std::string, double> flops{{"a", 1e9}, {"b", 4e9}, {"d", 1e9}};
   auto flops_of = [&](const std::string& w) { return flops.count(w) ? flops[w] : 0.0; };
   auto names = [](const std::vector<Candidate>& cs) {
@@ -674,7 +654,7 @@ TEST(TopByPrior, ExactWorkloadFirstThenSourceThroughput) {
     return out;
   };
   EXPECT_EQ(names(topByPrior(k, cands, flops_of, 3)), (std::vector<std::string>{k.workload_key, "b", "a"}));
-  EXPECT_EQ(names(topByPrior(k, cands, flops_of, 5)).size(), 5u);  // all of them when k covers them, as given
+  EXPECT_EQ(names(topByPrior(k, cands, flops_of, 5)).size(), 5u);   // all of them when k covers them, as given
   EXPECT_EQ(names(topByPrior(k, cands, flops_of, 4)).back(), "d");  // unknown FLOPs rank last
 }
 

@@ -78,7 +78,8 @@ void Ctx::importSubgraph(const onnx::GraphProto& g) {
   const onnx::NodeProto* outer = node_;
   int outer_index = index_;
   namesRead(g, used_);
-  for (const onnx::TensorProto& t : g.initializer()) names_[t.name()] = graph_.addConstant(t.name(), tensorFromProto(t));
+  for (const onnx::TensorProto& t : g.initializer())
+    names_[t.name()] = graph_.addConstant(t.name(), tensorFromProto(t));
   const OpTable& table = opTable();
   for (int i = 0; i < g.node_size(); ++i) {
     const onnx::NodeProto& n = g.node(i);
@@ -138,7 +139,8 @@ runtime::NDArray Ctx::constant(int i, std::string_view role) const {
       if (!seen.insert(id).second) continue;
       const graph::Value& x = graph_.value(id);
       if (x.isConstant()) continue;
-      if (x.producer < 0) sources.insert(id);
+      if (x.producer < 0)
+        sources.insert(id);
       else
         for (int u : graph_.nodes()[x.producer].inputs)
           if (u >= 0) stack.push_back(u);
@@ -150,9 +152,9 @@ runtime::NDArray Ctx::constant(int i, std::string_view role) const {
       from = cat(" (from the model input", sources.size() > 1 ? "s " : " ", from, ")");
     else
       from.clear();
-    throw RuntimeValueError(
-        cat(prefix(), inputLabel(i, role), " is computed at run time", from, ", but ttune needs it as a constant at import"),
-        node_->input(i));
+    throw RuntimeValueError(cat(prefix(), inputLabel(i, role), " is computed at run time", from,
+                                ", but ttune needs it as a constant at import"),
+                            node_->input(i));
   }
   return *v.constant;
 }
@@ -249,9 +251,7 @@ void Ctx::setOutput(int i, int value) {
   if (value >= first_value_) graph_.mutableValue(value).name = n;
 }
 
-std::string Ctx::nodeName(std::string_view tag) const {
-  return tag.empty() ? name_ : name_ + "/" + std::string(tag);
-}
+std::string Ctx::nodeName(std::string_view tag) const { return tag.empty() ? name_ : name_ + "/" + std::string(tag); }
 
 int Ctx::emit(graph::OpAttrs attrs, std::vector<int> inputs, std::string_view tag) {
   std::string nm = nodeName(tag);
@@ -335,17 +335,30 @@ int Ctx::emitEmpty(const graph::OpAttrs& attrs, const std::vector<int>& inputs, 
   // value, min the highest; a mean of nothing is NaN).
   double fill = 0;
   switch (reduce->kind) {
-    case graph::ReduceKind::Sum: fill = 0; break;
-    case graph::ReduceKind::Prod: fill = 1; break;
-    case graph::ReduceKind::Max: fill = -std::numeric_limits<double>::infinity(); break;
-    case graph::ReduceKind::Min: fill = std::numeric_limits<double>::infinity(); break;
-    case graph::ReduceKind::Mean: fill = std::numeric_limits<double>::quiet_NaN(); break;
+    case graph::ReduceKind::Sum:
+      fill = 0;
+      break;
+    case graph::ReduceKind::Prod:
+      fill = 1;
+      break;
+    case graph::ReduceKind::Max:
+      fill = -std::numeric_limits<double>::infinity();
+      break;
+    case graph::ReduceKind::Min:
+      fill = std::numeric_limits<double>::infinity();
+      break;
+    case graph::ReduceKind::Mean:
+      fill = std::numeric_limits<double>::quiet_NaN();
+      break;
   }
   runtime::NDArray a = runtime::NDArray::empty(out, dtype);
   for (int64_t i = 0; i < a.numElements(); ++i) {
-    if (!te::isInt(dtype)) te::storeDouble(a.data(), dtype, i, fill);
-    else if (std::isinf(fill)) te::storeInt(a.data(), dtype, i, fill > 0 ? te::intTypeMax(dtype) : te::intTypeMin(dtype));
-    else te::storeInt(a.data(), dtype, i, static_cast<int64_t>(fill));
+    if (!te::isInt(dtype))
+      te::storeDouble(a.data(), dtype, i, fill);
+    else if (std::isinf(fill))
+      te::storeInt(a.data(), dtype, i, fill > 0 ? te::intTypeMax(dtype) : te::intTypeMin(dtype));
+    else
+      te::storeInt(a.data(), dtype, i, static_cast<int64_t>(fill));
   }
   return addConstant(std::move(a), tag);
 }
@@ -378,7 +391,8 @@ int Ctx::reshape(int v, const te::Shape& shape, std::string_view tag) {
   if (x.shape == shape) return v;
   for (int64_t d : shape)  // an empty value may take another empty shape
     if (d < 0 || (d == 0 && te::shapeElements(x.shape) != 0))
-      fail("the target shape ", te::shapeToString(shape), " has an empty or negative dimension, which is not supported");
+      fail("the target shape ", te::shapeToString(shape),
+           " has an empty or negative dimension, which is not supported");
   if (te::shapeElements(shape) != te::shapeElements(x.shape))
     fail("cannot reshape ", te::shapeToString(x.shape), " to ", te::shapeToString(shape),
          " (the element counts differ)");
@@ -437,9 +451,12 @@ runtime::NDArray int64Tensor(const std::vector<int64_t>& v) {
 
 long double exactValue(const runtime::NDArray& a, int64_t i) {
   switch (a.dtype()) {
-    case te::DType::Int64: return static_cast<long double>(a.as<int64_t>()[i]);
-    case te::DType::UInt64: return static_cast<long double>(a.as<uint64_t>()[i]);
-    default: return te::loadDouble(a.data(), a.dtype(), i);
+    case te::DType::Int64:
+      return static_cast<long double>(a.as<int64_t>()[i]);
+    case te::DType::UInt64:
+      return static_cast<long double>(a.as<uint64_t>()[i]);
+    default:
+      return te::loadDouble(a.data(), a.dtype(), i);
   }
 }
 

@@ -116,8 +116,8 @@ runtime::NDArray checkBound(const onnx::ValueInfoProto& vi, const runtime::NDArr
   if (!a.defined()) fail("OnnxOptions::constant_inputs binds input \"", n, "\" to an undefined array");
   te::DType dt = dtypeFromOnnx(tt.elem_type(), "input \"" + n + "\"");
   if (dt != a.dtype())
-    fail("OnnxOptions::constant_inputs binds input \"", n, "\" (", te::dtypeName(dt), ") to a ", te::dtypeName(a.dtype()),
-         " array");
+    fail("OnnxOptions::constant_inputs binds input \"", n, "\" (", te::dtypeName(dt), ") to a ",
+         te::dtypeName(a.dtype()), " array");
   bool ok = !tt.has_shape() || tt.shape().dim_size() == static_cast<int>(a.shape().size());
   for (int d = 0; ok && tt.has_shape() && d < tt.shape().dim_size(); ++d)
     ok = !tt.shape().dim(d).has_dim_value() || tt.shape().dim(d).dim_value() == a.shape()[d];
@@ -132,7 +132,8 @@ runtime::NDArray checkBound(const onnx::ValueInfoProto& vi, const runtime::NDArr
 void bindOutput(graph::Graph& g, const std::string& name, int v) {
   const graph::Value& x = g.value(v);
   if (te::shapeElements(x.shape) == 0)
-    fail("output \"", name, "\" is empty (shape ", te::shapeToString(x.shape), "), and empty tensors are not supported");
+    fail("output \"", name, "\" is empty (shape ", te::shapeToString(x.shape),
+         "), and empty tensors are not supported");
   bool taken = false;
   for (int o : g.outputs()) taken = taken || o == v;
   if (x.name == name && !taken) {
@@ -156,9 +157,9 @@ void bindOutput(graph::Graph& g, const std::string& name, int v) {
 // Every other operator reads them widened to float32 and its float32 results are rounded back
 // (te/dtype.h: the 16-bit floats are storage types), so no operator lowering needs to know them.
 bool movesHalfFloats(const std::string& op) {
-  static const std::set<std::string> ops = {"Cast", "CastLike", "Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze",
-                                            "Transpose", "Concat", "Split", "Slice", "Gather", "Expand", "Tile",
-                                            "Shape", "Size"};
+  static const std::set<std::string> ops = {"Cast",      "CastLike",  "Identity", "Reshape", "Flatten", "Squeeze",
+                                            "Unsqueeze", "Transpose", "Concat",   "Split",   "Slice",   "Gather",
+                                            "Expand",    "Tile",      "Shape",    "Size"};
   return ops.count(op) > 0;
 }
 

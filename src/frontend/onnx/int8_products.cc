@@ -82,8 +82,10 @@ std::optional<Dequantized> quantizedInput(const Ctx& c, int i, int s, int z, int
   d.q = c.in(i);
   runtime::NDArray sc = c.constant(s, "scale");
   for (int64_t e = 0; e < sc.numElements(); ++e) d.scale.push_back(te::loadDouble(sc.data(), sc.dtype(), e));
-  if (c.present(z)) d.zero_point = c.ints(z, "zero point");
-  else d.zero_point.assign(d.scale.size(), 0);
+  if (c.present(z))
+    d.zero_point = c.ints(z, "zero point");
+  else
+    d.zero_point.assign(d.scale.size(), 0);
   if (d.scale.empty() || d.scale.size() != d.zero_point.size()) return std::nullopt;
   d.axis = d.scale.size() == 1 && c.val(c.in(s)).shape.size() <= 1 ? -1 : axis;
   return d;
@@ -91,9 +93,11 @@ std::optional<Dequantized> quantizedInput(const Ctx& c, int i, int s, int z, int
 
 int dequantizedFrom(Ctx& c, int q, const Dequantized& like) {
   int x = c.cast(q, DType::Float32, "dequantized_float");
-  x = c.binary(BinaryKind::Sub, x, c.scalarConstant(static_cast<double>(like.zero_point[0]), DType::Float32, "zero_point"),
+  x = c.binary(BinaryKind::Sub, x,
+               c.scalarConstant(static_cast<double>(like.zero_point[0]), DType::Float32, "zero_point"),
                "dequantized_centered");
-  x = c.binary(BinaryKind::Mul, x, c.scalarConstant(static_cast<double>(static_cast<float>(like.scale[0])), DType::Float32, "scale"),
+  x = c.binary(BinaryKind::Mul, x,
+               c.scalarConstant(static_cast<double>(static_cast<float>(like.scale[0])), DType::Float32, "scale"),
                "dequantized");
   Dequantized d = like;
   d.q = q;
@@ -126,7 +130,8 @@ std::optional<IntegerProduct> integerConv(Ctx& c, const Dequantized& x, const De
   const te::Shape ws = c.val(w.q).shape;
   const int64_t outputs = ws[0];
   if (!perTensorOrAlong(w, 0, outputs)) return std::nullopt;
-  std::optional<CenteredWeight> cw = centerWeight(*c.val(w.q).constant, w.zero_point, outputs, te::shapeElements(ws) / outputs);
+  std::optional<CenteredWeight> cw =
+      centerWeight(*c.val(w.q).constant, w.zero_point, outputs, te::shapeElements(ws) / outputs);
   if (!cw) return std::nullopt;
   const int64_t zx = x.zero_point[0];
   int xq = x.q;
@@ -153,7 +158,8 @@ std::optional<IntegerProduct> integerConv(Ctx& c, const Dequantized& x, const De
   IntegerProduct p;
   p.acc = emitConvNd(c, xq, wq, window, groups, "int8", -1, zx);
   p.acc = compensate(c, p.acc, 1, zx, cw->sums, int_bias);
-  for (int64_t m = 0; m < (w.scale.size() == 1 ? 1 : outputs); ++m) p.scale.push_back(floatProduct(x.scale[0], along(w.scale, m)));
+  for (int64_t m = 0; m < (w.scale.size() == 1 ? 1 : outputs); ++m)
+    p.scale.push_back(floatProduct(x.scale[0], along(w.scale, m)));
   p.weight_sums = std::move(cw->sums);
   return p;
 }
@@ -174,7 +180,8 @@ std::optional<IntegerProduct> integerDense(Ctx& c, const Dequantized& a, const D
     const int bytes = te::dtypeBytes(q.dtype());
     for (int64_t r = 0; r < k; ++r)
       for (int64_t col = 0; col < n; ++col)
-        std::memcpy(t.as<char>() + (col * k + r) * bytes, q.as<char>() + (r * n + col) * bytes, static_cast<size_t>(bytes));
+        std::memcpy(t.as<char>() + (col * k + r) * bytes, q.as<char>() + (r * n + col) * bytes,
+                    static_cast<size_t>(bytes));
     q = std::move(t);
   }
   std::optional<CenteredWeight> cw = centerWeight(q, b.zero_point, n, k);
@@ -189,7 +196,8 @@ std::optional<IntegerProduct> integerDense(Ctx& c, const Dequantized& a, const D
   te::Shape out = as;
   out.back() = n;
   p.acc = c.reshape(p.acc, out, "int8_nd");
-  for (int64_t m = 0; m < (b.scale.size() == 1 ? 1 : n); ++m) p.scale.push_back(floatProduct(a.scale[0], along(b.scale, m)));
+  for (int64_t m = 0; m < (b.scale.size() == 1 ? 1 : n); ++m)
+    p.scale.push_back(floatProduct(a.scale[0], along(b.scale, m)));
   p.weight_sums = std::move(cw->sums);
   return p;
 }
@@ -234,8 +242,9 @@ int integerGlobalAverage(Ctx& c, int x) {
   int wide = c.cast(dq.q, DType::Int32, "pool_int32");
   int sum = c.emit(graph::ReduceAttrs{graph::ReduceKind::Sum, axes, true}, {wide}, "pool_sum");
   if (int64_t zp = dq.zero_point[0]; zp != 0)
-    sum = c.binary(BinaryKind::Add, sum, c.scalarConstant(static_cast<double>(-zp * count), DType::Int32, "pool_zero_points"),
-                   "pool_centered");
+    sum =
+        c.binary(BinaryKind::Add, sum,
+                 c.scalarConstant(static_cast<double>(-zp * count), DType::Int32, "pool_zero_points"), "pool_centered");
   return scaledToFloat(c, ScaledInteger{sum, {dq.scale[0]}, 1, static_cast<double>(count)}, 1.0);
 }
 

@@ -48,7 +48,8 @@ void importLoop(Ctx& c) {
   std::vector<std::vector<int>> scanned(static_cast<size_t>(scans));
   int64_t i = 0;
   for (; i < trip && cond; ++i) {
-    if (i == kMaxUnrolledIterations) c.fail("the loop runs beyond the ", kMaxUnrolledIterations, " iterations ttune unrolls");
+    if (i == kMaxUnrolledIterations)
+      c.fail("the loop runs beyond the ", kMaxUnrolledIterations, " iterations ttune unrolls");
     c.bindName(body.input(0).name(), c.scalarConstant(static_cast<double>(i), te::DType::Int64, "iteration"));
     c.bindName(body.input(1).name(), c.scalarConstant(cond ? 1 : 0, te::DType::Bool, "condition"));
     for (int k = 0; k < carried; ++k) c.bindName(body.input(2 + k).name(), state[k]);

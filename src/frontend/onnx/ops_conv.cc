@@ -23,7 +23,8 @@ namespace ttune::frontend::detail {
 
 void requireFloat(const Ctx& c, int i) {
   if (!te::isComputeFloat(c.dtype(i)))
-    c.fail(c.inputLabel(i), " has dtype ", te::dtypeName(c.dtype(i)), ", but only float32 and float64 are supported here");
+    c.fail(c.inputLabel(i), " has dtype ", te::dtypeName(c.dtype(i)),
+           ", but only float32 and float64 are supported here");
 }
 
 void requireFloat32(const Ctx& c, int i) {
@@ -60,12 +61,13 @@ WindowNd readWindowNd(const Ctx& c, const std::vector<int64_t>& kernel, const st
   w.dilation = has_dilations ? listAttr(c, "dilations", 1, s, s) : std::vector<int64_t>(s, 1);
   w.pads = listAttr(c, "pads", 0, 2 * s, s);
   for (size_t d = 0; d < s; ++d) {
-    if (w.strides[d] <= 0 || w.dilation[d] <= 0 || kernel[d] <= 0) c.fail("kernel, strides and dilations must be positive");
+    if (w.strides[d] <= 0 || w.dilation[d] <= 0 || kernel[d] <= 0)
+      c.fail("kernel, strides and dilations must be positive");
     if (w.pads[d] < 0 || w.pads[d + s] < 0) c.fail("negative pads ", listStr(w.pads), " are not supported");
     if (w.strides[d] > kMaxWindow || w.dilation[d] > kMaxWindow || kernel[d] > kMaxWindow || w.pads[d] > kMaxWindow ||
         w.pads[d + s] > kMaxWindow)
-      c.fail("the window (kernel ", listStr(kernel), ", strides ", listStr(w.strides), ", dilations ", listStr(w.dilation),
-             ", pads ", listStr(w.pads), ") has a value above 2^31");
+      c.fail("the window (kernel ", listStr(kernel), ", strides ", listStr(w.strides), ", dilations ",
+             listStr(w.dilation), ", pads ", listStr(w.pads), ") has a value above 2^31");
   }
   std::string auto_pad = c.attrString("auto_pad", "NOTSET");
   if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
@@ -95,7 +97,8 @@ int addBias(Ctx& c, int y, int bias, std::string_view tag) {
   return c.binary(graph::BinaryKind::Add, y, b, tag);
 }
 
-int emitConvNd(Ctx& c, int x, int w, const WindowNd& win, int64_t groups, std::string_view tag, int bias, int64_t pad_value) {
+int emitConvNd(Ctx& c, int x, int w, const WindowNd& win, int64_t groups, std::string_view tag, int bias,
+               int64_t pad_value) {
   te::Shape xs = c.val(x).shape, ws = c.val(w).shape;
   size_t s = xs.size() - 2;
   auto sub = [&](std::string_view t) { return tag.empty() ? std::string(t) : std::string(tag) + "_" + std::string(t); };
@@ -124,16 +127,19 @@ int emitConvNd(Ctx& c, int x, int w, const WindowNd& win, int64_t groups, std::s
   int64_t n = xs[0], ch = xs[1], depth = xs[2], h = xs[3], wd = xs[4];
   int64_t kd = ws[2], sd = win.strides[0], dd = win.dilation[0], pb = win.pads[0], pe = win.pads[3];
   int64_t od = (depth + pb + pe - ((kd - 1) * dd + 1)) / sd + 1;
-  if (depth + pb + pe < (kd - 1) * dd + 1) c.fail("the kernel depth ", kd, " does not fit the padded input depth ", depth + pb + pe);
+  if (depth + pb + pe < (kd - 1) * dd + 1)
+    c.fail("the kernel depth ", kd, " does not fit the padded input depth ", depth + pb + pe);
   int xp = x;
   if (pb > 0 || pe > 0)
-    xp = c.emit(graph::PadAttrs{{0, 0, pb, 0, 0}, {0, 0, pe, 0, 0}, static_cast<double>(pad_value), ops::PadMode::Constant}, {x},
-                sub("pad_depth"));
+    xp = c.emit(
+        graph::PadAttrs{{0, 0, pb, 0, 0}, {0, 0, pe, 0, 0}, static_cast<double>(pad_value), ops::PadMode::Constant},
+        {x}, sub("pad_depth"));
   // One gather of the kd taps of every output depth: [N, C, D', kd, H, W], then channels-major.
   runtime::NDArray taps({od, kd}, te::DType::Int64);
   for (int64_t o = 0; o < od; ++o)
     for (int64_t j = 0; j < kd; ++j) taps.as<int64_t>()[o * kd + j] = o * sd + j * dd;
-  int stacked = c.emit(graph::GatherAttrs{2}, {xp, c.addConstant(std::move(taps), sub("depth_taps"))}, sub("depth_taps"));
+  int stacked =
+      c.emit(graph::GatherAttrs{2}, {xp, c.addConstant(std::move(taps), sub("depth_taps"))}, sub("depth_taps"));
   stacked = c.transpose(stacked, {0, 2, 1, 3, 4, 5}, sub("taps_as_channels"));
   int x4 = c.reshape(stacked, {n * od, ch * kd, h, wd}, sub("input_2d"));
   int w4 = c.reshape(w, {ws[0], ws[1] * kd, ws[3], ws[4]}, sub("weight_2d"));

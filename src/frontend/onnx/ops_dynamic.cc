@@ -84,7 +84,7 @@ void importUnique(Ctx& c) {
   for (int64_t j = 0; j < n; ++j)
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t i = 0; i < inner; ++i) slice[j].push_back(exactValue(x, (o * n + j) * inner + i));
-  std::vector<int64_t> first;         // first occurrence of each unique slice, in output order
+  std::vector<int64_t> first;  // first occurrence of each unique slice, in output order
   std::vector<int64_t> inverse(static_cast<size_t>(n));
   std::map<std::vector<long double>, int64_t> seen;  // slice -> position in `first` (before sorting)
   for (int64_t j = 0; j < n; ++j) {
@@ -140,7 +140,8 @@ void importNonMaxSuppression(Ctx& c) {
     double v[4];
     for (int i = 0; i < 4; ++i) v[i] = static_cast<double>(exactValue(boxes, (b * nb + k) * 4 + i));
     if (center) return std::array<double, 4>{v[1] - v[3] / 2, v[0] - v[2] / 2, v[1] + v[3] / 2, v[0] + v[2] / 2};
-    return std::array<double, 4>{std::min(v[0], v[2]), std::min(v[1], v[3]), std::max(v[0], v[2]), std::max(v[1], v[3])};
+    return std::array<double, 4>{std::min(v[0], v[2]), std::min(v[1], v[3]), std::max(v[0], v[2]),
+                                 std::max(v[1], v[3])};
   };
   auto suppresses = [&](const std::array<double, 4>& a, const std::array<double, 4>& b) {
     double ih = std::min(a[2], b[2]) - std::max(a[0], b[0]), iw = std::min(a[3], b[3]) - std::max(a[1], b[1]);

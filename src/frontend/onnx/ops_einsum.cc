@@ -135,13 +135,16 @@ Term takeDiagonals(Ctx& c, Term t) {
     int v = c.transpose(t.value, perm, "diagonal_axes");
     te::Shape merged;
     for (size_t i = 0; i < perm.size(); ++i) {
-      if (i == a + 1) merged.back() *= s[b];
-      else merged.push_back(s[static_cast<size_t>(perm[i])]);
+      if (i == a + 1)
+        merged.back() *= s[b];
+      else
+        merged.push_back(s[static_cast<size_t>(perm[i])]);
     }
     v = c.reshape(v, merged, "diagonal_pairs");
     std::vector<int64_t> diag;
     for (int64_t i = 0; i < s[a]; ++i) diag.push_back(i * (s[a] + 1));
-    v = c.emit(graph::GatherAttrs{static_cast<int64_t>(a)}, {v, c.addConstant(int64Tensor(diag), "diagonal")}, "diagonal");
+    v = c.emit(graph::GatherAttrs{static_cast<int64_t>(a)}, {v, c.addConstant(int64Tensor(diag), "diagonal")},
+               "diagonal");
     t = {v, labels};
   }
 }
@@ -151,8 +154,10 @@ Term sumOut(Ctx& c, const Term& t, const std::vector<int>& keep) {
   std::vector<int64_t> axes;
   Term out{t.value, {}};
   for (size_t i = 0; i < t.labels.size(); ++i) {
-    if (std::count(keep.begin(), keep.end(), t.labels[i])) out.labels.push_back(t.labels[i]);
-    else axes.push_back(static_cast<int64_t>(i));
+    if (std::count(keep.begin(), keep.end(), t.labels[i]))
+      out.labels.push_back(t.labels[i]);
+    else
+      axes.push_back(static_cast<int64_t>(i));
   }
   if (!axes.empty()) out.value = c.emit(graph::ReduceAttrs{graph::ReduceKind::Sum, axes, false}, {t.value}, "sum");
   return out;
@@ -232,7 +237,8 @@ void importEinsum(Ctx& c) {
   // Labels still needed after operand i: the output's and those of the operands after it.
   auto neededAfter = [&](size_t i) {
     std::vector<int> keep = p.output;
-    for (size_t j = i + 1; j < terms.size(); ++j) keep.insert(keep.end(), terms[j].labels.begin(), terms[j].labels.end());
+    for (size_t j = i + 1; j < terms.size(); ++j)
+      keep.insert(keep.end(), terms[j].labels.begin(), terms[j].labels.end());
     return keep;
   };
   Term acc = terms[0];
@@ -249,8 +255,7 @@ void importEinsum(Ctx& c) {
   }
   acc = sumOut(c, acc, p.output);
   std::vector<int64_t> perm;
-  for (int l : p.output)
-    perm.push_back(std::find(acc.labels.begin(), acc.labels.end(), l) - acc.labels.begin());
+  for (int l : p.output) perm.push_back(std::find(acc.labels.begin(), acc.labels.end(), l) - acc.labels.begin());
   c.setOutput(0, c.transpose(acc.value, perm, "output_order"));
 }
 

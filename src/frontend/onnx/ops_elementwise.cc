@@ -102,7 +102,8 @@ void importClip(Ctx& c) {
     c.setOutput(0, c.unary(UnaryKind::Clip, x, {}, lo, hi));
     return;
   }
-  if (!te::isInt(c.dtype(0))) c.fail(c.inputLabel(0), " has dtype ", te::dtypeName(c.dtype(0)), ", which Clip cannot take");
+  if (!te::isInt(c.dtype(0)))
+    c.fail(c.inputLabel(0), " has dtype ", te::dtypeName(c.dtype(0)), ", which Clip cannot take");
   // Integer clip: max then min with constants (min > max yields max, as ONNX).
   int y = x;
   if (has_lo) y = c.binary(BinaryKind::Max, y, c.scalarConstant(lo, c.dtype(0), "min"), has_hi ? "lower" : "");
@@ -222,7 +223,8 @@ void importIsInf(Ctx& c) {
   bool neg = c.attrInt("detect_negative", 1) != 0, pos = c.attrInt("detect_positive", 1) != 0;
   int x = c.in(0);
   if (!neg && !pos) {  // nothing to detect: all false
-    int f = c.binary(BinaryKind::Less, x, floatConst(c, -std::numeric_limits<double>::infinity(), "minus_inf"), "never");
+    int f =
+        c.binary(BinaryKind::Less, x, floatConst(c, -std::numeric_limits<double>::infinity(), "minus_inf"), "never");
     c.setOutput(0, f);
     return;
   }
@@ -287,8 +289,10 @@ runtime::NDArray hostIntDiv(const Ctx& c, const runtime::NDArray& a, const runti
     int64_t x = read(a, offset(a)), y = read(b, offset(b));
     if (y == 0) c.fail("integer division by zero in a constant");
     int64_t q = x / y;
-    if (res.dtype() == DType::Int64) res.as<int64_t>()[lin] = q;
-    else res.as<int32_t>()[lin] = static_cast<int32_t>(q);
+    if (res.dtype() == DType::Int64)
+      res.as<int64_t>()[lin] = q;
+    else
+      res.as<int32_t>()[lin] = static_cast<int32_t>(q);
     for (size_t d = out.size(); d-- > 0;) {
       if (++idx[d] < out[d]) break;
       idx[d] = 0;

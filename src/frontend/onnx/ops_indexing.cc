@@ -233,8 +233,7 @@ void importEyeLike(Ctx& c) {
   size_t bytes = static_cast<size_t>(te::dtypeBytes(dt));
   for (int64_t i = 0; i < s[0]; ++i) {
     int64_t j = i + k;
-    if (j >= 0 && j < s[1])
-      copyBytes(static_cast<char*>(out.data()) + (i * s[1] + j) * bytes, one.data(), bytes);
+    if (j >= 0 && j < s[1]) copyBytes(static_cast<char*>(out.data()) + (i * s[1] + j) * bytes, one.data(), bytes);
   }
   c.setOutput(0, c.addConstant(std::move(out), {}));
 }
@@ -269,9 +268,8 @@ void topKOnHost(Ctx& c, const runtime::NDArray& x, int64_t axis, int64_t k, bool
       auto at = [&](int64_t j) { return (o * n + j) * inner + i; };
       for (int64_t j = 0; j < n; ++j) key[j] = exactValue(x, at(j));
       std::iota(order.begin(), order.end(), 0);
-      std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-        return largest ? key[a] > key[b] : key[a] < key[b];
-      });
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int64_t a, int64_t b) { return largest ? key[a] > key[b] : key[a] < key[b]; });
       for (int64_t j = 0; j < k; ++j) {
         int64_t dst = (o * k + j) * inner + i;
         std::memcpy(static_cast<char*>(values.data()) + dst * bytes,
@@ -350,7 +348,9 @@ void importMaxUnpool(Ctx& c) {
     out = c.ints(2, "output_shape");
     bool ok = out.size() == xs.size();
     for (size_t d = 0; ok && d < out.size(); ++d) ok = d < 2 ? out[d] == inferred[d] : out[d] >= inferred[d];
-    if (!ok) c.fail("the output_shape ", listStr(out), " is not the inferred shape ", listStr(inferred), " or larger on the spatial axes");
+    if (!ok)
+      c.fail("the output_shape ", listStr(out), " is not the inferred shape ", listStr(inferred),
+             " or larger on the spatial axes");
   }
   bool pad = out != inferred;
   int y = c.emit(graph::MaxUnpoolAttrs{inferred}, {c.in(0), c.in(1)}, pad ? "unpool" : "");

@@ -20,19 +20,22 @@ int nllLoss(Ctx& c, int input, int target, int weight, std::string_view tag) {
   if (ts != want) c.fail("the target has shape ", te::shapeToString(ts), ", expected ", te::shapeToString(want));
   if (!te::isInt(c.val(target).dtype)) c.fail("the target must be int32 or int64");
   std::string reduction = c.attrString("reduction", "mean");
-  if (reduction != "none" && reduction != "sum" && reduction != "mean") c.fail("reduction ", reduction, " is not valid");
+  if (reduction != "none" && reduction != "sum" && reduction != "mean")
+    c.fail("reduction ", reduction, " is not valid");
   std::string t(tag);
 
   int valid = -1, safe = target;
   if (c.hasAttr("ignore_index")) {
-    int ignore = c.scalarConstant(static_cast<double>(c.attrInt("ignore_index", 0)), c.val(target).dtype, t + "ignore_index");
+    int ignore =
+        c.scalarConstant(static_cast<double>(c.attrInt("ignore_index", 0)), c.val(target).dtype, t + "ignore_index");
     valid = c.logicalNot(c.binary(BinaryKind::Equal, target, ignore, t + "ignored"), t + "counts");
     int zero = c.scalarConstant(0, c.val(target).dtype, t + "class0");
     safe = c.emit(graph::WhereAttrs{}, {valid, target, zero}, t + "target");
   }
   te::Shape index_shape = ts;
   index_shape.insert(index_shape.begin() + 1, 1);
-  int picked = c.emit(graph::GatherElementsAttrs{1}, {input, c.reshape(safe, index_shape, t + "class_index")}, t + "picked");
+  int picked =
+      c.emit(graph::GatherElementsAttrs{1}, {input, c.reshape(safe, index_shape, t + "class_index")}, t + "picked");
   picked = c.reshape(picked, ts, t + "picked_value");
   int w = -1;  // per element weight, -1: all ones
   if (weight >= 0) {
@@ -45,7 +48,8 @@ int nllLoss(Ctx& c, int input, int target, int weight, std::string_view tag) {
     int one = w >= 0 ? w : c.scalarConstant(1.0, te::DType::Float32, t + "unit_weight");
     w = c.emit(graph::WhereAttrs{}, {valid, one, zero}, t + "weight_if_counted");
   }
-  int loss = c.unary(graph::UnaryKind::Neg, w >= 0 ? c.binary(BinaryKind::Mul, picked, w, t + "weighted") : picked, t + "loss");
+  int loss = c.unary(graph::UnaryKind::Neg, w >= 0 ? c.binary(BinaryKind::Mul, picked, w, t + "weighted") : picked,
+                     t + "loss");
   if (reduction == "none") return loss;
   std::vector<int64_t> all;  // empty: every axis
   int total = c.emit(graph::ReduceAttrs{graph::ReduceKind::Sum, all, false}, {loss}, t + "sum");

@@ -108,7 +108,8 @@ int integerGemm(Ctx& c, int a, int b, bool ta, bool tb, double alpha, double bet
   if (bias >= 0 && !ib) {
     y = c.binary(BinaryKind::Add, y, bias, "bias");
     if (c.val(y).shape != c.val(p->acc).shape)
-      c.fail("C of shape ", te::shapeToString(c.shape(2)), " does not broadcast to the result ", te::shapeToString(c.val(p->acc).shape));
+      c.fail("C of shape ", te::shapeToString(c.shape(2)), " does not broadcast to the result ",
+             te::shapeToString(c.val(p->acc).shape));
   }
   return y;
 }
@@ -129,7 +130,8 @@ void importGemm(Ctx& c) {
   int y;
   if (isConstFloat2d(c, b)) {
     int w = tb ? b : c.transpose(b, {1, 0}, "weight");
-    if (alpha != 1.0) w = c.binary(BinaryKind::Mul, w, c.scalarConstant(alpha, DType::Float32, "alpha"), "scaled_weight");
+    if (alpha != 1.0)
+      w = c.binary(BinaryKind::Mul, w, c.scalarConstant(alpha, DType::Float32, "alpha"), "scaled_weight");
     if (ta) a = c.transpose(a, {1, 0}, "transpose_a");
     y = c.emit(graph::DenseAttrs{}, {a, w});
   } else {
@@ -138,7 +140,8 @@ void importGemm(Ctx& c) {
   }
   if (c.present(2) && beta != 0.0) {
     int bias = c.in(2, "C");
-    if (beta != 1.0) bias = c.binary(BinaryKind::Mul, bias, c.scalarConstant(beta, DType::Float32, "beta"), "scaled_bias");
+    if (beta != 1.0)
+      bias = c.binary(BinaryKind::Mul, bias, c.scalarConstant(beta, DType::Float32, "beta"), "scaled_bias");
     y = c.binary(BinaryKind::Add, y, bias, "bias");
     if (c.val(y).shape != te::Shape{m, n})
       c.fail("C of shape ", te::shapeToString(c.shape(2)), " does not broadcast to the result [", m, ", ", n, "]");
@@ -173,9 +176,12 @@ int64_t lpOrder(const Ctx& c) {
 // the window's size, then the p-th root.
 void importPool(Ctx& c, graph::PoolKind kind, int64_t lp = 0) {
   bool is_max = kind == graph::PoolKind::Max;
-  if (lp > 0) c.checkAttrs({"auto_pad", "kernel_shape", "p", "pads", "strides"});
-  else if (is_max) c.checkAttrs({"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"});
-  else c.checkAttrs({"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
+  if (lp > 0)
+    c.checkAttrs({"auto_pad", "kernel_shape", "p", "pads", "strides"});
+  else if (is_max)
+    c.checkAttrs({"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"});
+  else
+    c.checkAttrs({"auto_pad", "ceil_mode", "count_include_pad", "kernel_shape", "pads", "strides"});
   bool indices = is_max && c.outputUsed(1);
   if (c.rank(0) == 5) {
     if (indices) c.fail("the Indices output of a 3-D max pooling is not supported");
@@ -190,7 +196,8 @@ void importPool(Ctx& c, graph::PoolKind kind, int64_t lp = 0) {
   te::DType dt = c.dtype(0);
   const Dequantized* dq = c.dequantized(c.in(0));
   std::optional<Dequantized> pooled_from;
-  if (is_max && !indices && lp == 0 && dq && dq->scale.size() == 1 && dq->scale[0] > 0 && te::is8BitInt(c.val(dq->q).dtype))
+  if (is_max && !indices && lp == 0 && dq && dq->scale.size() == 1 && dq->scale[0] > 0 &&
+      te::is8BitInt(c.val(dq->q).dtype))
     pooled_from = *dq;
   int src = pooled_from ? pooled_from->q : c.in(0);
   if (pooled_from) dt = c.val(src).dtype;
@@ -418,7 +425,7 @@ int matmul(Ctx& c, int a, int b, std::string_view tag) {
   te::Shape as = c.val(a).shape;
   te::Shape bs = c.val(b).shape;
   // Dequantized 8-bit operands with a constant right side: an integer product (int8_products.h).
-  if (const Dequantized *da = c.dequantized(a), *db = c.dequantized(b); da && db && bs.size() == 2) {
+  if (const Dequantized* da = c.dequantized(a), *db = c.dequantized(b); da && db && bs.size() == 2) {
     Dequantized qa = *da, qb = *db;
     if (std::optional<IntegerProduct> p = integerDense(c, qa, qb, false, nullptr))
       return scaledToFloat(c, *p, static_cast<int64_t>(as.size()) - 1, 1.0);

@@ -89,7 +89,8 @@ int saturateTo(Ctx& c, int y, int zp_float, DType to, std::string_view tag) {
 
 // The output type and float32 zero point of a quantized result whose zero point is input zp
 // (uint8 and none when absent), shaped by alongAxis.
-std::pair<DType, int> outputZeroPoint(Ctx& c, int zp, std::string_view role, size_t rank, int64_t axis, int64_t extent) {
+std::pair<DType, int> outputZeroPoint(Ctx& c, int zp, std::string_view role, size_t rank, int64_t axis,
+                                      int64_t extent) {
   if (!c.present(zp)) return {DType::UInt8, -1};
   requireQuantized(c, zp, role);
   int z = alongAxis(c, zp, role, rank, axis, extent);
@@ -119,7 +120,8 @@ void importQuantizeLinear(Ctx& c) {
   int64_t extent = s.empty() ? 1 : s[static_cast<size_t>(axis)];
   // Quantizing a dequantized value with its own parameters returns its integers (exactly:
   // (q - z) * s / s rounds back to q - z): QDQ's pooling and reshapes need no float round trip.
-  if (const Dequantized* d = c.dequantized(c.in(0)); d && d->scale.size() == 1 && c.isConst(1) && te::shapeElements(c.shape(1)) == 1) {
+  if (const Dequantized* d = c.dequantized(c.in(0));
+      d && d->scale.size() == 1 && c.isConst(1) && te::shapeElements(c.shape(1)) == 1) {
     const DType to = c.present(2) ? c.dtype(2) : DType::UInt8;
     const int64_t zp = c.present(2) && c.isConst(2) ? c.ints(2, "y_zero_point")[0] : 0;
     if ((!c.present(2) || c.isConst(2)) && c.val(d->q).dtype == to && d->zero_point[0] == zp &&
@@ -149,7 +151,8 @@ void importDequantizeLinear(Ctx& c) {
   c.checkAttrs({"axis"});
   te::Shape s = c.shape(0);
   if (!is8Bit(c.dtype(0)) && c.dtype(0) != DType::Int32)
-    c.fail(c.inputLabel(0), " has dtype ", te::dtypeName(c.dtype(0)), ", but DequantizeLinear takes int8, uint8 or int32");
+    c.fail(c.inputLabel(0), " has dtype ", te::dtypeName(c.dtype(0)),
+           ", but DequantizeLinear takes int8, uint8 or int32");
   requireScale(c, 1, "x_scale");
   int64_t axis = axisAttr(c, s.size(), 1);
   int64_t extent = s.empty() ? 1 : s[static_cast<size_t>(axis)];
@@ -177,7 +180,8 @@ void importDynamicQuantizeLinear(Ctx& c) {
   int width = c.binary(BinaryKind::Sub, mx, mn, "range");
   int scale = c.binary(BinaryKind::Div, width, c.scalarConstant(255, DType::Float32, "levels"), "y_scale");
   int zp_real = c.binary(BinaryKind::Sub, zero, c.binary(BinaryKind::Div, mn, scale, "min_scaled"), "zero_point_real");
-  int zp_float = c.unary(UnaryKind::Clip, c.unary(UnaryKind::Round, zp_real, "zero_point_rounded"), "zero_point_float", 0, 255);
+  int zp_float =
+      c.unary(UnaryKind::Clip, c.unary(UnaryKind::Round, zp_real, "zero_point_rounded"), "zero_point_float", 0, 255);
   int y = c.binary(BinaryKind::Div, x, scale, "scaled");
   c.setOutput(0, saturateTo(c, y, zp_float, DType::UInt8, {}));
   c.setOutput(1, scale);
@@ -248,10 +252,12 @@ double weightSum(const Ctx& c, int wf, bool outputs_first, double max_weight) {
 int exactInt32(Ctx& c, const Centered& op, const std::function<int(int, std::string_view)>& product) {
   constexpr double kExactFloat = 16777216.0;  // 2^24
   if (op.bound < kExactFloat) return toInt32(c, product(op.a, "product"), {});
-  int hi = c.unary(UnaryKind::Floor, c.binary(BinaryKind::Mul, op.a, c.scalarConstant(1.0 / 16, DType::Float32, "sixteenth"), "a_over_16"),
-                   "a_high");
-  int lo = c.binary(BinaryKind::Sub, op.a, c.binary(BinaryKind::Mul, hi, c.scalarConstant(16, DType::Float32, "sixteen"), "a_high_16"),
-                    "a_low");
+  int hi = c.unary(
+      UnaryKind::Floor,
+      c.binary(BinaryKind::Mul, op.a, c.scalarConstant(1.0 / 16, DType::Float32, "sixteenth"), "a_over_16"), "a_high");
+  int lo =
+      c.binary(BinaryKind::Sub, op.a,
+               c.binary(BinaryKind::Mul, hi, c.scalarConstant(16, DType::Float32, "sixteen"), "a_high_16"), "a_low");
   int ph = toInt32(c, product(hi, "product_high"), "product_high_int");
   int pl = toInt32(c, product(lo, "product_low"), "product_low_int");
   int shifted = c.binary(BinaryKind::Mul, ph, c.scalarConstant(16, DType::Int32, "sixteen_int"), "product_high_16");
@@ -284,8 +290,10 @@ int integerMatMulInteger(Ctx& c) {
   int runtime_zp = -1;
   if (c.present(2)) {
     if (te::shapeElements(c.shape(2)) != 1 || c.dtype(2) != c.dtype(0)) return -1;
-    if (c.isConst(2)) a.zero_point = c.ints(2, "a_zero_point");
-    else runtime_zp = c.in(2, "a_zero_point");
+    if (c.isConst(2))
+      a.zero_point = c.ints(2, "a_zero_point");
+    else
+      runtime_zp = c.in(2, "a_zero_point");
   }
   if (c.present(3)) {
     b.zero_point = c.ints(3, "b_zero_point");
@@ -300,7 +308,8 @@ int integerMatMulInteger(Ctx& c) {
   if (!p) return -1;
   if (runtime_zp < 0) return p->acc;
   runtime::NDArray sums({n}, DType::Int32);
-  for (int64_t m = 0; m < n; ++m) sums.as<int32_t>()[m] = static_cast<int32_t>(te::wrapInt(DType::Int32, p->weight_sums[static_cast<size_t>(m)]));
+  for (int64_t m = 0; m < n; ++m)
+    sums.as<int32_t>()[m] = static_cast<int32_t>(te::wrapInt(DType::Int32, p->weight_sums[static_cast<size_t>(m)]));
   int zp = c.reshape(c.cast(runtime_zp, DType::Int32, "a_zero_point_int32"), {}, "a_zero_point_scalar");
   int comp = c.binary(BinaryKind::Mul, zp, c.addConstant(std::move(sums), "weight_sums"), "zero_point_compensation");
   return c.binary(BinaryKind::Sub, p->acc, comp, {});
@@ -378,7 +387,9 @@ ConvShape readConv(const Ctx& c, int x, int w) {
 struct CenteredConv {
   Centered op;
   ConvShape shape;
-  int emit(Ctx& c, int x, std::string_view tag) const { return emitConvNd(c, x, op.b, shape.window, shape.groups, tag); }
+  int emit(Ctx& c, int x, std::string_view tag) const {
+    return emitConvNd(c, x, op.b, shape.window, shape.groups, tag);
+  }
 };
 
 CenteredConv centeredConv(Ctx& c, int x, int xzp, int w, int wzp) {
@@ -389,7 +400,8 @@ CenteredConv centeredConv(Ctx& c, int x, int xzp, int w, int wzp) {
     te::Shape zs = c.shape(xzp);
     int64_t n = 1;
     for (int64_t d : zs) n *= d;
-    if (n != 1) c.fail(c.inputLabel(xzp, "x_zero_point"), " has shape ", te::shapeToString(zs), ", but must be a scalar");
+    if (n != 1)
+      c.fail(c.inputLabel(xzp, "x_zero_point"), " has shape ", te::shapeToString(zs), ", but must be a scalar");
   }
   CenteredConv r;
   r.shape = s;
@@ -402,7 +414,8 @@ CenteredConv centeredConv(Ctx& c, int x, int xzp, int w, int wzp) {
 // int32 conv(x - x_zero_point, w - w_zero_point)
 void importConvInteger(Ctx& c) {
   // A constant weight and zero points: the integer convolution (int8_products.h).
-  if (c.isConst(1) && is8Bit(c.dtype(0)) && is8Bit(c.dtype(1)) && (!c.present(2) || c.isConst(2)) && (!c.present(3) || c.isConst(3))) {
+  if (c.isConst(1) && is8Bit(c.dtype(0)) && is8Bit(c.dtype(1)) && (!c.present(2) || c.isConst(2)) &&
+      (!c.present(3) || c.isConst(3))) {
     ConvShape s = readConv(c, 0, 1);
     Dequantized x{c.in(0), {1.0}, {0}, -1}, w{c.in(1), {1.0}, {0}, -1};
     if (c.present(2)) x.zero_point = c.ints(2, "x_zero_point");
@@ -428,7 +441,8 @@ void importQLinearConv(Ctx& c) {
   for (int i : {1, 4, 6}) requireScale(c, i, i == 1 ? "x_scale" : i == 4 ? "w_scale" : "y_scale");
   // Constant scales, zero points, weight and bias: the integer convolution (int8_products.h).
   std::optional<Dequantized> qx = quantizedInput(c, 0, 1, 2, 1), qw = quantizedInput(c, 3, 4, 5, 0);
-  if (qx && qw && c.isConst(6) && te::shapeElements(c.shape(6)) == 1 && (!c.present(8) || (c.isConst(8) && c.dtype(8) == DType::Int32))) {
+  if (qx && qw && c.isConst(6) && te::shapeElements(c.shape(6)) == 1 &&
+      (!c.present(8) || (c.isConst(8) && c.dtype(8) == DType::Int32))) {
     ConvShape s = readConv(c, 0, 3);
     std::optional<std::vector<int64_t>> bias;
     if (c.present(8)) bias = c.ints(8, "B");

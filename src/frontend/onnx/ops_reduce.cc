@@ -21,15 +21,18 @@ struct ReduceArgs {
 
 ReduceArgs readReduce(const Ctx& c) {
   bool axes_input = c.opType() == "ReduceSum" && c.opset() >= 13;
-  if (axes_input) c.checkAttrs({"keepdims", "noop_with_empty_axes"});
-  else c.checkAttrs({"axes", "keepdims"});
+  if (axes_input)
+    c.checkAttrs({"keepdims", "noop_with_empty_axes"});
+  else
+    c.checkAttrs({"axes", "keepdims"});
   // Integers: ReduceSum/Max/Min/Prod (exact; shape arithmetic after NonZero or TopK needs them).
   static const std::set<std::string> integer_ops{"ReduceSum", "ReduceMax", "ReduceMin", "ReduceProd"};
   if (!te::isComputeFloat(c.dtype(0)) && !(te::isInt(c.dtype(0)) && integer_ops.count(c.opType())))
     c.fail("the input has dtype ", te::dtypeName(c.dtype(0)),
            ", but this reduction takes float32 or float64 (ReduceSum/Max/Min/Prod also integers)");
   ReduceArgs r;
-  std::vector<int64_t> axes = axes_input ? (c.present(1) ? c.ints(1, "axes") : std::vector<int64_t>{}) : c.attrInts("axes");
+  std::vector<int64_t> axes =
+      axes_input ? (c.present(1) ? c.ints(1, "axes") : std::vector<int64_t>{}) : c.attrInts("axes");
   r.keepdims = c.attrInt("keepdims", 1) != 0;
   size_t rank = c.rank(0);
   if (axes.empty()) {
@@ -61,15 +64,23 @@ void reduce(Ctx& c, ReduceKind kind, Composite comp) {
   };
   int y = -1;
   switch (comp) {
-    case Composite::None: y = red(kind, x, r.keepdims, {}); break;
-    case Composite::SumSquare: y = red(ReduceKind::Sum, c.binary(BinaryKind::Mul, x, x, "square"), r.keepdims, {}); break;
-    case Composite::L1: y = red(ReduceKind::Sum, c.unary(UnaryKind::Abs, x, "abs"), r.keepdims, {}); break;
+    case Composite::None:
+      y = red(kind, x, r.keepdims, {});
+      break;
+    case Composite::SumSquare:
+      y = red(ReduceKind::Sum, c.binary(BinaryKind::Mul, x, x, "square"), r.keepdims, {});
+      break;
+    case Composite::L1:
+      y = red(ReduceKind::Sum, c.unary(UnaryKind::Abs, x, "abs"), r.keepdims, {});
+      break;
     case Composite::L2: {
       int s = red(ReduceKind::Sum, c.binary(BinaryKind::Mul, x, x, "square"), r.keepdims, "sum");
       y = c.unary(UnaryKind::Sqrt, s, {});
       break;
     }
-    case Composite::LogSum: y = c.unary(UnaryKind::Log, red(ReduceKind::Sum, x, r.keepdims, "sum"), {}); break;
+    case Composite::LogSum:
+      y = c.unary(UnaryKind::Log, red(ReduceKind::Sum, x, r.keepdims, "sum"), {});
+      break;
     case Composite::LogSumExp: {  // max + log(sum(exp(x - max))), which does not overflow
       int m = red(ReduceKind::Max, x, true, "max");
       int d = c.binary(BinaryKind::Sub, x, m, "shifted");
@@ -80,8 +91,10 @@ void reduce(Ctx& c, ReduceKind kind, Composite comp) {
         te::Shape out;
         te::Shape xs = c.shape(0);
         for (size_t dd = 0, a = 0; dd < xs.size(); ++dd) {
-          if (a < r.axes.size() && r.axes[a] == static_cast<int64_t>(dd)) ++a;
-          else out.push_back(xs[dd]);
+          if (a < r.axes.size() && r.axes[a] == static_cast<int64_t>(dd))
+            ++a;
+          else
+            out.push_back(xs[dd]);
         }
         k = c.reshape(k, out, {});
       }
@@ -93,9 +106,13 @@ void reduce(Ctx& c, ReduceKind kind, Composite comp) {
 }
 
 template <ReduceKind K>
-void simple(Ctx& c) { reduce(c, K, Composite::None); }
+void simple(Ctx& c) {
+  reduce(c, K, Composite::None);
+}
 template <Composite C>
-void composite(Ctx& c) { reduce(c, ReduceKind::Sum, C); }
+void composite(Ctx& c) {
+  reduce(c, ReduceKind::Sum, C);
+}
 
 }  // namespace
 

@@ -46,18 +46,24 @@ double sourceCoordinate(const Ctx& c, const ResizeAttrs& a, int64_t x, double sc
   if (m == "tf_half_pixel_for_nn") return (xd + 0.5) / scale;
   if (m == "tf_crop_and_resize") {
     double span = static_cast<double>(in - 1);
-    return len > 1 ? roi_start * span + xd * (roi_end - roi_start) * span / (len - 1) : 0.5 * (roi_start + roi_end) * span;
+    return len > 1 ? roi_start * span + xd * (roi_end - roi_start) * span / (len - 1)
+                   : 0.5 * (roi_start + roi_end) * span;
   }
   c.fail("coordinate_transformation_mode ", m, " is not supported");
 }
 
 int64_t nearestIndex(const Ctx& c, const std::string& mode, double x) {
   double r;
-  if (mode == "round_prefer_floor") r = std::ceil(x - 0.5);
-  else if (mode == "round_prefer_ceil") r = std::floor(x + 0.5);
-  else if (mode == "floor") r = std::floor(x);
-  else if (mode == "ceil") r = std::ceil(x);
-  else c.fail("nearest_mode ", mode, " is not supported");
+  if (mode == "round_prefer_floor")
+    r = std::ceil(x - 0.5);
+  else if (mode == "round_prefer_ceil")
+    r = std::floor(x + 0.5);
+  else if (mode == "floor")
+    r = std::floor(x);
+  else if (mode == "ceil")
+    r = std::ceil(x);
+  else
+    c.fail("nearest_mode ", mode, " is not supported");
   return static_cast<int64_t>(r);
 }
 
@@ -91,7 +97,8 @@ AxisPlan planAxis(const Ctx& c, const ResizeAttrs& a, int64_t in, int64_t out, d
     double f = std::floor(src), r = src - f;
     int64_t base = static_cast<int64_t>(f) - (taps / 2 - 1);
     std::vector<double> w(taps);
-    if (a.mode == Mode::Linear) w = {1 - r, r};
+    if (a.mode == Mode::Linear)
+      w = {1 - r, r};
     else
       for (int k = 0; k < 4; ++k) w[k] = cubicKernel(std::fabs(r - (k - 1)), a.cubic_a);
     double sum = 0;
@@ -101,7 +108,8 @@ AxisPlan planAxis(const Ctx& c, const ResizeAttrs& a, int64_t in, int64_t out, d
       sum += w[k];
       p.index[k][x] = clampIndex(pos);
     }
-    for (int k = 0; k < taps; ++k) p.weight[k][x] = static_cast<float>(a.exclude_outside && sum != 0 ? w[k] / sum : w[k]);
+    for (int k = 0; k < taps; ++k)
+      p.weight[k][x] = static_cast<float>(a.exclude_outside && sum != 0 ? w[k] / sum : w[k]);
   }
   return p;
 }
@@ -138,9 +146,9 @@ int applyPlan(Ctx& c, int x, size_t axis, size_t rank, const AxisPlan& p, bool l
     int e = c.addConstant(axisWeights(p.extra, axis, rank), t + "_extrapolation");
     if (acc < 0) {  // every position is outside the crop window
       int zero = c.scalarConstant(0, DType::Float32, t + "_zero");
-      int first = c.emit(graph::GatherAttrs{static_cast<int64_t>(axis)},
-                         {x, c.addConstant(int64Tensor(std::vector<int64_t>(p.extra.size(), 0)), t + "_index")},
-                         t + "_gather");
+      int first =
+          c.emit(graph::GatherAttrs{static_cast<int64_t>(axis)},
+                 {x, c.addConstant(int64Tensor(std::vector<int64_t>(p.extra.size(), 0)), t + "_index")}, t + "_gather");
       acc = c.binary(BinaryKind::Mul, first, zero, t + "_zeros");
     }
     acc = c.binary(BinaryKind::Add, acc, e, tag("extrapolate", true));
@@ -153,10 +161,14 @@ void importResize(Ctx& c) {
                 "nearest_mode"});
   ResizeAttrs a;
   std::string mode = c.attrString("mode", "nearest");
-  if (mode == "nearest") a.mode = Mode::Nearest;
-  else if (mode == "linear") a.mode = Mode::Linear;
-  else if (mode == "cubic") a.mode = Mode::Cubic;
-  else c.fail("mode ", mode, " is not supported");
+  if (mode == "nearest")
+    a.mode = Mode::Nearest;
+  else if (mode == "linear")
+    a.mode = Mode::Linear;
+  else if (mode == "cubic")
+    a.mode = Mode::Cubic;
+  else
+    c.fail("mode ", mode, " is not supported");
   a.coord = c.attrString("coordinate_transformation_mode", "half_pixel");
   a.nearest = c.attrString("nearest_mode", "round_prefer_floor");
   a.cubic_a = c.attrFloat("cubic_coeff_a", -0.75);
@@ -188,7 +200,8 @@ void importResize(Ctx& c) {
     }
   }
   for (size_t d = 0; d < rank; ++d)
-    if (out[d] <= 0) c.fail("the output shape ", te::shapeToString(out), " is empty, and empty tensors are not supported");
+    if (out[d] <= 0)
+      c.fail("the output shape ", te::shapeToString(out), " is empty, and empty tensors are not supported");
   c.checkSize(out);
   std::vector<double> roi(2 * rank, 0.0);
   if (a.coord == "tf_crop_and_resize") {
@@ -201,8 +214,8 @@ void importResize(Ctx& c) {
 
   std::vector<size_t> axes;
   for (size_t d = 0; d < rank; ++d) {
-    bool identity = out[d] == in[d] && scales[d] == 1.0 && a.coord != "tf_crop_and_resize" &&
-                    a.coord != "tf_half_pixel_for_nn";
+    bool identity =
+        out[d] == in[d] && scales[d] == 1.0 && a.coord != "tf_crop_and_resize" && a.coord != "tf_half_pixel_for_nn";
     if (!identity) axes.push_back(d);
   }
   int x = c.in(0);

@@ -32,7 +32,7 @@ struct Rnn {
   Cell cell = Cell::Lstm;
   int64_t gates = 4, hidden = 0, dirs = 1, seq = 0, batch = 0, input = 0;
   bool reverse_only = false, batch_first = false, linear_before_reset = false;
-  double clip = 0;  // 0: none
+  double clip = 0;              // 0: none
   std::vector<Activation> act;  // per direction, the cell's activation list
 };
 
@@ -58,8 +58,8 @@ Rnn readAttributes(Ctx& c, Cell cell) {
     c.checkAttrs({"activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size",
                   "input_forget", "layout"});
   else if (cell == Cell::Gru)
-    c.checkAttrs({"activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size",
-                  "layout", "linear_before_reset"});
+    c.checkAttrs({"activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size", "layout",
+                  "linear_before_reset"});
   else
     c.checkAttrs({"activation_alpha", "activation_beta", "activations", "clip", "direction", "hidden_size", "layout"});
   if (c.attrInt("input_forget", 0) != 0) c.fail("input_forget=1 is not supported");
@@ -80,15 +80,17 @@ Rnn readAttributes(Ctx& c, Cell cell) {
   r.input = xs[2];
   r.hidden = c.attrInt("hidden_size", ws.size() == 3 ? ws[1] / r.gates : 0);
   if (ws != te::Shape{r.dirs, r.gates * r.hidden, r.input})
-    c.fail("W has shape ", te::shapeToString(ws), ", expected ", te::shapeToString({r.dirs, r.gates * r.hidden, r.input}));
+    c.fail("W has shape ", te::shapeToString(ws), ", expected ",
+           te::shapeToString({r.dirs, r.gates * r.hidden, r.input}));
   if (rs != te::Shape{r.dirs, r.gates * r.hidden, r.hidden})
-    c.fail("R has shape ", te::shapeToString(rs), ", expected ", te::shapeToString({r.dirs, r.gates * r.hidden, r.hidden}));
+    c.fail("R has shape ", te::shapeToString(rs), ", expected ",
+           te::shapeToString({r.dirs, r.gates * r.hidden, r.hidden}));
   if (r.hidden <= 0 || r.seq <= 0) c.fail("hidden_size and the sequence length must be positive");
 
   std::vector<std::string> names;
   if (const onnx::AttributeProto* a = c.attr("activations"))
     for (const std::string& s : a->strings()) names.push_back(s);
-  std::vector<std::string> defaults = cell == Cell::Lstm ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
+  std::vector<std::string> defaults = cell == Cell::Lstm  ? std::vector<std::string>{"Sigmoid", "Tanh", "Tanh"}
                                       : cell == Cell::Gru ? std::vector<std::string>{"Sigmoid", "Tanh"}
                                                           : std::vector<std::string>{"Tanh"};
   size_t per = defaults.size();
@@ -103,7 +105,8 @@ Rnn readAttributes(Ctx& c, Cell cell) {
   if (c.present(4)) {
     std::vector<int64_t> lens = c.ints(4, "sequence_lens");
     for (int64_t l : lens)
-      if (l != r.seq) c.fail("sequence_lens holds ", l, "; only sequences of the full length ", r.seq, " are supported");
+      if (l != r.seq)
+        c.fail("sequence_lens holds ", l, "; only sequences of the full length ", r.seq, " are supported");
   }
   return r;
 }
@@ -129,7 +132,9 @@ class Builder {
     return true;
   }
   int act(const Activation& a, int v, const std::string& tag) { return c_.unary(a.kind, v, tag, a.alpha, a.beta); }
-  int clip(int v, const std::string& tag) { return r_.clip > 0 ? c_.unary(UnaryKind::Clip, v, tag, -r_.clip, r_.clip) : v; }
+  int clip(int v, const std::string& tag) {
+    return r_.clip > 0 ? c_.unary(UnaryKind::Clip, v, tag, -r_.clip, r_.clip) : v;
+  }
   int add(int a, int b, const std::string& tag) { return c_.binary(BinaryKind::Add, a, b, tag); }
   int mul(int a, int b, const std::string& tag) { return c_.binary(BinaryKind::Mul, a, b, tag); }
 
@@ -152,8 +157,9 @@ class Builder {
         int zr = slice(rb, 0, 0, 2 * hd, dn + "Rb_zr");
         int zeros = c_.addConstant(runtime::NDArray({hd}, te::DType::Float32), dn + "no_bias");
         xbias = add(wb, c_.emit(graph::ConcatAttrs{0}, {zr, zeros}, dn + "Rb_zr0"), dn + "x_bias");
-        hbias = c_.emit(graph::ConcatAttrs{0}, {c_.addConstant(runtime::NDArray({2 * hd}, te::DType::Float32), dn + "no_bias_zr"),
-                                                slice(rb, 0, 2 * hd, 3 * hd, dn + "Rb_h")},
+        hbias = c_.emit(graph::ConcatAttrs{0},
+                        {c_.addConstant(runtime::NDArray({2 * hd}, te::DType::Float32), dn + "no_bias_zr"),
+                         slice(rb, 0, 2 * hd, 3 * hd, dn + "Rb_h")},
                         dn + "h_bias");
       } else {
         xbias = add(wb, rb, dn + "x_bias");
@@ -167,7 +173,8 @@ class Builder {
       if (!c_.present(i)) return c_.addConstant(runtime::NDArray({b, hd}, te::DType::Float32), dn + what);
       te::Shape want = r_.batch_first ? te::Shape{b, r_.dirs, hd} : te::Shape{r_.dirs, b, hd};
       if (c_.shape(i) != want)
-        c_.fail(c_.inputLabel(i), " has shape ", te::shapeToString(c_.shape(i)), ", expected ", te::shapeToString(want));
+        c_.fail(c_.inputLabel(i), " has shape ", te::shapeToString(c_.shape(i)), ", expected ",
+                te::shapeToString(want));
       int v = c_.in(i);
       if (r_.batch_first) v = c_.transpose(v, {1, 0, 2}, dn + what + "_dbh");
       return c_.reshape(slice(v, 0, d, d + 1, dn + what), {b, hd}, dn + what + "_2d");
@@ -205,7 +212,8 @@ class Builder {
         int z = add(xt, product(o.h, rw, sn + "recurrent"), sn + "gates");
         auto peephole = [&](int v, int64_t k, int cv, const std::string& n) {
           if (peep < 0) return v;
-          return add(v, mul(slice(peep, 0, k * hd, (k + 1) * hd, sn + n + "_p"), cv, sn + n + "_peep"), sn + n + "_pre");
+          return add(v, mul(slice(peep, 0, k * hd, (k + 1) * hd, sn + n + "_p"), cv, sn + n + "_peep"),
+                     sn + n + "_pre");
         };
         int i = act(r_.act[a0], clip(peephole(gate(z, 0, "i"), 0, o.cell, "i"), sn + "i_clip"), sn + "i_act");
         int f = act(r_.act[a0], clip(peephole(gate(z, 2, "f"), 2, o.cell, "f"), sn + "f_clip"), sn + "f_act");
@@ -216,8 +224,10 @@ class Builder {
       } else if (r_.cell == Cell::Gru) {
         int hr = product(o.h, rw, sn + "recurrent");
         if (hbias >= 0) hr = add(hr, hbias, sn + "recurrent_bias");
-        int zg = act(r_.act[a0], clip(add(gate(xt, 0, "xz"), gate(hr, 0, "hz"), sn + "z_pre"), sn + "z_clip"), sn + "z");
-        int rg = act(r_.act[a0], clip(add(gate(xt, 1, "xr"), gate(hr, 1, "hr"), sn + "r_pre"), sn + "r_clip"), sn + "r");
+        int zg =
+            act(r_.act[a0], clip(add(gate(xt, 0, "xz"), gate(hr, 0, "hz"), sn + "z_pre"), sn + "z_clip"), sn + "z");
+        int rg =
+            act(r_.act[a0], clip(add(gate(xt, 1, "xr"), gate(hr, 1, "hr"), sn + "r_pre"), sn + "r_clip"), sn + "r");
         int hpart;
         if (r_.linear_before_reset) {
           hpart = mul(rg, gate(hr, 2, "hh"), sn + "reset");
@@ -253,7 +263,8 @@ void importRecurrent(Ctx& c, Cell cell) {
   auto stackStates = [&](auto pick, const char* tag) {  // [D, B, H], or [B, D, H] in layout 1
     std::vector<int> parts;
     for (int64_t d = 0; d < r.dirs; ++d)
-      parts.push_back(c.reshape(pick(outs[static_cast<size_t>(d)]), {1, r.batch, r.hidden}, std::string(tag) + "_d" + std::to_string(d)));
+      parts.push_back(c.reshape(pick(outs[static_cast<size_t>(d)]), {1, r.batch, r.hidden},
+                                std::string(tag) + "_d" + std::to_string(d)));
     int v = parts.size() == 1 ? parts[0] : c.emit(graph::ConcatAttrs{0}, parts, tag);
     return r.batch_first ? c.transpose(v, {1, 0, 2}, std::string(tag) + "_batch_first") : v;
   };
@@ -270,7 +281,8 @@ void importRecurrent(Ctx& c, Cell cell) {
     c.setOutput(0, r.batch_first ? c.transpose(y, {2, 0, 1, 3}, "Y_batch_first") : y);
   }
   if (c.outputUsed(1)) c.setOutput(1, stackStates([](const Builder::Out& o) { return o.h; }, "Y_h"));
-  if (cell == Cell::Lstm && c.outputUsed(2)) c.setOutput(2, stackStates([](const Builder::Out& o) { return o.cell; }, "Y_c"));
+  if (cell == Cell::Lstm && c.outputUsed(2))
+    c.setOutput(2, stackStates([](const Builder::Out& o) { return o.cell; }, "Y_c"));
 }
 
 void importLstm(Ctx& c) { importRecurrent(c, Cell::Lstm); }

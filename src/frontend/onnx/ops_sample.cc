@@ -15,15 +15,23 @@ void importGridSample(Ctx& c) {
   graph::GridSampleAttrs a;
   a.align_corners = c.attrInt("align_corners", 0) != 0;
   std::string mode = c.attrString("mode", "bilinear");
-  if (mode == "bilinear") a.mode = ops::GridSampleMode::Bilinear;
-  else if (mode == "nearest") a.mode = ops::GridSampleMode::Nearest;
-  else if (mode == "bicubic") a.mode = ops::GridSampleMode::Bicubic;
-  else c.fail("mode \"", mode, "\" is not one of bilinear, nearest, bicubic");
+  if (mode == "bilinear")
+    a.mode = ops::GridSampleMode::Bilinear;
+  else if (mode == "nearest")
+    a.mode = ops::GridSampleMode::Nearest;
+  else if (mode == "bicubic")
+    a.mode = ops::GridSampleMode::Bicubic;
+  else
+    c.fail("mode \"", mode, "\" is not one of bilinear, nearest, bicubic");
   std::string padding = c.attrString("padding_mode", "zeros");
-  if (padding == "zeros") a.padding = ops::GridPadding::Zeros;
-  else if (padding == "border") a.padding = ops::GridPadding::Border;
-  else if (padding == "reflection") a.padding = ops::GridPadding::Reflection;
-  else c.fail("padding_mode \"", padding, "\" is not one of zeros, border, reflection");
+  if (padding == "zeros")
+    a.padding = ops::GridPadding::Zeros;
+  else if (padding == "border")
+    a.padding = ops::GridPadding::Border;
+  else if (padding == "reflection")
+    a.padding = ops::GridPadding::Reflection;
+  else
+    c.fail("padding_mode \"", padding, "\" is not one of zeros, border, reflection");
   te::Shape x = c.shape(0), g = c.shape(1);
   if (g.size() != 4 || g[0] != x[0] || g[3] != 2)
     c.fail("the grid has shape ", te::shapeToString(g), ", but it must be [", x[0], ", H_out, W_out, 2]");
@@ -31,8 +39,8 @@ void importGridSample(Ctx& c) {
 }
 
 void importRoiAlign(Ctx& c) {
-  c.checkAttrs({"coordinate_transformation_mode", "mode", "output_height", "output_width", "sampling_ratio",
-                "spatial_scale"});
+  c.checkAttrs(
+      {"coordinate_transformation_mode", "mode", "output_height", "output_width", "sampling_ratio", "spatial_scale"});
   requireFloat(c, 0);
   requireFloat(c, 1);
   if (c.rank(0) != 4) c.fail("the input must be [N, C, H, W], got rank ", c.rank(0));
@@ -46,7 +54,8 @@ void importRoiAlign(Ctx& c) {
   if (p.out_h <= 0 || p.out_w <= 0) c.fail("output_height and output_width must be positive");
   int64_t ratio = c.attrInt("sampling_ratio", 0);
   if (ratio <= 0)
-    c.fail("sampling_ratio ", ratio, " (adaptive: a sample count per box that depends on the boxes) is not supported; "
+    c.fail("sampling_ratio ", ratio,
+           " (adaptive: a sample count per box that depends on the boxes) is not supported; "
            "export with a positive sampling_ratio, as torchvision's detection heads use");
   p.sampling_h = p.sampling_w = ratio;
   p.spatial_scale = c.attrFloat("spatial_scale", 1.0);

@@ -165,8 +165,8 @@ void importSplit(Ctx& c) {
   c.checkAttrs({"axis", "split"});
   te::Shape in = c.shape(0);
   int64_t axis = normAxis(c, c.attrInt("axis", 0), in.size());
-  std::vector<int64_t> sizes = c.opset() >= 13 ? (c.present(1) ? c.ints(1, "split") : std::vector<int64_t>{})
-                                               : c.attrInts("split");
+  std::vector<int64_t> sizes =
+      c.opset() >= 13 ? (c.present(1) ? c.ints(1, "split") : std::vector<int64_t>{}) : c.attrInts("split");
   int n = c.numOutputs();
   if (sizes.empty()) {
     if (n <= 0 || in[axis] % n != 0)

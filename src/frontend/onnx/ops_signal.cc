@@ -33,7 +33,8 @@ runtime::NDArray dftMatrix(int64_t n_in, int64_t length, int64_t k_out, int64_t 
   for (int64_t k = 0; k < k_out; ++k) {
     for (int64_t n = 0; n < n_in; ++n) {
       // k * n mod length keeps the angle small (and exact in the integers) for long transforms.
-      double angle = sign * 2.0 * std::numbers::pi * static_cast<double>((k * n) % length) / static_cast<double>(length);
+      double angle =
+          sign * 2.0 * std::numbers::pi * static_cast<double>((k * n) % length) / static_cast<double>(length);
       double c = std::cos(angle) * scale, s = std::sin(angle) * scale;
       if (!window.empty()) c *= window[n], s *= window[n];
       // (xr + i xi)(c + i s) = (xr c - xi s) + i (xr s + xi c)
@@ -65,7 +66,8 @@ int dftLastAxes(Ctx& c, int x, const runtime::NDArray& matrix, int64_t k_out, st
 int64_t signalComponents(const Ctx& c, int i) {
   te::Shape s = c.shape(i);
   if (s.empty() || (s.back() != 1 && s.back() != 2))
-    c.fail("the last axis of the signal must hold 1 (real) or 2 (complex) components, got shape ", te::shapeToString(s));
+    c.fail("the last axis of the signal must hold 1 (real) or 2 (complex) components, got shape ",
+           te::shapeToString(s));
   return s.back();
 }
 
@@ -80,7 +82,8 @@ void importDft(Ctx& c) {
   if (axis < 1 || axis > rank - 2)
     c.fail("axis ", c.attrInt("axis", 1), " must name a signal axis (between the batch axis and the components)");
   bool inverse = c.attrInt("inverse", 0) != 0, onesided = c.attrInt("onesided", 0) != 0;
-  if (onesided && (inverse || comps == 2)) c.fail("onesided is only defined for the forward transform of a real signal");
+  if (onesided && (inverse || comps == 2))
+    c.fail("onesided is only defined for the forward transform of a real signal");
   int64_t n = s[axis];
   int64_t length = c.present(1) ? static_cast<int64_t>(c.scalar(1, "dft_length")) : n;
   if (length <= 0) c.fail("dft_length ", length, " must be positive");
@@ -201,15 +204,19 @@ void importMelWeightMatrix(Ctx& c) {
   }
   std::vector<double> w(static_cast<size_t>(spectrum * bins), 0.0);
   auto at = [&](int64_t j, int64_t i) -> double& {
-    if (j < 0 || j >= spectrum) c.fail("a filter edge falls outside the ", spectrum, " spectrum bins (check the edges)");
+    if (j < 0 || j >= spectrum)
+      c.fail("a filter edge falls outside the ", spectrum, " spectrum bins (check the edges)");
     return w[j * bins + i];
   };
   for (int64_t i = 0; i < bins; ++i) {
     int64_t left = point[i], center = point[i + 1], right = point[i + 2];
-    if (center == left) at(center, i) = 1;
+    if (center == left)
+      at(center, i) = 1;
     else
-      for (int64_t j = left; j <= center; ++j) at(j, i) = static_cast<double>(j - left) / static_cast<double>(center - left);
-    for (int64_t j = center; j < right; ++j) at(j, i) = static_cast<double>(right - j) / static_cast<double>(right - center);
+      for (int64_t j = left; j <= center; ++j)
+        at(j, i) = static_cast<double>(j - left) / static_cast<double>(center - left);
+    for (int64_t j = center; j < right; ++j)
+      at(j, i) = static_cast<double>(right - j) / static_cast<double>(right - center);
   }
   c.setOutput(0, c.addConstant(floats(w, {spectrum, bins}), {}));
 }

@@ -68,8 +68,10 @@ void importConstantOfShape(Ctx& c) {
   runtime::NDArray out = runtime::NDArray::empty(shape, dt);
   // Integers exactly (64-bit values need not survive a double), floats as they round.
   for (int64_t i = 0; i < out.numElements(); ++i)
-    if (te::isInt(dt)) te::storeInt(out.data(), dt, i, ifill);
-    else te::storeDouble(out.data(), dt, i, fill);
+    if (te::isInt(dt))
+      te::storeInt(out.data(), dt, i, ifill);
+    else
+      te::storeDouble(out.data(), dt, i, fill);
   c.setOutput(0, c.addConstant(std::move(out), {}));
 }
 
@@ -98,8 +100,10 @@ void importRange(Ctx& c) {
     out = runtime::NDArray::empty({n}, dt);
     for (int64_t i = 0; i < n; ++i) {
       int64_t v = s[0] + i * d[0];
-      if (dt == DType::Int64) out.as<int64_t>()[i] = v;
-      else out.as<int32_t>()[i] = static_cast<int32_t>(v);
+      if (dt == DType::Int64)
+        out.as<int64_t>()[i] = v;
+      else
+        out.as<int32_t>()[i] = static_cast<int32_t>(v);
     }
   } else {
     c.fail("the dtype ", te::dtypeName(dt), " is not supported");
@@ -193,10 +197,14 @@ void importPad(Ctx& c) {
   c.checkAttrs({"mode"});
   std::string mode = c.attrString("mode", "constant");
   ops::PadMode pm;
-  if (mode == "constant") pm = ops::PadMode::Constant;
-  else if (mode == "edge") pm = ops::PadMode::Edge;
-  else if (mode == "reflect") pm = ops::PadMode::Reflect;
-  else c.fail("mode ", mode, " is not supported");
+  if (mode == "constant")
+    pm = ops::PadMode::Constant;
+  else if (mode == "edge")
+    pm = ops::PadMode::Edge;
+  else if (mode == "reflect")
+    pm = ops::PadMode::Reflect;
+  else
+    c.fail("mode ", mode, " is not supported");
   size_t r = c.rank(0);
   std::vector<int64_t> pads = c.ints(1, "pads");
   if (pads.size() != 2 * r) c.fail("has ", pads.size(), " pads for a tensor of rank ", r, " (needs ", 2 * r, ")");

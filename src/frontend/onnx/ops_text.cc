@@ -69,7 +69,8 @@ void importTfIdfVectorizer(Ctx& c) {
   if (dt != DType::Int32 && dt != DType::Int64)
     c.fail(c.inputLabel(0), " has dtype ", te::dtypeName(dt), ", but TfIdfVectorizer takes int32 or int64 tokens here");
   te::Shape s = c.shape(0);
-  if (s.size() != 1 && s.size() != 2) c.fail("the input has rank ", s.size(), ", but TfIdfVectorizer takes [C] or [N, C]");
+  if (s.size() != 1 && s.size() != 2)
+    c.fail("the input has rank ", s.size(), ", but TfIdfVectorizer takes [C] or [N, C]");
   int64_t rows = s.size() == 2 ? s[0] : 1, len = s.back();
   int64_t min_len = c.attrInt("min_gram_length", 0), max_len = c.attrInt("max_gram_length", 0);
   int64_t max_skip = c.attrInt("max_skip_count", 0);
@@ -110,12 +111,13 @@ void importTfIdfVectorizer(Ctx& c) {
         int view = c.emit(graph::SliceAttrs{{j * d}, {j * d + starts}, {1}, {1}}, {x}, t + "view" + std::to_string(j));
         runtime::NDArray want({1, 1, g}, DType::Int64);
         std::copy(items[j].begin(), items[j].end(), want.as<int64_t>());
-        int eq = c.binary(BinaryKind::Equal, c.reshape(view, {rows, starts, 1}, t + "column" + std::to_string(j)),
-                          c.addConstant(std::move(want), t + "item" + std::to_string(j)), t + "equal" + std::to_string(j));
+        int eq =
+            c.binary(BinaryKind::Equal, c.reshape(view, {rows, starts, 1}, t + "column" + std::to_string(j)),
+                     c.addConstant(std::move(want), t + "item" + std::to_string(j)), t + "equal" + std::to_string(j));
         match = match < 0 ? eq : c.binary(BinaryKind::And, match, eq, t + "match" + std::to_string(j));
       }
-      int n = c.emit(graph::ReduceAttrs{graph::ReduceKind::Sum, {1}, false}, {c.cast(match, DType::Float32, t + "hits")},
-                     t + "count");
+      int n = c.emit(graph::ReduceAttrs{graph::ReduceKind::Sum, {1}, false},
+                     {c.cast(match, DType::Float32, t + "hits")}, t + "count");
       total = total < 0 ? n : c.binary(BinaryKind::Add, total, n, t + "total");
     }
     if (total < 0) continue;  // the rows are shorter than any n-gram of this length

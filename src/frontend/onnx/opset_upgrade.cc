@@ -41,7 +41,9 @@ std::string declaredType(const onnx::ValueInfoProto& v) {
   s += " [";
   for (int i = 0; i < t.shape().dim_size(); ++i) {
     const onnx::TensorShapeProto::Dimension& d = t.shape().dim(i);
-    s += (i ? ", " : "") + (d.has_dim_value() ? std::to_string(d.dim_value()) : d.has_dim_param() ? d.dim_param() : "?");
+    s += (i ? ", " : "") + (d.has_dim_value()   ? std::to_string(d.dim_value())
+                            : d.has_dim_param() ? d.dim_param()
+                                                : "?");
   }
   return s + "]";
 }
@@ -201,8 +203,8 @@ bool upgradeToMinOpset(onnx::ModelProto& model, const std::string& what, const s
       trim(n), trim(t);
       node = (n.empty() ? std::string("a node") : "node \"" + n + "\"") + " (" + t + "): ";
     }
-    fail(what, " uses opset ", opset, " of the default ONNX domain and is not a valid model of it (ONNX's checker: ", node,
-         reasonOf(e), ")");
+    fail(what, " uses opset ", opset,
+         " of the default ONNX domain and is not a valid model of it (ONNX's checker: ", node, reasonOf(e), ")");
   }
   checkNamesDefined(*model.mutable_graph(), {}, what);
   inlineExternalData(*model.mutable_graph(), base_dir);
@@ -210,8 +212,9 @@ bool upgradeToMinOpset(onnx::ModelProto& model, const std::string& what, const s
   try {
     upgraded = onnx::version_conversion::ConvertVersion(model, kMinOnnxOpset);
   } catch (const std::exception& e) {
-    fail(what, " uses opset ", opset, " of the default ONNX domain, and ONNX's version converter cannot upgrade it to opset ",
-         kMinOnnxOpset, ": ", reasonOf(e));
+    fail(what, " uses opset ", opset,
+         " of the default ONNX domain, and ONNX's version converter cannot upgrade it to opset ", kMinOnnxOpset, ": ",
+         reasonOf(e));
   }
   // The converter may change a model's interface (opset 8's batched Scan loses its batch axis):
   // a model that would then take or give other shapes is not the user's model any more.
@@ -223,8 +226,9 @@ bool upgradeToMinOpset(onnx::ModelProto& model, const std::string& what, const s
       if (it != now.end() && sameDeclaration(v, *it->second)) continue;
       std::string was = declaredType(v);
       std::string is = it == now.end() ? std::string("absent") : declaredType(*it->second);
-      fail(what, " uses opset ", opset, " of the default ONNX domain, and ONNX's version converter cannot upgrade it to opset ",
-             kMinOnnxOpset, " without changing its ", kind, " \"", v.name(), "\" from ", was, " to ", is);
+      fail(what, " uses opset ", opset,
+           " of the default ONNX domain, and ONNX's version converter cannot upgrade it to opset ", kMinOnnxOpset,
+           " without changing its ", kind, " \"", v.name(), "\" from ", was, " to ", is);
     }
   };
   keepsInterface(model.graph().input(), upgraded.graph().input(), "input");

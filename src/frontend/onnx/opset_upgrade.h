@@ -8,12 +8,11 @@
 // ScatterElements, BatchNormalization loses `spatial`, Scan gains its input axes ...) and
 // returns true. Before converting, the model must pass ONNX's checker and define every output
 // it declares (the converter trusts both); externally stored tensors are read into it (the
-// converter would lose their location, `base_dir` is where they are). The Resizes it makes of Upsample and Resize-10 keep
-// their asymmetric coordinates and ONNX Runtime's nearest pixel (ONNX 1.12's converter leaves
-// them at opset 11's half-pixel default, a different bilinear result). A model it cannot
-// upgrade faithfully (a malformed graph, an operator version without an adapter, an upgrade that
-// would change the declared inputs or outputs) throws ttune::Error with one sentence naming
-// `what`, its opset and the reason. Subgraphs (If / Loop / Scan bodies) are not converted by
+// converter would lose their location, `base_dir` is where they are). The Resizes it makes of Upsample and Resize-10
+// keep their asymmetric coordinates and ONNX Runtime's nearest pixel (ONNX 1.12's converter leaves them at opset 11's
+// half-pixel default, a different bilinear result). A model it cannot upgrade faithfully (a malformed graph, an
+// operator version without an adapter, an upgrade that would change the declared inputs or outputs) throws ttune::Error
+// with one sentence naming `what`, its opset and the reason. Subgraphs (If / Loop / Scan bodies) are not converted by
 // ONNX 1.12's converter: their nodes are imported with opset-11 semantics.
 #pragma once
 

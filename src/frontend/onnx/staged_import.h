@@ -38,11 +38,11 @@ struct StageRequest {
 
 struct ImportStage {
   graph::Graph graph;
-  std::vector<std::string> input_names;   // ONNX names of graph.inputs(), in order
-  std::vector<std::string> output_names;  // ONNX names of graph.outputs(), in order
-  int stop_node = -1;                     // -1: this stage computes the model's outputs
-  std::string stop_op;                    // op type of the stopping node
-  std::string needed;                     // ONNX name the stopping node needs as a constant
+  std::vector<std::string> input_names;               // ONNX names of graph.inputs(), in order
+  std::vector<std::string> output_names;              // ONNX names of graph.outputs(), in order
+  int stop_node = -1;                                 // -1: this stage computes the model's outputs
+  std::string stop_op;                                // op type of the stopping node
+  std::string needed;                                 // ONNX name the stopping node needs as a constant
   std::map<std::string, runtime::NDArray> constants;  // folded here and read after the stop
 };
 

@@ -11,43 +11,74 @@ namespace ttune::frontend {
 
 std::string onnxTypeName(int t) {
   switch (t) {
-    case onnx::TensorProto::FLOAT: return "FLOAT";
-    case onnx::TensorProto::UINT8: return "UINT8";
-    case onnx::TensorProto::INT8: return "INT8";
-    case onnx::TensorProto::UINT16: return "UINT16";
-    case onnx::TensorProto::INT16: return "INT16";
-    case onnx::TensorProto::INT32: return "INT32";
-    case onnx::TensorProto::INT64: return "INT64";
-    case onnx::TensorProto::STRING: return "STRING";
-    case onnx::TensorProto::BOOL: return "BOOL";
-    case onnx::TensorProto::FLOAT16: return "FLOAT16";
-    case onnx::TensorProto::DOUBLE: return "DOUBLE";
-    case onnx::TensorProto::UINT32: return "UINT32";
-    case onnx::TensorProto::UINT64: return "UINT64";
-    case onnx::TensorProto::COMPLEX64: return "COMPLEX64";
-    case onnx::TensorProto::COMPLEX128: return "COMPLEX128";
-    case onnx::TensorProto::BFLOAT16: return "BFLOAT16";
-    case onnx::TensorProto::UNDEFINED: return "UNDEFINED";
+    case onnx::TensorProto::FLOAT:
+      return "FLOAT";
+    case onnx::TensorProto::UINT8:
+      return "UINT8";
+    case onnx::TensorProto::INT8:
+      return "INT8";
+    case onnx::TensorProto::UINT16:
+      return "UINT16";
+    case onnx::TensorProto::INT16:
+      return "INT16";
+    case onnx::TensorProto::INT32:
+      return "INT32";
+    case onnx::TensorProto::INT64:
+      return "INT64";
+    case onnx::TensorProto::STRING:
+      return "STRING";
+    case onnx::TensorProto::BOOL:
+      return "BOOL";
+    case onnx::TensorProto::FLOAT16:
+      return "FLOAT16";
+    case onnx::TensorProto::DOUBLE:
+      return "DOUBLE";
+    case onnx::TensorProto::UINT32:
+      return "UINT32";
+    case onnx::TensorProto::UINT64:
+      return "UINT64";
+    case onnx::TensorProto::COMPLEX64:
+      return "COMPLEX64";
+    case onnx::TensorProto::COMPLEX128:
+      return "COMPLEX128";
+    case onnx::TensorProto::BFLOAT16:
+      return "BFLOAT16";
+    case onnx::TensorProto::UNDEFINED:
+      return "UNDEFINED";
   }
   return "type " + std::to_string(t);
 }
 
 te::DType dtypeFromOnnx(int t, const std::string& what) {
   switch (t) {
-    case onnx::TensorProto::FLOAT: return te::DType::Float32;
-    case onnx::TensorProto::INT32: return te::DType::Int32;
-    case onnx::TensorProto::INT64: return te::DType::Int64;
-    case onnx::TensorProto::BOOL: return te::DType::Bool;
-    case onnx::TensorProto::INT8: return te::DType::Int8;
-    case onnx::TensorProto::UINT8: return te::DType::UInt8;
-    case onnx::TensorProto::INT16: return te::DType::Int16;
-    case onnx::TensorProto::UINT16: return te::DType::UInt16;
-    case onnx::TensorProto::UINT32: return te::DType::UInt32;
-    case onnx::TensorProto::UINT64: return te::DType::UInt64;
-    case onnx::TensorProto::DOUBLE: return te::DType::Float64;
-    case onnx::TensorProto::FLOAT16: return te::DType::Float16;
-    case onnx::TensorProto::BFLOAT16: return te::DType::BFloat16;
-    default: break;
+    case onnx::TensorProto::FLOAT:
+      return te::DType::Float32;
+    case onnx::TensorProto::INT32:
+      return te::DType::Int32;
+    case onnx::TensorProto::INT64:
+      return te::DType::Int64;
+    case onnx::TensorProto::BOOL:
+      return te::DType::Bool;
+    case onnx::TensorProto::INT8:
+      return te::DType::Int8;
+    case onnx::TensorProto::UINT8:
+      return te::DType::UInt8;
+    case onnx::TensorProto::INT16:
+      return te::DType::Int16;
+    case onnx::TensorProto::UINT16:
+      return te::DType::UInt16;
+    case onnx::TensorProto::UINT32:
+      return te::DType::UInt32;
+    case onnx::TensorProto::UINT64:
+      return te::DType::UInt64;
+    case onnx::TensorProto::DOUBLE:
+      return te::DType::Float64;
+    case onnx::TensorProto::FLOAT16:
+      return te::DType::Float16;
+    case onnx::TensorProto::BFLOAT16:
+      return te::DType::BFloat16;
+    default:
+      break;
   }
   fail(what, " has element type ", onnxTypeName(t),
        ", which ttune does not support (only the real number types and BOOL are: no STRING or COMPLEX)");
@@ -72,9 +103,12 @@ std::string readExternal(const onnx::TensorProto& t, const std::string& what, co
   int64_t offset = 0, length = -1;
   for (const onnx::StringStringEntryProto& e : t.external_data()) {
     try {
-      if (e.key() == "location") location = e.value();
-      else if (e.key() == "offset") offset = std::stoll(e.value());
-      else if (e.key() == "length") length = std::stoll(e.value());
+      if (e.key() == "location")
+        location = e.value();
+      else if (e.key() == "offset")
+        offset = std::stoll(e.value());
+      else if (e.key() == "length")
+        length = std::stoll(e.value());
     } catch (const std::exception&) {
       fail(what, " has a malformed external-data entry ", e.key(), "=", e.value());
     }
@@ -86,8 +120,7 @@ std::string readExternal(const onnx::TensorProto& t, const std::string& what, co
   f.seekg(0, std::ios::end);
   int64_t size = static_cast<int64_t>(f.tellg());
   if (length < 0) length = size - offset;
-  if (length != expected_bytes)
-    fail(what, " stores ", length, " external bytes but its shape needs ", expected_bytes);
+  if (length != expected_bytes) fail(what, " stores ", length, " external bytes but its shape needs ", expected_bytes);
   if (offset < 0 || offset + length > size)
     fail(what, " reads bytes ", offset, " to ", offset + length, " of ", path, ", which has only ", size);
   std::string data(static_cast<size_t>(length), '\0');
@@ -151,7 +184,8 @@ runtime::NDArray tensorFromProto(const onnx::TensorProto& t, const std::string& 
     case te::DType::UInt32:
     case te::DType::UInt64:
       check(t.uint64_data_size(), "uint64_data");
-      for (int64_t i = 0; i < n; ++i) te::storeInt(a.data(), dtype, i, static_cast<int64_t>(t.uint64_data(static_cast<int>(i))));
+      for (int64_t i = 0; i < n; ++i)
+        te::storeInt(a.data(), dtype, i, static_cast<int64_t>(t.uint64_data(static_cast<int>(i))));
       break;
     case te::DType::Float16:
     case te::DType::BFloat16:
