@@ -6,7 +6,7 @@
 //
 // Iterator naming is deterministic: splitting `i` into n+1 parts gives `i.0` (outermost) ..
 // `i.n`; fusing `a`, `b` gives `a@b@`; cache stages are `<op>.local`/`<op>.<scope>`; rfactor adds
-// `<op>.rf`.
+// `<op>.rf`. schedule/names.h is the one place that spells and parses these names.
 //
 // How to add a step: (1) define its struct here, add it to Step and give it StepTraits (its name
 // and whether it changes the DAG); (2) implement its replay in state_apply.cc (applyStep's
