@@ -128,7 +128,7 @@ class SketchGenerator {
     const Stage& st = s0.stages()[w.stage];
     if (!info.needs_multi_level_tiling || hasElementwiseConsumer(s0, w.stage, an)) return RuleResult::Skip;
     State s = s0;
-    if (!s.apply(CacheWriteStep{st.op, std::string(names::kLocalScope)}).ok()) return RuleResult::Skip;
+    if (!s.apply(CacheWriteStep{st.op, names::kLocalScope}).ok()) return RuleResult::Skip;
     out.push_back({s, s.stageIndex(names::cacheStage(st.op, names::kLocalScope))});
     return RuleResult::Apply;
   }

@@ -535,7 +535,7 @@ void tiledReduction(std::vector<Step>& steps, const te::ComputeDAG& dag, int ri,
   if (consumer >= 0) {
     E = dag.op(consumer).name();
   } else {
-    steps.push_back(CacheWriteStep{R, std::string(names::kLocalScope)});
+    steps.push_back(CacheWriteStep{R, names::kLocalScope});
     E = R;
     R = names::cacheStage(R, names::kLocalScope);
   }

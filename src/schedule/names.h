@@ -21,7 +21,7 @@
 namespace ttune::schedule::names {
 
 // The scope cache_write stages are made in (a register- or L1-resident accumulator).
-inline constexpr std::string_view kLocalScope = "local";
+inline constexpr const char* kLocalScope = "local";
 
 // Part `index` of iterator `parent` split into parts (0 is the outermost).
 std::string splitPart(std::string_view parent, size_t index);

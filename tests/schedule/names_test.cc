@@ -38,7 +38,7 @@ TEST(Names, ReplayDerivesTheSpelledNames) {
   te::Tensor c = ops::dense(a, b);
   auto dag = std::make_shared<const te::ComputeDAG>(std::vector<te::Tensor>{a, b}, std::vector<te::Tensor>{c});
   const std::string op = c.name();
-  std::vector<Step> steps = {CacheWriteStep{op, std::string(names::kLocalScope)}};
+  std::vector<Step> steps = {CacheWriteStep{op, names::kLocalScope}};
   auto s = State::replay(dag, steps);
   ASSERT_TRUE(s) << s.error();
   EXPECT_GE(s->stageIndex(names::cacheStage(op, names::kLocalScope)), 0);
