@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Exports the whole-model peer benchmark's models: for each, NAME.onnx (static shapes, batch 1,
+"""Exports the whole-model peer benchmark's models: for each, NAME.onnx (static shapes, batch 1 -- the
+_dyn files have symbolic batch and sequence axes instead --,
 input "input", output "output") for ttune and ONNX Runtime, and NAME.pt (frozen TorchScript) for
 PyTorch, from the same module with the same seeded random weights, so the three runtimes run
 the same model. Weights are never downloaded: torchvision builds the nets with weights=None and
@@ -246,6 +247,14 @@ MODELS = {
     "lstm_gru_tagger": lambda: (RecurrentTagger(), [1, 50, 64]),
     "bert_base_128": lambda: bert_base(128),
     "bert_base_256": lambda: bert_base(256),
+    # Dynamic axes (DYNAMIC_AXES): one file for every size; ttune binds the sizes with --dim.
+    "bert_base_dyn": lambda: bert_base(128),
+    "resnet50_dyn": vision(tvm.resnet50),
+}
+# The symbolic axes of the dynamic exports' input and output.
+DYNAMIC_AXES = {
+    "bert_base_dyn": ({0: "batch", 1: "seq"}, {0: "batch", 1: "seq"}),
+    "resnet50_dyn": ({0: "batch"}, {0: "batch"}),
 }
 
 
@@ -370,8 +379,10 @@ def export(name, out_dir, opset):
         # gradients enabled it takes its plain path (the same math), which exports.
         with torch.enable_grad():
             tmp = onnx_path + ".tmp"
+            axes = DYNAMIC_AXES.get(name)
             torch.onnx.export(model, (x,), tmp, input_names=["input"], output_names=["output"],
-                              opset_version=opset, do_constant_folding=True)
+                              opset_version=opset, do_constant_folding=True,
+                              dynamic_axes={"input": axes[0], "output": axes[1]} if axes else None)
             if dynamic:
                 quantize_dynamic_onnx(tmp)
             os.replace(tmp, onnx_path)

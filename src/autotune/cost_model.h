@@ -129,6 +129,13 @@ class XGBoostModel final : public CostModel {
   std::vector<double> predict(const std::vector<StateFeatures>& states) override;
   std::string name() const override { return "xgboost"; }
 
+  // Samples of other workloads (the bank's records of other models, cli/cost_prior.h), given
+  // before any update(): the model is trained on them at once, so its first predictions are not
+  // random, and keeps them in every later training. Warm-up and retraining then follow the
+  // growth of the samples added by update() alone, so a large prior does not delay learning the
+  // task at hand. Labels stay normalized per task: every workload ranks its own schedules.
+  void setPrior(const std::vector<TrainingSample>& samples);
+  size_t numPriorSamples() const;
   // Trains now on all samples, whatever the warm-up and growth thresholds say.
   void retrain();
   // A file holding the feature layout version and the booster. load() replaces the model, keeps

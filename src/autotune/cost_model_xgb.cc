@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "autotune/cost_model.h"
+#include "support/assert.h"
 #include "support/error.h"
 #include "support/timer.h"
 
@@ -48,6 +49,7 @@ struct XGBoostModel::Impl {
   BoosterHandle booster = nullptr;
   bool loaded = false;
   size_t trained_on = 0;  // samples at the last training
+  size_t prior = 0;       // samples[0, prior) came from setPrior
   TrainStats stats;
   Rng rng;
   // Ranking scores are mapped to the throughput scale: label ~ exp(calib_a * score + calib_b).
@@ -235,7 +237,7 @@ struct XGBoostModel::Impl {
     stats.best_round = best_round;
     stats.best_loss = best;
     stats.seconds = timer.seconds();
-    trained_on = samples.size();
+    trained_on = samples.size() - prior;
   }
 
   std::vector<double> predictBooster(const std::vector<StateFeatures>& states) const {
@@ -278,17 +280,27 @@ void XGBoostModel::update(const std::vector<TrainingSample>& samples) {
         " stores of ", kNumFeatures, " features");
     impl_->samples.push_back(s);
   }
-  size_t n = impl_->samples.size();
-  if (n == 0 || n < impl_->opt.num_warmup_samples) return;
+  // Warm-up and growth count this model's own samples; a prior makes it warm from the start.
+  size_t own = impl_->samples.size() - impl_->prior;
+  if (own == 0 || (impl_->prior == 0 && own < impl_->opt.num_warmup_samples)) return;
   bool grown = impl_->trained_on == 0 ||
-               static_cast<double>(n) >= static_cast<double>(impl_->trained_on) * (1.0 + impl_->opt.retrain_growth);
+               static_cast<double>(own) >= static_cast<double>(impl_->trained_on) * (1.0 + impl_->opt.retrain_growth);
   if (grown) impl_->train();
 }
+
+void XGBoostModel::setPrior(const std::vector<TrainingSample>& samples) {
+  TT_ASSERT(impl_->samples.size() == impl_->prior, "XGBoostModel::setPrior after update()");
+  impl_->samples.insert(impl_->samples.begin(), samples.begin(), samples.end());
+  impl_->prior += samples.size();
+  if (impl_->prior > 0) impl_->train();
+}
+
+size_t XGBoostModel::numPriorSamples() const { return impl_->prior; }
 
 void XGBoostModel::retrain() { impl_->train(); }
 
 std::vector<double> XGBoostModel::predict(const std::vector<StateFeatures>& states) {
-  bool warm = impl_->loaded || impl_->samples.size() >= impl_->opt.num_warmup_samples;
+  bool warm = impl_->loaded || impl_->prior > 0 || impl_->samples.size() >= impl_->opt.num_warmup_samples;
   if (!impl_->booster || !warm) {
     std::vector<double> out(states.size());
     for (size_t i = 0; i < states.size(); ++i) {

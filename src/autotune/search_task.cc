@@ -172,7 +172,7 @@ std::vector<State> SearchTask::incumbentNeighbours(int want, uint64_t round_seed
   for (auto& d : drawn) {
     if (!d) continue;
     std::string k = stateKey(*d);
-    if (measured_keys_.count(k) || !seen.insert(k).second) continue;
+    if (taken(k) || !seen.insert(k).second) continue;
     pool.push_back(std::move(*d));
     keys.push_back(std::move(k));
   }
@@ -192,7 +192,7 @@ std::vector<schedule::Step> SearchTask::stepsToMeasure(const State& s, const std
 }
 
 std::optional<Candidate> SearchTask::defaultCandidate() const {
-  if (!default_state_ || measured_keys_.count(stateKey(*default_state_))) return std::nullopt;
+  if (!default_state_ || taken(stateKey(*default_state_))) return std::nullopt;
   return Candidate{*default_state_, default_steps_};
 }
 
@@ -214,7 +214,7 @@ std::vector<Candidate> SearchTask::nextBatch(int n, CostModel& model) {
     for (const State& s : pop) keys.push_back(stateKey(s));
     std::vector<double> sc = score(pop, keys, model);
     for (size_t i = 0; i < pop.size(); ++i) {
-      if (!std::isfinite(sc[i]) || measured_keys_.count(keys[i]) || in_heap.count(keys[i])) continue;
+      if (!std::isfinite(sc[i]) || taken(keys[i]) || in_heap.count(keys[i])) continue;
       heap.push_back({sc[i], pop[i]});
       in_heap.insert(keys[i]);
     }
@@ -262,7 +262,7 @@ std::vector<Candidate> SearchTask::nextBatch(int n, CostModel& model) {
   std::unordered_set<std::string> picked;
   auto take = [&](const State& s) {
     std::string k = stateKey(s);
-    if (measured_keys_.count(k) || !picked.insert(k).second) return false;
+    if (taken(k) || !picked.insert(k).second) return false;
     out.push_back(Candidate{s, stepsToMeasure(s, k)});
     return true;
   };
@@ -294,8 +294,11 @@ std::vector<Candidate> SearchTask::nextBatch(int n, CostModel& model) {
 
 double SearchTask::defaultCost() const { return default_cost_; }
 
+void SearchTask::markInFlight(const State& state) { in_flight_keys_.insert(stateKey(state)); }
+
 void SearchTask::addMeasured(const State& state, double cost_s) {
   std::string k = stateKey(state);
+  in_flight_keys_.erase(k);
   if (!measured_keys_.insert(k).second) return;
   if (default_state_ && k == stateKey(*default_state_)) default_cost_ = cost_s;
   measured_.push_back({state, cost_s});

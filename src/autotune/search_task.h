@@ -66,6 +66,9 @@ class SearchTask {
   // The default schedule as a candidate, until it has been measured (the tuner measures every
   // task's default first, in one batch across tasks).
   std::optional<Candidate> defaultCandidate() const;
+  // A candidate handed to measurement: later batches do not propose it again while its result is
+  // outstanding (rounds in flight, tuner.h); addMeasured ends that.
+  void markInFlight(const schedule::State& state);
   // Records a measurement; cost_s is +inf for failures. Previously measured states (from the
   // bank, when resuming) are added the same way.
   void addMeasured(const schedule::State& state, double cost_s);
@@ -108,7 +111,8 @@ class SearchTask {
   std::vector<schedule::Step> default_steps_;
   // The steps a state is built and recorded with.
   std::vector<schedule::Step> stepsToMeasure(const schedule::State& s, const std::string& key) const;
-  std::unordered_set<std::string> measured_keys_;
+  std::unordered_set<std::string> measured_keys_, in_flight_keys_;
+  bool taken(const std::string& key) const { return measured_keys_.count(key) || in_flight_keys_.count(key); }
   std::vector<std::pair<schedule::State, double>> measured_;  // replayable measured states
   std::unordered_map<std::string, std::optional<StateFeatures>> feature_cache_;
   double best_cost_ = std::numeric_limits<double>::infinity();

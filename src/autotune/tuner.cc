@@ -89,7 +89,7 @@ TunerProgress Tuner::snapshot() const {
 int Tuner::roundSize() const {
   int live = 0;
   for (size_t i = 0; i < specs_.size(); ++i) live += !dead_[i];
-  int64_t left = opt_.trials - trials_;
+  int64_t left = opt_.trials - trials_ - inFlightTrials();
   // About four rounds per live task in what is left: small budgets reach many tasks, large ones
   // measure in full rounds.
   int64_t n = left / std::max<int64_t>(1, 4 * live);
@@ -97,26 +97,58 @@ int Tuner::roundSize() const {
   return static_cast<int>(std::min(n, left));
 }
 
-void Tuner::measureAndRecord(const std::vector<std::pair<int, Candidate>>& batch, const RecordSink& sink,
-                             const char* source) {
+bool Tuner::outOfBudget() const {
+  if (trials_ + inFlightTrials() >= opt_.trials) return true;
+  return opt_.time_budget_s > 0 && now() - start_ >= opt_.time_budget_s;
+}
+
+int64_t Tuner::inFlightTrials() const {
+  int64_t n = 0;
+  for (const InFlight& f : in_flight_) n += static_cast<int64_t>(f.batch.size());
+  return n;
+}
+
+bool Tuner::wantsMore() const {
+  if (in_flight_.empty()) return true;
+  if (!measurer_.overlaps()) return false;
+  return in_flight_.size() < 2 || inFlightTrials() < 2 * static_cast<int64_t>(measurer_.parallelism());
+}
+
+void Tuner::submit(Batch batch, const char* source, int task) {
   std::vector<measure::MeasureInput> inputs;
   for (const auto& [ti, c] : batch) {
     // Candidates ten times slower than the task's best so far are timed by their warm-up run only.
     double best = search_[ti]->bestCost();
     inputs.push_back({search_[ti]->dag(), c.build_steps, std::isfinite(best) ? 10 * best : 0.0});
+    search_[ti]->markInFlight(c.state);
+    in_flight_of_[ti]++;
   }
   Timer tm;
-  std::vector<schedule::RecordResult> res = measurer_.measure(inputs);
-  double batch_s = tm.seconds();
+  InFlight f;
+  f.id = measurer_.submit(inputs);
+  f.submit_s = tm.seconds();
+  f.batch = std::move(batch);
+  f.source = source;
+  f.task = task;
+  in_flight_.push_back(std::move(f));
+}
+
+void Tuner::recordOldest(const RecordSink& sink) {
+  InFlight f = std::move(in_flight_.front());
+  in_flight_.pop_front();
+  Timer tm;
+  std::vector<schedule::RecordResult> res = measurer_.collect(f.id);
   double run_sum = 0;
   for (const auto& r : res) run_sum += r.measure_s;
   run_s_ += run_sum;
-  build_s_ += std::max(0.0, batch_s - run_sum);
+  build_s_ += std::max(0.0, f.submit_s + tm.seconds() - run_sum);
 
+  const bool tuned = std::string(f.source) == "tune";
   std::vector<Record> records;
-  for (size_t k = 0; k < batch.size(); ++k) {
-    const auto& [ti, c] = batch[k];
+  for (size_t k = 0; k < f.batch.size(); ++k) {
+    const auto& [ti, c] = f.batch[k];
     SearchTask& t = *search_[ti];
+    in_flight_of_[ti]--;
     double before = t.bestCost();
     t.addMeasured(c.state, res[k].ok() ? res[k].median() : kInf);
     if (t.bestCost() < before) last_improve_trial_[ti] = trials_of_[ti] + 1;
@@ -129,12 +161,8 @@ void Tuner::measureAndRecord(const std::vector<std::pair<int, Candidate>>& batch
     rec.target = opt_.target;
     rec.steps = c.build_steps;
     rec.result = res[k];
-    rec.provenance = schedule::Provenance{opt_.model,
-                                          opt_.run_id,
-                                          source,
-                                          trials_,
-                                          opt_.elapsed_offset_s + now() - start_,
-                                          std::string(source) == "tune" ? opt_.model : ""};
+    rec.provenance = schedule::Provenance{
+        opt_.model, opt_.run_id, f.source, trials_, opt_.elapsed_offset_s + now() - start_, tuned ? opt_.model : ""};
     rec.provenance.baseline = opt_.search.baseline;
     records.push_back(std::move(rec));
   }
@@ -142,43 +170,47 @@ void Tuner::measureAndRecord(const std::vector<std::pair<int, Candidate>>& batch
   // New samples for the shared cost model (training time counts as search).
   Timer ts;
   std::vector<TrainingSample> samples;
-  for (size_t k = 0; k < batch.size(); ++k)
-    if (auto smp = search_[batch[k].first]->trainingSample(batch[k].second.state, res[k].ok() ? res[k].median() : kInf))
+  for (size_t k = 0; k < f.batch.size(); ++k) {
+    const auto& [ti, c] = f.batch[k];
+    if (auto smp = search_[ti]->trainingSample(c.state, res[k].ok() ? res[k].median() : kInf))
       samples.push_back(std::move(*smp));
+  }
   model_.update(samples);
   search_s_ += ts.seconds();
-}
 
-void Tuner::measureDefaults(const RecordSink& sink, const ProgressFn& progress) {
-  // Heaviest tasks first (occurrences x FLOPs), so the first committed batch matters most.
-  std::vector<int> order;
-  for (size_t i = 0; i < specs_.size(); ++i)
-    if (search_[i]->defaultCandidate()) order.push_back(static_cast<int>(i));
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return specs_[a].weight * specs_[a].dag->flops() > specs_[b].weight * specs_[b].dag->flops();
-  });
-  current_ = -1;
-  for (size_t at = 0; at < order.size();) {
-    std::vector<std::pair<int, Candidate>> batch;
-    for (; at < order.size() && static_cast<int>(batch.size()) < opt_.defaults_per_batch; ++at) {
-      if (trials_ + static_cast<int64_t>(batch.size()) >= opt_.trials) break;
-      batch.push_back({order[at], *search_[order[at]]->defaultCandidate()});
-    }
-    if (batch.empty()) break;
-    measureAndRecord(batch, sink, "default");
-    for (const auto& [ti, c] : batch) {
+  if (f.task < 0) {  // defaults: each task has its first point
+    for (const auto& [ti, c] : f.batch) {
       rounds_[ti] = std::max(rounds_[ti], 1);
       best_history_[ti].push_back(search_[ti]->bestCost());
     }
-    if (progress) progress(snapshot());
-    if (trials_ >= opt_.trials || (opt_.time_budget_s > 0 && now() - start_ >= opt_.time_budget_s)) break;
+    return;
   }
+  const int ti = f.task;
+  best_history_[ti].push_back(search_[ti]->bestCost());
+  if (opt_.early_stopping > 0 && trials_of_[ti] - last_improve_trial_[ti] >= opt_.early_stopping) dead_[ti] = true;
 }
 
-void Tuner::runRound(int ti, const RecordSink& sink) {
+Tuner::Next Tuner::submitDefaults() {
+  current_ = -1;
+  Batch batch;
+  for (; default_at_ < default_order_.size() && static_cast<int>(batch.size()) < opt_.defaults_per_batch;
+       ++default_at_) {
+    if (trials_ + inFlightTrials() + static_cast<int64_t>(batch.size()) >= opt_.trials) break;
+    const int ti = default_order_[default_at_];
+    if (auto c = search_[ti]->defaultCandidate()) batch.push_back({ti, std::move(*c)});
+  }
+  if (batch.empty()) {
+    default_at_ = default_order_.size();  // the budget ends within the defaults
+    return Next::Skipped;
+  }
+  submit(std::move(batch), "default", -1);
+  return Next::Submitted;
+}
+
+Tuner::Next Tuner::submitRound(int ti) {
   SearchTask& t = *search_[ti];
   int n = roundSize();
-  if (n <= 0) return;
+  if (n <= 0) return Next::Exhausted;
   current_ = ti;
   Timer ts;
   std::vector<Candidate> cands = t.nextBatch(n, model_);
@@ -187,13 +219,26 @@ void Tuner::runRound(int ti, const RecordSink& sink) {
   if (cands.empty()) {
     dead_[ti] = true;  // search space exhausted
     best_history_[ti].push_back(t.bestCost());
-    return;
+    return Next::Skipped;
   }
-  std::vector<std::pair<int, Candidate>> batch;
+  Batch batch;
   for (Candidate& c : cands) batch.push_back({ti, std::move(c)});
-  measureAndRecord(batch, sink, "tune");
-  best_history_[ti].push_back(t.bestCost());
-  if (opt_.early_stopping > 0 && trials_of_[ti] - last_improve_trial_[ti] >= opt_.early_stopping) dead_[ti] = true;
+  submit(std::move(batch), "tune", ti);
+  return Next::Submitted;
+}
+
+Tuner::Next Tuner::submitNext() {
+  if (default_at_ < default_order_.size()) return submitDefaults();
+  // Tasks measured before (resumed runs) or whose default was measured have their first point; a
+  // task with nothing at all gets one round so that the gradient sees it.
+  for (size_t i = 0; i < specs_.size(); ++i)
+    if (trials_of_[i] + in_flight_of_[i] == 0 && rounds_[i] == 0) return submitRound(static_cast<int>(i));
+  for (size_t i = 0; i < specs_.size(); ++i)
+    if (!std::isfinite(search_[i]->bestCost()) && search_[i]->numMeasured() >= opt_.min_measures_per_round)
+      dead_[i] = true;
+  int t = chooseTask();
+  if (t < 0) return Next::Exhausted;
+  return submitRound(t);
 }
 
 int Tuner::chooseTask() {
@@ -245,25 +290,23 @@ int Tuner::chooseTask() {
 
 TunerProgress Tuner::run(const RecordSink& sink, const ProgressFn& progress) {
   start_ = now();
-  auto outOfBudget = [&] {
-    if (trials_ >= opt_.trials) return true;
-    return opt_.time_budget_s > 0 && now() - start_ >= opt_.time_budget_s;
-  };
-  measureDefaults(sink, progress);
-  // Tasks measured before (resumed runs) or whose default was just measured have their first
-  // point; a task with nothing at all gets one round so that the gradient sees it.
-  for (size_t i = 0; i < specs_.size() && !outOfBudget(); ++i) {
-    if (trials_of_[i] > 0) continue;
-    runRound(static_cast<int>(i), sink);
-    if (progress) progress(snapshot());
-  }
-  while (!outOfBudget()) {
-    for (size_t i = 0; i < specs_.size(); ++i)
-      if (!std::isfinite(search_[i]->bestCost()) && search_[i]->numMeasured() >= opt_.min_measures_per_round)
-        dead_[i] = true;
-    int t = chooseTask();
-    if (t < 0) break;
-    runRound(t, sink);
+  in_flight_of_.assign(specs_.size(), 0);
+  // Heaviest tasks first (occurrences x FLOPs), so the first committed batch matters most.
+  default_order_.clear();
+  default_at_ = 0;
+  for (size_t i = 0; i < specs_.size(); ++i)
+    if (search_[i]->defaultCandidate()) default_order_.push_back(static_cast<int>(i));
+  std::stable_sort(default_order_.begin(), default_order_.end(), [&](int a, int b) {
+    return specs_[a].weight * specs_[a].dag->flops() > specs_[b].weight * specs_[b].dag->flops();
+  });
+  for (;;) {
+    while (!outOfBudget() && wantsMore()) {
+      Next n = submitNext();
+      if (n == Next::Exhausted) break;
+      if (n == Next::Skipped && progress) progress(snapshot());
+    }
+    if (in_flight_.empty()) break;
+    recordOldest(sink);
     if (progress) progress(snapshot());
   }
   return snapshot();

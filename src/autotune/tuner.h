@@ -9,8 +9,16 @@
 // task (at least 8 candidates), and the search's population with the round. Every measured
 // candidate becomes a Record handed to the sink (the bank) as soon as its batch is measured, so
 // an interrupted run loses nothing committed; a run resumes by preloading those records.
+//
+// When measurement happens elsewhere (Measurer::overlaps: the bank's workers), rounds are kept in
+// flight: at least two, and more while fewer candidates are outstanding than twice the live
+// workers, so the workers always have the next round queued while this process searches and
+// compiles the one after it. Results are recorded in submission order; candidates in flight are
+// never proposed again, and count against the trial budget. The price is a cost model that has
+// not yet seen the rounds in flight. Measured here, one round is in flight at a time, as before.
 #pragma once
 
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -83,15 +91,32 @@ class Tuner {
   const std::vector<std::unique_ptr<SearchTask>>& tasks() const { return search_; }
 
  private:
+  using Batch = std::vector<std::pair<int, Candidate>>;  // (task, candidate)
+  // A round handed to the measurer whose results are not recorded yet.
+  struct InFlight {
+    measure::Measurer::RoundId id = 0;
+    Batch batch;
+    const char* source = "tune";  // the records' provenance: "default" for default schedules
+    int task = -1;                // the round's task; -1 for a batch of defaults
+    double submit_s = 0;          // spent in Measurer::submit (building; locally also timing)
+  };
+  enum class Next { Submitted, Skipped, Exhausted };
+
   int chooseTask();
   int roundSize() const;
-  void measureDefaults(const RecordSink& sink, const ProgressFn& progress);
-  // Measures (task, candidate) pairs in one batch, hands their records to the sink, updates the
-  // tasks and trains the cost model.
-  // `source` is the records' provenance source: "default" for the default schedules, else "tune".
-  void measureAndRecord(const std::vector<std::pair<int, Candidate>>& batch, const RecordSink& sink,
-                        const char* source);
-  void runRound(int task, const RecordSink& sink);
+  bool outOfBudget() const;
+  // Whether another round should be submitted before the oldest one is recorded.
+  bool wantsMore() const;
+  int64_t inFlightTrials() const;
+  // The next round: the defaults (heaviest tasks first, several tasks per batch), then one round
+  // for each task without any measurement, then rounds for the task the gradient picks.
+  Next submitNext();
+  Next submitDefaults();
+  Next submitRound(int task);
+  void submit(Batch batch, const char* source, int task);
+  // Waits for the oldest round in flight, hands its records to the sink, updates the tasks and
+  // trains the cost model.
+  void recordOldest(const RecordSink& sink);
   TunerProgress snapshot() const;
 
   std::vector<TuneTaskSpec> specs_;
@@ -103,6 +128,10 @@ class Tuner {
   std::vector<int> rounds_, trials_of_;
   std::vector<int64_t> last_improve_trial_;
   std::vector<bool> dead_;
+  std::deque<InFlight> in_flight_;
+  std::vector<int> in_flight_of_;   // candidates in flight per task
+  std::vector<int> default_order_;  // tasks whose default is still to be submitted, heaviest first
+  size_t default_at_ = 0;
   int current_ = -1;
   int64_t trials_ = 0, trials_at_start_ = 0;
   double search_s_ = 0, build_s_ = 0, run_s_ = 0;

@@ -84,8 +84,9 @@ void registerModel(store::Bank& bank, const std::string& name, const std::string
 
 RefreshRun refreshHere(store::Bank& bank, const std::string& model, const graph::Graph& g,
                        const std::vector<graph::Kernel>& kernels, const schedule::Target& code, int candidates,
-                       const Json& extra_settings, bool show, bool verbose) {
+                       const Json& extra_settings, bool show, bool verbose, const WorkersMeasurement* remote) {
   schedule::TargetInfo here = currentTarget(code);
+  if (remote) remote->onDevice(here);
   Json settings{
       {"candidates", candidates}, {"threads", here.threads}, {"isa", schedule::isaName(code.isa)}, {"cpu", here.cpu}};
   settings.update(extra_settings);
@@ -100,6 +101,10 @@ RefreshRun refreshHere(store::Bank& bank, const std::string& model, const graph:
   opt.candidates = candidates;
   opt.measure.threads = here.threads;
   opt.measure.target = code;
+  if (remote) {
+    opt.measure.remote = remote->runner;
+    opt.whole_model = false;
+  }
   LiveView view(verbose);
   std::optional<InterruptGuard> guard(std::in_place);
   auto sink = [&](const std::vector<schedule::Record>& recs) {

@@ -62,9 +62,12 @@ struct RefreshRun {
   Json result;  // what the run stored: {"choice": ..., "check": ...}
   double wall_s = 0;
 };
+// With `remote` (--workers) the kernels are measured by the bank's workers of that target and
+// decide alone (transfer::RefreshOptions::whole_model).
 RefreshRun refreshHere(store::Bank& bank, const std::string& model, const graph::Graph& g,
                        const std::vector<graph::Kernel>& kernels, const schedule::Target& code, int candidates,
-                       const Json& settings, bool show, bool verbose = false);
+                       const Json& settings, bool show, bool verbose = false,
+                       const WorkersMeasurement* remote = nullptr);
 
 // How a command that compiles a model uses the bank's schedules.
 struct BankUse {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cli/enum_option.h"
 #include "cli/model_loader.h"
 #include "deploy/exporter.h"
 #include "executor/executor.h"
@@ -18,6 +19,12 @@ struct Comparison;
 }
 
 namespace ttune::cli {
+
+// Where the tuner's cost model starts (--cost-model): empty, as Ansor's (the experiment's
+// from-scratch baseline), or trained first on the bank's records of other models (cost_prior.h).
+enum class CostModelStart { Scratch, Bank };
+constexpr Spelling<CostModelStart> kCostModelStarts[] = {{CostModelStart::Scratch, "scratch"},
+                                                         {CostModelStart::Bank, "bank"}};
 
 struct TuneArgs {
   ModelSource src;
@@ -33,6 +40,7 @@ struct TuneArgs {
   int measures_per_round = 64;
   int population = 2048;
   int64_t early_stopping = -1;
+  CostModelStart cost_model = CostModelStart::Scratch;  // the `tune` command's default is Bank
 };
 Json tuneModel(const TuneArgs& a);
 

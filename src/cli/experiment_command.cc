@@ -27,6 +27,7 @@
 #include "cli/bank_access.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/fleet.h"
 #include "cli/interrupt.h"
 #include "cli/model_loader.h"
 #include "cli/output.h"
@@ -102,6 +103,7 @@ struct ExperimentArgs {
   double step_s = 60;
   int threads = 0;
   std::string target = "host";
+  std::string workers;  // tuning and transfer runs measure on the bank's workers of this target
   schedule::Baseline defaults = schedule::Baseline::Strong;  // the untuned baseline of every run (schedule/baseline.h)
   bool json = false, verbose = false;
   bool report_only = false;  // rewrite results.md/.svg from results.json, run nothing
@@ -241,7 +243,9 @@ void writeReport(Results& r, const std::string& dir, const std::vector<std::stri
   md << "# Transfer-tuning experiment\n\nHost: " << h.value("description", std::string()) << ", "
      << h.value("threads", 0) << " threads. Baseline: " << root.value("defaults", std::string("strong"))
      << " default schedules (docs/measurement.md; basic: the paper's conditions). Tuning from scratch: "
-     << root.value("trials", 0) << " trials per model. Transfer: leave-one-out "
+     << root.value("trials", 0) << " trials per model, the cost model starting "
+     << (root.value("cost_model", std::string("scratch")) == "scratch" ? "empty (Ansor's)" : "from the bank")
+     << ". Transfer: leave-one-out "
      << "(each model from the tuning runs of the others). Speedups over the untuned model, timed interleaved in one "
      << "process per model (median of per-round ratios with its 90% interval, docs/measurement.md); "
      << "%max = (S_tt - 1) / (S_max - 1); match = tuning time after which the tuning run's "
@@ -438,6 +442,7 @@ struct ExperimentRun {
     t.db = db;
     t.target = a.target;
     t.label = label;
+    t.workers = a.workers;
     t.json = true;
     t.verbose = a.verbose;
     return t;
@@ -461,6 +466,7 @@ struct ExperimentRun {
     t.nearest_classes = info.nearest_classes;
     t.allow_no_source = true;
     t.label = "experiment:" + modeName(mode);
+    t.workers = a.workers;
     t.json = true;
     t.verbose = a.verbose;
     return t;
@@ -553,6 +559,18 @@ struct ExperimentRun {
   }
 };
 
+// --workers: the tuning and transfer runs measure on the workers, but the comparisons time
+// whole models here, against the records those runs wrote: the workers must be this host's twins
+// (same CPU, same thread count), or the records would name another machine.
+void requireTwinWorkers(const std::string& db, const std::string& label, const schedule::Target& code, int threads) {
+  WorkersMeasurement w = workersMeasurement(db, label, "host");
+  const store::WorkerInfo& info = w.runner->worker();
+  if (info.cpu != codegen::hostTarget().cpu || info.threads != threads || w.code.isa != code.isa)
+    fail("--workers ", label, ": the experiment compares whole models on this host, so its workers must have this ",
+         "host's CPU and thread count (", codegen::hostTarget().cpu, ", ", threads, " threads), but worker ", info.id,
+         " has ", info.cpu, " with ", info.threads, " threads");
+}
+
 void experiment(const ExperimentArgs& a, const std::string& command) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
   if (a.trials <= 0) fail("--trials must be positive");
@@ -566,6 +584,7 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
   std::vector<std::string> names = modelNamesOf(a, models);
   std::string db = a.db.empty() ? a.out + "/bank.db" : a.db;
   int threads = runtime::ThreadPool::global().numThreads();
+  if (!a.workers.empty()) requireTwinWorkers(db, a.workers, code, threads);
   Json host{{"cpu", codegen::hostTarget().cpu},
             {"isa", schedule::isaName(code.isa)},
             {"threads", threads},
@@ -585,6 +604,8 @@ void experiment(const ExperimentArgs& a, const std::string& command) {
   res.root()["defaults"] = schedule::baselineName(a.defaults);
   res.root()["trials"] = a.trials;
   res.root()["step_s"] = a.step_s;
+  // The tuning runs are Ansor's baseline: their cost model starts empty and never sees the bank.
+  res.root()["cost_model"] = spellingOf(kCostModelStarts, TuneArgs{}.cost_model);
   res.root()["command"] = command;
   res.root()["bank"] = db;
   res.save();
@@ -638,6 +659,9 @@ void addExperimentCommand(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   cmd->add_option("--step", a->step_s, "Seconds between tuning checkpoints after the transfer time (default 60)");
   cmd->add_option("--threads", a->threads, "Threads for kernels (default: all cores)");
+  cmd->add_option("--workers", a->workers,
+                  "Tuning and transfer runs measure on the measurement workers of this target (a PostgreSQL --db; "
+                  "docs/fleet.md); they must have this host's CPU and thread count, since the comparisons run here");
   addTargetOption(cmd, a->target);
   addDefaultsOption(
       cmd, a->defaults,

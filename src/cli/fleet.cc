@@ -16,6 +16,7 @@
 #include "codegen/target.h"
 #include "runtime/thread_pool.h"
 #include "store/seed.h"
+#include "support/assert.h"
 #include "support/error.h"
 #include "support/log.h"
 #include "support/strings.h"
@@ -50,9 +51,27 @@ QueueRunner::QueueRunner(const std::string& bank, const std::string& target)
          static_cast<int>(kWorkerSilence), " s; start one on the device with `ttune worker --db ", queue_.bank(),
          " --target ", target_, "` (docs/fleet.md)");
   worker_ = live.front();
+  live_ = static_cast<int>(live.size());
+  // Jobs stay queued while this tuner searches and compiles the next round, which may take longer
+  // than the queue's client timeout: a thread of its own (with its own connection) keeps them.
+  beat_ = std::thread([this, bank] {
+    std::optional<store::JobQueue> q;
+    while (!stop_beat_) {
+      try {
+        if (!q) q.emplace(openQueue(bank));
+        q->touch(client_);
+      } catch (const std::exception& e) {
+        logWarning("could not tell the bank this tuner is alive: ", e.what());
+        q.reset();
+      }
+      for (int i = 0; i < 100 && !stop_beat_; ++i) sleepSeconds(0.05);
+    }
+  });
 }
 
 QueueRunner::~QueueRunner() {
+  stop_beat_ = true;
+  beat_.join();
   try {
     queue_.cancel(client_);
   } catch (const std::exception& e) {
@@ -65,64 +84,100 @@ std::string QueueRunner::describe() const {
   return "the measurement workers of target " + target_ + " in " + queue_.bank();
 }
 
-std::vector<measure::RunResult> QueueRunner::runAll(const std::vector<measure::RunRequest>& requests) {
-  std::vector<measure::RunResult> out(requests.size());
-  if (requests.empty()) return out;
+int64_t QueueRunner::submit(const std::vector<measure::RunRequest>& requests) {
+  const int64_t round = next_round_++;
+  Round& r = rounds_[round];
+  r.results.resize(requests.size());
+  r.left = requests.size();
+  if (requests.empty()) return round;
   std::vector<std::vector<char>> msgs;
   std::vector<double> timeouts;
-  for (const measure::RunRequest& r : requests) {
-    msgs.push_back(measure::encodeRunRequest(r));
-    timeouts.push_back(r.timeout_s);
+  for (const measure::RunRequest& q : requests) {
+    msgs.push_back(measure::encodeRunRequest(q));
+    timeouts.push_back(q.timeout_s);
   }
   try {
     std::vector<int64_t> ids = queue_.submit(client_, target_, msgs, timeouts);
-    std::map<int64_t, size_t> index;
-    for (size_t i = 0; i < ids.size(); ++i) index[ids[i]] = i;
-    size_t left = ids.size();
-    Timer since_upkeep, since_live;
-    double wait = 0.005;
-    while (left > 0) {
-      for (store::JobOutcome& o : queue_.collect(client_)) {
-        auto it = index.find(o.id);
-        if (it == index.end()) continue;
-        measure::RunResult& r = out[it->second];
-        if (o.reply.empty()) {
-          r.error = schedule::parseErrorKind(o.error).value_or(schedule::ErrorKind::Unknown);
-          r.message = o.note;
-        } else if (!measure::decodeRunReply(o.reply, &r)) {
-          r = measure::RunResult{};
-          r.error = schedule::ErrorKind::Unknown;
-          r.message = "malformed reply from a measurement worker";
-        }
-        index.erase(it);
-        --left;
-        wait = 0.005;
-      }
-      if (left == 0) break;
-      if (InterruptGuard::interrupted()) fail("measurement interrupted");
-      if (since_upkeep.seconds() > 2) {
-        since_upkeep = Timer();
-        queue_.touch(client_);
-        queue_.expire();
-        if (!queue_.liveWorkers(target_, kWorkerSilence).empty())
-          since_live = Timer();
-        else if (since_live.seconds() > kWorkerSilence)
-          fail("every measurement worker of target ", target_, " in ", queue_.bank(), " has been silent for ",
-               static_cast<int>(kWorkerSilence), " s with ", left,
-               " candidates left; start one with `ttune worker --db ", queue_.bank(), " --target ", target_, "`");
-      }
-      sleepSeconds(wait);
-      wait = std::min(wait * 2, 0.1);
-    }
+    for (size_t i = 0; i < ids.size(); ++i) jobs_[ids[i]] = {round, i};
   } catch (...) {
-    try {
-      queue_.cancel(client_);
-    } catch (const std::exception&) {
-      // The workers delete the jobs of a silent tuner.
-    }
+    abandon();
     throw;
   }
+  return round;
+}
+
+void QueueRunner::abandon() {
+  jobs_.clear();
+  rounds_.clear();
+  try {
+    queue_.cancel(client_);
+  } catch (const std::exception&) {
+    // The workers delete the jobs of a silent tuner.
+  }
+}
+
+void QueueRunner::take(store::JobOutcome& o) {
+  auto it = jobs_.find(o.id);
+  if (it == jobs_.end()) return;
+  Round& round = rounds_.at(it->second.first);
+  measure::RunResult& r = round.results[it->second.second];
+  if (o.reply.empty()) {
+    r.error = schedule::parseErrorKind(o.error).value_or(schedule::ErrorKind::Unknown);
+    r.message = o.note;
+  } else if (!measure::decodeRunReply(o.reply, &r)) {
+    r = measure::RunResult{};
+    r.error = schedule::ErrorKind::Unknown;
+    r.message = "malformed reply from a measurement worker";
+  }
+  jobs_.erase(it);
+  --round.left;
+}
+
+void QueueRunner::upkeep() {
+  queue_.expire();
+  live_ = static_cast<int>(queue_.liveWorkers(target_, kWorkerSilence).size());
+  if (live_ > 0)
+    since_live_ = Timer();
+  else if (since_live_.seconds() > kWorkerSilence)
+    fail("every measurement worker of target ", target_, " in ", queue_.bank(), " has been silent for ",
+         static_cast<int>(kWorkerSilence), " s with ", jobs_.size(),
+         " candidates left; start one with `ttune worker --db ", queue_.bank(), " --target ", target_, "`");
+}
+
+std::vector<measure::RunResult> QueueRunner::wait(int64_t round) {
+  auto it = rounds_.find(round);
+  TT_ASSERT(it != rounds_.end(), "QueueRunner::wait: a round that was not submitted, or waited for twice");
+  try {
+    double pause = 0.005;
+    while (it->second.left > 0) {
+      // Replies of every round in flight arrive together; the others keep theirs for later.
+      std::vector<store::JobOutcome> got = queue_.collect(client_);
+      for (store::JobOutcome& o : got) take(o);
+      if (!got.empty()) pause = 0.005;
+      if (it->second.left == 0) break;
+      if (InterruptGuard::interrupted()) fail("measurement interrupted");
+      if (since_upkeep_.seconds() > 2) {
+        since_upkeep_ = Timer();
+        upkeep();
+      }
+      sleepSeconds(pause);
+      pause = std::min(pause * 2, 0.1);
+    }
+  } catch (...) {
+    abandon();
+    throw;
+  }
+  std::vector<measure::RunResult> out = std::move(it->second.results);
+  rounds_.erase(it);
   return out;
+}
+
+int QueueRunner::parallelism() {
+  if (since_upkeep_.seconds() > 2) {
+    since_upkeep_ = Timer();
+    upkeep();
+  }
+  return std::max(1, live_);
 }
 
 WorkersMeasurement workersMeasurement(const std::string& db, const std::string& label,

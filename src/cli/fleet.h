@@ -4,36 +4,63 @@
 // through rows instead of pipes.
 #pragma once
 
+#include <atomic>
+#include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "measure/batch_runner.h"
 #include "measure/worker_command.h"
 #include "schedule/target.h"
 #include "store/job_queue.h"
+#include "support/timer.h"
 
 namespace ttune::cli {
 
-// Measures rounds of candidates on the workers of one target: submits them as jobs, waits for the
-// replies (heartbeating its jobs, expiring dead workers' leases), gives each request its result.
-// Throws Error when every worker of the target has been silent for 90 s, or on Ctrl-C; its
-// unfinished jobs are deleted then and when it is destroyed.
+// Measures rounds of candidates on the workers of one target: submits each round as jobs, waits for
+// the replies (heartbeating its jobs, expiring dead workers' leases), gives each request its result.
+// Several rounds may be in flight; their jobs share the queue, so N live workers measure N
+// candidates at once whichever rounds they belong to. Throws Error when every worker of the target
+// has been silent for 90 s, or on Ctrl-C; all its unfinished jobs are deleted then and when it is
+// destroyed. Not thread-safe: one thread submits and waits.
 class QueueRunner : public measure::BatchRunner {
  public:
   // Fails (Error, one sentence) when the bank is not PostgreSQL or no live worker announces
   // `target`.
   QueueRunner(const std::string& bank, const std::string& target);
   ~QueueRunner() override;
-  std::vector<measure::RunResult> runAll(const std::vector<measure::RunRequest>& requests) override;
+  int64_t submit(const std::vector<measure::RunRequest>& requests) override;
+  std::vector<measure::RunResult> wait(int64_t round) override;
+  // The target's live workers, counted at most every 2 s.
+  int parallelism() override;
   std::string describe() const override;
   // A live worker of the target, as it announced itself (the code is compiled for its CPU).
   const store::WorkerInfo& worker() const { return worker_; }
 
  private:
+  struct Round {
+    std::vector<measure::RunResult> results;
+    size_t left = 0;
+  };
+  void take(store::JobOutcome& outcome);
+  // Re-queues expired leases, counts the live workers; fails when none has
+  // been alive for 90 s.
+  void upkeep();
+  // Deletes every job of this tuner (after a failure).
+  void abandon();
+
   store::JobQueue queue_;
   std::string target_, client_;
   store::WorkerInfo worker_;
+  int live_ = 1;
+  int64_t next_round_ = 0;
+  std::map<int64_t, Round> rounds_;
+  std::map<int64_t, std::pair<int64_t, size_t>> jobs_;  // job id -> (round, index in it)
+  Timer since_upkeep_, since_live_;
+  std::atomic<bool> stop_beat_{false};
+  std::thread beat_;  // heartbeats the jobs every 5 s, also while this tuner compiles
 };
 
 // `--workers LABEL` of tune and transfer: measurement by the bank's workers of that target. The

@@ -1,5 +1,7 @@
 #include "cli/model_loader.h"
 
+#include <algorithm>
+
 #include <CLI/CLI.hpp>
 
 #include "cli/enum_option.h"
@@ -58,7 +60,14 @@ std::string modelName(const std::string& spec) {
 }
 
 std::string modelName(const ModelSource& src) {
-  return modelName(src.spec) + (src.precision == Precision::Bf16 ? "_bf16" : "");
+  std::string name = modelName(src.spec) + (src.precision == Precision::Bf16 ? "_bf16" : "");
+  std::vector<std::string> sizes = src.dims;
+  sizes.insert(sizes.end(), src.input_shapes.begin(), src.input_shapes.end());
+  if (sizes.empty()) return name;
+  std::sort(sizes.begin(), sizes.end());
+  name += '@';
+  for (size_t i = 0; i < sizes.size(); ++i) name += (i ? "," : "") + sizes[i];
+  return name;
 }
 
 bool isOnnxSource(const ModelSource& src) {

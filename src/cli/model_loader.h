@@ -74,7 +74,9 @@ graph::GraphOptions graphOptions(const ModelSource& source, const schedule::Targ
 // The display name of a model spec (zoo name, or file name without directory and extension).
 std::string modelName(const std::string& spec);
 // The name a model's runs and choices go under in the bank: the spec's, with "_bf16" for a
-// bfloat16 build (its kernels, schedules and choice are its own).
+// bfloat16 build, and with the sizes the command bound (--dim, --input-shape, sorted) after an
+// "@": "bert@seq=384". Each build has kernels, schedules and a choice of its own; a model tuned at
+// one size is then a source for transfer-tuning it at another ("bert@seq=128" -> "bert@seq=384").
 std::string modelName(const ModelSource& source);
 
 }  // namespace ttune::cli

@@ -1,13 +1,15 @@
 // `ttune db refresh MODEL`: re-measure the bank's schedules of a model against today's default
-// schedules on this host (transfer/refresh.h), re-rank them inside the compiled model
-// (transfer/refine.h) and store the choice as a refresh run, which `ttune run --db` then uses.
+// schedules on this host or on the bank's workers (--workers; transfer/refresh.h), re-rank them inside the compiled
+// model (transfer/refine.h) and store the choice as a refresh run, which `ttune run --db` then uses.
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <iostream>
 #include <map>
+#include <optional>
 
 #include "cli/bank_access.h"
 #include "cli/cli.h"
+#include "cli/fleet.h"
 #include "cli/model_loader.h"
 #include "cli/output.h"
 #include "cli/target_option.h"
@@ -26,6 +28,7 @@ namespace {
 struct RefreshArgs {
   ModelSource src;
   std::string db, target = "host";
+  std::string workers;  // measure on the bank's workers of this target (cli/fleet.h)
   int threads = 0, candidates = 2;
   bool json = false, verbose = false;
 };
@@ -33,7 +36,11 @@ struct RefreshArgs {
 Json refreshModel(const RefreshArgs& a) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
   if (a.candidates < 1) fail("--candidates must be at least 1");
-  schedule::Target code = resolveTargetOption(a.target, TargetUse::RunHere);
+  // --workers: compiled here, measured by the bank's workers of that target; the kernels decide
+  // alone, as in `tune --workers` (the whole model runs only here).
+  std::optional<WorkersMeasurement> remote;
+  if (!a.workers.empty()) remote = workersMeasurement(a.db, a.workers, a.target);
+  schedule::Target code = remote ? remote->code : resolveTargetOption(a.target, TargetUse::RunHere);
   if (baselineOf(a.src) != schedule::Baseline::Strong)
     fail(
         "db refresh measures the bank's schedules against the strong default schedules users run; drop --defaults "
@@ -45,8 +52,10 @@ Json refreshModel(const RefreshArgs& a) {
   store::Bank bank = openBank(a.db);
   registerModel(bank, name, a.src.spec, kernels);
   schedule::TargetInfo target = currentTarget(code);
+  if (remote) remote->onDevice(target);
   RefreshRun run =
-      refreshHere(bank, name, g, kernels, code, a.candidates, Json::object(), !a.json && stderrIsTerminal(), a.verbose);
+      refreshHere(bank, name, g, kernels, code, a.candidates, remote ? Json{{"workers", a.workers}} : Json::object(),
+                  !a.json && stderrIsTerminal(), a.verbose, remote ? &*remote : nullptr);
   const transfer::RefreshOutcome& out = run.outcome;
   const transfer::RefreshResult& res = out.refreshed;
   const Json& result = run.result;
@@ -133,6 +142,10 @@ void addDbRefreshCommand(CLI::App* db) {
   cmd->add_flag("--json", a->json, "Print a JSON summary");
   cmd->add_flag("--progress", a->verbose, "Print progress lines also when stderr is not a terminal");
   addTargetOption(cmd, a->target);
+  cmd->add_option("--workers", a->workers,
+                  "Measure on the measurement workers of this target that take jobs from the bank (a PostgreSQL bank; "
+                  "docs/fleet.md); each kernel then keeps the bank's schedule only when it beat its default side by "
+                  "side there");
   cmd->callback([a] {
     Json j = refreshModel(*a);
     if (a->json) return printJson(j);

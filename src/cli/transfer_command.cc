@@ -15,6 +15,7 @@
 #include "cli/model_loader.h"
 #include "cli/output.h"
 #include "cli/progress.h"
+#include "cli/source_dags.h"
 #include "cli/target_option.h"
 #include "codegen/target.h"
 #include "executor/executor.h"
@@ -37,37 +38,6 @@
 namespace ttune::cli {
 
 namespace {
-
-// The DAGs of the bank's source models' kernels, loaded on first use from the specs the models
-// were registered with (needed only to rank candidates with a cost model).
-class SourceDags {
- public:
-  SourceDags(const store::Bank& bank, const schedule::Target& target) : bank_(bank), target_(target) {}
-  std::shared_ptr<const te::ComputeDAG> operator()(const std::string& key) {
-    if (!loaded_) load();
-    auto it = dags_.find(key);
-    return it == dags_.end() ? nullptr : it->second;
-  }
-
- private:
-  void load() {
-    loaded_ = true;
-    for (const store::ModelInfo& m : bank_.modelInfos()) {
-      try {
-        graph::Graph g;
-        bool staged = false;
-        for (const graph::Kernel& k : modelKernels({m.spec, {}, {}}, target_, &g, &staged))
-          dags_.emplace(k.workload_key, k.dag);
-      } catch (const Error& e) {
-        logWarning("transfer: cannot load source model ", m.name, " to rank its schedules: ", e.what());
-      }
-    }
-  }
-  const store::Bank& bank_;
-  schedule::Target target_;
-  bool loaded_ = false;
-  std::map<std::string, std::shared_ptr<const te::ComputeDAG>> dags_;
-};
 
 // The spellings of --sources, --rank and --adapt (and of the run settings and JSON that record them).
 constexpr Spelling<transfer::SourceMode> kSourceModes[] = {{transfer::SourceMode::Pool, "pool"},
@@ -279,7 +249,7 @@ Json transferModel(const TransferArgs& a) {
   auto run = bank.beginRun(store::RunKind::Transfer, name, settings);
   if (!run.ok()) fail(run.error());
 
-  SourceDags dags(bank, code);
+  SourceDags dags(bank, code, baseline);
   transfer::TransferOptions opt = transferOptions(a, name, *run, target, code, baseline, remote, dags);
   std::vector<schedule::Record> measured;
   transfer::TransferResult res = runTransfer(kernels, bank, opt, *run, a, measured);

@@ -11,6 +11,7 @@
 #include "cli/bank_access.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/cost_prior.h"
 #include "cli/fleet.h"
 #include "cli/interrupt.h"
 #include "cli/model_loader.h"
@@ -136,7 +137,8 @@ Json tuneSettings(const TuneArgs& a, const schedule::TargetInfo& target, const s
                 {"isa", isa},
                 {"cpu", target.cpu},
                 {"defaults", defaults_name},
-                {"label", a.label}};
+                {"label", a.label},
+                {"cost_model", spellingOf(kCostModelStarts, a.cost_model)}};
   if (remote) settings["workers"] = a.workers;
   return settings;
 }
@@ -279,6 +281,33 @@ Retimed retimePicks(const std::vector<autotune::TuneTaskSpec>& tasks, const std:
   return out;
 }
 
+// --cost-model bank: the model is trained first on the bank's records of other models
+// (cost_prior.h); nullopt when it starts empty.
+std::optional<CostPrior> startCostModel(autotune::XGBoostModel& model, const TuneArgs& a, const store::Bank& bank,
+                                        const std::string& name, const schedule::TargetInfo& target,
+                                        const schedule::Target& code, schedule::Baseline baseline) {
+  if (a.cost_model != CostModelStart::Bank) return std::nullopt;
+  if (!a.json && stderrIsTerminal()) std::cerr << "ttune: training the cost model on the bank's records...\n";
+  SourceDags dags(bank, code, baseline);
+  CostPrior prior = bankCostPrior(bank, name, target, dags);
+  model.setPrior(prior.samples);
+  return prior;
+}
+
+measure::MeasureOptions measureOptions(const schedule::TargetInfo& target, const schedule::Target& code,
+                                       const std::optional<WorkersMeasurement>& remote) {
+  measure::MeasureOptions mo;
+  mo.threads = target.threads;
+  mo.target = code;
+  if (remote) mo.remote = remote->runner;
+  return mo;
+}
+
+Json priorJson(const CostPrior& p) {
+  return Json{{"samples", p.samples.size()}, {"groups", p.groups},   {"other_machine_groups", p.other_groups},
+              {"records_read", p.records},   {"skipped", p.skipped}, {"seconds", p.seconds}};
+}
+
 }  // namespace
 
 Json tuneModel(const TuneArgs& a) {
@@ -326,20 +355,18 @@ Json tuneModel(const TuneArgs& a) {
     if (!r.ok()) fail(r.error());
     run_id = *r;
   }
-
   LiveView view(a.verbose);
 
-  measure::MeasureOptions mo;
-  mo.threads = target.threads;
-  mo.target = code;
-  if (remote) mo.remote = remote->runner;
+  const measure::MeasureOptions mo = measureOptions(target, code, remote);
   measure::Measurer measurer(mo, mrb.rb.worker);
+  Timer wall;  // from here on everything counts as tuning time, the cost model's prior included
   autotune::XGBoostModel model;
+  std::optional<CostPrior> prior = startCostModel(model, a, bank, name, target, code, baseline);
   autotune::TunerOptions topt = tunerOptions(a, code, baseline, target, name, rp);
+  topt.elapsed_offset_s += wall.seconds();
   autotune::Tuner tuner(tasks, topt, model, measurer);
   preloadTuner(tuner, bank, a, name, target, rp);
 
-  Timer wall;
   autotune::TunerProgress p = runSearch(tuner, bank, a, rp, view, wall);
   // The run's own records decide (not the rest of the bank). The searched times promise too much
   // (measurer.h, compareSideBySide): each pick that is not the default is re-timed side by side
@@ -428,6 +455,8 @@ Json tuneModel(const TuneArgs& a) {
   if (std::isfinite(p.estimated_latency_s) && std::isfinite(p.untuned_latency_s) && p.estimated_latency_s > 0)
     j["kernel_speedup_searched"] = p.untuned_latency_s / p.estimated_latency_s;
   if (refined) j.update(transfer::refineJson(*refined));
+  j["cost_model"] = spellingOf(kCostModelStarts, a.cost_model);
+  if (prior) j["cost_model_prior"] = priorJson(*prior);
   return j;
 }
 
@@ -444,6 +473,14 @@ void printTune(const Json& j) {
             << "\n";
   if (j.value("emulated", false))
     std::cout << "  worker   " << j["worker"].get<std::string>() << ": times below are emulated\n";
+  if (j.contains("cost_model_prior")) {
+    const Json& c = j["cost_model_prior"];
+    std::cout << "  cost model started from " << c["samples"].get<size_t>() << " of the bank's schedules of "
+              << c["groups"].get<size_t>() << " other kernels (" << formatSeconds(c["seconds"].get<double>())
+              << ", counted in the tuning time)\n";
+  } else {
+    std::cout << "  cost model started empty (--cost-model scratch)\n";
+  }
   if (j.value("staged", false))
     std::cout << "  model    runs in stages (shapes depend on run-time values): the side-by-side times of "
               << j["kernels_timed"].get<int>() << " of its stages' " << j["tasks"].get<int>() << " tunable kernels\n";
@@ -506,6 +543,10 @@ void addTuneCommand(CLI::App& app) {
   cmd->add_flag("--refine,!--no-refine", a->refine,
                 "Re-rank each kernel's best schedules inside the compiled model at the end, keeping the fastest whole "
                 "model of the isolated picks, the in-model picks and the defaults (default: on)");
+  a->cost_model = CostModelStart::Bank;
+  addSpelledOption(cmd, "--cost-model", a->cost_model, kCostModelStarts,
+                   "bank: train the cost model first on the bank's records of other models on this target "
+                   "(default); scratch: start it empty, as Ansor does");
   cmd->add_flag("--json", a->json, "Print a JSON summary");
   cmd->add_flag("--progress", a->verbose, "Print progress lines also when stderr is not a terminal");
   addTargetOption(cmd, a->target);

@@ -188,23 +188,56 @@ std::vector<schedule::RecordResult> Measurer::timeRound(std::vector<BuildResult>
       if (wanted[i]) out[i] = timeBuilt(built[i], inputs[i], last_use);
     return out;
   }
-  Timer timer;
+  PendingRound r = startRemote(built, inputs, wanted, last_use);
+  return finishRemote(r);
+}
+
+Measurer::PendingRound Measurer::startRemote(std::vector<BuildResult>& built, const std::vector<MeasureInput>& inputs,
+                                             const std::vector<bool>& wanted, bool last_use) {
+  PendingRound r;
+  r.out.resize(inputs.size());
   std::vector<RunRequest> reqs;
-  std::vector<size_t> which;
   for (size_t i = 0; i < inputs.size(); ++i) {
     if (!wanted[i]) continue;
-    out[i] = startResult(built[i]);
+    r.out[i] = startResult(built[i]);
     if (!built[i].ok()) continue;
     reqs.push_back(request(built[i], inputs[i], last_use));
-    which.push_back(i);
+    r.which.push_back(i);
   }
-  if (reqs.empty()) return out;
-  std::vector<RunResult> rr = options_.remote->runAll(reqs);
-  TT_ASSERT(rr.size() == reqs.size(), "the remote runner answered a different number of requests");
-  // The candidates were timed in parallel: each is charged its share of the round's wall time.
-  double share = timer.seconds() / static_cast<double>(reqs.size());
-  for (size_t k = 0; k < which.size(); ++k) finishResult(out[which[k]], rr[k], share);
-  return out;
+  if (!reqs.empty()) r.batch = options_.remote->submit(reqs);
+  return r;
+}
+
+std::vector<schedule::RecordResult> Measurer::finishRemote(PendingRound& r) {
+  if (r.batch < 0) return std::move(r.out);
+  Timer timer;
+  std::vector<RunResult> rr = options_.remote->wait(r.batch);
+  TT_ASSERT(rr.size() == r.which.size(), "the remote runner answered a different number of requests");
+  // The candidates were timed in parallel: each is charged its share of the time waited for them.
+  double share = timer.seconds() / static_cast<double>(rr.size());
+  for (size_t k = 0; k < r.which.size(); ++k) finishResult(r.out[r.which[k]], rr[k], share);
+  return std::move(r.out);
+}
+
+Measurer::RoundId Measurer::submit(const std::vector<MeasureInput>& inputs) {
+  const RoundId id = next_round_++;
+  std::vector<BuildResult> built = builder_.build(inputs);
+  PendingRound r;
+  if (overlaps()) {
+    r = startRemote(built, inputs, std::vector<bool>(inputs.size(), true), true);
+  } else {
+    r.out = timeOnce(built, inputs);
+  }
+  rounds_.emplace(id, std::move(r));
+  return id;
+}
+
+std::vector<schedule::RecordResult> Measurer::collect(RoundId round) {
+  auto it = rounds_.find(round);
+  TT_ASSERT(it != rounds_.end(), "Measurer::collect: a round that was not submitted, or collected twice");
+  PendingRound r = std::move(it->second);
+  rounds_.erase(it);
+  return finishRemote(r);
 }
 
 std::vector<std::vector<schedule::RecordResult>> Measurer::measureRounds(const std::vector<MeasureInput>& inputs,

@@ -87,6 +87,19 @@ class Measurer {
   // again cost a ranked transfer about a tenth of its time.
   SideBySide compareSideBySide(const std::vector<MeasureInput>& inputs, const RoundsProtocol& protocol,
                                std::vector<std::optional<BuildResult>> prebuilt);
+  // Rounds in flight. Remotely, submit builds a round here and hands it to the workers without
+  // waiting, so the caller can search and compile the next while they measure; collect waits for
+  // it. Locally the round is timed within submit: a search or compilation running next to a
+  // timing on the same cores would disturb it. Each round is collected once, in any order. A
+  // remote round's candidates are each charged their share of the time collect waited, the part
+  // of measuring that compiling did not hide.
+  using RoundId = int64_t;
+  RoundId submit(const std::vector<MeasureInput>& inputs);
+  std::vector<schedule::RecordResult> collect(RoundId round);
+  // Whether submitted rounds are measured while the caller goes on (remote workers).
+  bool overlaps() const { return options_.remote != nullptr; }
+  // Candidates timed at the same time: 1 here, the live workers remotely.
+  int parallelism() const { return options_.remote ? options_.remote->parallelism() : 1; }
   const MeasureOptions& options() const { return options_; }
   Runner& runner() { return runner_; }
   // Whether the timings come from an emulator (worker_command.h): never store them as measurements.
@@ -106,12 +119,23 @@ class Measurer {
                                                 const std::vector<MeasureInput>& inputs,
                                                 const std::vector<bool>& wanted, bool last_use, int round);
   RunRequest request(BuildResult& built, const MeasureInput& input, bool last_use);
+  // A submitted round: final results (timed here, or not built), and what the remote runner measures.
+  struct PendingRound {
+    std::vector<schedule::RecordResult> out;
+    std::vector<size_t> which;  // inputs sent, in request order
+    int64_t batch = -1;         // the runner's round; -1 when nothing was sent
+  };
+  PendingRound startRemote(std::vector<BuildResult>& built, const std::vector<MeasureInput>& inputs,
+                           const std::vector<bool>& wanted, bool last_use);
+  std::vector<schedule::RecordResult> finishRemote(PendingRound& round);
   const Reference& reference(const std::shared_ptr<const te::ComputeDAG>& dag);
 
   MeasureOptions options_;
   Builder builder_;
   Runner runner_;
   std::map<const te::ComputeDAG*, std::pair<std::shared_ptr<const te::ComputeDAG>, Reference>> refs_;
+  RoundId next_round_ = 0;
+  std::map<RoundId, PendingRound> rounds_;  // submitted, not collected (timed locally: finished)
 };
 
 // Inputs of a scheduled kernel from the original inputs: same tensors by name, weights packed

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <map>
 #include <set>
 
 #include "measure/builder.h"
@@ -100,11 +101,42 @@ RefreshResult refreshRecords(const std::vector<graph::Kernel>& kernels, const st
 
 namespace ttune::transfer {
 
+namespace {
+
+// Each kernel keeps the bank's schedule when it beat today's default side by side beyond the
+// spread; the model's figures are the occurrence-weighted sums of the kernels' side-by-side times.
+ModelCheck kernelLevelChoice(const RefreshResult& r) {
+  std::map<std::string, schedule::Record> defaults;
+  for (schedule::Record& d : defaultRecords(r.measured)) defaults.emplace(d.workload_key, std::move(d));
+  std::vector<schedule::Record> chosen;
+  double defaults_s = 0, picks_s = 0;
+  int changed = 0;
+  for (const RefreshedKernel& k : r.kernels) {
+    const bool gain = k.best && k.speedup.gain();
+    defaults_s += k.occurrences * k.default_s;
+    picks_s += k.occurrences * (gain ? k.default_s / k.speedup.median : k.default_s);
+    changed += gain;
+    if (gain) {
+      chosen.push_back(*k.best);
+    } else if (auto d = defaults.find(k.workload_key); d != defaults.end()) {
+      chosen.push_back(d->second);
+    }
+  }
+  return kernelLevelCheck(chosen, defaults_s, picks_s, changed);
+}
+
+}  // namespace
+
 RefreshOutcome refreshChoice(const graph::Graph& g, const std::vector<graph::Kernel>& kernels, const store::Bank& bank,
                              const RefreshOptions& opt, const RecordSink& sink, const ProgressFn& progress,
                              const std::function<void(const char*)>& phase) {
   RefreshOutcome out;
   out.refreshed = refreshRecords(kernels, bank, opt, sink, progress);
+  out.wall_s = out.refreshed.wall_s;
+  if (!opt.whole_model) {
+    out.check = kernelLevelChoice(out.refreshed);
+    return out;
+  }
   // Isolated times rank candidates that can lose their edge in the model: the picks are
   // re-ranked inside it, then checked as a whole model against the defaults.
   if (phase) phase("re-ranking each kernel's schedules inside the model");
@@ -123,7 +155,6 @@ RefreshOutcome refreshChoice(const graph::Graph& g, const std::vector<graph::Ker
   ModelCheckOptions co;
   co.target = opt.measure.target;
   out.check = checkModel(g, out.refined.chosen, defaultRecords(out.refreshed.measured), co);
-  out.wall_s = out.refreshed.wall_s;
   return out;
 }
 

@@ -36,6 +36,10 @@ struct RefreshOptions {
   measure::MeasureOptions measure;
   int candidates = 2;  // the bank's best distinct schedules per kernel, by stored time
   measure::RoundsProtocol protocol = measure::decided(measure::kernelRounds());  // each kernel's side-by-side rounds
+  // false when the kernels are measured on another device (measure.remote: the bank's workers):
+  // the model cannot be timed here, so each kernel's side-by-side re-timing decides alone
+  // (kernelLevelCheck), as in `tune --workers`.
+  bool whole_model = true;
 };
 
 struct RefreshedKernel {

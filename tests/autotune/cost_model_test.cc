@@ -199,6 +199,63 @@ TEST(XGBoostModel, AdaptiveTrainingWaitsForGrowth) {
   EXPECT_EQ(model.lastTraining().packs, 120u);
 }
 
+// A prior of other workloads that follow the same cost function ranks a new workload's states
+// before the model has seen any of them; without it the predictions are random until warm-up.
+TEST(XGBoostModel, APriorRanksANewWorkloadFromTheStart) {
+  Rng rng(21);
+  std::vector<TrainingSample> prior;
+  for (int task = 0; task < 6; ++task)
+    for (int i = 0; i < 60; ++i) {
+      double score;
+      StateFeatures f = syntheticState(rng, 1 + static_cast<int>(rng.index(3)), &score);
+      prior.push_back({f, "other" + std::to_string(task), 1.0 / score});
+    }
+  std::vector<StateFeatures> fresh;
+  std::vector<double> truth;
+  for (int i = 0; i < 200; ++i) {
+    double score;
+    fresh.push_back(syntheticState(rng, 1 + static_cast<int>(rng.index(3)), &score));
+    truth.push_back(score);
+  }
+  XGBoostOptions opt = quickOptions();
+  opt.num_warmup_samples = 100;
+  XGBoostModel with(opt), without(opt);
+  with.setPrior(prior);
+  EXPECT_TRUE(with.trained());
+  EXPECT_EQ(with.numPriorSamples(), prior.size());
+  EXPECT_EQ(with.lastTraining().packs, prior.size());
+  double rho_with = rankCorrelation(with.predict(fresh), truth);
+  double rho_without = rankCorrelation(without.predict(fresh), truth);
+  EXPECT_GT(rho_with, 0.6);
+  EXPECT_LT(std::abs(rho_without), 0.3);  // random before warm-up
+}
+
+// Retraining follows the growth of the task's own samples, not of the prior's: a prior ten times
+// larger than the own data does not stop the model from learning them.
+TEST(XGBoostModel, RetrainingWithAPriorFollowsTheOwnSamples) {
+  Rng rng(5);
+  auto batch = [&](int n, const std::string& task) {
+    std::vector<TrainingSample> b;
+    for (int i = 0; i < n; ++i) {
+      double score;
+      b.push_back({syntheticState(rng, 1, &score), task, 1.0 / score});
+    }
+    return b;
+  };
+  XGBoostOptions opt;
+  opt.num_warmup_samples = 50;
+  opt.retrain_growth = 0.2;
+  XGBoostModel model(opt);
+  model.setPrior(batch(400, "prior"));
+  EXPECT_EQ(model.lastTraining().packs, 400u);
+  model.update(batch(8, "own"));  // below warm-up, but the prior makes the model warm: train
+  EXPECT_EQ(model.lastTraining().packs, 408u);
+  model.update(batch(1, "own"));  // 9 < 8 x 1.2: keep
+  EXPECT_EQ(model.lastTraining().packs, 408u);
+  model.update(batch(1, "own"));  // 10 >= 9.6: retrain on prior and own
+  EXPECT_EQ(model.lastTraining().packs, 410u);
+}
+
 // ---- Measured schedules ----------------------------------------------------------------------------
 
 struct Measured {

@@ -14,6 +14,7 @@
 
 #include "cli/cli.h"
 #include "cli/run_cli.h"
+#include "cli/small_cnn.h"
 #include "cli/target_option.h"
 #include "codegen/target.h"
 #include "frontend/onnx_builder.h"
@@ -25,36 +26,12 @@ namespace ttune::cli {
 namespace {
 
 namespace fs = std::filesystem;
-using frontend::testing::ModelBuilder;
 using testing::runCli;
-using I = int64_t;
+using testing::writeCnn;
 
 std::string readText(const std::string& path) {
   std::ifstream in(path);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-// conv 3x3 + relu, conv 3x3 stride 2 + relu, global pool, dense: a small CNN of the given sizes.
-void writeCnn(const fs::path& path, int64_t hw, int64_t c1, int64_t c2, uint64_t seed) {
-  ModelBuilder b;
-  b.input("x", {I(1), I(3), hw, hw});
-  b.random("w1", {c1, 3, 3, 3}, seed, -0.5, 0.5);
-  b.random("b1", {c1}, seed + 1);
-  auto& conv1 = b.node("Conv", {"x", "w1", "b1"}, {"c1"});
-  frontend::testing::setAttr(conv1, "pads", std::vector<int64_t>{1, 1, 1, 1});
-  b.node("Relu", {"c1"}, {"r1"});
-  b.random("w2", {c2, c1, 3, 3}, seed + 2, -0.5, 0.5);
-  b.random("b2", {c2}, seed + 3);
-  auto& conv2 = b.node("Conv", {"r1", "w2", "b2"}, {"c2"});
-  frontend::testing::setAttr(conv2, "pads", std::vector<int64_t>{1, 1, 1, 1});
-  frontend::testing::setAttr(conv2, "strides", std::vector<int64_t>{2, 2});
-  b.node("Relu", {"c2"}, {"r2"});
-  b.node("GlobalAveragePool", {"r2"}, {"p"});
-  b.node("Flatten", {"p"}, {"f"});
-  b.random("wf", {10, c2}, seed + 4);
-  frontend::testing::setAttr(b.node("Gemm", {"f", "wf"}, {"y"}), "transB", I(1));
-  b.output("y");
-  std::ofstream(path, std::ios::binary) << b.bytes();
 }
 
 TEST(Experiment, BasicBaselineOnASmallSetCompletesResumesAndRefusesTheOtherBaseline) {
@@ -76,6 +53,7 @@ TEST(Experiment, BasicBaselineOnASmallSetCompletesResumesAndRefusesTheOtherBasel
   Json res = Json::parse(in);
   EXPECT_EQ(res["defaults"], "basic");
   EXPECT_EQ(res["trials"], 24);
+  EXPECT_EQ(res["cost_model"], "scratch");  // Ansor's baseline: the tuning runs never see the bank
   for (const std::string& m : names) {
     SCOPED_TRACE(m);
     const Json& mj = res["models"][m];

@@ -5,7 +5,9 @@
 # run finishes with every trial recorded exactly once. (2) One worker hangs (SIGSTOP) while it
 # measures: its lease runs out, `db workers` shows its heartbeat stale, another worker measures the
 # job, the run finishes with every trial once, and when the hung worker resumes its late result is
-# dropped. (3) SIGTERM stops the workers cleanly.
+# dropped. (3) `db refresh --workers` re-measures the bank's schedules on the workers, each kernel
+# deciding alone. (4) `experiment --workers` refuses workers that are not this host's twins. (5)
+# SIGTERM stops the workers cleanly.
 # Usage: fleet_test.sh TTUNE_BINARY   (exits 77, skipped, when PostgreSQL is not installed)
 set -euo pipefail
 TTUNE=$1
@@ -99,7 +101,29 @@ done
 grep -q "job $job was given to another worker while this one measured it" "$DIR/worker2.log" ||
   fail "the hung worker's late result for job $job was not dropped"
 
-# (3) SIGTERM: the live workers stop cleanly and say so in the bank.
+# (3) db refresh --workers: the tuned runs' schedules re-measured on the workers against today's
+# defaults; each kernel decides alone (the model is not timed there), stored as a refresh run.
+"$TTUNE" db refresh alexnet --db "$DB" --workers fleet-test --candidates 1 --json >"$DIR/refresh.json" 2>"$DIR/refresh.err" ||
+  fail "db refresh --workers failed"
+python3 - "$DIR/refresh.json" <<'PY' || fail "db refresh --workers did not decide per kernel on the workers"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["check"]["whole_model"] is False, j["check"]
+assert j["measured"] > 0 and len(j["kernels"]) > 0, j
+assert any(k["bank_schedules"] > 0 for k in j["kernels"]), j["kernels"]
+PY
+[ "$(sql "SELECT count(*) FROM runs WHERE kind = 'refresh' AND status = 'finished'")" -ge 1 ] || fail "the refresh run was not stored"
+[ "$(sql "SELECT count(*) FROM measure_jobs")" -eq 0 ] || fail "jobs were left in the queue after db refresh"
+
+# (4) experiment --workers compares whole models here: workers with another thread count are refused.
+other=$(( $(sql "SELECT max(threads) FROM measure_workers WHERE target = 'fleet-test'") + 1 ))
+if "$TTUNE" experiment --models alexnet --trials 8 --db "$DB" --out "$DIR/exp" --threads "$other" --workers fleet-test \
+  >"$DIR/exp.out" 2>"$DIR/exp.err"; then
+  fail "experiment --workers accepted workers whose thread count is not this host's"
+fi
+grep -q "must have this host's CPU and thread count" "$DIR/exp.err" || fail "experiment --workers: $(cat "$DIR/exp.err")"
+
+# (5) SIGTERM: the live workers stop cleanly and say so in the bank.
 for i in 0 2; do kill -TERM "${WORKERS[$i]}"; done
 for i in 0 2; do wait "${WORKERS[$i]}" || fail "worker $i did not exit cleanly on SIGTERM"; done
 [ "$(sql "SELECT count(*) FROM measure_workers WHERE state = 'stopped'")" -eq 2 ] || fail "the stopped workers are not marked stopped"
