@@ -86,8 +86,8 @@ def main():
             c = r["compare"]
 
             def s(prefix):
-                return (f"{c['speedup_' + prefix]:.2f}x ({c.get(prefix + '_lo', c['speedup_' + prefix]):.2f}-"
-                        f"{c.get(prefix + '_hi', c['speedup_' + prefix]):.2f})")
+                return (f"{c[prefix + '_speedup']:.2f}x ({c[prefix + '_speedup_lo']:.2f}-"
+                        f"{c[prefix + '_speedup_hi']:.2f})")
             match = c.get("tune_s_to_match_transfer")
             print(f"{case:<10} {source:<16} {key:<16} {s('transfer'):>22} {c['transfer_s']:>6.0f}s {s('tuned'):>22} "
                   f"{c['tune_s']:>6.0f}s {(f'{match:.0f}s' if match is not None else 'never'):>8}")

@@ -251,9 +251,12 @@ PYBIND11_MODULE(_ttune, m) {
         [](const std::string& model, int64_t trials, const std::optional<std::string>& db, double time_budget_min,
            uint64_t seed, int threads, const std::string& target, bool new_run, bool warm_start, bool refine,
            const std::string& layout, const std::map<std::string, std::vector<int64_t>>& input_shapes,
-           const std::map<std::string, int64_t>& dims, const std::string& precision) {
+           const std::map<std::string, int64_t>& dims, const std::string& precision, const std::string& cost_model) {
           cli::TuneArgs a;
           a.src = modelSource(model, input_shapes, dims, layout, precision);
+          std::optional<cli::CostModelStart> start = cli::spelledValue(cli::kCostModelStarts, cost_model);
+          if (!start) throw py::value_error("cost_model must be 'bank' or 'scratch', not '" + cost_model + "'");
+          a.cost_model = *start;
           a.trials = trials;
           a.db = db.value_or("");
           a.time_budget_min = time_budget_min;

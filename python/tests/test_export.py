@@ -3,6 +3,7 @@ ttune.transfer summaries."""
 import os
 
 import numpy as np
+import pytest
 
 import ttune
 from conftest import dense_model, onnx_case, ttune_cli
@@ -56,6 +57,9 @@ def test_tune_and_transfer_return_their_summaries(tmp_path):
     assert tuned["model"] == "source" and tuned["db"] == bank
     assert tuned["trials"] >= 12 and tuned["tasks"] == 2 and tuned["tuned_ms"] > 0  # the dense layer and the softmax
     assert tuned["kernel_speedup"] >= 1  # the tuned kernels are never slower than their defaults, as measured
+    assert tuned["cost_model"] == "bank"  # started from the bank's other models (none yet here)
+    with pytest.raises(ValueError, match="cost_model must be 'bank' or 'scratch'"):
+        ttune.tune(source, trials=1, db=bank, cost_model="warm")
     moved = ttune.transfer(target, db=bank, threads=2)
     assert moved["model"] == "target" and moved["sources"] == ["source"]
     assert len(moved["kernels"]) == 2 and all(k["default_ms"] > 0 for k in moved["kernels"])

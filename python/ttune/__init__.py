@@ -138,13 +138,15 @@ def compile(model, db=None, records=None, target="host", threads=0, layout="nhwc
 
 
 def tune(model, trials=1000, db=None, time_budget_min=0, seed=0, threads=0, target="host", new_run=False,
-         warm_start=False, refine=True, layout="nhwc", input_shapes=None, dims=None, precision="fp32"):
+         warm_start=False, refine=True, layout="nhwc", input_shapes=None, dims=None, precision="fp32",
+         cost_model="bank"):
     """Tunes the model's kernels (as `ttune tune`), storing records in the bank (db; None for the
     default bank); returns the summary `ttune tune --json` prints, as a dict. refine=False keeps
-    the isolated picks (`--no-refine`)."""
+    the isolated picks (`--no-refine`); cost_model="scratch" starts the cost model empty instead of
+    training it on the bank's records of other models first (`--cost-model`)."""
     shapes, dims = _shape_options(input_shapes, dims)
     return _ttune.tune(os.fspath(model), trials, None if db is None else os.fspath(db), time_budget_min, seed, threads,
-                       target, new_run, warm_start, refine, layout, shapes, dims, precision)
+                       target, new_run, warm_start, refine, layout, shapes, dims, precision, cost_model)
 
 
 def transfer(model, db=None, from_models=None, sources="pool", budget=0, top_k=0, adapt="both", refine=False, threads=0,
