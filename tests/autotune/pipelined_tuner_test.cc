@@ -101,7 +101,8 @@ TEST(PipelinedTuner, KeepsTheWorkersBusyWithRoundsInFlight) {
     EXPECT_TRUE(seen.insert({r.workload_key, SearchTask::stepsKey(r.steps)}).second)
         << "measured twice: " << r.workload_key;
   // Records arrive in submission order, numbered by trial.
-  for (size_t i = 0; i < run.records.size(); ++i) EXPECT_EQ(run.records[i].provenance.trial, static_cast<int64_t>(i + 1));
+  for (size_t i = 0; i < run.records.size(); ++i)
+    EXPECT_EQ(run.records[i].provenance.trial, static_cast<int64_t>(i + 1));
   EXPECT_EQ(run.records[0].provenance.source, "default");
   EXPECT_EQ(run.records[1].provenance.source, "default");
 }
