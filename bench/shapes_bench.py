@@ -9,6 +9,7 @@ from scratch (cost model started empty, no records of the transfer), and `ttune 
 times untuned, transferred and tuned interleaved and reads the tuning run's time to match the
 transfer. Models: bench-models/bert_base_dyn.onnx and resnet50_dyn.onnx (bench/models/export_models.py).
 Usage: bench/shapes_bench.py [--ttune BIN] [--models-dir DIR] [--trials N] [--out DIR] [--only bert|resnet50]
+       [--defaults strong|basic]
 """
 import argparse
 import json
@@ -46,6 +47,7 @@ def main():
     p.add_argument("--trials", type=int, default=300)
     p.add_argument("--out", default="/tmp/ttune-shapes-bench")
     p.add_argument("--only", choices=list(CASES))
+    p.add_argument("--defaults", choices=["strong", "basic"], default="strong")
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
     state_path = os.path.join(args.out, "results.json")
@@ -57,7 +59,8 @@ def main():
         db = os.path.join(args.out, case + ".db")
         log = lambda what: os.path.join(args.out, f"{case}.{what}.log")
         st = state.setdefault(case, {})
-        trials = ["--trials", str(args.trials), "--new-run", "--cost-model", "scratch", "--db", db]
+        base = ["--defaults", args.defaults]
+        trials = ["--trials", str(args.trials), "--new-run", "--cost-model", "scratch", "--db", db] + base
         if "source" not in st:
             print(f"shapes bench: tuning {fname} at {','.join(source)}", file=sys.stderr)
             st["source"] = ttune(args, ["tune", model] + dims(source) + trials, log("source"))
@@ -65,17 +68,18 @@ def main():
         for t in targets:
             key = ",".join(t)
             r = st.setdefault(key, {})
-            steps = [("transfer", ["transfer", model] + dims(t) + ["--db", db]),
+            steps = [("transfer", ["transfer", model] + dims(t) + ["--db", db] + base),
                      ("tune", ["tune", model] + dims(t) + trials),
-                     ("compare", ["compare", model] + dims(t) + ["--db", db])]
+                     ("compare", ["compare", model] + dims(t) + ["--db", db] + base)]
             for what, cmd in steps:
                 if what not in r:
                     print(f"shapes bench: {what} {fname} at {key}", file=sys.stderr)
                     r[what] = ttune(args, cmd, log(f"{key}.{what}"))
                     json.dump(state, open(state_path, "w"), indent=1)
 
-    print(f"Transfer-tuning across shapes: tuned at the source size ({args.trials} trials), transferred to the "
-          f"others, against tuning each from scratch ({args.trials} trials); compare's interleaved timing")
+    print(f"Transfer-tuning across shapes (--defaults {args.defaults}): tuned at the source size ({args.trials} "
+          f"trials), transferred to the others, against tuning each from scratch ({args.trials} trials); "
+          f"compare's interleaved timing")
     print(f"{'model':<10} {'from':<16} {'to':<16} {'S transfer':>22} {'search':>7} {'S tuned':>22} {'tuning':>7} "
           f"{'to match':>8}")
     for case, res in state.items():
