@@ -108,6 +108,13 @@ int64_t Tuner::inFlightTrials() const {
   return n;
 }
 
+bool Tuner::inFlight(int task) const {
+  for (const InFlight& f : in_flight_)
+    for (const auto& [ti, c] : f.batch)
+      if (ti == task) return true;
+  return false;
+}
+
 bool Tuner::wantsMore() const {
   if (in_flight_.empty()) return true;
   if (!measurer_.overlaps()) return false;
@@ -121,7 +128,6 @@ void Tuner::submit(Batch batch, const char* source, int task) {
     double best = search_[ti]->bestCost();
     inputs.push_back({search_[ti]->dag(), c.build_steps, std::isfinite(best) ? 10 * best : 0.0});
     search_[ti]->markInFlight(c.state);
-    in_flight_of_[ti]++;
   }
   Timer tm;
   InFlight f;
@@ -143,12 +149,10 @@ void Tuner::recordOldest(const RecordSink& sink) {
   run_s_ += run_sum;
   build_s_ += std::max(0.0, f.submit_s + tm.seconds() - run_sum);
 
-  const bool tuned = std::string(f.source) == "tune";
   std::vector<Record> records;
   for (size_t k = 0; k < f.batch.size(); ++k) {
     const auto& [ti, c] = f.batch[k];
     SearchTask& t = *search_[ti];
-    in_flight_of_[ti]--;
     double before = t.bestCost();
     t.addMeasured(c.state, res[k].ok() ? res[k].median() : kInf);
     if (t.bestCost() < before) last_improve_trial_[ti] = trials_of_[ti] + 1;
@@ -161,8 +165,12 @@ void Tuner::recordOldest(const RecordSink& sink) {
     rec.target = opt_.target;
     rec.steps = c.build_steps;
     rec.result = res[k];
-    rec.provenance = schedule::Provenance{
-        opt_.model, opt_.run_id, f.source, trials_, opt_.elapsed_offset_s + now() - start_, tuned ? opt_.model : ""};
+    rec.provenance = schedule::Provenance{opt_.model,
+                                          opt_.run_id,
+                                          f.source,
+                                          trials_,
+                                          opt_.elapsed_offset_s + now() - start_,
+                                          f.task >= 0 ? opt_.model : ""};
     rec.provenance.baseline = opt_.search.baseline;
     records.push_back(std::move(rec));
   }
@@ -232,7 +240,8 @@ Tuner::Next Tuner::submitNext() {
   // Tasks measured before (resumed runs) or whose default was measured have their first point; a
   // task with nothing at all gets one round so that the gradient sees it.
   for (size_t i = 0; i < specs_.size(); ++i)
-    if (trials_of_[i] + in_flight_of_[i] == 0 && rounds_[i] == 0) return submitRound(static_cast<int>(i));
+    if (trials_of_[i] == 0 && rounds_[i] == 0 && !inFlight(static_cast<int>(i)))
+      return submitRound(static_cast<int>(i));
   for (size_t i = 0; i < specs_.size(); ++i)
     if (!std::isfinite(search_[i]->bestCost()) && search_[i]->numMeasured() >= opt_.min_measures_per_round)
       dead_[i] = true;
@@ -290,7 +299,6 @@ int Tuner::chooseTask() {
 
 TunerProgress Tuner::run(const RecordSink& sink, const ProgressFn& progress) {
   start_ = now();
-  in_flight_of_.assign(specs_.size(), 0);
   // Heaviest tasks first (occurrences x FLOPs), so the first committed batch matters most.
   default_order_.clear();
   default_at_ = 0;

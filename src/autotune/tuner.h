@@ -108,6 +108,7 @@ class Tuner {
   // Whether another round should be submitted before the oldest one is recorded.
   bool wantsMore() const;
   int64_t inFlightTrials() const;
+  bool inFlight(int task) const;  // some candidate of the task is in flight
   // The next round: the defaults (heaviest tasks first, several tasks per batch), then one round
   // for each task without any measurement, then rounds for the task the gradient picks.
   Next submitNext();
@@ -129,7 +130,6 @@ class Tuner {
   std::vector<int64_t> last_improve_trial_;
   std::vector<bool> dead_;
   std::deque<InFlight> in_flight_;
-  std::vector<int> in_flight_of_;   // candidates in flight per task
   std::vector<int> default_order_;  // tasks whose default is still to be submitted, heaviest first
   size_t default_at_ = 0;
   int current_ = -1;

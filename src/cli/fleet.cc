@@ -133,11 +133,17 @@ void QueueRunner::take(store::JobOutcome& o) {
   --round.left;
 }
 
+void QueueRunner::upkeepEvery2s() {
+  if (since_upkeep_.seconds() <= 2) return;
+  since_upkeep_.reset();
+  upkeep();
+}
+
 void QueueRunner::upkeep() {
   queue_.expire();
   live_ = static_cast<int>(queue_.liveWorkers(target_, kWorkerSilence).size());
   if (live_ > 0)
-    since_live_ = Timer();
+    since_live_.reset();
   else if (since_live_.seconds() > kWorkerSilence)
     fail("every measurement worker of target ", target_, " in ", queue_.bank(), " has been silent for ",
          static_cast<int>(kWorkerSilence), " s with ", jobs_.size(),
@@ -156,10 +162,7 @@ std::vector<measure::RunResult> QueueRunner::wait(int64_t round) {
       if (!got.empty()) pause = 0.005;
       if (it->second.left == 0) break;
       if (InterruptGuard::interrupted()) fail("measurement interrupted");
-      if (since_upkeep_.seconds() > 2) {
-        since_upkeep_ = Timer();
-        upkeep();
-      }
+      upkeepEvery2s();
       sleepSeconds(pause);
       pause = std::min(pause * 2, 0.1);
     }
@@ -173,10 +176,7 @@ std::vector<measure::RunResult> QueueRunner::wait(int64_t round) {
 }
 
 int QueueRunner::parallelism() {
-  if (since_upkeep_.seconds() > 2) {
-    since_upkeep_ = Timer();
-    upkeep();
-  }
+  upkeepEvery2s();
   return std::max(1, live_);
 }
 

@@ -48,6 +48,7 @@ class QueueRunner : public measure::BatchRunner {
   // Re-queues expired leases, counts the live workers; fails when none has
   // been alive for 90 s.
   void upkeep();
+  void upkeepEvery2s();  // upkeep() unless it ran in the last 2 s
   // Deletes every job of this tuner (after a failure).
   void abandon();
 

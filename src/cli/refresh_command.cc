@@ -1,6 +1,7 @@
 // `ttune db refresh MODEL`: re-measure the bank's schedules of a model against today's default
-// schedules on this host or on the bank's workers (--workers; transfer/refresh.h), re-rank them inside the compiled
-// model (transfer/refine.h) and store the choice as a refresh run, which `ttune run --db` then uses.
+// schedules on this host (transfer/refresh.h), re-rank them inside the compiled model
+// (transfer/refine.h) and store the choice as a refresh run, which `ttune run --db` then uses.
+// With --workers the bank's workers measure them and each kernel decides alone.
 #include <CLI/CLI.hpp>
 #include <cmath>
 #include <iostream>
