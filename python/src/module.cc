@@ -17,6 +17,7 @@
 #include "cli/version.h"
 #include "codegen/target.h"
 #include "executor/executor.h"
+#include "executor/range_model.h"
 #include "models/zoo.h"
 #include "runtime/thread_pool.h"
 #include "support/error.h"
@@ -187,6 +188,103 @@ class Model {
   std::mutex mu_;  // one workspace: runs from several Python threads take turns
 };
 
+// A model compiled for ranges of sizes (executor/range_model.h): each run takes inputs of any size
+// in the ranges; its sizes come from the inputs' shapes.
+class RangeModel {
+ public:
+  RangeModel(std::unique_ptr<executor::RangeCompiledModel> m, cli::ModelSource src, int threads)
+      : m_(std::move(m)),
+        src_(std::move(src)),
+        threads_(threads > 0 ? threads : runtime::ThreadPool::global().numThreads()) {}
+
+  std::string name() const { return cli::modelName(src_.spec); }
+  int threads() const { return threads_; }
+
+  py::list ranges() const {
+    py::list out;
+    for (const graph::SizeRange& r : m_->ranges()) out.append(py::make_tuple(r.name, r.min, r.max));
+    return out;
+  }
+
+  // Per input or output: (name, shape with None for the axes that follow a size, dtype).
+  py::list tensors(bool inputs) const {
+    const graph::RangeModel& rm = m_->bucketModel(0);
+    py::list out;
+    for (int v : inputs ? rm.graph.inputs() : rm.graph.outputs()) {
+      py::list shape;
+      for (const te::Expr& e : rm.value_extents[v]) {
+        int64_t n = 0;
+        if (te::isConstInt(e, &n))
+          shape.append(n);
+        else
+          shape.append(py::none());
+      }
+      out.append(py::make_tuple(rm.graph.value(v).name, py::tuple(shape),
+                                runtime::elemName(static_cast<runtime::ElemType>(rm.graph.value(v).dtype))));
+    }
+    return out;
+  }
+
+  // The Python side passes C-contiguous arrays of the inputs' dtypes; the shapes are checked here
+  // (a size out of its range, a shape the sizes do not give: ttune.Error, the model stays usable).
+  std::vector<py::array> run(const std::vector<py::array>& inputs) {
+    const graph::Graph& g = m_->bucketModel(0).graph;
+    if (inputs.size() != g.inputs().size())
+      throw py::value_error(cat("expected ", g.inputs().size(), " inputs, got ", inputs.size()));
+    std::vector<runtime::NDArray> in;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const py::array& a = inputs[i];
+      te::DType t = g.value(g.inputs()[i]).dtype;
+      if (!(a.flags() & py::array::c_style) || a.itemsize() != te::dtypeBytes(t))
+        throw py::value_error(cat("input ", i, " must be a C-contiguous ", te::dtypeName(t), " array"));
+      te::Shape shape(a.shape(), a.shape() + a.ndim());
+      in.push_back(runtime::NDArray::empty(shape, t));
+      std::memcpy(in.back().data(), a.data(), static_cast<size_t>(in.back().bytes()));
+    }
+    std::vector<runtime::NDArray> outs;
+    {
+      py::gil_scoped_release release;
+      useThreads(threads_);
+      outs = m_->run(in);
+    }
+    std::vector<py::array> result;
+    for (const runtime::NDArray& o : outs) {
+      py::array arr(py::dtype(runtime::elemName(static_cast<runtime::ElemType>(o.dtype())) == std::string("bfloat16")
+                                  ? "uint16"
+                                  : runtime::elemName(static_cast<runtime::ElemType>(o.dtype()))),
+                    std::vector<py::ssize_t>(o.shape().begin(), o.shape().end()));
+      std::memcpy(arr.mutable_data(), o.data(), static_cast<size_t>(o.bytes()));
+      result.push_back(arr);
+    }
+    return result;
+  }
+
+  size_t buckets() const { return m_->numBuckets(); }
+
+ private:
+  std::unique_ptr<executor::RangeCompiledModel> m_;
+  cli::ModelSource src_;
+  int threads_;
+};
+
+std::unique_ptr<RangeModel> compileRanges(const std::string& model, const std::string& target, int threads,
+                                          const std::string& layout,
+                                          const std::map<std::string, std::vector<int64_t>>& input_shapes,
+                                          const std::map<std::string, int64_t>& dims,
+                                          const std::map<std::string, std::pair<int64_t, int64_t>>& ranges,
+                                          const std::string& precision) {
+  cli::ModelSource src = modelSource(model, input_shapes, dims, layout, precision);
+  for (const auto& [name, r] : ranges)
+    src.dims.push_back(name + "=" + std::to_string(r.first) + ".." + std::to_string(r.second));
+  py::gil_scoped_release release;
+  useThreads(threads);
+  executor::ModelOptions opt;
+  opt.target = cli::resolveTargetOption(target, cli::TargetUse::RunHere);
+  opt.baseline = cli::baselineOf(src);
+  auto m = executor::RangeCompiledModel::compile(cli::loadRangeBuckets(src, opt.target), opt);
+  return std::make_unique<RangeModel>(std::move(m), src, threads);
+}
+
 // A command of cli/commands.h (tune, transfer) with the GIL released; its summary as a dict.
 template <class Args>
 py::object runCommand(Json (*command)(const Args&), const Args& a) {
@@ -242,6 +340,18 @@ PYBIND11_MODULE(_ttune, m) {
       .def("profile", &Model::profile, py::arg("inputs"), py::arg("repeat"))
       .def("check", &Model::check, py::arg("inputs"))
       .def("export", &Model::exportTo, py::arg("dir"), py::arg("name"), py::arg("compiler"), py::arg("static"));
+
+  py::class_<RangeModel>(m, "RangeModel")
+      .def_property_readonly("name", &RangeModel::name)
+      .def_property_readonly("threads", &RangeModel::threads)
+      .def_property_readonly("ranges", &RangeModel::ranges)
+      .def_property_readonly("buckets", &RangeModel::buckets)
+      .def_property_readonly("inputs", [](const RangeModel& self) { return self.tensors(true); })
+      .def_property_readonly("outputs", [](const RangeModel& self) { return self.tensors(false); })
+      .def("run", &RangeModel::run, py::arg("inputs"));
+
+  m.def("compile_ranges", &compileRanges, py::arg("model"), py::arg("target"), py::arg("threads"), py::arg("layout"),
+        py::arg("input_shapes"), py::arg("dims"), py::arg("ranges"), py::arg("precision"));
 
   m.def("compile", &compileModel, py::arg("model"), py::arg("db"), py::arg("records"), py::arg("target"),
         py::arg("threads"), py::arg("layout"), py::arg("input_shapes"), py::arg("dims"), py::arg("validate"),

@@ -72,6 +72,25 @@ def test_symbolic_dimensions_are_fixed_by_input_shapes(tmp_path):
     assert ttune.compile(path, dims={"batch": 5}).inputs[0].shape == (5, 16)
 
 
+def test_one_model_serves_every_batch_in_its_range(tmp_path):
+    path = dense_model(tmp_path / "dense.onnx", 16, 8, seed=1, symbolic_batch=True)
+    m = ttune.compile(path, dims={"batch": (1, 12)})
+    assert m.ranges == {"batch": (1, 12)}
+    assert m.inputs[0].shape == (None, 16)
+    rng = np.random.default_rng(3)
+    for n in (1, 5, 12):
+        x = rng.uniform(-1, 1, (n, 16)).astype(np.float32)
+        (y,) = m.run(x)
+        (want,) = ttune.compile(path, dims={"batch": n}).run(x)
+        assert y.shape == (n, 8)
+        np.testing.assert_allclose(y, want, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ttune.Error, match="outside its range 1..12"):
+        m.run(np.zeros((13, 16), np.float32))
+    x = np.ones((2, 16), np.float32)
+    (y,) = m.run(x)  # still usable
+    np.testing.assert_allclose(y, ttune.compile(path, dims={"batch": 2}).run(x)[0], rtol=1e-5, atol=1e-6)
+
+
 def test_the_zoo_is_listed():
     names = [m["name"] for m in ttune.models()]
     assert "mobilenet_v2" in names and "bert_base" in names and "resnext50_32x4d" in names and len(names) == 13

@@ -22,7 +22,7 @@ import numpy as np
 from . import _ttune
 from ._ttune import Error
 
-__all__ = ["Error", "TensorInfo", "Model", "ExportedModel", "compile", "load", "tune", "transfer", "models", "version",
+__all__ = ["Error", "TensorInfo", "Model", "RangeModel", "ExportedModel", "compile", "load", "tune", "transfer", "models", "version",
            "ABI_VERSION", "__version__"]
 
 ABI_VERSION = _ttune.ABI_VERSION
@@ -114,6 +114,38 @@ class Model:
         return f"<ttune.Model {self.name}: {len(self.kernels)} kernels, {self.threads} threads>"
 
 
+class RangeModel:
+    """A model compiled once for ranges of sizes (ttune.compile with dims={"seq": (1, 512)}): each
+    run takes inputs of any size in the ranges, read from the inputs' shapes."""
+
+    def __init__(self, native):
+        self._m = native
+        self.inputs = [TensorInfo(n, tuple(s), _DTYPES[d]) for n, s, d in native.inputs]   # None: a sized axis
+        self.outputs = [TensorInfo(n, tuple(s), _DTYPES[d]) for n, s, d in native.outputs]
+
+    name = property(lambda self: self._m.name, doc="The model's name.")
+    threads = property(lambda self: self._m.threads, doc="Threads its kernels run on.")
+    ranges = property(lambda self: {n: (lo, hi) for n, lo, hi in self._m.ranges}, doc="Each size's (min, max).")
+    buckets = property(lambda self: self._m.buckets, doc="Compiled models the ranges are served by.")
+
+    def run(self, *arrays):
+        """Runs the model at the sizes the arrays' shapes give; returns its outputs as new arrays.
+        A size outside its range or a shape the sizes do not give raises ttune.Error."""
+        if len(arrays) != len(self.inputs):
+            raise ValueError(f"model {self.name} takes {len(self.inputs)} inputs, got {len(arrays)}")
+        ins = []
+        for i, (info, a) in enumerate(zip(self.inputs, arrays)):
+            a = np.asarray(a)
+            if a.dtype != info.dtype:
+                raise TypeError(f"input {i} ({info.name}) of model {self.name} must be {info.dtype}, got {a.dtype}")
+            ins.append(np.ascontiguousarray(a))
+        return self._m.run(ins)
+
+    def __repr__(self):
+        r = ", ".join(f"{n}={lo}..{hi}" for n, (lo, hi) in self.ranges.items())
+        return f"<ttune.RangeModel {self.name}: {r} in {self.buckets} buckets, {self.threads} threads>"
+
+
 def _shape_options(input_shapes, dims):
     return ({k: list(v) for k, v in (input_shapes or {}).items()}, dict(dims or {}))
 
@@ -127,9 +159,19 @@ def compile(model, db=None, records=None, target="host", threads=0, layout="nhwc
     this CPU: the first compile of a model here that has no choice of its own times them against the
     defaults (kernels side by side, then the whole model) and stores what it keeps, as `ttune run
     --db` does; validate=False takes them as they are. input_shapes ({"input": (1, 3, 224, 224)})
-    and dims ({"batch": 1}) fix an ONNX model's symbolic dimensions. threads=0 uses every core.
+    and dims ({"batch": 1}) fix an ONNX model's symbolic dimensions; a (min, max) pair instead
+    ({"seq": (1, 512)}) compiles one model for every size in the range (a RangeModel; docs/ranges.md).
+    threads=0 uses every core.
     precision="bf16" computes convolutions, dense layers and matrix products with bfloat16 operands
     and float32 sums (CPUs with AVX512-BF16), as `--precision bf16` does."""
+    ranges = {k: (int(v[0]), int(v[1])) for k, v in (dims or {}).items() if isinstance(v, (tuple, list, range))}
+    if ranges:
+        if db is not None or records:
+            raise ValueError("db and records take one size: a model for ranges of sizes runs default schedules")
+        fixed = {k: v for k, v in dims.items() if k not in ranges}
+        shapes, fixed = _shape_options(input_shapes, fixed)
+        return RangeModel(_ttune.compile_ranges(os.fspath(model), target, threads, layout, shapes, fixed, ranges,
+                                                precision))
     shapes, dims = _shape_options(input_shapes, dims)
     db = None if db is None else os.fspath(db)
     native = _ttune.compile(os.fspath(model), db, os.fspath(records) if records else "", target, threads, layout, shapes, dims,

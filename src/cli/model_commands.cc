@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/model_loader.h"
 #include "cli/output.h"
+#include "cli/range_run.h"
 #include "cli/target_option.h"
 #include "codegen/target.h"
 #include "executor/executor.h"
@@ -245,6 +246,7 @@ struct RunArgs {
   std::string records, db, target = "host";
   bool use_db = false, validate = true;
   std::vector<std::string> inputs, outputs;
+  std::vector<std::string> at;  // with ranges: the sizes to run at (cli/range_run.h)
   bool check = false, bench = false, json = false, profile = false;
   int threads = 0, repeat = 10;
   uint64_t seed = 1;
@@ -505,6 +507,13 @@ Json bf16Error(const RunArgs& a, const executor::ModelOptions& opt, const std::v
 
 void runModel(const RunArgs& a) {
   if (a.threads > 0) runtime::ThreadPool::global().setNumThreads(a.threads);
+  if (!sizeRanges(a.src).empty()) {
+    if (!a.inputs.empty() || !a.outputs.empty() || a.profile)
+      fail("--inputs, --outputs and --profile take one size: bind every --dim to run them");
+    return runRanges(RangeRunArgs{a.src, a.target, a.records,
+                                  a.use_db ? std::optional<std::string>(a.db) : std::nullopt, a.at, a.bench, a.json,
+                                  a.seed});
+  }
   executor::ModelOptions opt;
   opt.target = resolveTargetOption(a.target, TargetUse::RunHere);
   graph::Graph g;
@@ -593,6 +602,9 @@ void addModelCommands(CLI::App& app) {
   run->add_option("--db", ra->db, "Use the best schedules in this bank (default bank with --db \"\")")
       ->each([ra](const std::string&) { ra->use_db = true; });
   run->add_flag("--check", ra->check, "Check every kernel against the reference evaluator (sampled outputs)");
+  run->add_option("--at", ra->at,
+                  "With --dim ranges (seq=1..512): run at these sizes, name=size,... (repeatable; default: each "
+                  "range's smallest, two between, its largest)");
   run->add_flag("--bench", ra->bench, "Time whole-model inference (median and min latency)");
   run->add_flag("--profile", ra->profile, "Time every distinct kernel inside the model (median over --repeat runs)");
   run->add_flag(

@@ -1,6 +1,7 @@
 #include "cli/model_loader.h"
 
 #include <algorithm>
+#include <cstring>
 
 #include <CLI/CLI.hpp>
 
@@ -10,6 +11,7 @@
 #include "frontend/onnx/onnx_importer.h"
 #include "graph/passes.h"
 #include "models/zoo.h"
+#include "support/assert.h"
 #include "support/error.h"
 #include "support/strings.h"
 
@@ -89,11 +91,88 @@ frontend::OnnxOptions onnxOptions(const ModelSource& src) {
   }
   for (const std::string& s : src.dims) {
     size_t eq = s.find('=');
+    if (eq != std::string::npos && s.find("..", eq) != std::string::npos)
+      fail("--dim ", s, " is a range: `ttune run` compiles one model for ranges of sizes; this command takes one size");
     auto v = eq == std::string::npos ? std::nullopt : parseInt(s.substr(eq + 1));
     if (!v) fail("--dim takes name=value, e.g. batch=1, got '", s, "'");
     opt.dim_values[s.substr(0, eq)] = *v;
   }
   return opt;
+}
+
+std::vector<graph::SizeRange> sizeRanges(const ModelSource& src) {
+  std::vector<graph::SizeRange> out;
+  for (const std::string& s : src.dims) {
+    size_t eq = s.find('='), dots = s.find("..");
+    if (eq == std::string::npos || dots == std::string::npos || dots < eq) continue;
+    auto lo = parseInt(s.substr(eq + 1, dots - eq - 1));
+    auto hi = parseInt(s.substr(dots + 2));
+    if (!lo || !hi || *lo < 1 || *hi < *lo)
+      fail("--dim ", s, " is not a range name=min..max with 1 <= min <= max, e.g. seq=1..512");
+    out.push_back(graph::SizeRange{s.substr(0, eq), *lo, *hi});
+  }
+  return out;
+}
+
+ModelSource atSizes(const ModelSource& src, const std::vector<int64_t>& sizes) {
+  ModelSource out = src;
+  std::vector<graph::SizeRange> ranges = sizeRanges(src);
+  TT_ASSERT(sizes.size() == ranges.size(), "sizes for another number of ranges");
+  for (std::string& d : out.dims)
+    for (size_t r = 0; r < ranges.size(); ++r)
+      if (d.rfind(ranges[r].name + "=", 0) == 0) d = ranges[r].name + "=" + std::to_string(sizes[r]);
+  return out;
+}
+
+graph::RangeModel loadRangeModel(const ModelSource& src, const std::vector<graph::SizeRange>& ranges,
+                                 const schedule::Target& target) {
+  TT_ASSERT(!ranges.empty(), "loadRangeModel without ranges");
+  if (!isOnnxSource(src)) fail("--dim applies to ONNX files; zoo model ", src.spec, " has fixed shapes");
+  std::vector<std::vector<int64_t>> probes = graph::probeSizes(ranges);
+  for (size_t r = 0; r < ranges.size(); ++r) {
+    int varying = 0;
+    for (size_t p = 1; p < probes.size(); ++p) varying += probes[p][r] != ranges[r].max;
+    if (varying < 2)
+      fail("the range ", ranges[r].name, "=", ranges[r].min, "..", ranges[r].max,
+           " is too narrow to check (it needs two sizes of at least 2 below its largest); bind the size or widen "
+           "the range");
+  }
+  std::vector<graph::ProbeGraph> graphs;
+  for (const std::vector<int64_t>& sizes : probes) graphs.push_back({sizes, loadModel(atSizes(src, sizes), target)});
+  auto m = graph::analyzeRanges(ranges, std::move(graphs));
+  if (!m.ok()) fail("model ", src.spec, " cannot be compiled once for its ranges: ", m.error());
+  return std::move(*m);
+}
+
+std::vector<graph::RangeModel> loadRangeBuckets(const ModelSource& src, const schedule::Target& target) {
+  std::vector<std::vector<graph::SizeRange>> combos{{}};
+  for (const graph::SizeRange& r : sizeRanges(src)) {
+    std::vector<std::vector<graph::SizeRange>> next;
+    for (const auto& c : combos)
+      for (const graph::SizeRange& b : graph::rangeBuckets(r)) {
+        next.push_back(c);
+        next.back().push_back(b);
+      }
+    combos = std::move(next);
+  }
+  std::vector<graph::RangeModel> out;
+  for (const auto& ranges : combos) {
+    out.push_back(loadRangeModel(src, ranges, target));
+    if (out.size() == 1) continue;
+    // Weights do not depend on the sizes: one copy serves every bucket (and their packed forms,
+    // keyed by the copy's address, are shared through the kernel cache).
+    graph::Graph& g = out.back().graph;
+    const graph::Graph& first = out.front().graph;
+    for (size_t v = 0; v < g.values().size() && v < first.values().size(); ++v) {
+      const graph::Value& a = g.value(static_cast<int>(v));
+      const graph::Value& b = first.value(static_cast<int>(v));
+      if (a.isConstant() && b.isConstant() && a.constant->shape() == b.constant->shape() &&
+          a.constant->dtype() == b.constant->dtype() &&
+          std::memcmp(a.constant->data(), b.constant->data(), static_cast<size_t>(a.constant->bytes())) == 0)
+        g.mutableValue(static_cast<int>(v)).constant = *b.constant;
+    }
+  }
+  return out;
 }
 
 graph::GraphOptions graphOptions(const ModelSource& src, const schedule::Target& target) {

@@ -11,6 +11,7 @@
 #include "graph/fusion.h"
 #include "graph/graph.h"
 #include "graph/passes.h"
+#include "graph/size_ranges.h"
 #include "schedule/baseline.h"
 #include "schedule/target.h"
 
@@ -57,6 +58,19 @@ void addDefaultsOption(CLI::App* cmd, schedule::Baseline& baseline, const std::s
 // graph depends on the target the code is for (its vector width picks some layouts).
 graph::Graph loadModel(const ModelSource& source, const schedule::Target& target);
 bool isOnnxSource(const ModelSource& source);
+
+// The ranges among the source's --dim options ("seq=1..512", graph/size_ranges.h), in option
+// order; empty when every size is bound. Throws Error for a malformed or empty range.
+std::vector<graph::SizeRange> sizeRanges(const ModelSource& source);
+// The source with every range bound to one size (sizes in sizeRanges order).
+ModelSource atSizes(const ModelSource& source, const std::vector<int64_t>& sizes);
+// The model compiled for `ranges` of its sizes: imported at the probe sizes and checked
+// (graph::analyzeRanges). Throws Error naming the model and what does not follow the sizes.
+graph::RangeModel loadRangeModel(const ModelSource& source, const std::vector<graph::SizeRange>& ranges,
+                                 const schedule::Target& target);
+// The model for the source's ranges, one per bucket (graph::rangeBuckets; several ranges: every
+// combination of their buckets), the buckets' constants that are equal sharing one copy.
+std::vector<graph::RangeModel> loadRangeBuckets(const ModelSource& source, const schedule::Target& target);
 // The kernels of an ONNX model whose later shapes depend on run-time values (loadModel threw
 // frontend::RuntimeValueError): those of every stage that one run on seeded sample inputs runs,
 // once per stage run (so a stage run 90 times weighs 90 times), for code of `target`, which must

@@ -75,6 +75,14 @@ void Emitter::emitKernel(const lower::LoweredFunc& f) {
     p->setMetadata(llvm::LLVMContext::MD_nonnull, llvm::MDNode::get(ctx_, {}));
     bufs_[f.args[i].get()] = p;
   }
+  // Size parameters follow the tensors, each passed as a pointer to its int64 value.
+  for (size_t i = 0; i < f.size_params.size(); ++i) {
+    llvm::Value* slot = b_.CreateConstInBoundsGEP1_64(ptr, args, f.args.size() + i);
+    llvm::Value* p = b_.CreateLoad(ptr, slot);
+    const te::Var& param = f.size_params[i];
+    vars_[param.get()] = b_.CreateLoad(b_.getInt64Ty(), p, param.name());
+    bounds_[param.get()] = te::IntBound{0, te::IntBound::kPosInf};
+  }
   emitStmt(f.body);
   b_.CreateRetVoid();
 }

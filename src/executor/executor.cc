@@ -122,7 +122,8 @@ struct CompiledModel::Impl {
   void build(const graph::Graph& g, const ModelOptions& options, bool load);
   void compileKernels(const ModelOptions& options, const std::vector<int>& first_instance, bool load);
   void makePlan(const ModelOptions& options);
-  runtime::PlanBindings bind(const std::vector<const void*>& inputs, const std::vector<void*>& outputs);
+  runtime::PlanBindings bind(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+                             const std::vector<int64_t>& sizes = {});
   std::vector<runtime::NDArray> allocateOutputs(const std::vector<runtime::NDArray>& inputs,
                                                 std::vector<const void*>& in_ptrs, std::vector<void*>& out_ptrs) const;
   void* valuePtr(int v, const runtime::PlanBindings& b) const {
@@ -158,7 +159,7 @@ void CompiledModel::Impl::build(const graph::Graph& g, const ModelOptions& optio
   Timer timer;
   graph = g;
   target = options.target;
-  kernels = graph::partition(graph);
+  kernels = options.kernels.empty() ? graph::partition(graph) : options.kernels;
 
   // Distinct workloads in first-use order.
   std::map<std::string, int> by_key;
@@ -261,6 +262,22 @@ void CompiledModel::Impl::compileKernels(const ModelOptions& options, const std:
 // straight into the output buffers; every weight a call reads (a constant, or a constant packed
 // into a schedule's layout) is stored once; each intermediate gets a workspace range, reused after
 // its last reader has run; reshape-only instances alias their input.
+namespace {
+
+// The arguments passing a kernel's size parameters (te::ComputeDAG::sizeParams) from the run's
+// sizes, named in `names` order.
+std::vector<BufferRef> sizeArgs(const te::ComputeDAG& scheduled, const std::vector<std::string>& names) {
+  std::vector<BufferRef> out;
+  for (const te::Var& param : scheduled.sizeParams()) {
+    auto it = std::find(names.begin(), names.end(), param.name());
+    TT_ASSERT(it != names.end(), "kernel size parameter " + param.name() + " is no size of the model");
+    out.push_back(BufferRef{BufferKind::Size, static_cast<uint32_t>(it - names.begin()), 0});
+  }
+  return out;
+}
+
+}  // namespace
+
 void CompiledModel::Impl::makePlan(const ModelOptions& options) {
   const auto& values = graph.values();
   auto spec = [&](int v) {
@@ -270,6 +287,7 @@ void CompiledModel::Impl::makePlan(const ModelOptions& options) {
   for (int v : graph.inputs()) plan.inputs.push_back(spec(v));
   for (int v : graph.outputs()) plan.outputs.push_back(spec(v));
   plan.num_kernels = static_cast<uint32_t>(compiled.size());
+  plan.num_sizes = static_cast<uint32_t>(options.size_names.size());
 
   std::map<std::string, uint32_t> weight_of;  // "value" or "value|packed layout" -> weight
   auto weight = [&](const runtime::NDArray& data, const std::string& key) {
@@ -391,6 +409,7 @@ void CompiledModel::Impl::makePlan(const ModelOptions& options) {
       plan.args.push_back(*a);
     }
     for (int v : k.outputs) plan.args.push_back(*where[v]);
+    for (const BufferRef& r : sizeArgs(*c.scheduled, options.size_names)) plan.args.push_back(r);
     call.num_args = static_cast<uint32_t>(plan.args.size()) - call.first_arg;
     plan.calls.push_back(call);
     call_instance.push_back(static_cast<int>(i));
@@ -426,7 +445,8 @@ ModelArtifacts compileArtifacts(const graph::Graph& graph, const ModelOptions& o
 }
 
 runtime::PlanBindings CompiledModel::Impl::bind(const std::vector<const void*>& inputs,
-                                                const std::vector<void*>& outputs) {
+                                                const std::vector<void*>& outputs, const std::vector<int64_t>& sizes) {
+  TT_CHECK_ARG(sizes.size() == plan.num_sizes, "the model takes ", plan.num_sizes, " sizes, got ", sizes.size());
   TT_CHECK_ARG(inputs.size() == plan.inputs.size(), "the model takes ", plan.inputs.size(), " inputs, got ",
                inputs.size());
   TT_CHECK_ARG(outputs.size() == plan.outputs.size(), "the model has ", plan.outputs.size(), " outputs, got ",
@@ -435,8 +455,8 @@ runtime::PlanBindings CompiledModel::Impl::bind(const std::vector<const void*>& 
     TT_CHECK_ARG(inputs[i], "input ", plan.inputs[i].name, " is a null pointer");
   for (size_t i = 0; i < outputs.size(); ++i)
     TT_CHECK_ARG(outputs[i], "output ", plan.outputs[i].name, " is a null pointer");
-  return runtime::PlanBindings{fns.data(), weight_ptrs.data(), static_cast<char*>(workspace.data()), inputs.data(),
-                               outputs.data()};
+  return runtime::PlanBindings{fns.data(),    weight_ptrs.data(), static_cast<char*>(workspace.data()),
+                               inputs.data(), outputs.data(),     sizes.data()};
 }
 
 std::vector<runtime::NDArray> CompiledModel::Impl::allocateOutputs(const std::vector<runtime::NDArray>& inputs,
@@ -468,8 +488,9 @@ std::vector<runtime::NDArray> CompiledModel::run(const std::vector<runtime::NDAr
   return outs;
 }
 
-void CompiledModel::runInto(const std::vector<const void*>& inputs, const std::vector<void*>& outputs) {
-  runtime::runPlan(impl_->plan, impl_->bind(inputs, outputs));
+void CompiledModel::runInto(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+                            const std::vector<int64_t>& sizes) {
+  runtime::runPlan(impl_->plan, impl_->bind(inputs, outputs, sizes));
 }
 
 std::vector<runtime::NDArray> CompiledModel::runProfiled(const std::vector<runtime::NDArray>& inputs,

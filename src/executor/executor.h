@@ -58,6 +58,10 @@ struct ModelOptions {
   std::shared_ptr<KernelCache> cache;               // optional
   // The default schedules of kernels the provider does not schedule (schedule/default_schedule.h).
   schedule::Baseline baseline = schedule::Baseline::Strong;
+  // A model compiled for ranges of sizes (graph/size_ranges.h): the kernels to compile instead of
+  // partition(graph), and the size parameters in the order runs pass them (plan sizes).
+  std::vector<graph::Kernel> kernels;
+  std::vector<std::string> size_names;
 };
 
 struct KernelStats {
@@ -108,8 +112,11 @@ class CompiledModel {
   // Inputs in graph input order; returns the outputs in graph output order.
   std::vector<runtime::NDArray> run(const std::vector<runtime::NDArray>& inputs);
   // run() on the caller's buffers (one per input and output, shapes and dtypes as plan() says;
-  // outputs must not overlap inputs or each other).
-  void runInto(const std::vector<const void*>& inputs, const std::vector<void*>& outputs);
+  // outputs must not overlap inputs or each other). A model compiled for ranges of sizes takes
+  // the sizes of the run (ModelOptions::size_names order) and buffers laid out at its largest
+  // sizes (executor/range_model.h does that for its callers).
+  void runInto(const std::vector<const void*>& inputs, const std::vector<void*>& outputs,
+               const std::vector<int64_t>& sizes = {});
   // run() that also sets seconds[k] to the time spent in distinct kernel k (all its instances;
   // k indexes kernels()).
   // total_s (optional) receives the whole run's wall time, binding and output copies included.

@@ -22,10 +22,17 @@ constexpr double kNoWarmFromS = 1.0;
 
 ModelTimings timeCompiled(std::vector<CompiledModel>& models, const std::vector<runtime::NDArray>& inputs,
                           const measure::RoundsProtocol& protocol, const Interleave& how) {
+  std::vector<std::function<void()>> runs;
+  for (CompiledModel& m : models) runs.push_back([&m, &inputs] { m.run(inputs); });
+  return timeRuns(runs, protocol, how);
+}
+
+ModelTimings timeRuns(const std::vector<std::function<void()>>& models, const measure::RoundsProtocol& protocol,
+                      const Interleave& how) {
   std::vector<double> last_run_s(models.size());
   for (size_t i = 0; i < models.size(); ++i) {  // warm-up
     Timer t;
-    models[i].run(inputs);
+    models[i]();
     last_run_s[i] = t.seconds();
   }
   std::vector<std::vector<double>> times(models.size());
@@ -38,7 +45,7 @@ ModelTimings timeCompiled(std::vector<CompiledModel>& models, const std::vector<
       size_t i = order[j];
       for (double warmed = 0; warmed < how.block_warm_s && last_run_s[i] < kNoWarmFromS;) {
         Timer t;
-        models[i].run(inputs);
+        models[i]();
         last_run_s[i] = t.seconds();
         warmed += last_run_s[i];
       }
@@ -46,7 +53,7 @@ ModelTimings timeCompiled(std::vector<CompiledModel>& models, const std::vector<
       const bool single = how.single_run_from_s > 0 && last_run_s[i] >= how.single_run_from_s;
       for (int k = 0; k < (single ? 1 : how.per_round); ++k) {
         Timer t;
-        models[i].run(inputs);
+        models[i]();
         mine.push_back(t.seconds());
         last_run_s[i] = mine.back();
       }

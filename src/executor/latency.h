@@ -13,6 +13,8 @@
 // Kernel-level timing for tuning lives in measure/; this is the end-to-end number users compare.
 #pragma once
 
+#include <functional>
+
 #include <vector>
 
 #include "executor/executor.h"
@@ -49,6 +51,11 @@ struct ModelTimings {
 // Compiles each configuration (sharing compiled kernels) and times them interleaved.
 ModelTimings timeModels(const graph::Graph& g, std::vector<ModelOptions> configs,
                         const measure::RoundsProtocol& protocol = measure::modelRounds(), const Interleave& how = {});
+
+// Runs of anything timed the same way (each callable runs one configuration once), e.g. a model
+// compiled for ranges of sizes against the model compiled for one size.
+ModelTimings timeRuns(const std::vector<std::function<void()>>& runs,
+                      const measure::RoundsProtocol& protocol = measure::modelRounds(), const Interleave& how = {});
 
 // Compiled models of the same graph timed the same way (the caller compiled them).
 ModelTimings timeCompiled(std::vector<CompiledModel>& models, const std::vector<runtime::NDArray>& inputs,

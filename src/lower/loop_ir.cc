@@ -91,6 +91,7 @@ std::string toString(const Stmt& s, int indent) {
 std::string toString(const LoweredFunc& f) {
   std::string out = "func " + f.name + "(";
   for (size_t i = 0; i < f.args.size(); ++i) out += (i ? ", " : "") + f.args[i]->name;
+  for (const te::Var& p : f.size_params) out += ", int64 " + p.name();
   return out + ")\n" + toString(f.body, 1);
 }
 

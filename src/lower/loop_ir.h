@@ -78,11 +78,13 @@ Stmt makeSeq(std::vector<Stmt> stmts);  // flattens nested Seqs, drops nulls
 Stmt makeLet(te::Var var, te::Expr value, Stmt body);
 Stmt makePrefetch(te::BufferRef buffer, te::Expr index);
 
-// A lowered kernel: `args` are the kernel arguments in ComputeDAG::tensors() order.
+// A lowered kernel: `args` are the kernel arguments in ComputeDAG::tensors() order, followed by
+// the size parameters its loop extents use (ComputeDAG::sizeParams(), each an int64).
 struct LoweredFunc {
   std::string name;
   std::vector<te::BufferRef> args;
   Stmt body;
+  std::vector<te::Var> size_params;
 };
 
 std::string toString(const Stmt& s, int indent = 0);

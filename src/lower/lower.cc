@@ -10,6 +10,7 @@
 #include "support/assert.h"
 #include "te/arith.h"
 #include "te/expr_functor.h"
+#include "te/runtime_extents.h"
 
 namespace ttune::lower {
 
@@ -45,6 +46,8 @@ class Lowerer {
     bufs_.resize(stages.size());
     LoweredFunc f;
     f.name = name;
+    f.size_params = dag_.sizeParams();
+    for (const te::Var& p : f.size_params) size_bounds_[p.get()] = IntBound{0, IntBound::kPosInf};
     for (int i = 0; i < dag_.numOps(); ++i) {
       const Stage& st = stages[i];
       const te::Operation& op = dag_.op(i);
@@ -92,11 +95,12 @@ class Lowerer {
       if (st.is_placeholder || st.location != ComputeLocation::Root) continue;
       if (bufs_[i].buffer->scope == te::MemScope::Global) globals.push_back(bufs_[i].buffer);
       std::vector<Expr> mins, actual;
-      for (const schedule::RootAxis& a : st.root) {
+      std::vector<Expr> runtime = te::runtimeExtentsOf(dag_.op(i));
+      for (size_t d = 0; d < st.root.size(); ++d) {
         mins.push_back(te::intImm(0));
-        actual.push_back(te::intImm(a.full_extent));
+        actual.push_back(extentOf(st.root[d].full_extent, runtime[d]));
       }
-      TT_TRY(Emitted e, emitStage(i, mins, actual, {}));
+      TT_TRY(Emitted e, emitStage(i, mins, actual, size_bounds_));
       body.push_back(e.stmt);
     }
     Stmt s = makeSeq(std::move(body));
@@ -122,6 +126,13 @@ class Lowerer {
       out.push_back(pos);
     }
     return out;
+  }
+
+  // The extent a root axis is computed to: its run-time extent when it has one, never past the
+  // extent its buffers are laid out for (so a size out of range cannot write out of bounds).
+  Expr extentOf(int64_t full_extent, const Expr& runtime) const {
+    if (!runtime.defined()) return te::intImm(full_extent);
+    return te::simplify(te::min(runtime, te::intImm(full_extent)), size_bounds_);
   }
 
   struct Guard {
@@ -292,16 +303,22 @@ class Lowerer {
                                                    fixedBounds(c, pos)));
       const Stage& ast = state_.stages()[a];
       std::vector<Expr> mins, actual;
+      std::vector<Expr> runtime = te::runtimeExtentsOf(dag_.op(a));
       StageBuffer& b = bufs_[a];
       b.min.clear();
-      for (const auto& r : regions) {
+      for (size_t d = 0; d < regions.size(); ++d) {
+        const schedule::AxisRegion& r = regions[d];
         b.min.push_back(r.min);
         mins.push_back(r.min);
-        actual.push_back(r.actual);
+        // Past a run-time extent the producer holds nothing any consumer needs.
+        actual.push_back(runtime[d].defined()
+                             ? te::simplify(te::min(r.actual, extentOf(ast.root[d].full_extent, runtime[d]) - r.min),
+                                            fixedBounds(c, pos))
+                             : r.actual);
       }
       for (size_t d = regions.size(); d < ast.root.size(); ++d) {  // reduce axes: full
         mins.push_back(te::intImm(0));
-        actual.push_back(te::intImm(ast.root[d].full_extent));
+        actual.push_back(extentOf(ast.root[d].full_extent, runtime[d]));
       }
       TT_TRY(Emitted e, emitStage(a, mins, actual, fixedBounds(c, pos)));
       // A stack tile's scope may end with its producer (it lives for the whole function); a
@@ -323,6 +340,52 @@ class Lowerer {
     // Loops inside pos are not fixed: drop them so regions treat them as ranging.
     for (size_t p = pos + 1; p < c.loops.leaf_vars.size(); ++p) b.erase(c.loops.leaf_vars[p].get());
     return b;
+  }
+
+  // A guard on a run-time limit also bounds the loops outside its innermost one: an iteration of
+  // loop `pos` in which even the smallest value of the inner loops overshoots has no work. Without
+  // it a kernel run far below its largest size would walk every empty tile, and its parallel loop
+  // would hand threads iterations with nothing to do. The bound on pos's variable v, when the
+  // guard's offset is linear in v (or in v / c, v being the outermost part of a fuse) with a
+  // positive coefficient and the inner loops' terms are bounded below; nullopt otherwise.
+  std::optional<Expr> outerBound(const Ctx& c, const Guard& g, size_t pos) const {
+    const te::VarNode* v = c.loops.leaf_vars[pos].get();
+    auto usesInner = [&](const Expr& e) {
+      for (size_t p = pos + 1; p < c.loops.leaf_vars.size(); ++p)
+        if (te::usesVar(e, c.loops.leaf_vars[p].get())) return true;
+      return false;
+    };
+    te::LinearForm form = te::toLinear(g.rel);
+    te::LinearForm rest;
+    rest.constant = form.constant;
+    int64_t coef = 0, div = 1;
+    for (const auto& [atom, k] : form.terms) {
+      if (te::usesVar(atom, v)) {
+        if (coef != 0 || k <= 0 || usesInner(atom)) return std::nullopt;
+        const te::Binary* b = atom.as<te::Binary>();
+        int64_t d = 0;
+        if (const te::VarRef* r = atom.as<te::VarRef>(); r && r->var.get() == v) {
+          d = 1;
+        } else if (b && b->op == te::BinOp::FloorDiv && b->a.as<te::VarRef>() && te::isConstInt(b->b, &d) && d > 0) {
+          if (b->a.as<te::VarRef>()->var.get() != v) return std::nullopt;
+        } else {
+          return std::nullopt;
+        }
+        coef = k;
+        div = d;
+      } else if (usesInner(atom)) {
+        IntBound ab = te::constIntBound(atom, c.bounds);
+        int64_t end = k > 0 ? ab.lo : ab.hi;
+        if (end == IntBound::kNegInf || end == IntBound::kPosInf) return std::nullopt;
+        rest.constant += k * end;
+      } else {
+        rest.terms.emplace_back(atom, k);
+      }
+    }
+    if (coef == 0) return std::nullopt;
+    // coef * (v / div) + rest < limit  <=>  v / div < ceil((limit - rest) / coef)
+    Expr quotient = (g.limit - te::fromLinear(rest) + te::intImm(coef - 1)) / te::intImm(coef);
+    return te::simplify(quotient * te::intImm(div), c.bounds);
   }
 
   Expected<Emitted> emitLoop(Ctx& c, size_t pos, bool init, std::vector<Stmt> attached, int64_t attached_steps = 0,
@@ -348,6 +411,14 @@ class Lowerer {
       } else {
         body = makeIf(g.rel < g.limit, body);
       }
+    }
+    for (const Guard& g : c.guards) {
+      // Non-linear guards of this loop keep their `if`; the bound only skips whole iterations.
+      bool here = g.deepest == static_cast<int>(pos) && !g.linear;
+      if ((g.deepest <= static_cast<int>(pos) && !here) || (init && g.reduce) || te::isConstInt(g.limit, nullptr))
+        continue;
+      if (std::optional<Expr> bound = outerBound(c, g, pos))
+        extent = te::simplify(te::min(extent, te::max(*bound, te::intImm(0))), c.bounds);
     }
     ForKind kind = ForKind::Serial;
     switch (it.annotation) {
@@ -382,6 +453,7 @@ class Lowerer {
   const te::ComputeDAG& dag_;
   LowerOptions opt_;
   std::vector<StageBuffer> bufs_;
+  te::VarBounds size_bounds_;  // the DAG's size parameters
 };
 
 }  // namespace

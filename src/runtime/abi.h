@@ -2,7 +2,9 @@
 //
 // A compiled kernel is `extern "C" void kernel(void** args)`: args[i] points to the i-th tensor of
 // its ComputeDAG (inputs, then outputs), dense row-major, 64-byte aligned where the runtime
-// allocated it. Tensors passed to one call never overlap.
+// allocated it. Tensors passed to one call never overlap. A kernel for a range of sizes
+// (te/runtime_extents.h) takes its size parameters after the tensors: args[n_tensors + i] points
+// to the int64 value of ComputeDAG::sizeParams()[i].
 //
 // Parallel loops are outlined into `void body(void* env, int64_t begin, int64_t end)` and run with
 // ttune_parallel_for, which splits [0, n) into contiguous chunks over the thread pool and returns

@@ -95,6 +95,9 @@ std::string checkRef(const Plan& p, const BufferRef& r, int64_t bytes_needed) {
     case BufferKind::Workspace:
       if (!inside(p.workspace_bytes)) return "a workspace offset is out of range";
       return "";
+    case BufferKind::Size:
+      if (r.index >= p.num_sizes || r.offset != 0) return "an argument names size " + std::to_string(r.index);
+      return "";
   }
   return "an argument has an unknown kind";
 }
@@ -141,6 +144,8 @@ void* resolve(const BufferRef& r, const PlanBindings& b) {
       return static_cast<char*>(b.weights[r.index]) + r.offset;
     case BufferKind::Workspace:
       return b.workspace + r.offset;
+    case BufferKind::Size:
+      return const_cast<int64_t*>(b.sizes + r.index);
   }
   return nullptr;
 }

@@ -24,7 +24,10 @@
 
 namespace ttune::runtime {
 
-enum class BufferKind : uint8_t { Input = 0, Output = 1, Weight = 2, Workspace = 3 };
+// Size: a size parameter of a model compiled for ranges of sizes (graph/size_ranges.h), passed
+// to kernels as a pointer to its int64 (runtime/abi.h); `index` into PlanBindings::sizes. Plans
+// with sizes are not serialized (exports of range models are not supported yet).
+enum class BufferKind : uint8_t { Input = 0, Output = 1, Weight = 2, Workspace = 3, Size = 4 };
 
 struct BufferRef {
   BufferKind kind = BufferKind::Workspace;
@@ -77,6 +80,7 @@ struct Plan {
   std::vector<int64_t> weight_bytes;  // every weight the calls read (constants, packed weights)
   int64_t workspace_bytes = 0;        // intermediates, at 64-byte aligned offsets (views inside them need not be)
   uint32_t num_kernels = 0;
+  uint32_t num_sizes = 0;  // size parameters (BufferKind::Size)
   std::vector<BufferRef> args;
   std::vector<KernelCall> calls;
   std::vector<OutputCopy> copies;  // after the calls
@@ -94,6 +98,7 @@ struct PlanBindings {
   char* workspace = nullptr;
   const void* const* inputs = nullptr;
   void* const* outputs = nullptr;
+  const int64_t* sizes = nullptr;  // Plan::num_sizes values
 };
 
 void* resolve(const BufferRef& ref, const PlanBindings& b);

@@ -54,6 +54,20 @@ std::vector<std::string> axisNames(const te::ComputeOp& c) {
   return n;
 }
 
+// A copy stage `copy` (built by te::compute over the shape of what it copies) with the run-time
+// extents of the axes it copies over, so that a kernel for a range of sizes copies only what is
+// computed.
+Tensor withRuntimeExtentsOf(const Tensor& copy, const std::vector<te::IterVar>& like) {
+  const te::ComputeOp& c = copy.op().compute();
+  bool any = false;
+  std::vector<te::IterVar> axes = c.axes;
+  for (size_t d = 0; d < axes.size(); ++d) {
+    axes[d].runtime_extent = like[d].runtime_extent;
+    any |= like[d].runtime_extent.defined();
+  }
+  return any ? te::computeWithAxes(copy.name(), std::move(axes), c.body, copy.op().tag()) : copy;
+}
+
 using DagPtr = std::shared_ptr<const ComputeDAG>;
 
 // Rewritten DAGs keyed by the input DAG's address and the step's fields. Enough entries for the
@@ -97,8 +111,10 @@ Expected<ComputeDAG> cacheWriteDag(const ComputeDAG& dag, const std::string& op,
     const te::Operation& o = dag.op(i);
     const te::ComputeOp& c = o.compute();
     Tensor local = te::computeWithAxes(name, c.axes, remap(c.body), o.tag());
-    return te::compute(
-        o.name(), o.shape(), [&](const std::vector<te::Var>& v) { return local(v); }, o.tag(), axisNames(c));
+    return withRuntimeExtentsOf(
+        te::compute(
+            o.name(), o.shape(), [&](const std::vector<te::Var>& v) { return local(v); }, o.tag(), axisNames(c)),
+        c.axes);
   });
 }
 
@@ -131,6 +147,7 @@ Expected<ComputeDAG> cacheReadDag(const ComputeDAG& dag, const std::string& prod
       }
       cached = te::compute(
           name, pop.shape(), [&](const std::vector<te::Var>& v) { return orig(v); }, te::OpTag::CacheCopy);
+      if (pop.isCompute()) cached = withRuntimeExtentsOf(cached, pop.compute().axes);
       return orig;
     }
     if (std::find(reader_ids.begin(), reader_ids.end(), i) == reader_ids.end()) return Tensor();
@@ -168,7 +185,7 @@ Expected<ComputeDAG> rfactorDag(const ComputeDAG& dag, const Stage& stage, const
   // Root reduce axes as expressions of the reduce leaves (fresh vars of the new ops).
   std::vector<te::IterVar> rf_axes;  // spatial axes of X.rf
   for (const te::IterVar& iv : c.axes) rf_axes.push_back(iv);
-  te::IterVar factor{te::Var(iter), *stage.iters[fi].extent, te::IterKind::Spatial};
+  te::IterVar factor{te::Var(iter), *stage.iters[fi].extent, te::IterKind::Spatial, Expr()};
   rf_axes.insert(rf_axes.begin() + factor_axis, factor);
   std::vector<te::IterVar> rf_reduce;
   te::VarMap<Expr> leaf_sub;
@@ -189,7 +206,12 @@ Expected<ComputeDAG> rfactorDag(const ComputeDAG& dag, const Stage& stage, const
   for (const te::IterVar& rv : red->axes) {
     Expr rel = te::substitute(loops.root_rel[k], leaf_sub);
     root_sub[rv.var.get()] = rel;
-    if (loops.rel_max[k] >= rv.extent) {
+    // The new stages' reduce axes are of fixed size: an axis of a run-time extent becomes a
+    // predicate on every iteration.
+    if (rv.runtime_extent.defined()) {
+      Expr g = rel < te::min(rv.runtime_extent, te::intImm(rv.extent));
+      guard = guard.defined() ? (guard && g) : g;
+    } else if (loops.rel_max[k] >= rv.extent) {
       Expr g = rel < te::intImm(rv.extent);
       guard = guard.defined() ? (guard && g) : g;
     }
@@ -214,7 +236,7 @@ Expected<ComputeDAG> rfactorDag(const ComputeDAG& dag, const Stage& stage, const
     te::IterVar r = te::reduceAxis(factor.extent, iter);
     std::vector<te::IterVar> axes;
     for (const te::IterVar& iv : c.axes)
-      axes.push_back(te::IterVar{te::Var(iv.name()), iv.extent, te::IterKind::Spatial});
+      axes.push_back(te::IterVar{te::Var(iv.name()), iv.extent, te::IterKind::Spatial, iv.runtime_extent});
     std::vector<Expr> ridx;
     for (const te::IterVar& iv : axes) ridx.push_back(iv.var);
     ridx.insert(ridx.begin() + factor_axis, r.var);

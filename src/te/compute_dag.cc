@@ -171,6 +171,7 @@ ComputeDAG::ComputeDAG(std::vector<Tensor> inputs, std::vector<Tensor> outputs) 
     }
     flops_ += opFlops(ops_[i].op());
   }
+  collectSizeParams();
   computeHashes();
 }
 
@@ -197,6 +198,8 @@ int ComputeDAG::argIndex(int op) const {
 }
 
 namespace {
+
+constexpr int kSizeParamBase = 1 << 20;
 
 // Hashes an expression; `exact` adds constants and extents. Vars hash by their position in the
 // op (axes, then reduce axes); reads hash the producer's op index.
@@ -232,6 +235,35 @@ void hashExpr(Hasher& h, const Expr& e, bool exact, const VarMap<int>& var_pos, 
 
 }  // namespace
 
+void ComputeDAG::collectSizeParams() {
+  // The Vars that are no axis of the op that mentions them: those of run-time extents, and those
+  // a schedule moved into a body (rfactor's predicate on a reduction of a run-time extent).
+  std::unordered_set<const VarNode*> seen;
+  for (const Tensor& t : ops_) {
+    if (!t.op().isCompute()) continue;
+    const ComputeOp& c = t.op().compute();
+    std::unordered_set<const VarNode*> axes;
+    for (const IterVar& iv : c.axes) axes.insert(iv.var.get());
+    for (const IterVar& iv : c.reduceAxes()) axes.insert(iv.var.get());
+    auto collect = [&](const Expr& e) {
+      visitAll(e, [&](const Expr& x) {
+        const VarRef* v = x.as<VarRef>();
+        if (v && !axes.count(v->var.get()) && seen.insert(v->var.get()).second) size_params_.push_back(v->var);
+      });
+    };
+    for (const IterVar& iv : c.axes)
+      if (iv.runtime_extent.defined()) collect(iv.runtime_extent);
+    for (const IterVar& iv : c.reduceAxes())
+      if (iv.runtime_extent.defined()) collect(iv.runtime_extent);
+    collect(c.body);
+  }
+  std::stable_sort(size_params_.begin(), size_params_.end(),
+                   [](const Var& a, const Var& b) { return a.name() < b.name(); });
+  for (size_t i = 1; i < size_params_.size(); ++i)
+    TT_CHECK_ARG(size_params_[i - 1].name() != size_params_[i].name(), "two size parameters are named ",
+                 size_params_[i].name());
+}
+
 void ComputeDAG::computeHashes() {
   for (bool exact : {false, true}) {
     Hasher h;
@@ -249,15 +281,25 @@ void ComputeDAG::computeHashes() {
       }
       const ComputeOp& c = op.compute();
       VarMap<int> pos;
+      // Size parameters hash by their place among the DAG's, apart from any axis position.
+      for (size_t p = 0; p < size_params_.size(); ++p)
+        pos[size_params_[p].get()] = kSizeParamBase + static_cast<int>(p);
+      auto hashRuntimeExtent = [&](const IterVar& iv) {
+        if (!exact) return;
+        h.add(iv.runtime_extent.defined() ? 1 : 0);
+        if (iv.runtime_extent.defined()) hashExpr(h, iv.runtime_extent, true, pos, *this);
+      };
       int k = 0;
       for (const IterVar& iv : c.axes) {
         pos[iv.var.get()] = k++;
         h.add(std::string_view(iv.name()));
+        hashRuntimeExtent(iv);
       }
       for (const IterVar& iv : c.reduceAxes()) {
         pos[iv.var.get()] = k++;
         h.add(std::string_view(iv.name()));
         if (exact) h.add(iv.extent);
+        hashRuntimeExtent(iv);
       }
       hashExpr(h, c.body, exact, pos, *this);
     }

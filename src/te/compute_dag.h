@@ -6,7 +6,7 @@
 // Hashes: structuralHash() covers op kinds, names, axis names and kinds and the shape of every
 // expression tree but no extent, shape or numeric constant, so one operator at other sizes hashes
 // equal while a different structure (relu vs relu6, another fused op) differs. exactHash() covers
-// everything; the workload key combines both.
+// everything, run-time extents included; the workload key combines both.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +42,11 @@ class ComputeDAG {
   // Position of op in tensors() (argument index), or -1 for intermediates.
   int argIndex(int op) const;
 
+  // The size parameters the run-time extents of its axes use (te::IterVar), and any other Var an
+  // op mentions that is none of its axes, ordered by name: scalar arguments of the compiled kernel
+  // after its tensors. Empty for a kernel of fixed sizes.
+  const std::vector<Var>& sizeParams() const { return size_params_; }
+
   // Floating-point operations of one execution (multiply-add counts 2).
   double flops() const { return flops_; }
   uint64_t structuralHash() const { return structural_hash_; }
@@ -52,9 +57,11 @@ class ComputeDAG {
   std::string toString() const;
 
  private:
+  void collectSizeParams();
   void computeHashes();
 
   std::vector<Tensor> inputs_, outputs_, tensors_, ops_;
+  std::vector<Var> size_params_;
   std::unordered_map<std::string, int> by_name_;
   std::unordered_map<const Operation*, int> by_ptr_;
   std::vector<std::vector<int>> producers_, consumers_;

@@ -50,14 +50,6 @@ class Var {
 
 enum class IterKind : uint8_t { Spatial, Reduce };
 
-// A loop axis of a compute op: a variable ranging over [0, extent).
-struct IterVar {
-  Var var;
-  int64_t extent = 0;
-  IterKind kind = IterKind::Spatial;
-  const std::string& name() const { return var.name(); }
-};
-
 // ---- Flat buffers (used after lowering) --------------------------------------------------------
 enum class MemScope : uint8_t { Arg, Global, Local };
 
@@ -192,6 +184,20 @@ struct BufferLoad {
   BufferRef buffer;
   Expr index;
 };
+// A loop axis of a compute op: a variable ranging over [0, extent).
+//
+// An axis of a kernel compiled for a range of sizes (te/runtime_extents.h) also has a run-time
+// extent: an expression of the kernel's size parameters, at most `extent`. Its tensors keep the
+// layout of `extent` (the range's largest size); only indices below the run-time extent are
+// computed (spatial) or combined (reduce). Undefined for an axis of fixed size.
+struct IterVar {
+  Var var;
+  int64_t extent = 0;
+  IterKind kind = IterKind::Spatial;
+  Expr runtime_extent;
+  const std::string& name() const { return var.name(); }
+};
+
 struct Reduce {
   ReduceKind kind;
   Expr source;

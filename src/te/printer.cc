@@ -9,6 +9,14 @@ namespace {
 
 void print(std::string& out, const Expr& e);
 
+// An axis of a run-time extent prints as "i<seq" (te::IterVar).
+void printAxis(std::string& out, const IterVar& iv) {
+  out += iv.name();
+  if (!iv.runtime_extent.defined()) return;
+  out += "<";
+  print(out, iv.runtime_extent);
+}
+
 void printList(std::string& out, const std::vector<Expr>& items) {
   for (size_t i = 0; i < items.size(); ++i) {
     if (i) out += ", ";
@@ -92,7 +100,7 @@ void print(std::string& out, const Expr& e) {
                    out += ", axis=[";
                    for (size_t i = 0; i < n.axes.size(); ++i) {
                      if (i) out += ", ";
-                     out += n.axes[i].name();
+                     printAxis(out, n.axes[i]);
                    }
                    out += "]";
                    if (n.cond.defined()) {
@@ -120,7 +128,7 @@ std::string toString(const Operation& op) {
   std::string s = op.name() + "[";
   for (size_t i = 0; i < c.axes.size(); ++i) {
     if (i) s += ", ";
-    s += c.axes[i].name();
+    printAxis(s, c.axes[i]);
   }
   s += "] = " + toString(c.body);
   return s;

@@ -37,7 +37,7 @@ Tensor placeholder(std::string name, Shape shape, DType dtype, bool is_constant)
 
 IterVar reduceAxis(int64_t extent, std::string name) {
   TT_ASSERT(extent > 0, "reduce axis " + name + " with a non-positive extent");
-  return IterVar{Var(std::move(name)), extent, IterKind::Reduce};
+  return IterVar{Var(std::move(name)), extent, IterKind::Reduce, Expr()};
 }
 
 Tensor computeWithAxes(std::string name, std::vector<IterVar> axes, Expr body, OpTag tag) {
@@ -73,7 +73,7 @@ Tensor compute(std::string name, Shape shape, const std::function<Expr(const std
                                            : "ax" + std::to_string(d);
     Var v(an);
     vars.push_back(v);
-    axes.push_back(IterVar{v, shape[d], IterKind::Spatial});
+    axes.push_back(IterVar{v, shape[d], IterKind::Spatial, Expr()});
   }
   Expr body = fn(vars);
   return computeWithAxes(std::move(name), std::move(axes), std::move(body), tag);

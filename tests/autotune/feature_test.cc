@@ -262,7 +262,7 @@ TEST(FeatureValues, DegenerateLoops) {
       lower::makeFor(j, te::intImm(1), 1, lower::ForKind::Vectorized, lower::makeStore(buf, j, te::floatImm(2.0)));
   lower::Stmt unknown = lower::makeFor(k, te::bufferLoad(ext, te::intImm(0)), 8, lower::ForKind::Serial,
                                        lower::makeStore(buf, k, te::bufferLoad(buf, k) * te::floatImm(3.0)));
-  lower::LoweredFunc func{"f", {buf, ext}, lower::makeSeq({zero, one, unknown})};
+  lower::LoweredFunc func{"f", {buf, ext}, lower::makeSeq({zero, one, unknown}), {}};
   std::vector<StoreFeatures> fs = extractStoreFeatures(func);
   ASSERT_EQ(fs.size(), 3u);
   EXPECT_EQ(fs[0].outer.outer_prod, 0);

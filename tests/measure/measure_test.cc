@@ -29,7 +29,7 @@ codegen::ObjectCode compileBody(
     const std::function<lower::Stmt(const te::BufferRef& in, const te::BufferRef& out)>& body) {
   auto in = std::make_shared<te::Buffer>(te::Buffer{"in", DType::Float32, 16, MemScope::Arg});
   auto out = std::make_shared<te::Buffer>(te::Buffer{"out", DType::Float32, 16, MemScope::Arg});
-  lower::LoweredFunc f{"kernel", {in, out}, body(in, out)};
+  lower::LoweredFunc f{"kernel", {in, out}, body(in, out), {}};
   auto obj = codegen::compile(f);
   EXPECT_TRUE(obj.ok());
   return *obj;
