@@ -284,10 +284,12 @@ void ComputeDAG::computeHashes() {
       // Size parameters hash by their place among the DAG's, apart from any axis position.
       for (size_t p = 0; p < size_params_.size(); ++p)
         pos[size_params_[p].get()] = kSizeParamBase + static_cast<int>(p);
+      // Only axes that have one add to the hash: fixed-size kernels keep the keys the bank files
+      // their records under.
       auto hashRuntimeExtent = [&](const IterVar& iv) {
-        if (!exact) return;
-        h.add(iv.runtime_extent.defined() ? 1 : 0);
-        if (iv.runtime_extent.defined()) hashExpr(h, iv.runtime_extent, true, pos, *this);
+        if (!exact || !iv.runtime_extent.defined()) return;
+        h.add(1);
+        hashExpr(h, iv.runtime_extent, true, pos, *this);
       };
       int k = 0;
       for (const IterVar& iv : c.axes) {
