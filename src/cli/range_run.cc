@@ -123,9 +123,10 @@ void runRanges(const RangeRunArgs& a) {
   for (size_t b = 0; b < model->numBuckets(); ++b) {
     std::string t = rangesText(model->bucketModel(b).ranges);
     int provided = 0;
-    for (const executor::KernelStats& k : model->bucketCompiled(b).kernels()) provided += k.schedule_source == "provided";
-    j["buckets"].push_back({{"sizes", t}, {"kernels", model->bucketCompiled(b).kernels().size()},
-                            {"scheduled_kernels", provided}});
+    for (const executor::KernelStats& k : model->bucketCompiled(b).kernels())
+      provided += k.schedule_source == "provided";
+    j["buckets"].push_back(
+        {{"sizes", t}, {"kernels", model->bucketCompiled(b).kernels().size()}, {"scheduled_kernels", provided}});
     bucket_text += (b ? "; " : "") + t + (provided ? " (" + std::to_string(provided) + " scheduled)" : "");
   }
   if (!a.json)
@@ -159,8 +160,8 @@ void runRanges(const RangeRunArgs& a) {
     if (a.bench) {
       executor::Interleave how;
       how.single_run_from_s = executor::kSingleRunFromS;
-      executor::ModelTimings t = executor::timeRuns({[&] { single.run(inputs); }, [&] { model->run(inputs); }},
-                                                    measure::modelRounds(), how);
+      executor::ModelTimings t =
+          executor::timeRuns({[&] { single.run(inputs); }, [&] { model->run(inputs); }}, measure::modelRounds(), how);
       // Per round t(single) / t(range): its inverse is the range model's time relative to the single one's.
       const measure::Speedup& s = t.speedup[1];
       double rel = 1 / s.median, rel_lo = 1 / s.hi, rel_hi = 1 / s.lo;
