@@ -494,14 +494,15 @@ void CompiledModel::runInto(const std::vector<const void*>& inputs, const std::v
 }
 
 std::vector<runtime::NDArray> CompiledModel::runProfiled(const std::vector<runtime::NDArray>& inputs,
-                                                         std::vector<double>& seconds, double* total_s) {
+                                                         std::vector<double>& seconds, double* total_s,
+                                                         const std::vector<int64_t>& sizes) {
   Timer whole;
   Impl& im = *impl_;
   seconds.assign(im.stats.size(), 0.0);
   std::vector<const void*> in;
   std::vector<void*> out;
   std::vector<runtime::NDArray> outs = im.allocateOutputs(inputs, in, out);
-  runtime::PlanBindings b = im.bind(in, out);
+  runtime::PlanBindings b = im.bind(in, out, sizes);
   for (size_t c = 0; c < im.plan.calls.size(); ++c) {
     Timer t;
     runtime::runCall(im.plan, b, c);

@@ -120,8 +120,9 @@ class CompiledModel {
   // run() that also sets seconds[k] to the time spent in distinct kernel k (all its instances;
   // k indexes kernels()).
   // total_s (optional) receives the whole run's wall time, binding and output copies included.
+  // A model for ranges of sizes takes the run's sizes and inputs laid out at its largest sizes.
   std::vector<runtime::NDArray> runProfiled(const std::vector<runtime::NDArray>& inputs, std::vector<double>& seconds,
-                                            double* total_s = nullptr);
+                                            double* total_s = nullptr, const std::vector<int64_t>& sizes = {});
   std::vector<runtime::NDArray> runChecked(const std::vector<runtime::NDArray>& inputs, CheckReport* report,
                                            const CheckOptions& options = {});
 

@@ -142,6 +142,7 @@ class Lowerer {
     int deepest = -1;  // innermost leaf position it depends on
     bool linear = false;
     int64_t coef = 0;
+    bool held = false;  // known to hold in the nest being emitted (a full-tile version)
   };
 
   struct Ctx {
@@ -342,6 +343,65 @@ class Lowerer {
     return b;
   }
 
+  // True when a guard's limit follows a size parameter (te/runtime_extents.h). Only such guards
+  // get the treatment below: a fixed-size kernel's code stays as it was (its limits may be
+  // expressions too, at the clamped edges of an attached stage's region).
+  bool sizedLimit(const Expr& limit) const {
+    if (size_bounds_.empty()) return false;
+    bool found = false;
+    te::visitAll(limit, [&](const Expr& e) {
+      if (const te::VarRef* r = e.as<te::VarRef>()) found |= size_bounds_.count(r->var.get()) > 0;
+    });
+    return found;
+  }
+
+  // Guards on a run-time limit put tail code (loops of run-time extent, ifs) inside a nest even
+  // where the whole nest is inside the limit: at a kernel's largest size every tile is full, yet
+  // a register tile's loops would stay of run-time extent. So the body of loop `pos` becomes
+  // `if (those guards hold for every inner iteration) <body without them> else <body>` for the
+  // guards whose part outside `pos` depends on pos's variable (fixed-size kernels: unchanged).
+  Expected<Stmt> fullTileVersion(Ctx& c, size_t pos, bool init, const std::vector<Stmt>& attached, Stmt body) {
+    const te::VarNode* v = c.loops.leaf_vars[pos].get();
+    // Inside a vectorized or unrolled loop the test would run per lane or per copy.
+    for (size_t p = 0; p <= pos; ++p)
+      if (c.st->iters[p].annotation == IterAnnotation::Vectorize || c.st->iters[p].annotation == IterAnnotation::Unroll)
+        return body;
+    std::vector<size_t> held;
+    Expr cond;
+    for (size_t gi = 0; gi < c.guards.size(); ++gi) {
+      const Guard& g = c.guards[gi];
+      if (g.held || g.deepest <= static_cast<int>(pos) || (init && g.reduce) || !sizedLimit(g.limit)) continue;
+      te::LinearForm form = te::toLinear(g.rel);
+      te::LinearForm outer;
+      outer.constant = form.constant;
+      bool bounded = true;
+      for (const auto& [atom, k] : form.terms) {
+        bool inner = false;
+        for (size_t p = pos + 1; p < c.loops.leaf_vars.size(); ++p)
+          inner |= te::usesVar(atom, c.loops.leaf_vars[p].get());
+        if (!inner) {
+          outer.terms.emplace_back(atom, k);
+          continue;
+        }
+        IntBound ab = te::constIntBound(atom, c.bounds);
+        int64_t end = k > 0 ? ab.hi : ab.lo;
+        bounded &= end != IntBound::kNegInf && end != IntBound::kPosInf;
+        if (bounded) outer.constant += k * end;
+      }
+      Expr rest = te::fromLinear(outer);
+      if (!bounded || !te::usesVar(rest, v)) continue;
+      held.push_back(gi);
+      Expr holds = rest < g.limit;
+      cond = cond.defined() ? (cond && holds) : holds;
+    }
+    if (held.empty()) return body;
+    for (size_t gi : held) c.guards[gi].held = true;
+    auto fast = emitLoops(c, pos + 1, init);
+    for (size_t gi : held) c.guards[gi].held = false;
+    if (!fast.ok()) return Unexpected(fast.reason());
+    return makeIf(te::simplify(cond, c.bounds), makeSeq({makeSeq(attached), fast->stmt}), body);
+  }
+
   // A guard on a run-time limit also bounds the loops outside its innermost one: an iteration of
   // loop `pos` in which even the smallest value of the inner loops overshoots has no work. Without
   // it a kernel run far below its largest size would walk every empty tile, and its parallel loop
@@ -395,14 +455,15 @@ class Lowerer {
     Var v = c.loops.leaf_vars[pos];
     int64_t max_ext = *it.extent;
     TT_TRY(Emitted inner, emitLoops(c, pos + 1, init));
-    Stmt body = makeSeq({makeSeq(std::move(attached)), inner.stmt});
+    Stmt body = makeSeq({makeSeq(attached), inner.stmt});
+    TT_TRY(body, fullTileVersion(c, pos, init, attached, body));
     for (auto b = heap.rbegin(); b != heap.rend(); ++b) body = makeAllocate(*b, body);
     int64_t inner_steps = inner.steps + attached_steps;
 
     // Guards whose innermost loop is this one: tighten the bound when linear, else an if.
     Expr extent = te::intImm(max_ext);
     for (const Guard& g : c.guards) {
-      if (g.deepest != static_cast<int>(pos) || (init && g.reduce)) continue;
+      if (g.held || g.deepest != static_cast<int>(pos) || (init && g.reduce)) continue;
       if (g.linear) {
         // rel = rest + coef*v < limit  <=>  v < ceil((limit - rest) / coef)
         Expr rest = te::simplify(g.rel - Expr(v) * te::intImm(g.coef), c.bounds);
@@ -415,7 +476,7 @@ class Lowerer {
     for (const Guard& g : c.guards) {
       // Non-linear guards of this loop keep their `if`; the bound only skips whole iterations.
       bool here = g.deepest == static_cast<int>(pos) && !g.linear;
-      if ((g.deepest <= static_cast<int>(pos) && !here) || (init && g.reduce) || te::isConstInt(g.limit, nullptr))
+      if (g.held || (g.deepest <= static_cast<int>(pos) && !here) || (init && g.reduce) || !sizedLimit(g.limit))
         continue;
       if (std::optional<Expr> bound = outerBound(c, g, pos))
         extent = te::simplify(te::min(extent, te::max(*bound, te::intImm(0))), c.bounds);
