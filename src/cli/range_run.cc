@@ -18,12 +18,6 @@ namespace ttune::cli {
 
 namespace {
 
-std::string pointText(const std::vector<graph::SizeRange>& ranges, const std::vector<int64_t>& sizes) {
-  std::string s;
-  for (size_t r = 0; r < ranges.size(); ++r) s += (r ? "," : "") + ranges[r].name + "=" + std::to_string(sizes[r]);
-  return s;
-}
-
 // The sizes to run at: each --at point (ranges it does not name at their largest), or the
 // ranges' smallest sizes, two between and their largest, all ranges moving together.
 std::vector<std::vector<int64_t>> runPoints(const RangeRunArgs& a, const std::vector<graph::SizeRange>& ranges) {
@@ -138,8 +132,8 @@ void runRanges(const RangeRunArgs& a) {
     ModelSource src = atSizes(a.src, sizes);
     for (size_t r = 0; r < ranges.size(); ++r)
       if (sizes[r] < ranges[r].min || sizes[r] > ranges[r].max)
-        fail("--at ", pointText(ranges, sizes), ": ", ranges[r].name, " is outside its range ", ranges[r].min, "..",
-             ranges[r].max);
+        fail("--at ", graph::sizesText(ranges, sizes), ": ", ranges[r].name, " is outside its range ", ranges[r].min,
+             "..", ranges[r].max);
     graph::Graph g = loadModel(src, opt.target);
     executor::ModelOptions one = opt;
     one.schedules = scheduleOption(a.records, a.db, modelName(src), g, opt.target, bankUse());
@@ -153,8 +147,8 @@ void runRanges(const RangeRunArgs& a) {
       worst.mismatches += c.mismatches;
       worst.non_finite += c.non_finite;
     }
-    Json p{{"sizes", pointText(ranges, sizes)}, {"max_abs_err", worst.max_abs_err}, {"agrees", worst.ok()}};
-    std::string line = "  " + pointText(ranges, sizes) + ": " + (worst.ok() ? "agrees" : "DIFFERS") +
+    Json p{{"sizes", graph::sizesText(ranges, sizes)}, {"max_abs_err", worst.max_abs_err}, {"agrees", worst.ok()}};
+    std::string line = "  " + graph::sizesText(ranges, sizes) + ": " + (worst.ok() ? "agrees" : "DIFFERS") +
                        " with the model compiled for this size (max abs error " + formatDouble(worst.max_abs_err) + ")";
     all_ok &= worst.ok();
     if (a.bench) {

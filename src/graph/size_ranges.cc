@@ -14,12 +14,6 @@ namespace {
 
 using te::Expr;
 
-std::string sizesText(const std::vector<SizeRange>& ranges, const std::vector<int64_t>& sizes) {
-  std::string s;
-  for (size_t r = 0; r < ranges.size(); ++r) s += (r ? ", " : "") + ranges[r].name + "=" + std::to_string(sizes[r]);
-  return s;
-}
-
 // Fits extents measured at the probes (e[p] at probes[p]) as an expression of the sizes: a
 // constant, a*n + b of one size, or a*n*m of two; nullopt when none reproduces every probe.
 class ExtentFitter {
@@ -337,6 +331,12 @@ class Analysis {
 };
 
 }  // namespace
+
+std::string sizesText(const std::vector<SizeRange>& ranges, const std::vector<int64_t>& sizes) {
+  std::string s;
+  for (size_t r = 0; r < ranges.size(); ++r) s += (r ? "," : "") + ranges[r].name + "=" + std::to_string(sizes[r]);
+  return s;
+}
 
 std::vector<SizeRange> rangeBuckets(const SizeRange& range) {
   std::vector<SizeRange> out;

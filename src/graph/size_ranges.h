@@ -64,6 +64,9 @@ struct RangeModel {
 // Fails with one sentence naming the value, kernel or op that does not follow the sizes.
 Expected<RangeModel> analyzeRanges(const std::vector<SizeRange>& ranges, std::vector<ProbeGraph> probes);
 
+// "batch=2,seq=16": sizes (one per range) as --at and the messages spell them.
+std::string sizesText(const std::vector<SizeRange>& ranges, const std::vector<int64_t>& sizes);
+
 // The value of an extent expression at the given sizes (one per var).
 int64_t extentAt(const te::Expr& extent, const std::vector<te::Var>& vars, const std::vector<int64_t>& sizes);
 
