@@ -14,6 +14,13 @@
  * - Threading: every function may be called from any thread. Runs of one model are serialized
  *   (each model has one workspace); create one model per thread for concurrent runs. All models
  *   of a library share its thread pool, which runs one parallel region at a time.
+ * - Sizes: a model exported for ranges of sizes (`ttune export --dim seq=1..512`) takes inputs
+ *   of any size in its ranges, with no compilation after load. Its size parameters (names,
+ *   ranges, the input axis each is read from) come from ttune_model_size_info; its tensors' info
+ *   reports -1 for the dimensions that follow a size, and the elements and bytes at the largest
+ *   sizes (a buffer that large holds the tensor at any size). Run it with ttune_model_run_shaped,
+ *   giving each input's shape; ttune_model_output_shape says what each output's will be. A size
+ *   out of its range or a shape the sizes do not give is an error naming the input or size.
  * - Versioning: TTUNE_ABI_VERSION changes when any declaration here changes incompatibly.
  *   Check ttune_abi_version() == TTUNE_ABI_VERSION before using a library found at run time.
  */
@@ -72,6 +79,13 @@ typedef struct ttune_tensor_info {
   int64_t bytes; /* the size of the buffer ttune_model_run reads or writes */
 } ttune_tensor_info;
 
+typedef struct ttune_size_info {
+  const char* name; /* the size parameter's name (the model's symbolic dimension) */
+  int64_t min, max; /* its range, both ends included */
+  int32_t input;    /* the input whose axis `axis` has this length */
+  int32_t axis;
+} ttune_size_info;
+
 /* The ABI version the library implements (TTUNE_ABI_VERSION of the header it was built with). */
 TTUNE_API int ttune_abi_version(void);
 
@@ -98,13 +112,29 @@ TTUNE_API int ttune_model_num_outputs(const ttune_model* model);
 TTUNE_API int ttune_model_input_info(const ttune_model* model, int index, ttune_tensor_info* info);
 TTUNE_API int ttune_model_output_info(const ttune_model* model, int index, ttune_tensor_info* info);
 
+/* The number of size parameters (0 for a model of one size, -1 for a NULL model), and their
+ * names and ranges. */
+TTUNE_API int ttune_model_num_sizes(const ttune_model* model);
+TTUNE_API int ttune_model_size_info(const ttune_model* model, int index, ttune_size_info* info);
+/* Fills shape (the output's ndim sizes) with the shape of output `output` when the inputs have
+ * the shapes input_shapes[i] (each of its input's ndim sizes). */
+TTUNE_API int ttune_model_output_shape(const ttune_model* model, const int64_t* const* input_shapes, int output,
+                                       int64_t* shape);
+
 /* Runs the model on the caller's buffers: inputs[i] holds input i (dense, C order, its dtype),
  * outputs[i] receives output i. The arrays hold exactly num_inputs / num_outputs pointers, each
- * aligned to its element size; output buffers must not overlap each other or the inputs. */
+ * aligned to its element size; output buffers must not overlap each other or the inputs.
+ * A model exported for ranges of sizes needs ttune_model_run_shaped. */
 TTUNE_API int ttune_model_run(ttune_model* model, const void* const* inputs, void* const* outputs);
 /* ttune_model_run that also checks the number of buffers the caller has. */
 TTUNE_API int ttune_model_run_n(ttune_model* model, int num_inputs, const void* const* inputs, int num_outputs,
                                 void* const* outputs);
+
+/* Runs the model on inputs of the shapes input_shapes[i] (each of its input's ndim sizes; NULL
+ * for a model of one size means its declared shapes); outputs[i] must hold output i at the shape
+ * ttune_model_output_shape gives. */
+TTUNE_API int ttune_model_run_shaped(ttune_model* model, int num_inputs, const void* const* inputs,
+                                     const int64_t* const* input_shapes, int num_outputs, void* const* outputs);
 
 /* The last call of this thread: one sentence saying what went wrong, or "" when it succeeded;
  * and its ttune_status (for calls that return a pointer or a count). */

@@ -91,6 +91,25 @@ std::vector<Ptr> buffers(const std::vector<py::array>& arrays, const std::vector
   return out;
 }
 
+// Model.export and RangeModel.export (as `ttune export`): the summary as a dict.
+template <class Artifacts>
+py::object exportModel(Artifacts artifacts, const cli::ModelSource& src, const std::string& dir,
+                       const std::string& name, const std::string& compiler, bool static_archive) {
+  deploy::ExportOptions eo;
+  eo.dir = dir;
+  eo.name = name.empty() ? deploy::exportName(cli::modelName(src.spec)) : name;
+  eo.source = src.spec;
+  eo.precision = cli::precisionName(src.precision);
+  eo.compiler = compiler;
+  eo.static_archive = static_archive;
+  Json j;
+  {
+    py::gil_scoped_release release;
+    j = cli::exportArtifacts(artifacts(), eo, cli::modelName(src.spec));
+  }
+  return toPython(j);
+}
+
 // A model compiled in this process.
 class Model {
  public:
@@ -152,19 +171,7 @@ class Model {
 
   py::object exportTo(const std::string& dir, const std::string& name, const std::string& compiler,
                       bool static_archive) {
-    deploy::ExportOptions eo;
-    eo.dir = dir;
-    eo.name = name.empty() ? deploy::exportName(this->name()) : name;
-    eo.source = src_.spec;
-    eo.precision = cli::precisionName(src_.precision);
-    eo.compiler = compiler;
-    eo.static_archive = static_archive;
-    Json j;
-    {
-      py::gil_scoped_release release;
-      j = cli::exportArtifacts(m_.artifacts(), eo, this->name());
-    }
-    return toPython(j);
+    return exportModel([this] { return m_.artifacts(); }, src_, dir, name, compiler, static_archive);
   }
 
   py::object kernels() const {
@@ -261,6 +268,11 @@ class RangeModel {
 
   size_t buckets() const { return m_->numBuckets(); }
 
+  py::object exportTo(const std::string& dir, const std::string& name, const std::string& compiler,
+                      bool static_archive) {
+    return exportModel([this] { return m_->artifacts(); }, src_, dir, name, compiler, static_archive);
+  }
+
  private:
   std::unique_ptr<executor::RangeCompiledModel> m_;
   cli::ModelSource src_;
@@ -348,7 +360,8 @@ PYBIND11_MODULE(_ttune, m) {
       .def_property_readonly("buckets", &RangeModel::buckets)
       .def_property_readonly("inputs", [](const RangeModel& self) { return self.tensors(true); })
       .def_property_readonly("outputs", [](const RangeModel& self) { return self.tensors(false); })
-      .def("run", &RangeModel::run, py::arg("inputs"));
+      .def("run", &RangeModel::run, py::arg("inputs"))
+      .def("export", &RangeModel::exportTo, py::arg("dir"), py::arg("name"), py::arg("compiler"), py::arg("static"));
 
   m.def("compile_ranges", &compileRanges, py::arg("model"), py::arg("target"), py::arg("threads"), py::arg("layout"),
         py::arg("input_shapes"), py::arg("dims"), py::arg("ranges"), py::arg("precision"));

@@ -36,6 +36,28 @@ def test_a_cli_export_of_an_onnx_model_loads_and_matches_pytorch(tmp_path):
     assert np.array_equal(got[0], ttune.compile(path).run(*inputs)[0])
 
 
+def test_an_export_for_a_range_of_batches_serves_every_batch_as_the_range_model_does(tmp_path):
+    path = dense_model(tmp_path / "dense.onnx", 16, 8, seed=2, symbolic_batch=True)
+    m = ttune.compile(path, dims={"batch": (1, 12)})
+    summary = m.export(tmp_path / "out", name="dense")
+    assert summary["sizes"] == [{"name": "batch", "min": 1, "max": 12, "input": 0, "axis": 0}]
+    e = ttune.load(tmp_path / "out")
+    assert e.ranges == {"batch": (1, 12)}
+    assert e.inputs[0].shape == (None, 16) and e.outputs[0].shape == (None, 8)
+    rng = np.random.default_rng(4)
+    for n in (12, 1, 7):
+        x = rng.uniform(-1, 1, (n, 16)).astype(np.float32)
+        (got,) = e.run(x)
+        assert got.shape == (n, 8)
+        assert np.array_equal(got, m.run(x)[0])
+    with pytest.raises(ttune.Error, match="outside its range 1..12"):
+        e.run(np.zeros((13, 16), np.float32))
+    with pytest.raises(ValueError, match="must have rank 2"):
+        e.run(np.zeros((16,), np.float32))
+    x = np.ones((3, 16), np.float32)
+    assert np.array_equal(e.run(x)[0], m.run(x)[0])  # still usable
+
+
 def test_two_exports_live_in_one_process(tmp_path):
     a = ttune.compile(dense_model(tmp_path / "a.onnx", 32, 10, seed=1))
     b = ttune.compile(dense_model(tmp_path / "b.onnx", 32, 10, seed=2))  # same shapes, other weights

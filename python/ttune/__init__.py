@@ -55,8 +55,9 @@ def _infos(triples):
     return [TensorInfo(name, tuple(shape), _DTYPES[dtype]) for name, shape, dtype in triples]
 
 
-def _check_inputs(model_name, infos, arrays):
-    """The arrays as C-contiguous numpy arrays of exactly the inputs' dtypes and shapes."""
+def _check_inputs(model_name, infos, arrays, sized=False):
+    """The arrays as C-contiguous numpy arrays of exactly the inputs' dtypes and shapes (with
+    sized, of their ranks: the model checks the sizes)."""
     if len(arrays) != len(infos):
         raise ValueError(f"model {model_name} takes {len(infos)} inputs "
                          f"({', '.join(i.name for i in infos)}), got {len(arrays)}")
@@ -65,7 +66,10 @@ def _check_inputs(model_name, infos, arrays):
         a = np.asarray(a)
         if a.dtype != info.dtype:
             raise TypeError(f"input {i} ({info.name}) of model {model_name} must be {info.dtype}, got {a.dtype}")
-        if a.shape != info.shape:
+        if sized and a.ndim != len(info.shape):
+            raise ValueError(f"input {i} ({info.name}) of model {model_name} must have rank {len(info.shape)}, "
+                             f"got shape {a.shape}")
+        if not sized and a.shape != info.shape:
             raise ValueError(f"input {i} ({info.name}) of model {model_name} must have shape {info.shape}, got {a.shape}")
         out.append(np.ascontiguousarray(a))
     return out
@@ -131,15 +135,12 @@ class RangeModel:
     def run(self, *arrays):
         """Runs the model at the sizes the arrays' shapes give; returns its outputs as new arrays.
         A size outside its range or a shape the sizes do not give raises ttune.Error."""
-        if len(arrays) != len(self.inputs):
-            raise ValueError(f"model {self.name} takes {len(self.inputs)} inputs, got {len(arrays)}")
-        ins = []
-        for i, (info, a) in enumerate(zip(self.inputs, arrays)):
-            a = np.asarray(a)
-            if a.dtype != info.dtype:
-                raise TypeError(f"input {i} ({info.name}) of model {self.name} must be {info.dtype}, got {a.dtype}")
-            ins.append(np.ascontiguousarray(a))
-        return self._m.run(ins)
+        return self._m.run(_check_inputs(self.name, self.inputs, arrays, sized=True))
+
+    def export(self, dir, name=None, compiler=None, static=True):
+        """Writes one deployable library for every size in the ranges into dir (as `ttune export
+        --dim seq=1..512`); returns the summary. ttune.load runs it at any size in them."""
+        return self._m.export(os.fspath(dir), name or "", compiler or "", static)
 
     def __repr__(self):
         r = ", ".join(f"{n}={lo}..{hi}" for n, (lo, hi) in self.ranges.items())
@@ -210,6 +211,11 @@ class _TensorInfoC(ctypes.Structure):
                 ("shape", ctypes.POINTER(ctypes.c_int64)), ("elements", ctypes.c_int64), ("bytes", ctypes.c_int64)]
 
 
+class _SizeInfoC(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("min", ctypes.c_int64), ("max", ctypes.c_int64), ("input", ctypes.c_int32),
+                ("axis", ctypes.c_int32)]
+
+
 def _bind(lib):
     p, i, c = ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p
     sigs = {
@@ -225,6 +231,12 @@ def _bind(lib):
         "ttune_model_input_info": (i, [p, i, ctypes.POINTER(_TensorInfoC)]),
         "ttune_model_output_info": (i, [p, i, ctypes.POINTER(_TensorInfoC)]),
         "ttune_model_run_n": (i, [p, i, ctypes.POINTER(p), i, ctypes.POINTER(p)]),
+        "ttune_model_num_sizes": (i, [p]),
+        "ttune_model_size_info": (i, [p, i, ctypes.POINTER(_SizeInfoC)]),
+        "ttune_model_output_shape": (i, [p, ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)), i,
+                                         ctypes.POINTER(ctypes.c_int64)]),
+        "ttune_model_run_shaped": (i, [p, i, ctypes.POINTER(p), ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)), i,
+                                       ctypes.POINTER(p)]),
         "ttune_last_error": (c, []),
     }
     for name, (res, args) in sigs.items():
@@ -233,7 +245,10 @@ def _bind(lib):
 
 
 class ExportedModel:
-    """A model exported by `ttune export` / Model.export, loaded through its C API (ttune.load)."""
+    """A model exported by `ttune export` / Model.export, loaded through its C API (ttune.load).
+    One exported for ranges of sizes has them in `ranges` ({"seq": (1, 512)}; empty otherwise),
+    None in its inputs' and outputs' shapes for the axes that follow a size, and runs at any size
+    in the ranges."""
 
     def __init__(self, library, weights, threads):
         self._lib = ctypes.CDLL(library, mode=os.RTLD_LOCAL | os.RTLD_NOW)
@@ -248,12 +263,19 @@ class ExportedModel:
         self.inputs = [self._info(self._lib.ttune_model_input_info, k) for k in range(self._lib.ttune_model_num_inputs(self._m))]
         self.outputs = [self._info(self._lib.ttune_model_output_info, k)
                         for k in range(self._lib.ttune_model_num_outputs(self._m))]
+        self.ranges = {}
+        for k in range(self._lib.ttune_model_num_sizes(self._m)):
+            info = _SizeInfoC()
+            if self._lib.ttune_model_size_info(self._m, k, ctypes.byref(info)) != 0:
+                raise Error(self._lib.ttune_last_error().decode())
+            self.ranges[info.name.decode()] = (info.min, info.max)
 
     def _info(self, fn, k):
         info = _TensorInfoC()
         if fn(self._m, k, ctypes.byref(info)) != 0:
             raise Error(self._lib.ttune_last_error().decode())
-        return TensorInfo(info.name.decode(), tuple(info.shape[d] for d in range(info.ndim)), _DTYPES[_C_DTYPES[info.dtype]])
+        shape = tuple(None if info.shape[d] < 0 else info.shape[d] for d in range(info.ndim))  # None: follows a size
+        return TensorInfo(info.name.decode(), shape, _DTYPES[_C_DTYPES[info.dtype]])
 
     name = property(lambda self: self._lib.ttune_model_name(self._m).decode())
     target = property(lambda self: self._lib.ttune_model_target(self._m).decode())
@@ -264,11 +286,28 @@ class ExportedModel:
         """Runs the model; returns its outputs as a list of new numpy arrays."""
         if not self._m:
             raise Error(f"model {self.library} is closed")
-        inputs = _check_inputs(self.name, self.inputs, arrays)
-        outputs = [np.empty(o.shape, o.dtype) for o in self.outputs]
+        if not self.ranges:
+            inputs = _check_inputs(self.name, self.inputs, arrays)
+            outputs = [np.empty(o.shape, o.dtype) for o in self.outputs]
+            ins = (ctypes.c_void_p * max(1, len(inputs)))(*[a.ctypes.data for a in inputs])
+            outs = (ctypes.c_void_p * max(1, len(outputs)))(*[a.ctypes.data for a in outputs])
+            if self._lib.ttune_model_run_n(self._m, len(inputs), ins, len(outputs), outs) != 0:
+                raise Error(self._lib.ttune_last_error().decode())
+            return outputs
+        # A model for ranges of sizes: the library reads the sizes from the shapes and checks them.
+        inputs = _check_inputs(self.name, self.inputs, arrays, sized=True)
+        i64p = ctypes.POINTER(ctypes.c_int64)
+        dims = [(ctypes.c_int64 * max(1, a.ndim))(*a.shape) for a in inputs]
+        shapes = (i64p * max(1, len(inputs)))(*[ctypes.cast(d, i64p) for d in dims])
+        outputs = []
+        for k, o in enumerate(self.outputs):
+            shape = (ctypes.c_int64 * max(1, len(o.shape)))()
+            if self._lib.ttune_model_output_shape(self._m, shapes, k, shape) != 0:
+                raise Error(self._lib.ttune_last_error().decode())
+            outputs.append(np.empty(tuple(shape[d] for d in range(len(o.shape))), o.dtype))
         ins = (ctypes.c_void_p * max(1, len(inputs)))(*[a.ctypes.data for a in inputs])
         outs = (ctypes.c_void_p * max(1, len(outputs)))(*[a.ctypes.data for a in outputs])
-        if self._lib.ttune_model_run_n(self._m, len(inputs), ins, len(outputs), outs) != 0:
+        if self._lib.ttune_model_run_shaped(self._m, len(inputs), ins, shapes, len(outputs), outs) != 0:
             raise Error(self._lib.ttune_last_error().decode())
         return outputs
 

@@ -6,9 +6,11 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/output.h"
+#include "cli/range_run.h"
 #include "cli/target_option.h"
 #include "codegen/target.h"
 #include "deploy/exporter.h"
+#include "executor/range_model.h"
 #include "support/error.h"
 #include "support/strings.h"
 
@@ -16,10 +18,28 @@ namespace ttune::cli {
 
 namespace {
 
-Json tensorsJson(const std::vector<runtime::TensorSpec>& ts) {
+// The tensors with their shapes: in a model for ranges of sizes, -1 for a dimension that
+// follows a size, and "max_shape" at the largest sizes.
+Json tensorsJson(const std::vector<runtime::TensorSpec>& ts,
+                 const std::vector<std::vector<runtime::DimFormula>>& dims) {
   Json arr = Json::array();
-  for (const runtime::TensorSpec& t : ts)
-    arr.push_back({{"name", t.name}, {"dtype", runtime::elemName(t.dtype)}, {"shape", t.shape}});
+  for (size_t i = 0; i < ts.size(); ++i) {
+    const runtime::TensorSpec& t = ts[i];
+    Json j{{"name", t.name}, {"dtype", runtime::elemName(t.dtype)}, {"shape", t.shape}};
+    if (!dims.empty()) {
+      for (size_t d = 0; d < t.shape.size(); ++d)
+        if (!dims[i][d].fixed()) j["shape"][d] = -1;
+      j["max_shape"] = t.shape;
+    }
+    arr.push_back(j);
+  }
+  return arr;
+}
+
+Json sizesJson(const runtime::RangePlan& rp) {
+  Json arr = Json::array();
+  for (const runtime::SizeParam& p : rp.sizes)
+    arr.push_back({{"name", p.name}, {"min", p.min}, {"max", p.max}, {"input", p.input}, {"axis", p.axis}});
   return arr;
 }
 
@@ -37,8 +57,10 @@ Json exportCommand(const ExportArgs& a) {
   executor::ModelOptions opt;
   opt.target = resolveTargetOption(a.target, TargetUse::Compile);  // any target: the code is not run here
   graph::Graph g;
+  // Ranges of sizes (--dim seq=1..512): one library for all of them (executor/range_model.h).
+  const bool ranged = !sizeRanges(a.src).empty();
   try {
-    g = loadModel(a.src, opt.target);
+    if (!ranged) g = loadModel(a.src, opt.target);
   } catch (const frontend::RuntimeValueError& e) {
     // An export is one static plan; a model that needs stages has none.
     fail("cannot export ", modelName(a.src),
@@ -48,9 +70,18 @@ Json exportCommand(const ExportArgs& a) {
   }
   opt.baseline = baselineOf(a.src);
   Json validation;
-  opt.schedules = scheduleOption(a.records, a.db, modelName(a.src), g, opt.target,
-                                 BankUse{a.src.spec, a.validate, a.json, &validation, opt.baseline});
-  executor::ModelArtifacts art = executor::compileArtifacts(g, opt);
+  executor::ModelArtifacts art;
+  if (ranged) {
+    std::vector<graph::RangeModel> buckets = loadRangeBuckets(a.src, opt.target);
+    std::vector<executor::ScheduleProvider> schedules =
+        bucketSchedules(a.records, a.db, a.src, buckets, opt.target,
+                        BankUse{a.src.spec, a.validate, a.json, &validation, opt.baseline});
+    art = executor::compileRangeArtifacts(std::move(buckets), opt, schedules);
+  } else {
+    opt.schedules = scheduleOption(a.records, a.db, modelName(a.src), g, opt.target,
+                                   BankUse{a.src.spec, a.validate, a.json, &validation, opt.baseline});
+    art = executor::compileArtifacts(g, opt);
+  }
   deploy::ExportOptions eo;
   eo.dir = a.out;
   eo.name = a.name.empty() ? deploy::exportName(modelName(a.src)) : a.name;
@@ -89,8 +120,10 @@ Json exportArtifacts(const executor::ModelArtifacts& art, const deploy::ExportOp
               {"isa", schedule::isaName(art.target.isa)},
               {"cpu_features", r.cpu_features},
               {"compiler", r.compiler},
-              {"inputs", tensorsJson(art.plan.inputs)},
-              {"outputs", tensorsJson(art.plan.outputs)}};
+              {"inputs", tensorsJson(art.plan.inputs, art.ranges.input_dims)},
+              {"outputs", tensorsJson(art.plan.outputs, art.ranges.output_dims)},
+              {"sizes", sizesJson(art.ranges)},
+              {"buckets", art.ranges.buckets.size()}};
 }
 
 void addExportCommand(CLI::App& app) {
@@ -125,6 +158,9 @@ void addExportCommand(CLI::App& app) {
     std::cout << "  headers  " << j["header"].get<std::string>() << ", " << j["api_header"].get<std::string>() << "\n";
     std::cout << "  packages " << j["cmake_config"].get<std::string>() << " (CMake find_package), "
               << j["pkg_config"].get<std::string>() << " (pkg-config)\n";
+    for (const Json& p : j["sizes"])
+      std::cout << "  size     " << p["name"].get<std::string>() << " " << p["min"].get<int64_t>() << ".."
+                << p["max"].get<int64_t>() << " (" << j["buckets"].get<size_t>() << " buckets in all)\n";
     for (const Json& t : j["inputs"]) std::cout << "  input    " << tensorText(t) << "\n";
     for (const Json& t : j["outputs"]) std::cout << "  output   " << tensorText(t) << "\n";
   });

@@ -34,7 +34,9 @@ std::optional<graph::Layout> layoutNamed(const std::string& name) { return spell
 void addSourceOptions(CLI::App* cmd, ModelSource& src) {
   cmd->add_option("model", src.spec, "A zoo model name (see `ttune models`) or an .onnx file")->required();
   cmd->add_option("--input-shape", src.input_shapes, "ONNX: shape of an input, name=1x3x224x224 (repeatable)");
-  cmd->add_option("--dim", src.dims, "ONNX: value of a symbolic dimension, name=value (repeatable)");
+  cmd->add_option("--dim", src.dims,
+                  "ONNX: value of a symbolic dimension, name=value; `run` and `export` also take a range, "
+                  "name=min..max (repeatable)");
   addSpelledOption(cmd, "--layout", src.layout, kLayouts,
                    "Layout convolutions run in: nhwc (channels-last, default) or nchw (as the model is written)");
   addSpelledOption(cmd, "--conv", src.conv, kConvs,
@@ -92,7 +94,9 @@ frontend::OnnxOptions onnxOptions(const ModelSource& src) {
   for (const std::string& s : src.dims) {
     size_t eq = s.find('=');
     if (eq != std::string::npos && s.find("..", eq) != std::string::npos)
-      fail("--dim ", s, " is a range: `ttune run` compiles one model for ranges of sizes; this command takes one size");
+      fail("--dim ", s,
+           " is a range: `ttune run` and `ttune export` compile one model for ranges of sizes; this command takes one "
+           "size");
     auto v = eq == std::string::npos ? std::nullopt : parseInt(s.substr(eq + 1));
     if (!v) fail("--dim takes name=value, e.g. batch=1, got '", s, "'");
     opt.dim_values[s.substr(0, eq)] = *v;

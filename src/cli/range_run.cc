@@ -73,6 +73,20 @@ std::string rangesText(const std::vector<graph::SizeRange>& ranges) {
 
 }  // namespace
 
+std::vector<executor::ScheduleProvider> bucketSchedules(const std::string& records,
+                                                        const std::optional<std::string>& db, const ModelSource& src,
+                                                        const std::vector<graph::RangeModel>& buckets,
+                                                        const schedule::Target& target, const BankUse& use) {
+  std::vector<executor::ScheduleProvider> schedules;
+  for (const graph::RangeModel& b : buckets) {
+    std::vector<int64_t> top;
+    for (const graph::SizeRange& r : b.ranges) top.push_back(r.max);
+    schedules.push_back(
+        largestSizeSchedules(scheduleOption(records, db, modelName(atSizes(src, top)), b.graph, target, use), b));
+  }
+  return schedules;
+}
+
 void runRanges(const RangeRunArgs& a) {
   std::vector<graph::SizeRange> ranges = sizeRanges(a.src);
   executor::ModelOptions opt;
@@ -82,15 +96,8 @@ void runRanges(const RangeRunArgs& a) {
   std::vector<graph::RangeModel> buckets = loadRangeBuckets(a.src, opt.target);
   double analysis_s = load.seconds();
   auto bankUse = [&] { return BankUse{a.src.spec, true, a.json, nullptr, opt.baseline}; };
-  // Each bucket takes the schedules the bank or records hold for the model at its largest sizes
-  // (a tuning or transfer run at that size: transfer across shapes fills them).
-  std::vector<executor::ScheduleProvider> schedules;
-  for (const graph::RangeModel& b : buckets) {
-    std::vector<int64_t> top;
-    for (const graph::SizeRange& r : b.ranges) top.push_back(r.max);
-    schedules.push_back(largestSizeSchedules(
-        scheduleOption(a.records, a.db, modelName(atSizes(a.src, top)), b.graph, opt.target, bankUse()), b));
-  }
+  std::vector<executor::ScheduleProvider> schedules =
+      bucketSchedules(a.records, a.db, a.src, buckets, opt.target, bankUse());
   std::unique_ptr<executor::RangeCompiledModel> model =
       executor::RangeCompiledModel::compile(std::move(buckets), opt, schedules);
   size_t kernels = 0;

@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "cli/bank_access.h"
 #include "cli/model_loader.h"
+#include "executor/executor.h"
 
 namespace ttune::cli {
 
@@ -23,6 +25,14 @@ struct RangeRunArgs {
   bool bench = false, json = false;
   uint64_t seed = 1;
 };
+
+// The schedules of each bucket's kernels (`ttune run` and `ttune export` of ranges): those the
+// bank or records hold for the model at the bucket's largest sizes (a tuning or transfer run at
+// that size; transfer across shapes fills them). None without --records or --db.
+std::vector<executor::ScheduleProvider> bucketSchedules(const std::string& records,
+                                                        const std::optional<std::string>& db, const ModelSource& src,
+                                                        const std::vector<graph::RangeModel>& buckets,
+                                                        const schedule::Target& target, const BankUse& use);
 
 // Throws Error (one sentence) when the model cannot be compiled for its ranges, a point is
 // outside them, or an output differs from the single-size model's.

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "deploy/cpu_features.h"
 #include "deploy/embedded.h"
@@ -21,12 +22,19 @@
 #include "runtime/thread_pool.h"
 #include "ttune/ttune_model.h"
 
+using AlignedBuffer = std::unique_ptr<char, void (*)(void*)>;
+
 struct ttune_model {
   ttune::deploy::ModelImage image;
   ttune::deploy::LoadedWeights weights;
-  std::unique_ptr<char, void (*)(void*)> workspace{nullptr, &std::free};
+  AlignedBuffer workspace{nullptr, &std::free};
   int threads = 1;
   std::mutex run_mu;  // one workspace: runs of one model take turns
+  // A model for ranges of sizes: its tensors as ttune_tensor_info reports them (-1 for a
+  // dimension that follows a size), and buffers at any bucket's largest sizes that the tensors
+  // of a call of smaller sizes are staged in.
+  std::vector<std::vector<int64_t>> info_in, info_out;
+  std::vector<AlignedBuffer> in_stage, out_stage;
 };
 
 namespace {
@@ -87,9 +95,45 @@ int fillInfo(const ttune_model* m, int index, bool input, ttune_tensor_info* inf
   info->name = t.name.c_str();
   info->dtype = static_cast<int32_t>(t.dtype);
   info->ndim = static_cast<int32_t>(t.shape.size());
-  info->shape = t.shape.data();
+  info->shape = m->image.ranges.empty() ? t.shape.data() : (input ? m->info_in : m->info_out)[index].data();
   info->elements = t.elements();
   info->bytes = t.bytes();
+  return TTUNE_OK;
+}
+
+bool allocate(AlignedBuffer& buffer, int64_t bytes, const std::string& what, const std::string& model) {
+  void* p = nullptr;
+  bytes = std::max<int64_t>(64, bytes);
+  if (posix_memalign(&p, 64, static_cast<size_t>(bytes)) != 0)
+    return failWith(TTUNE_ERROR_OUT_OF_MEMORY,
+                    "cannot allocate the " + std::to_string(bytes) + "-byte " + what + " of model " + model),
+           false;
+  buffer.reset(static_cast<char*>(p));
+  return true;
+}
+
+// The reported shapes and the staging buffers of a model for ranges of sizes.
+int prepareRanges(ttune_model& m) {
+  using namespace ttune;
+  const runtime::RangePlan& rp = m.image.ranges;
+  if (rp.empty()) return TTUNE_OK;
+  const runtime::Plan& plan = m.image.plan;
+  auto prepare = [&](const std::vector<std::vector<runtime::DimFormula>>& dims, bool input,
+                     std::vector<std::vector<int64_t>>& info, std::vector<AlignedBuffer>& stage) {
+    for (size_t t = 0; t < dims.size(); ++t) {
+      info.emplace_back();
+      for (const runtime::DimFormula& f : dims[t]) info.back().push_back(f.fixed() ? f.offset : -1);
+      int64_t bytes = 0;
+      for (const runtime::RangeBucket& b : rp.buckets)
+        bytes = std::max(bytes, (input ? b.plan.inputs : b.plan.outputs)[t].bytes());
+      stage.emplace_back(nullptr, &std::free);
+      const std::string& name = (input ? plan.inputs : plan.outputs)[t].name;
+      if (!allocate(stage.back(), bytes, "staging buffer of " + name, m.image.name)) return false;
+    }
+    return true;
+  };
+  if (!prepare(rp.input_dims, true, m.info_in, m.in_stage) || !prepare(rp.output_dims, false, m.info_out, m.out_stage))
+    return t_status;
   return TTUNE_OK;
 }
 
@@ -131,12 +175,9 @@ int create(const char* path, int threads, ttune_model** out) {
     case deploy::LoadStatus::OutOfMemory:
       return failWith(TTUNE_ERROR_OUT_OF_MEMORY, error);
   }
-  void* ws = nullptr;
-  int64_t ws_bytes = std::max<int64_t>(64, m->image.plan.workspace_bytes);
-  if (posix_memalign(&ws, 64, static_cast<size_t>(ws_bytes)) != 0)
-    return failWith(TTUNE_ERROR_OUT_OF_MEMORY,
-                    "cannot allocate the " + std::to_string(ws_bytes) + "-byte workspace of model " + m->image.name);
-  m->workspace.reset(static_cast<char*>(ws));
+  if (!allocate(m->workspace, m->image.plan.workspace_bytes, "workspace", m->image.name)) return t_status;
+  int status = prepareRanges(*m);
+  if (status != TTUNE_OK) return status;
   m->threads = threads > 0 ? threads : runtime::defaultNumThreads();
   g_pool_started = true;
   runtime::ThreadPool::global().setNumThreads(m->threads);
@@ -144,7 +185,9 @@ int create(const char* path, int threads, ttune_model** out) {
   return TTUNE_OK;
 }
 
-int run(ttune_model* m, int num_inputs, const void* const* inputs, int num_outputs, void* const* outputs) {
+// The buffer arrays of a run hold what the model takes; TTUNE_OK or the error.
+int checkBuffers(const ttune_model* m, int num_inputs, const void* const* inputs, int num_outputs,
+                 void* const* outputs) {
   using namespace ttune;
   if (!m) return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "the model is a null pointer");
   const runtime::Plan& plan = m->image.plan;
@@ -168,11 +211,133 @@ int run(ttune_model* m, int num_inputs, const void* const* inputs, int num_outpu
     if (!outputs[i])
       return failWith(TTUNE_ERROR_INVALID_ARGUMENT,
                       "output " + std::to_string(i) + " (" + plan.outputs[i].name + ") is a null pointer");
-  std::lock_guard<std::mutex> lock(m->run_mu);
+  return TTUNE_OK;
+}
+
+// Runs `plan` with the model's thread count; the caller holds the model's run lock.
+void runLocked(ttune_model* m, const ttune::runtime::Plan& plan, const void* const* inputs, void* const* outputs,
+               const int64_t* sizes) {
+  using namespace ttune;
   runtime::ThreadPool& pool = runtime::ThreadPool::global();
   if (pool.numThreads() != m->threads) pool.setNumThreads(m->threads);
-  runtime::PlanBindings b{ttune_embedded.kernels, m->weights.ptrs.data(), m->workspace.get(), inputs, outputs};
+  runtime::PlanBindings b{ttune_embedded.kernels, m->weights.ptrs.data(), m->workspace.get(), inputs, outputs, sizes};
   runtime::runPlan(plan, b);
+}
+
+std::string rangesText(const ttune::runtime::RangePlan& rp) {
+  std::string t;
+  for (size_t s = 0; s < rp.sizes.size(); ++s)
+    t += (s ? ", " : "") + rp.sizes[s].name + " " + std::to_string(rp.sizes[s].min) + ".." +
+         std::to_string(rp.sizes[s].max);
+  return t;
+}
+
+// The sizes of a call whose inputs have these shapes, or the error.
+int callSizes(const ttune_model* m, const int64_t* const* input_shapes, std::vector<int64_t>& sizes) {
+  using namespace ttune;
+  const runtime::Plan& plan = m->image.plan;
+  if (!input_shapes)
+    return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "model " + m->image.name + " takes inputs of several sizes (" +
+                                                      rangesText(m->image.ranges) +
+                                                      "): the input shapes are a null pointer");
+  std::vector<std::vector<int64_t>> shapes;
+  for (size_t i = 0; i < plan.inputs.size(); ++i) {
+    if (!input_shapes[i])
+      return failWith(TTUNE_ERROR_INVALID_ARGUMENT,
+                      "the shape of input " + std::to_string(i) + " (" + plan.inputs[i].name + ") is a null pointer");
+    shapes.emplace_back(input_shapes[i], input_shapes[i] + plan.inputs[i].shape.size());
+  }
+  std::string error = runtime::readSizes(m->image.ranges, plan.inputs, shapes, sizes);
+  if (!error.empty()) return failWith(TTUNE_ERROR_INVALID_ARGUMENT, error);
+  return TTUNE_OK;
+}
+
+int run(ttune_model* m, int num_inputs, const void* const* inputs, int num_outputs, void* const* outputs) {
+  int status = checkBuffers(m, num_inputs, inputs, num_outputs, outputs);
+  if (status != TTUNE_OK) return status;
+  if (!m->image.ranges.empty())
+    return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "model " + m->image.name + " takes inputs of several sizes (" +
+                                                      rangesText(m->image.ranges) +
+                                                      "): run it with ttune_model_run_shaped and their shapes");
+  std::lock_guard<std::mutex> lock(m->run_mu);
+  runLocked(m, m->image.plan, inputs, outputs, nullptr);
+  return TTUNE_OK;
+}
+
+int runShaped(ttune_model* m, int num_inputs, const void* const* inputs, const int64_t* const* input_shapes,
+              int num_outputs, void* const* outputs) {
+  using namespace ttune;
+  int status = checkBuffers(m, num_inputs, inputs, num_outputs, outputs);
+  if (status != TTUNE_OK) return status;
+  const runtime::RangePlan& rp = m->image.ranges;
+  if (rp.empty()) {
+    for (size_t i = 0; input_shapes && i < m->image.plan.inputs.size(); ++i) {
+      const runtime::TensorSpec& t = m->image.plan.inputs[i];
+      if (!input_shapes[i] || !std::equal(t.shape.begin(), t.shape.end(), input_shapes[i]))
+        return failWith(TTUNE_ERROR_INVALID_ARGUMENT,
+                        "input " + t.name + " of model " + m->image.name + " must have its declared shape");
+    }
+    return run(m, num_inputs, inputs, num_outputs, outputs);
+  }
+  std::vector<int64_t> sizes;
+  status = callSizes(m, input_shapes, sizes);
+  if (status != TTUNE_OK) return status;
+  size_t bucket = runtime::bucketOf(rp, sizes);
+  if (bucket == rp.buckets.size())
+    return failWith(TTUNE_ERROR_INVALID_ARGUMENT,
+                    "model " + m->image.name + " has no kernels for sizes " + rangesText(rp) + " at these values");
+  const runtime::Plan& plan = rp.buckets[bucket].plan;
+  std::lock_guard<std::mutex> lock(m->run_mu);
+  // A tensor already at the bucket's largest sizes is used in place; the others are staged.
+  std::vector<const void*> in(inputs, inputs + num_inputs);
+  std::vector<void*> out(outputs, outputs + num_outputs);
+  for (size_t i = 0; i < in.size(); ++i) {
+    std::vector<int64_t> shape = runtime::shapeAt(rp.input_dims[i], sizes);
+    if (shape == plan.inputs[i].shape) continue;
+    runtime::copyCorner(in[i], m->in_stage[i].get(), shape, plan.inputs[i].shape,
+                        runtime::elemBytes(plan.inputs[i].dtype), true);
+    in[i] = m->in_stage[i].get();
+  }
+  for (size_t o = 0; o < out.size(); ++o)
+    if (runtime::shapeAt(rp.output_dims[o], sizes) != plan.outputs[o].shape) out[o] = m->out_stage[o].get();
+  runLocked(m, plan, in.data(), out.data(), sizes.data());
+  for (size_t o = 0; o < out.size(); ++o)
+    if (out[o] != outputs[o])
+      runtime::copyCorner(out[o], outputs[o], runtime::shapeAt(rp.output_dims[o], sizes), plan.outputs[o].shape,
+                          runtime::elemBytes(plan.outputs[o].dtype), false);
+  return TTUNE_OK;
+}
+
+int outputShape(const ttune_model* m, const int64_t* const* input_shapes, int output, int64_t* shape) {
+  using namespace ttune;
+  if (!m) return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "the model is a null pointer");
+  if (!shape) return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "the shape to fill is a null pointer");
+  const runtime::Plan& plan = m->image.plan;
+  if (output < 0 || output >= static_cast<int>(plan.outputs.size()))
+    return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "output index " + std::to_string(output) +
+                                                      " is out of range: model " + m->image.name + " has " +
+                                                      std::to_string(plan.outputs.size()) + " outputs");
+  std::vector<int64_t> s = plan.outputs[output].shape;
+  if (!m->image.ranges.empty()) {
+    std::vector<int64_t> sizes;
+    int status = callSizes(m, input_shapes, sizes);
+    if (status != TTUNE_OK) return status;
+    s = runtime::shapeAt(m->image.ranges.output_dims[output], sizes);
+  }
+  std::copy(s.begin(), s.end(), shape);
+  return TTUNE_OK;
+}
+
+int sizeInfo(const ttune_model* m, int index, ttune_size_info* info) {
+  if (!m) return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "the model is a null pointer");
+  if (!info) return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "the size info is a null pointer");
+  const auto& sizes = m->image.ranges.sizes;
+  if (index < 0 || index >= static_cast<int>(sizes.size()))
+    return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "size index " + std::to_string(index) + " is out of range: model " +
+                                                      m->image.name + " has " + std::to_string(sizes.size()) +
+                                                      " sizes");
+  const auto& p = sizes[index];
+  *info = {p.name.c_str(), p.min, p.max, static_cast<int32_t>(p.input), static_cast<int32_t>(p.axis)};
   return TTUNE_OK;
 }
 
@@ -221,6 +386,25 @@ int ttune_model_num_outputs(const ttune_model* model) {
   clearError();
   if (!model) return failWith(-1, "the model is a null pointer");
   return static_cast<int>(model->image.plan.outputs.size());
+}
+
+int ttune_model_num_sizes(const ttune_model* model) {
+  clearError();
+  if (!model) return failWith(-1, "the model is a null pointer");
+  return static_cast<int>(model->image.ranges.sizes.size());
+}
+
+int ttune_model_size_info(const ttune_model* model, int index, ttune_size_info* info) {
+  return apiCall([&] { return sizeInfo(model, index, info); });
+}
+
+int ttune_model_output_shape(const ttune_model* model, const int64_t* const* input_shapes, int output, int64_t* shape) {
+  return apiCall([&] { return outputShape(model, input_shapes, output, shape); });
+}
+
+int ttune_model_run_shaped(ttune_model* model, int num_inputs, const void* const* inputs,
+                           const int64_t* const* input_shapes, int num_outputs, void* const* outputs) {
+  return apiCall([&] { return runShaped(model, num_inputs, inputs, input_shapes, num_outputs, outputs); });
 }
 
 int ttune_model_input_info(const ttune_model* model, int index, ttune_tensor_info* info) {

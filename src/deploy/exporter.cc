@@ -140,13 +140,33 @@ std::string modelSource(const std::string& name, const std::vector<codegen::Obje
   return c.str();
 }
 
-void tensorMacros(std::ostringstream& h, const std::string& prefix, const runtime::TensorSpec& t) {
-  h << "/* " << commentText(t.name) << ": " << runtime::elemName(t.dtype) << " ["
-    << join(t.shape, ", ", [](int64_t d) { return std::to_string(d); }) << "] */\n";
+// A dimension as the header spells it: its length, or -1 (in the shape macro) and the formula
+// (in the comment) when it follows the model's sizes.
+std::string dimText(const runtime::TensorSpec& t, const std::vector<runtime::DimFormula>* dims, size_t d,
+                    const runtime::RangePlan& rp, bool macro) {
+  if (!dims || (*dims)[d].fixed()) return std::to_string(t.shape[d]);
+  if (macro) return "-1";
+  const runtime::DimFormula& f = (*dims)[d];
+  std::string s = f.scale == 1 ? "" : std::to_string(f.scale) + "*";
+  s += rp.sizes[static_cast<size_t>(f.a)].name;
+  if (f.b >= 0) s += "*" + rp.sizes[static_cast<size_t>(f.b)].name;
+  return f.offset ? s + (f.offset > 0 ? "+" : "") + std::to_string(f.offset) : s;
+}
+
+// A tensor's macros; `dims` its dimensions' formulas in a model for ranges of sizes (the
+// elements and bytes are then those at the largest sizes).
+void tensorMacros(std::ostringstream& h, const std::string& prefix, const runtime::TensorSpec& t,
+                  const std::vector<runtime::DimFormula>* dims, const runtime::RangePlan& rp) {
+  std::string comment, shape;
+  for (size_t d = 0; d < t.shape.size(); ++d) {
+    comment += (d ? ", " : "") + dimText(t, dims, d, rp, false);
+    shape += (d ? ", " : "") + dimText(t, dims, d, rp, true);
+  }
+  h << "/* " << commentText(t.name) << ": " << runtime::elemName(t.dtype) << " [" << commentText(comment) << "] */\n";
   h << "#define " << prefix << "_NAME " << cString(t.name) << "\n";
   h << "#define " << prefix << "_DTYPE " << dtypeConstant(t.dtype) << "\n";
   h << "#define " << prefix << "_NDIM " << t.shape.size() << "\n";
-  h << "#define " << prefix << "_SHAPE {" << join(t.shape, ", ", [](int64_t d) { return std::to_string(d); }) << "}\n";
+  h << "#define " << prefix << "_SHAPE {" << shape << "}\n";
   h << "#define " << prefix << "_ELEMENTS " << t.elements() << "\n";
   h << "#define " << prefix << "_BYTES " << t.bytes() << "\n";
 }
@@ -162,11 +182,24 @@ std::string modelHeader(const std::string& name, const std::string& source, cons
   h << "#ifndef TTUNE_MODEL_" << upper << "_H\n#define TTUNE_MODEL_" << upper << "_H\n\n#include \"ttune_model.h\"\n\n";
   h << "#define " << upper << "_WEIGHTS_FILE " << cString(name + ".weights") << "\n";
   h << "#define " << upper << "_NUM_INPUTS " << image.plan.inputs.size() << "\n";
-  h << "#define " << upper << "_NUM_OUTPUTS " << image.plan.outputs.size() << "\n\n";
+  h << "#define " << upper << "_NUM_OUTPUTS " << image.plan.outputs.size() << "\n";
+  const runtime::RangePlan& rp = image.ranges;
+  h << "#define " << upper << "_NUM_SIZES " << rp.sizes.size() << "\n\n";
+  for (size_t s = 0; s < rp.sizes.size(); ++s) {
+    const runtime::SizeParam& p = rp.sizes[s];
+    std::string prefix = upper + "_SIZE" + std::to_string(s);
+    h << "/* size " << commentText(p.name) << ": " << p.min << ".." << p.max << ", axis " << p.axis << " of input "
+      << p.input << "; run with ttune_model_run_shaped */\n";
+    h << "#define " << prefix << "_NAME " << cString(p.name) << "\n";
+    h << "#define " << prefix << "_MIN " << p.min << "\n";
+    h << "#define " << prefix << "_MAX " << p.max << "\n";
+  }
   for (size_t i = 0; i < image.plan.inputs.size(); ++i)
-    tensorMacros(h, upper + "_INPUT" + std::to_string(i), image.plan.inputs[i]);
+    tensorMacros(h, upper + "_INPUT" + std::to_string(i), image.plan.inputs[i],
+                 rp.empty() ? nullptr : &rp.input_dims[i], rp);
   for (size_t i = 0; i < image.plan.outputs.size(); ++i)
-    tensorMacros(h, upper + "_OUTPUT" + std::to_string(i), image.plan.outputs[i]);
+    tensorMacros(h, upper + "_OUTPUT" + std::to_string(i), image.plan.outputs[i],
+                 rp.empty() ? nullptr : &rp.output_dims[i], rp);
   h << "\n#endif\n";
   return h.str();
 }
@@ -225,6 +258,7 @@ ExportResult exportModel(const executor::ModelArtifacts& a, const ExportOptions&
   }
   r.kernels = static_cast<int>(a.kernels.size());
   r.calls = static_cast<int>(a.plan.calls.size());
+  for (const runtime::RangeBucket& b : a.ranges.buckets) r.calls += static_cast<int>(b.plan.calls.size());
   r.workspace_bytes = a.plan.workspace_bytes;
 
   ModelImage image;
@@ -233,6 +267,7 @@ ExportResult exportModel(const executor::ModelArtifacts& a, const ExportOptions&
   image.precision = o.precision;
   image.cpu_features = codegen::kernelFeatures(a.target);
   image.plan = a.plan;
+  image.ranges = a.ranges;
   std::vector<WeightSpan> spans;
   for (const runtime::NDArray& w : a.weights) spans.push_back({w.data(), w.bytes()});
   image.weights_digest = weightsDigest(spans);

@@ -6,7 +6,7 @@ namespace ttune::deploy {
 
 namespace {
 constexpr uint32_t kImageMagic = 0x474d4954;  // "TIMG"
-constexpr uint32_t kImageVersion = 2;         // 2: precision
+constexpr uint32_t kImageVersion = 3;         // 2: precision; 3: ranges
 }  // namespace
 
 std::string serializeImage(const ModelImage& m) {
@@ -21,6 +21,7 @@ std::string serializeImage(const ModelImage& m) {
   for (const std::string& f : m.cpu_features) w.str(f);
   w.u64(m.weights_digest);
   runtime::serializePlan(m.plan, out);
+  runtime::serializeRangePlan(m.ranges, out);
   return out;
 }
 
@@ -42,6 +43,14 @@ bool parseImage(const char* data, size_t size, ModelImage& m, std::string& error
   if (!r.ok()) return error = "the library's model image is truncated", false;
   const char* p = r.position();
   if (!runtime::parsePlan(p, end, m.plan, error)) return false;
+  if (!runtime::parseRangePlan(p, end, m.ranges, error)) return false;
+  error = runtime::validateRangePlan(m.ranges, m.plan.inputs, m.plan.outputs);
+  if (!error.empty()) return error = "the model's ranges are invalid: " + error, false;
+  for (const runtime::RangeBucket& b : m.ranges.buckets)
+    if (b.plan.num_kernels != m.plan.num_kernels || b.plan.weight_bytes != m.plan.weight_bytes ||
+        b.plan.workspace_bytes > m.plan.workspace_bytes)
+      return error = "the model's ranges are invalid: a bucket's kernels, weights or workspace are not the model's",
+             false;
   if (p != end) return error = "the library's model image has trailing bytes", false;
   return true;
 }

@@ -26,6 +26,7 @@
 #include "measure/builder.h"
 #include "runtime/ndarray.h"
 #include "runtime/plan.h"
+#include "runtime/range_plan.h"
 #include "schedule/default_schedule.h"
 #include "schedule/record.h"
 #include "schedule/step.h"
@@ -103,6 +104,9 @@ struct ModelArtifacts {
   runtime::Plan plan;
   std::vector<runtime::NDArray> weights;  // plan numbering: constants and packed weights
   std::vector<KernelStats> stats;         // per distinct kernel
+  // A model compiled for ranges of sizes: every bucket's plan (plan then holds no calls: the
+  // inputs and outputs at the largest sizes, the weights, kernels and workspace of all buckets).
+  runtime::RangePlan ranges;
 };
 
 class CompiledModel {

@@ -1,34 +1,171 @@
 #include "executor/range_model.h"
 
 #include <cstring>
+#include <map>
 
 #include "support/error.h"
+#include "support/hash.h"
+#include "te/expr_functor.h"
 
 namespace ttune::executor {
 
 namespace {
 
-// Copies the leading corner `small` of a tensor laid out at `big` between the two layouts, a
-// contiguous innermost row at a time.
-void copyCorner(const char* src, char* dst, const te::Shape& small, const te::Shape& big, int64_t elem, bool into_big) {
-  if (te::shapeElements(small) == 0) return;
-  size_t rank = small.size();
-  int64_t row = (rank ? small.back() : 1) * elem;
-  std::vector<int64_t> idx(rank ? rank - 1 : 0, 0);
-  int64_t rows = rank ? te::shapeElements(small) / small.back() : 1;
-  for (int64_t n = 0; n < rows; ++n) {
-    int64_t off = 0;
-    for (size_t d = 0; d + 1 < rank; ++d) off = off * big[d] + idx[d];
-    off = off * (rank ? big.back() : 1) * elem;
-    if (into_big)
-      std::memcpy(dst + off, src + n * row, static_cast<size_t>(row));
-    else
-      std::memcpy(dst + n * row, src + off, static_cast<size_t>(row));
-    for (size_t d = idx.size(); d-- > 0;) {
-      if (++idx[d] < small[d]) break;
-      idx[d] = 0;
-    }
+// An extent of the sizes as a formula. The range check fits every extent as a constant, a*n + b
+// or a*n*m (graph/size_ranges.h), which the formula holds exactly.
+runtime::DimFormula formulaOf(const te::Expr& e, const std::vector<te::Var>& vars) {
+  std::vector<int32_t> used;
+  for (size_t r = 0; r < vars.size(); ++r)
+    if (te::usesVar(e, vars[r].get())) used.push_back(static_cast<int32_t>(r));
+  TT_ASSERT(used.size() <= 2, "an extent of more than two sizes");
+  runtime::DimFormula f;
+  std::vector<int64_t> s(vars.size(), 0);
+  f.offset = graph::extentAt(e, vars, s);
+  for (int32_t r : used) s[static_cast<size_t>(r)] = 1;
+  f.scale = graph::extentAt(e, vars, s) - f.offset;
+  if (!used.empty()) f.a = used[0];
+  if (used.size() == 2) f.b = used[1];
+  for (int64_t t : {2, 5, 11}) {
+    for (size_t k = 0; k < used.size(); ++k) s[static_cast<size_t>(used[k])] = t + static_cast<int64_t>(k);
+    TT_ASSERT(f.at(s) == graph::extentAt(e, vars, s), "an extent that is not scale * sizes + offset");
   }
+  return f;
+}
+
+std::vector<std::vector<runtime::DimFormula>> formulasOf(const graph::RangeModel& m, const std::vector<int>& values) {
+  std::vector<std::vector<runtime::DimFormula>> out;
+  for (int v : values) {
+    out.emplace_back();
+    for (const te::Expr& e : m.value_extents[v]) out.back().push_back(formulaOf(e, m.vars));
+  }
+  return out;
+}
+
+// The sizes, the inputs' and outputs' dimensions and the buckets' ranges of a model (the buckets'
+// plans are left to the caller). Throws Error when a size is the length of no input axis or the
+// buckets disagree on a dimension.
+runtime::RangePlan rangeShapes(const std::vector<graph::RangeModel>& buckets) {
+  const graph::RangeModel& first = buckets[0];
+  const graph::Graph& g = first.graph;
+  runtime::RangePlan rp;
+  rp.input_dims = formulasOf(first, g.inputs());
+  rp.output_dims = formulasOf(first, g.outputs());
+  for (size_t r = 0; r < first.ranges.size(); ++r) {
+    runtime::SizeParam p{first.ranges[r].name, first.ranges[r].min, first.ranges[r].max, 0, 0};
+    const runtime::DimFormula length{1, 0, static_cast<int32_t>(r), -1};
+    bool found = false;
+    for (size_t i = 0; i < rp.input_dims.size() && !found; ++i)
+      for (size_t d = 0; d < rp.input_dims[i].size() && !found; ++d)
+        if (rp.input_dims[i][d] == length) {
+          p.input = static_cast<uint32_t>(i);
+          p.axis = static_cast<uint32_t>(d);
+          found = true;
+        }
+    if (!found) fail("size ", p.name, " is not the length of any input axis, so a run cannot tell it");
+    rp.sizes.push_back(p);
+  }
+  for (const graph::RangeModel& b : buckets) {
+    runtime::RangeBucket rb;
+    for (size_t r = 0; r < b.ranges.size(); ++r) {
+      rp.sizes[r].min = std::min(rp.sizes[r].min, b.ranges[r].min);
+      rp.sizes[r].max = std::max(rp.sizes[r].max, b.ranges[r].max);
+      rb.min.push_back(b.ranges[r].min);
+      rb.max.push_back(b.ranges[r].max);
+    }
+    if (formulasOf(b, b.graph.inputs()) != rp.input_dims || formulasOf(b, b.graph.outputs()) != rp.output_dims)
+      fail("the inputs' or outputs' shapes follow the sizes differently at ", graph::sizesText(first.ranges, rb.max),
+           " than at ", graph::sizesText(first.ranges, rp.buckets[0].max), ": declare narrower ranges");
+    rp.buckets.push_back(std::move(rb));
+  }
+  return rp;
+}
+
+ModelOptions bucketOptions(ModelOptions options, const graph::RangeModel& m,
+                           const std::vector<ScheduleProvider>& bucket_schedules, size_t b) {
+  if (!bucket_schedules.empty()) options.schedules = bucket_schedules[b];
+  options.kernels = m.kernels;
+  options.size_names.clear();
+  for (const graph::SizeRange& r : m.ranges) options.size_names.push_back(r.name);
+  return options;
+}
+
+// Weights of several buckets, each distinct content once: the same array (shared through the
+// kernel cache) or equal bytes (packed again by each bucket's compilation).
+class WeightSet {
+ public:
+  uint32_t add(const runtime::NDArray& w, std::vector<runtime::NDArray>& out) {
+    auto by_address = address_.find(w.data());
+    if (by_address != address_.end()) return by_address->second;
+    std::vector<uint32_t>& same = content_[sampleHash(w)];
+    for (uint32_t i : same)
+      if (out[i].bytes() == w.bytes() && std::memcmp(out[i].data(), w.data(), static_cast<size_t>(w.bytes())) == 0)
+        return address_[w.data()] = i;
+    uint32_t i = static_cast<uint32_t>(out.size());
+    out.push_back(w);
+    same.push_back(i);
+    return address_[w.data()] = i;
+  }
+
+ private:
+  // Size, type and a strided sample of the bytes: equal weights collide, others rarely (memcmp decides).
+  static uint64_t sampleHash(const runtime::NDArray& w) {
+    Hasher h;
+    h.add(w.bytes()).add(static_cast<int>(w.dtype()));
+    const auto* p = static_cast<const unsigned char*>(w.data());
+    int64_t n = w.bytes(), step = std::max<int64_t>(1, n / 4096);
+    for (int64_t i = 0; i < n; i += step) h.add(static_cast<uint64_t>(p[i]));
+    return h.value();
+  }
+  std::map<const void*, uint32_t> address_;
+  std::map<uint64_t, std::vector<uint32_t>> content_;
+};
+
+// One set of artifacts from each bucket's: kernels (by entry symbol) and weights shared, each
+// bucket's plan renumbered into them. `shapes` gets the plans.
+ModelArtifacts mergeBuckets(std::vector<ModelArtifacts> parts, runtime::RangePlan shapes) {
+  ModelArtifacts out;
+  out.target = parts[0].target;
+  std::map<std::string, uint32_t> kernel_of;
+  WeightSet weights;
+  for (size_t b = 0; b < parts.size(); ++b) {
+    ModelArtifacts& p = parts[b];
+    std::vector<uint32_t> kmap, wmap;
+    for (size_t k = 0; k < p.kernels.size(); ++k) {
+      auto [it, fresh] = kernel_of.emplace(p.kernels[k].entry, static_cast<uint32_t>(out.kernels.size()));
+      if (fresh) {
+        out.kernels.push_back(std::move(p.kernels[k]));
+        out.stats.push_back(p.stats[k]);
+      }
+      kmap.push_back(it->second);
+    }
+    for (const runtime::NDArray& w : p.weights) wmap.push_back(weights.add(w, out.weights));
+    runtime::Plan& plan = shapes.buckets[b].plan;
+    plan = std::move(p.plan);
+    for (runtime::KernelCall& c : plan.calls) c.kernel = kmap[c.kernel];
+    for (runtime::BufferRef& r : plan.args)
+      if (r.kind == runtime::BufferKind::Weight) r.index = wmap[r.index];
+    for (runtime::OutputCopy& c : plan.copies)
+      if (c.source.kind == runtime::BufferKind::Weight) c.source.index = wmap[c.source.index];
+    out.plan.workspace_bytes = std::max(out.plan.workspace_bytes, plan.workspace_bytes);
+  }
+  std::vector<int64_t> weight_bytes;
+  for (const runtime::NDArray& w : out.weights) weight_bytes.push_back(w.bytes());
+  out.plan.inputs = shapes.buckets[0].plan.inputs;
+  out.plan.outputs = shapes.buckets[0].plan.outputs;
+  for (runtime::RangeBucket& b : shapes.buckets) {
+    b.plan.num_kernels = static_cast<uint32_t>(out.kernels.size());
+    b.plan.weight_bytes = weight_bytes;
+    // The model's tensors at the largest sizes: the largest of each dimension over the buckets.
+    for (auto [mine, all] :
+         {std::pair{&b.plan.inputs, &out.plan.inputs}, std::pair{&b.plan.outputs, &out.plan.outputs}})
+      for (size_t t = 0; t < mine->size(); ++t)
+        for (size_t d = 0; d < (*mine)[t].shape.size(); ++d)
+          (*all)[t].shape[d] = std::max((*all)[t].shape[d], (*mine)[t].shape[d]);
+  }
+  out.plan.weight_bytes = std::move(weight_bytes);
+  out.plan.num_kernels = static_cast<uint32_t>(out.kernels.size());
+  out.ranges = std::move(shapes);
+  return out;
 }
 
 }  // namespace
@@ -40,89 +177,55 @@ std::unique_ptr<RangeCompiledModel> RangeCompiledModel::compile(std::vector<grap
   TT_ASSERT(bucket_schedules.empty() || bucket_schedules.size() == buckets.size(), "schedules for other buckets");
   std::unique_ptr<RangeCompiledModel> m(new RangeCompiledModel());
   if (!options.cache) options.cache = makeKernelCache();  // the buckets' packed weights are shared
-  m->ranges_ = buckets[0].ranges;
+  m->shapes_ = rangeShapes(buckets);
+  for (const runtime::SizeParam& s : m->shapes_.sizes) m->ranges_.push_back({s.name, s.min, s.max});
   for (size_t bi = 0; bi < buckets.size(); ++bi) {
-    graph::RangeModel& rm = buckets[bi];
-    for (size_t r = 0; r < rm.ranges.size(); ++r) {
-      m->ranges_[r].min = std::min(m->ranges_[r].min, rm.ranges[r].min);
-      m->ranges_[r].max = std::max(m->ranges_[r].max, rm.ranges[r].max);
-    }
-    ModelOptions opt = options;
-    if (!bucket_schedules.empty()) opt.schedules = bucket_schedules[bi];
-    opt.kernels = rm.kernels;
-    opt.size_names.clear();
-    for (const graph::SizeRange& r : rm.ranges) opt.size_names.push_back(r.name);
-    CompiledModel compiled = CompiledModel::compile(rm.graph, opt);
-    auto b = std::make_unique<Bucket>(std::move(rm), std::move(compiled));
+    CompiledModel compiled =
+        CompiledModel::compile(buckets[bi].graph, bucketOptions(options, buckets[bi], bucket_schedules, bi));
+    auto b = std::make_unique<Bucket>(std::move(buckets[bi]), std::move(compiled));
     const graph::Graph& g = b->model.graph;
     for (int v : g.inputs()) b->in_stage.emplace_back(g.value(v).shape, g.value(v).dtype);
     for (int v : g.outputs()) b->out_stage.emplace_back(g.value(v).shape, g.value(v).dtype);
     m->buckets_.push_back(std::move(b));
   }
-  const graph::RangeModel& first = m->buckets_[0]->model;
-  const graph::Graph& g = first.graph;
-  for (size_t r = 0; r < first.ranges.size(); ++r) {
-    std::optional<std::pair<size_t, size_t>> found;
-    for (size_t i = 0; i < g.inputs().size() && !found; ++i) {
-      const auto& ext = first.value_extents[g.inputs()[i]];
-      for (size_t d = 0; d < ext.size() && !found; ++d) {
-        const te::VarRef* v = ext[d].as<te::VarRef>();
-        if (v && v->var.same(first.vars[r])) found = std::make_pair(i, d);
-      }
-    }
-    if (!found) fail("size ", first.ranges[r].name, " is not the length of any input axis, so a run cannot tell it");
-    m->size_axis_.push_back(*found);
-  }
+  m->input_specs_ = m->buckets_[0]->compiled.plan().inputs;
   return m;
 }
 
-te::Shape RangeCompiledModel::shapeAt(const Bucket& b, int value, const std::vector<int64_t>& sizes) const {
-  te::Shape s;
-  for (const te::Expr& e : b.model.value_extents[value]) s.push_back(graph::extentAt(e, b.model.vars, sizes));
-  return s;
+ModelArtifacts compileRangeArtifacts(std::vector<graph::RangeModel> buckets, ModelOptions options,
+                                     const std::vector<ScheduleProvider>& bucket_schedules) {
+  TT_ASSERT(!buckets.empty(), "a range model without buckets");
+  runtime::RangePlan shapes = rangeShapes(buckets);
+  std::vector<ModelArtifacts> parts;
+  for (size_t b = 0; b < buckets.size(); ++b)
+    parts.push_back(compileArtifacts(buckets[b].graph, bucketOptions(options, buckets[b], bucket_schedules, b)));
+  return mergeBuckets(std::move(parts), std::move(shapes));
+}
+
+ModelArtifacts RangeCompiledModel::artifacts() const {
+  std::vector<ModelArtifacts> parts;
+  for (const auto& b : buckets_) parts.push_back(b->compiled.artifacts());
+  return mergeBuckets(std::move(parts), shapes_);
 }
 
 size_t RangeCompiledModel::bucketOf(const std::vector<int64_t>& sizes) const {
-  for (size_t b = 0; b < buckets_.size(); ++b) {
-    bool in = true;
-    for (size_t r = 0; r < sizes.size(); ++r)
-      in &= sizes[r] >= buckets_[b]->model.ranges[r].min && sizes[r] <= buckets_[b]->model.ranges[r].max;
-    if (in) return b;
-  }
-  TT_UNREACHABLE("sizes in the ranges that no bucket covers");
+  size_t b = runtime::bucketOf(shapes_, sizes);
+  TT_ASSERT(b < buckets_.size(), "sizes in the ranges that no bucket covers");
+  return b;
 }
 
 te::Shape RangeCompiledModel::inputShape(size_t i, const std::vector<int64_t>& sizes) const {
-  const Bucket& b = *buckets_[bucketOf(sizes)];
-  return shapeAt(b, b.model.graph.inputs()[i], sizes);
+  return runtime::shapeAt(shapes_.input_dims[i], sizes);
 }
 
 te::Shape RangeCompiledModel::outputShape(size_t o, const std::vector<int64_t>& sizes) const {
-  const Bucket& b = *buckets_[bucketOf(sizes)];
-  return shapeAt(b, b.model.graph.outputs()[o], sizes);
+  return runtime::shapeAt(shapes_.output_dims[o], sizes);
 }
 
 std::vector<int64_t> RangeCompiledModel::sizesOf(const std::vector<te::Shape>& shapes) const {
-  const graph::Graph& g = buckets_[0]->model.graph;
-  TT_CHECK_ARG(shapes.size() == g.inputs().size(), "the model takes ", g.inputs().size(), " inputs, got ",
-               shapes.size());
   std::vector<int64_t> sizes;
-  for (size_t r = 0; r < ranges_.size(); ++r) {
-    const graph::SizeRange& range = ranges_[r];
-    auto [i, d] = size_axis_[r];
-    const std::string& input = g.value(g.inputs()[i]).name;
-    TT_CHECK_ARG(shapes[i].size() > d, "input ", input, " must have rank ", g.value(g.inputs()[i]).shape.size(),
-                 ", got ", te::shapeToString(shapes[i]));
-    int64_t n = shapes[i][d];
-    TT_CHECK_ARG(n >= range.min && n <= range.max, "size ", range.name, " = ", n, " (axis ", d, " of input ", input,
-                 ") is outside its range ", range.min, "..", range.max);
-    sizes.push_back(n);
-  }
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    te::Shape want = inputShape(i, sizes);
-    TT_CHECK_ARG(shapes[i] == want, "input ", g.value(g.inputs()[i]).name, " must be ", te::shapeToString(want),
-                 " at these sizes, got ", te::shapeToString(shapes[i]));
-  }
+  std::string error = runtime::readSizes(shapes_, input_specs_, shapes, sizes);
+  if (!error.empty()) fail(error);
   return sizes;
 }
 
@@ -139,20 +242,27 @@ std::vector<runtime::NDArray> RangeCompiledModel::run(const std::vector<runtime:
   }
   std::vector<runtime::NDArray> outs;
   for (size_t o = 0; o < g.outputs().size(); ++o)
-    outs.push_back(runtime::NDArray::empty(shapeAt(b, g.outputs()[o], sizes), g.value(g.outputs()[o]).dtype));
+    outs.push_back(runtime::NDArray::empty(outputShape(o, sizes), g.value(g.outputs()[o]).dtype));
   std::lock_guard<std::mutex> lock(b.mu);
   std::vector<const void*> in;
   std::vector<void*> out;
+  // A tensor already at the bucket's largest sizes is used in place.
   for (size_t i = 0; i < inputs.size(); ++i) {
-    copyCorner(static_cast<const char*>(inputs[i].data()), static_cast<char*>(b.in_stage[i].data()), inputs[i].shape(),
-               b.in_stage[i].shape(), te::dtypeBytes(inputs[i].dtype()), true);
+    if (inputs[i].shape() == b.in_stage[i].shape()) {
+      in.push_back(inputs[i].data());
+      continue;
+    }
+    runtime::copyCorner(inputs[i].data(), b.in_stage[i].data(), inputs[i].shape(), b.in_stage[i].shape(),
+                        te::dtypeBytes(inputs[i].dtype()), true);
     in.push_back(b.in_stage[i].data());
   }
-  for (runtime::NDArray& s : b.out_stage) out.push_back(s.data());
+  for (size_t o = 0; o < outs.size(); ++o)
+    out.push_back(outs[o].shape() == b.out_stage[o].shape() ? outs[o].data() : b.out_stage[o].data());
   b.compiled.runInto(in, out, sizes);
   for (size_t o = 0; o < outs.size(); ++o)
-    copyCorner(static_cast<const char*>(b.out_stage[o].data()), static_cast<char*>(outs[o].data()), outs[o].shape(),
-               b.out_stage[o].shape(), te::dtypeBytes(outs[o].dtype()), false);
+    if (out[o] != outs[o].data())
+      runtime::copyCorner(b.out_stage[o].data(), outs[o].data(), outs[o].shape(), b.out_stage[o].shape(),
+                          te::dtypeBytes(outs[o].dtype()), false);
   return outs;
 }
 

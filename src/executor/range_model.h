@@ -3,12 +3,13 @@
 // bucket of the ranges (graph::rangeBuckets), each with kernels for its bucket's sizes; a run
 // goes to the bucket its sizes fall in.
 //
-// A run's sizes are read from its inputs' shapes (each range is the extent of some input axis);
-// every input must then have exactly the shape the sizes give it, and every size must lie in its
-// range, or the run fails with one sentence naming the input or size, and the model stays usable.
-// The kernels work on buffers laid out at the largest sizes: inputs are copied into such buffers
-// and outputs out of them (a copy of each input and output per run, small beside the model's
-// work). Runs of one bucket are serialized, as the C API's are (one workspace per bucket).
+// How a run reads its sizes, checks its shapes, picks its bucket and stages its tensors is
+// runtime/range_plan.h, shared with exported libraries: every input must have exactly the shape
+// the sizes give it and every size must lie in its range, or the run fails with one sentence
+// naming the input or size, and the model stays usable. The kernels work on buffers laid out at
+// the bucket's largest sizes: inputs are copied into such buffers and outputs out of them (small
+// beside the model's work). Runs of one bucket are serialized, as the C API's are (one workspace
+// per bucket).
 #pragma once
 
 #include <memory>
@@ -43,6 +44,8 @@ class RangeCompiledModel {
   const CompiledModel& bucketCompiled(size_t b) const { return buckets_[b]->compiled; }
   // The bucket that runs these sizes.
   size_t bucketOf(const std::vector<int64_t>& sizes) const;
+  // All buckets' kernels, plans and weights, for `ttune export` (shared weights and kernels once).
+  ModelArtifacts artifacts() const;
 
  private:
   struct Bucket {
@@ -53,11 +56,16 @@ class RangeCompiledModel {
     std::vector<runtime::NDArray> in_stage, out_stage;  // at the bucket's largest sizes
   };
   RangeCompiledModel() = default;
-  te::Shape shapeAt(const Bucket& b, int value, const std::vector<int64_t>& sizes) const;
 
   std::vector<graph::SizeRange> ranges_;  // the whole ranges
   std::vector<std::unique_ptr<Bucket>> buckets_;
-  std::vector<std::pair<size_t, size_t>> size_axis_;  // per range: (input, axis) it is read from
+  runtime::RangePlan shapes_;  // sizes, dimension formulas and bucket ranges (no plans: each bucket runs its own)
+  std::vector<runtime::TensorSpec> input_specs_;
 };
+
+// The artifacts of a model for ranges of sizes compiled ahead of time without loading its kernels
+// (`options.target` may be another machine), as RangeCompiledModel::artifacts() gives them.
+ModelArtifacts compileRangeArtifacts(std::vector<graph::RangeModel> buckets, ModelOptions options,
+                                     const std::vector<ScheduleProvider>& bucket_schedules = {});
 
 }  // namespace ttune::executor

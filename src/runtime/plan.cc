@@ -178,7 +178,7 @@ void runPlan(const Plan& plan, const PlanBindings& b) {
 namespace {
 
 constexpr uint32_t kPlanMagic = 0x4e4c5054;  // "TPLN"
-constexpr uint32_t kPlanVersion = 1;
+constexpr uint32_t kPlanVersion = 2;         // 2: size parameters
 
 void writeRef(ByteWriter& w, const BufferRef& r) {
   w.u8(static_cast<uint8_t>(r.kind));
@@ -189,7 +189,7 @@ void writeRef(ByteWriter& w, const BufferRef& r) {
 BufferRef readRef(ByteReader& r) {
   BufferRef ref;
   uint8_t kind = r.u8();
-  ref.kind = static_cast<BufferKind>(kind > 3 ? 255 : kind);
+  ref.kind = static_cast<BufferKind>(kind > 4 ? 255 : kind);
   ref.index = r.u32();
   ref.offset = r.u64();
   return ref;
@@ -228,6 +228,7 @@ void serializePlan(const Plan& p, std::string& out) {
   for (int64_t b : p.weight_bytes) w.i64(b);
   w.i64(p.workspace_bytes);
   w.u32(p.num_kernels);
+  w.u32(p.num_sizes);
   w.u32(static_cast<uint32_t>(p.args.size()));
   for (const BufferRef& r : p.args) writeRef(w, r);
   w.u32(static_cast<uint32_t>(p.calls.size()));
@@ -257,6 +258,7 @@ bool parsePlan(const char*& data, const char* end, Plan& p, std::string& error) 
   for (int64_t& b : p.weight_bytes) b = r.i64();
   p.workspace_bytes = r.i64();
   p.num_kernels = r.u32();
+  p.num_sizes = r.u32();
   p.args.resize(r.count(13));
   for (BufferRef& a : p.args) a = readRef(r);
   p.calls.resize(r.count(12));

@@ -25,8 +25,8 @@
 namespace ttune::runtime {
 
 // Size: a size parameter of a model compiled for ranges of sizes (graph/size_ranges.h), passed
-// to kernels as a pointer to its int64 (runtime/abi.h); `index` into PlanBindings::sizes. Plans
-// with sizes are not serialized (exports of range models are not supported yet).
+// to kernels as a pointer to its int64 (runtime/abi.h); `index` into PlanBindings::sizes
+// (runtime/range_plan.h holds the plans of such a model).
 enum class BufferKind : uint8_t { Input = 0, Output = 1, Weight = 2, Workspace = 3, Size = 4 };
 
 struct BufferRef {
