@@ -1,5 +1,8 @@
 #include "graph/size_ranges.h"
 
+#include <algorithm>
+#include <map>
+
 #include <cstring>
 #include <optional>
 
@@ -79,8 +82,10 @@ Expr simplifiedBody(const te::Operation& op) {
 }
 
 // Structural equality of two ops' simplified bodies, the ops of two DAGs of one kernel at two
-// sizes: axes correspond by position, reads by the producer's position in its DAG, constants
-// must be equal.
+// sizes: axes correspond by position, reads by the producer's position in its DAG, float
+// constants must be equal. Integer constants may differ: ints() lists each pair in pre-order, for
+// the caller to fit the ones that follow the sizes (a reshape merging two sized axes divides by
+// one of them).
 class SameBody {
  public:
   SameBody(const te::ComputeDAG& da, const te::Operation& a, const te::ComputeDAG& db, const te::Operation& b)
@@ -92,12 +97,17 @@ class SameBody {
     map(a.compute().reduceAxes(), b.compute().reduceAxes());
   }
 
-  bool operator()(const Expr& a, const Expr& b) const {
+  const std::vector<std::pair<int64_t, int64_t>>& ints() const { return ints_; }
+
+  bool operator()(const Expr& a, const Expr& b) {
     if (a.defined() != b.defined()) return false;
     if (!a.defined()) return true;
     if (a.dtype() != b.dtype() || a.node().kind.index() != b.node().kind.index()) return false;
     bool same = std::visit(Overload{
-                               [&](const te::IntImm& x) { return x.value == b.as<te::IntImm>()->value; },
+                               [&](const te::IntImm& x) {
+                                 ints_.emplace_back(x.value, b.as<te::IntImm>()->value);
+                                 return true;
+                               },
                                [&](const te::FloatImm& x) {
                                  double y = b.as<te::FloatImm>()->value;
                                  return std::memcmp(&x.value, &y, sizeof y) == 0;
@@ -137,7 +147,18 @@ class SameBody {
   const te::ComputeDAG& da_;
   const te::ComputeDAG& db_;
   te::VarMap<const te::VarNode*> vars_;
+  std::vector<std::pair<int64_t, int64_t>> ints_;
 };
+
+// `e` with its integer constants, numbered in pre-order from `counter`, replaced by `with`'s.
+Expr replaceInts(const Expr& e, size_t& counter, const std::map<size_t, Expr>& with) {
+  if (e.as<te::IntImm>()) {
+    auto it = with.find(counter++);
+    if (it == with.end()) return e;
+    return it->second.dtype() == e.dtype() ? it->second : te::cast(e.dtype(), it->second);
+  }
+  return te::mapChildren(e, [&](const Expr& c) { return replaceInts(c, counter, with); });
+}
 
 // True when the valid part of a value with these extents (laid out at `shape`) is one leading
 // run of its buffer: axes before the first sized one have extent 1, axes after it are fixed.
@@ -271,22 +292,12 @@ class Analysis {
     }
     ExtentFitter fitter(ranges_, vars_, sizes_);
     std::vector<std::vector<Expr>> extents(k0.dag->numOps());
+    std::vector<Expr> bodies(k0.dag->numOps());
     for (int i = 0; i < k0.dag->numOps(); ++i) {
       const te::Operation& op0 = k0.dag->op(i);
       if (!op0.isCompute()) continue;
       size_t n_axes = op0.compute().axes.size() + op0.compute().reduceAxes().size();
-      Expr body0 = simplifiedBody(op0);
-      for (size_t p = 1; p < probes_.size(); ++p) {
-        const te::ComputeDAG& dp = *kernels[p][k].dag;
-        const te::Operation& opp = dp.op(i);
-        if (!opp.isCompute() || opp.name() != op0.name() || opp.dtype() != op0.dtype() ||
-            opp.compute().axes.size() != op0.compute().axes.size() ||
-            opp.compute().reduceAxes().size() != op0.compute().reduceAxes().size() ||
-            !SameBody(*k0.dag, op0, dp, opp)(body0, simplifiedBody(opp)))
-          return Unexpected(who + " computes op " + op0.name() + " differently at " + at(p) + " than at " + at(0) +
-                            " beyond its extents (its index arithmetic or constants depend on a size, as a "
-                            "reshape merging two sized axes does)");
-      }
+      TT_TRY(bodies[static_cast<size_t>(i)], sizedBody(kernels, k, i, who));
       for (size_t d = 0; d < n_axes; ++d) {
         std::vector<int64_t> e;
         for (size_t p = 0; p < probes_.size(); ++p) e.push_back(axisExtent(kernels[p][k].dag->op(i), d));
@@ -298,10 +309,58 @@ class Analysis {
       }
     }
     Kernel out = k0;
-    out.dag = std::make_shared<const te::ComputeDAG>(
-        te::withRuntimeExtents(*k0.dag, [&](int i) { return extents[static_cast<size_t>(i)]; }));
+    out.dag = std::make_shared<const te::ComputeDAG>(te::withRuntimeExtents(
+        *k0.dag, [&](int i) { return extents[static_cast<size_t>(i)]; },
+        [&](int i) { return bodies[static_cast<size_t>(i)]; }));
     out.workload_key = out.dag->workloadKey();
     return out;
+  }
+
+  // Op i of kernel k must compute the same at every probe up to its extents and its integer
+  // constants; a constant that changes must follow the sizes (as an extent does). Returns the
+  // body with those constants replaced by their expressions of the sizes, or an undefined Expr
+  // when none changes (the op keeps its body).
+  Expected<Expr> sizedBody(const std::vector<std::vector<Kernel>>& kernels, size_t k, int i,
+                           const std::string& who) const {
+    const te::Operation& op0 = kernels[0][k].dag->op(i);
+    auto refuse = [&](size_t p) {
+      return Unexpected(who + " computes op " + op0.name() + " differently at " + at(p) + " than at " + at(0) +
+                        " beyond its extents (its index arithmetic or constants depend on a size in a way a "
+                        "range cannot follow)");
+    };
+    Expr body0 = simplifiedBody(op0);
+    std::vector<std::vector<int64_t>> ints;  // per constant, its value at each probe
+    for (size_t p = 1; p < probes_.size(); ++p) {
+      const te::ComputeDAG& dp = *kernels[p][k].dag;
+      const te::Operation& opp = dp.op(i);
+      SameBody same(*kernels[0][k].dag, op0, dp, opp);
+      if (!opp.isCompute() || opp.name() != op0.name() || opp.dtype() != op0.dtype() ||
+          opp.compute().axes.size() != op0.compute().axes.size() ||
+          opp.compute().reduceAxes().size() != op0.compute().reduceAxes().size() || !same(body0, simplifiedBody(opp)))
+        return refuse(p);
+      ints.resize(same.ints().size());
+      for (size_t c = 0; c < ints.size(); ++c) {
+        if (p == 1) ints[c].push_back(same.ints()[c].first);
+        ints[c].push_back(same.ints()[c].second);
+      }
+    }
+    ExtentFitter fitter(ranges_, vars_, sizes_);
+    std::map<size_t, Expr> sized;
+    for (size_t c = 0; c < ints.size(); ++c) {
+      if (std::all_of(ints[c].begin(), ints[c].end(), [&](int64_t v) { return v == ints[c][0]; })) continue;
+      std::optional<Expr> f = fitter.fit(ints[c]);
+      if (!f) {
+        size_t p = 1;
+        while (ints[c][p] == ints[c][0]) ++p;
+        return refuse(p);
+      }
+      sized.emplace(c, *f);
+    }
+    if (sized.empty()) return Expr();
+    size_t counter = 0;
+    Expr body = replaceInts(body0, counter, sized);
+    TT_ASSERT(counter == ints.size(), "a body whose constants are numbered differently when replaced");
+    return body;
   }
 
   static int64_t axisExtent(const te::Operation& op, size_t d) {
@@ -343,7 +402,8 @@ std::vector<SizeRange> rangeBuckets(const SizeRange& range) {
   int64_t hi = range.max;
   while (true) {
     int64_t next = hi / 2;
-    if (next < std::max<int64_t>(8, range.min)) break;
+    // The rest, min..next, must stay wide enough to check (two sizes of at least 2 below next).
+    if (next < 8 || next - std::max<int64_t>(2, range.min) < 2) break;
     out.push_back(SizeRange{range.name, next + 1, hi});
     hi = next;
   }

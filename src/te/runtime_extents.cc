@@ -21,7 +21,8 @@ IterVar withExtent(IterVar iv, const Expr& extent, const std::string& op) {
 
 }  // namespace
 
-ComputeDAG withRuntimeExtents(const ComputeDAG& dag, const std::function<std::vector<Expr>(int)>& extents) {
+ComputeDAG withRuntimeExtents(const ComputeDAG& dag, const std::function<std::vector<Expr>(int)>& extents,
+                              const std::function<Expr(int)>& bodies) {
   std::unordered_map<const Operation*, Tensor> remap;
   for (int i = 0; i < dag.numOps(); ++i) {
     const Tensor& t = dag.ops()[i];
@@ -37,8 +38,9 @@ ComputeDAG withRuntimeExtents(const ComputeDAG& dag, const std::function<std::ve
     ext.resize(n_axes);
     std::vector<IterVar> axes;
     for (size_t d = 0; d < c.axes.size(); ++d) axes.push_back(withExtent(c.axes[d], ext[d], op.name()));
-    Expr body =
-        rewriteReads(c.body, [&](const TensorRead& r, std::vector<Expr> idx) { return remap.at(r.tensor.get())(idx); });
+    Expr given = bodies ? bodies(i) : Expr();
+    Expr body = rewriteReads(given.defined() ? given : c.body,
+                             [&](const TensorRead& r, std::vector<Expr> idx) { return remap.at(r.tensor.get())(idx); });
     if (const Reduce* red = body.as<Reduce>()) {
       std::vector<IterVar> raxes;
       for (size_t d = 0; d < red->axes.size(); ++d)

@@ -18,9 +18,13 @@ namespace ttune::te {
 
 // The DAG with run-time extents on its axes: `extents(op_index)` gives, for compute op
 // `op_index` of `dag`, one expression per axis (spatial, then reduce; undefined = fixed size), or
-// an empty vector when none of its axes has one. Ops keep their names, Vars and bodies. Throws
-// Error when an extent's constant bound exceeds its axis's extent.
-ComputeDAG withRuntimeExtents(const ComputeDAG& dag, const std::function<std::vector<Expr>(int)>& extents);
+// an empty vector when none of its axes has one. Ops keep their names, Vars and bodies, except
+// that `bodies(op_index)` (optional), when defined, replaces an op's body: the same computation on
+// its domain written with size parameters (Vars of the sizes in place of constants that follow
+// them; its reads name `dag`'s tensors, its axes the op's). Throws Error when an extent's
+// constant bound exceeds its axis's extent.
+ComputeDAG withRuntimeExtents(const ComputeDAG& dag, const std::function<std::vector<Expr>(int)>& extents,
+                              const std::function<Expr(int)>& bodies = {});
 
 // The run-time extents of each axis of `op` (spatial then reduce; undefined = fixed), as
 // withRuntimeExtents takes them.

@@ -38,6 +38,7 @@ void checkAtSizes(const ModelSource& src, const std::vector<std::vector<int64_t>
     ASSERT_EQ(got.size(), want.size());
     for (size_t o = 0; o < want.size(); ++o) {
       ASSERT_EQ(got[o].shape(), want[o].shape()) << "size " << sizes[0];
+      SCOPED_TRACE("sizes " + std::to_string(sizes[0]) + (sizes.size() > 1 ? "," + std::to_string(sizes[1]) : ""));
       runtime::Comparison c = runtime::compare(got[o], want[o], 1e-3, 1e-3);
       EXPECT_TRUE(c.ok()) << "at size " << sizes[0] << ": " << c.mismatches << " mismatches, max abs err "
                           << c.max_abs_err;
@@ -56,6 +57,10 @@ TEST(RangeModel, ARangeIsServedInBucketsAFactorOfTwoApart) {
   EXPECT_EQ(b[6].max, 8);
   EXPECT_EQ(graph::rangeBuckets({"batch", 1, 8}).size(), 1u);
   EXPECT_EQ(graph::rangeBuckets({"seq", 100, 512}).size(), 3u);  // 257..512, 129..256, 100..128
+  std::vector<graph::SizeRange> from8 = graph::rangeBuckets({"seq", 8, 64});
+  ASSERT_EQ(from8.size(), 3u);  // 33..64, 17..32, 8..16: no bucket of 8 alone
+  EXPECT_EQ(from8[2].min, 8);
+  EXPECT_EQ(from8[2].max, 16);
 }
 
 TEST(RangeModel, AnAttentionBlockRunsEverySequenceLengthFromOneModel) {
@@ -65,6 +70,13 @@ TEST(RangeModel, AnAttentionBlockRunsEverySequenceLengthFromOneModel) {
   // Buckets 21..40, 11..20 and 1..10; 1, 10, 11, 20, 21 and 40 are their ends, 7 and 23 sizes
   // the check never imported.
   checkAtSizes(src, {{40}, {1}, {7}, {10}, {11}, {20}, {21}, {23}, {39}});
+}
+
+TEST(RangeModel, AReshapeMergingTwoSizedAxesRunsEveryBatchAndSequenceFromOneModel) {
+  ModelSource src;
+  src.spec = testing::mergedAxesModel();
+  src.dims = {"seq=1..20", "batch=1..6"};
+  checkAtSizes(src, {{20, 6}, {1, 1}, {7, 3}, {11, 1}, {1, 6}, {13, 5}});
 }
 
 TEST(RangeModel, ACnnRunsEveryBatchFromOneModel) {

@@ -71,6 +71,37 @@ inline std::string attentionModel() {
   return writeModel(b, "attention");
 }
 
+// nn.MultiheadAttention's pattern with sequence-first inputs: a product after a transpose,
+// reshaped to merge the sequence and batch axes ([seq, batch, 16] -> [seq*batch, 16], a size
+// in the index arithmetic), a dense layer on the merged rows, split back by a shape computed from
+// the input (Shape, Gather, Concat).
+inline std::string mergedAxesModel() {
+  ModelBuilder b;
+  b.input("x", {std::string("seq"), std::string("batch"), int64_t{16}});
+  b.random("w1", {16, 16}, 11);
+  b.random("w2", {16, 16}, 12);
+  b.ints("zero", {0});
+  b.ints("one", {1});
+  b.ints("width", {16});
+  b.ints("flat", {-1, 16});
+  auto& t1 = b.node("Transpose", {"x"}, {"xt"});
+  setAttr(t1, "perm", std::vector<int64_t>{1, 0, 2});
+  b.node("MatMul", {"xt", "w1"}, {"h"});
+  auto& t2 = b.node("Transpose", {"h"}, {"ht"});
+  setAttr(t2, "perm", std::vector<int64_t>{1, 0, 2});
+  b.node("Reshape", {"ht", "flat"}, {"rows"});
+  b.node("MatMul", {"rows", "w2"}, {"p"});
+  b.node("Shape", {"x"}, {"shape"});
+  b.node("Gather", {"shape", "zero"}, {"seq_len"});
+  b.node("Gather", {"shape", "one"}, {"batch_len"});
+  auto& cat = b.node("Concat", {"seq_len", "batch_len", "width"}, {"back"});
+  setAttr(cat, "axis", int64_t{0});
+  b.node("Reshape", {"p", "back"}, {"p3"});
+  b.node("Add", {"p3", "x"}, {"y"});
+  b.output("y");
+  return writeModel(b, "merged");
+}
+
 // A small CNN over a batch of images: convolution, pooling, flatten, a dense layer.
 inline std::string cnnModel() {
   ModelBuilder b;

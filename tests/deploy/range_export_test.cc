@@ -9,6 +9,7 @@
 #include "cli/model_loader.h"
 #include "cli/range_models.h"
 #include "codegen/target.h"
+#include "deploy/image.h"
 #include "executor/range_model.h"
 #include "exported_library.h"
 #include "support/error.h"
@@ -99,6 +100,33 @@ TEST(RangeExport, AnAttentionBlockServesEverySequenceLengthBitForBitAsTheInProce
     expectBitIdentical(got, want);
   }
   lib.destroy(em);
+}
+
+TEST(RangeExport, TheImageRoundTripsAndRefusesEveryTruncationAndABucketOutsideTheRanges) {
+  cli::ModelSource src;
+  src.spec = cli::testing::attentionModel();
+  src.dims = {"seq=1..40"};
+  executor::ModelOptions opt;
+  ModelImage m;
+  m.name = "attn";
+  executor::ModelArtifacts a = executor::compileRangeArtifacts(cli::loadRangeBuckets(src, codegen::hostTarget()), opt);
+  m.plan = a.plan;
+  m.ranges = a.ranges;
+  ASSERT_EQ(m.ranges.buckets.size(), 3u);
+  std::string bytes = serializeImage(m), error;
+  ModelImage back;
+  ASSERT_TRUE(parseImage(bytes.data(), bytes.size(), back, error)) << error;
+  ASSERT_EQ(back.ranges.buckets.size(), 3u);
+  EXPECT_EQ(back.ranges.input_dims, m.ranges.input_dims);
+  EXPECT_EQ(back.ranges.buckets[2].plan.calls.size(), m.ranges.buckets[2].plan.calls.size());
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    ModelImage cut;
+    EXPECT_FALSE(parseImage(bytes.data(), n, cut, error)) << "accepted the first " << n << " bytes";
+  }
+  m.ranges.buckets[0].max[0] = 41;
+  bytes = serializeImage(m);
+  EXPECT_FALSE(parseImage(bytes.data(), bytes.size(), back, error));
+  EXPECT_NE(error.find("outside the model's ranges"), std::string::npos) << error;
 }
 
 TEST(RangeExport, TheCommandExportsABatchRangeThatRefusesBadCallsAndStaysUsable) {
