@@ -2,7 +2,8 @@
 // once in an onnxruntime-node session (CPU, intraOpNumThreads T, one inter-op thread, sequential
 // execution, all graph optimizations), reads the shared input, then answers the same line
 // commands as ttune's bench_model_worker, one JSON line per reply:
-//   run N -> {"ms": [...]},  output PATH -> {"ok": true} (first output as .npy),  quit
+//   run N -> {"ms": [...]},  output PATH -> {"ok": true} (first output as .npy),
+//   input PATH -> {"ok": true} (later runs take this input),  quit
 // The first line is {"ready": true, ...}, or {"error": ..., "step": ...} with exit status 1.
 // onnxruntime-node is found through NODE_PATH (bench/models/setup.sh installs it).
 //
@@ -76,10 +77,17 @@ async function main() {
         const out = (await session.run(feeds))[session.outputNames[0]];
         writeNpy(arg, out.dims, out.data);
         reply({ ok: true });
+      } else if (verb === 'input') {
+        // Another input (of another size, for a model with dynamic axes): later runs take it.
+        if (!arg) throw new Error(`input takes a path, got '${line}'`);
+        const x = readNpy(arg);
+        feeds = { [session.inputNames[0]]: new ort.Tensor(x.type, x.data, x.dims) };
+        await session.run(feeds);
+        reply({ ok: true });
       } else if (verb === 'quit') {
         break;
       } else {
-        throw new Error(`unknown command '${line}' (run N, output PATH, quit)`);
+        throw new Error(`unknown command '${line}' (run N, output PATH, input PATH, quit)`);
       }
     } catch (e) {
       reply({ error: `${path.basename(modelPath)}: ${e.message}` });

@@ -136,7 +136,7 @@ graph::RangeModel loadRangeModel(const ModelSource& src, const std::vector<graph
   for (size_t r = 0; r < ranges.size(); ++r) {
     int varying = 0;
     for (size_t p = 1; p < probes.size(); ++p) varying += probes[p][r] != ranges[r].max;
-    if (varying < 2)
+    if (varying < 2 && ranges[r].min != ranges[r].max)  // a bucket of one size binds it
       fail("the range ", ranges[r].name, "=", ranges[r].min, "..", ranges[r].max,
            " is too narrow to check (it needs two sizes of at least 2 below its largest); bind the size or widen "
            "the range");

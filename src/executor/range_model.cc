@@ -41,6 +41,20 @@ std::vector<std::vector<runtime::DimFormula>> formulasOf(const graph::RangeModel
   return out;
 }
 
+// The two sets of dimensions agree on the bucket's sizes: checked at its corners, which decide
+// for a*n + b and a*n*m (a bucket of one size binds it, and its dimensions are constants there).
+bool sameInBucket(const std::vector<std::vector<runtime::DimFormula>>& a,
+                  const std::vector<std::vector<runtime::DimFormula>>& b, const runtime::RangeBucket& rb) {
+  size_t n = rb.min.size();
+  for (uint32_t corner = 0; corner < (1u << n); ++corner) {
+    std::vector<int64_t> sizes(n);
+    for (size_t s = 0; s < n; ++s) sizes[s] = (corner >> s) & 1 ? rb.max[s] : rb.min[s];
+    for (size_t t = 0; t < a.size(); ++t)
+      if (runtime::shapeAt(a[t], sizes) != runtime::shapeAt(b[t], sizes)) return false;
+  }
+  return true;
+}
+
 // The sizes, the inputs' and outputs' dimensions and the buckets' ranges of a model (the buckets'
 // plans are left to the caller). Throws Error when a size is the length of no input axis or the
 // buckets disagree on a dimension.
@@ -72,7 +86,8 @@ runtime::RangePlan rangeShapes(const std::vector<graph::RangeModel>& buckets) {
       rb.min.push_back(b.ranges[r].min);
       rb.max.push_back(b.ranges[r].max);
     }
-    if (formulasOf(b, b.graph.inputs()) != rp.input_dims || formulasOf(b, b.graph.outputs()) != rp.output_dims)
+    if (!sameInBucket(formulasOf(b, b.graph.inputs()), rp.input_dims, rb) ||
+        !sameInBucket(formulasOf(b, b.graph.outputs()), rp.output_dims, rb))
       fail("the inputs' or outputs' shapes follow the sizes differently at ", graph::sizesText(first.ranges, rb.max),
            " than at ", graph::sizesText(first.ranges, rp.buckets[0].max), ": declare narrower ranges");
     rp.buckets.push_back(std::move(rb));

@@ -397,17 +397,36 @@ std::string sizesText(const std::vector<SizeRange>& ranges, const std::vector<in
   return s;
 }
 
+namespace {
+
+// A bucket the probes can check: two sizes of at least 2 below its largest.
+bool checkable(int64_t lo, int64_t hi) { return hi - std::max<int64_t>(2, lo) >= 2; }
+
+}  // namespace
+
 std::vector<SizeRange> rangeBuckets(const SizeRange& range) {
-  std::vector<SizeRange> out;
+  // Small ranges (batches) are cut down to 1: a batch of 1 run by kernels for 8 takes 1.5x its
+  // time. Larger ones stop at 8: their smallest sizes cost little however they run.
+  const int64_t floor = range.max <= 16 ? 1 : 8;
+  std::vector<SizeRange> cuts;
   int64_t hi = range.max;
-  while (true) {
-    int64_t next = hi / 2;
-    // The rest, min..next, must stay wide enough to check (two sizes of at least 2 below next).
-    if (next < 8 || next - std::max<int64_t>(2, range.min) < 2) break;
-    out.push_back(SizeRange{range.name, next + 1, hi});
-    hi = next;
+  while (hi / 2 >= std::max(floor, range.min)) {
+    cuts.push_back(SizeRange{range.name, hi / 2 + 1, hi});
+    hi /= 2;
   }
-  out.push_back(SizeRange{range.name, range.min, hi});
+  cuts.push_back(SizeRange{range.name, range.min, hi});
+  if (!checkable(cuts[0].min, cuts[0].max)) return {range};  // too narrow to cut (the check says so)
+  // A bucket too narrow to check serves each of its sizes alone (a size bound in that bucket).
+  std::vector<SizeRange> out;
+  for (const SizeRange& c : cuts) {
+    if (c.min == c.max || checkable(c.min, c.max)) {
+      out.push_back(c);
+    } else if (!out.empty() && out.back().min - 1 == c.max && checkable(c.min, out.back().max) && out.back().max > 16) {
+      out.back().min = c.min;  // the small end of a large range joins the bucket above it
+    } else {
+      for (int64_t n = c.max; n >= c.min; --n) out.push_back(SizeRange{range.name, n, n});
+    }
+  }
   return out;
 }
 

@@ -34,8 +34,11 @@ struct SizeRange {
 // The buckets a range is served in, largest first. Kernels compiled for a range run its smaller
 // sizes with the schedules chosen for its largest (on BERT-base: 1.9x the time of the model
 // compiled for the size at 1/8 of the range's largest, 1.5x at 1/3, 1.06-1.13x at 1/2;
-// docs/ranges.md), so a range is cut at max, max/2, max/4, ... (no bucket ending below 8, and the
-// last one, from min, wide enough to check) and each bucket is compiled as a range of its own.
+// docs/ranges.md), so a range is cut at max, max/2, max/4, ... (a range of up to 16 sizes down
+// to 1, a larger one no bucket ending below 8) and each bucket is compiled as a range of its own;
+// a bucket too narrow to check (fewer than two sizes of at least 2 below its largest) becomes one
+// bucket per size, in which the size is bound. A range whose largest bucket cannot be checked is
+// returned whole (the check refuses it).
 std::vector<SizeRange> rangeBuckets(const SizeRange& range);
 
 // The sizes (one per range, in order) to import the model at: every range's largest size first,
