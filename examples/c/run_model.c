@@ -4,8 +4,10 @@
  *   run_model DIR in0.npy [in1.npy ...] -o out0.npy [out1.npy ...] [--threads N] [--repeat N]
  *
  * DIR is the export directory (libNAME.so, NAME.weights). Build: see Makefile. With --repeat N
- * it also prints the median latency of N runs. Exit status 1 on any error, with one line saying
- * what is wrong. */
+ * it also prints the median latency of N runs. A model exported for ranges of sizes
+ * (`ttune export --dim seq=1..512`) takes inputs of any size in them: the .npy files' shapes are
+ * passed to ttune_model_run_shaped, and each output is written at the shape
+ * ttune_model_output_shape gives. Exit status 1 on any error, with one line saying what is wrong. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
@@ -47,9 +49,31 @@ static const char* npy_descr(int dtype) {
   return "?";
 }
 
-/* Reads an .npy file (format 1.x/2.x, C order) whose dtype and shape must be info's; returns a
- * malloc'ed buffer of info->bytes, or NULL after printing why. */
-static void* read_npy(const char* path, const ttune_tensor_info* info) {
+static int64_t elem_bytes(int dtype) {
+  const char* d = npy_descr(dtype);
+  return d[2] - '0';
+}
+
+/* Parses the shape tuple of a compacted .npy header into shape[]; returns its rank, or -1. */
+static int parse_shape(const char* compact, int64_t* shape, int max_rank) {
+  const char* p = strstr(compact, "'shape':(");
+  if (!p) return -1;
+  p += 9;
+  int rank = 0;
+  while (*p && *p != ')') {
+    char* end;
+    long long v = strtoll(p, &end, 10);
+    if (end == p || rank == max_rank || v < 0) return -1;
+    shape[rank++] = v;
+    p = *end == ',' ? end + 1 : end;
+  }
+  return *p == ')' ? rank : -1;
+}
+
+/* Reads an .npy file (format 1.x/2.x, C order) of info's dtype and rank whose shape agrees with
+ * info's (a -1 there takes any length: a size of the model's ranges); fills shape[] and returns a
+ * malloc'ed buffer, or NULL after printing why. */
+static void* read_npy(const char* path, const ttune_tensor_info* info, int64_t* shape) {
   FILE* f = fopen(path, "rb");
   if (!f) {
     fprintf(stderr, "run_model: cannot open %s\n", path);
@@ -73,13 +97,6 @@ static void* read_npy(const char* path, const ttune_tensor_info* info) {
   }
   header = calloc(hlen + 1, 1);
   if (!header || fread(header, 1, hlen, f) != hlen) goto truncated;
-  char expect_shape[512] = "(";
-  for (int d = 0; d < info->ndim; ++d) {
-    char dim[32];
-    snprintf(dim, sizeof dim, d + 1 < info->ndim || info->ndim == 1 ? "%lld," : "%lld", (long long)info->shape[d]);
-    strncat(expect_shape, dim, sizeof expect_shape - strlen(expect_shape) - 1);
-  }
-  strncat(expect_shape, ")", sizeof expect_shape - strlen(expect_shape) - 1);
   /* Compare the header without spaces: numpy writes "(1, 3, 224, 224)". */
   char compact[1024];
   size_t n = 0;
@@ -88,15 +105,22 @@ static void* read_npy(const char* path, const ttune_tensor_info* info) {
   compact[n] = 0;
   char want_descr[32];
   snprintf(want_descr, sizeof want_descr, "'descr':'%s'", npy_descr(info->dtype));
-  char want_shape[540];
-  snprintf(want_shape, sizeof want_shape, "'shape':%s", expect_shape);
-  if (!strstr(compact, want_descr) || !strstr(compact, "'fortran_order':False") || !strstr(compact, want_shape)) {
-    fprintf(stderr, "run_model: %s must hold %s %s in C order for input %s, its header is %s\n", path,
-            npy_descr(info->dtype), expect_shape, info->name, compact);
+  int ok = strstr(compact, want_descr) && strstr(compact, "'fortran_order':False") &&
+           parse_shape(compact, shape, info->ndim) == info->ndim;
+  int64_t elements = 1;
+  for (int d = 0; ok && d < info->ndim; ++d) {
+    ok = info->shape[d] < 0 || shape[d] == info->shape[d];
+    elements *= shape[d];
+  }
+  if (!ok) {
+    fprintf(stderr,
+            "run_model: %s must hold %s of rank %d in C order with input %s's fixed dimensions, its header is %s\n",
+            path, npy_descr(info->dtype), info->ndim, info->name, compact);
     goto done;
   }
-  data = malloc(info->bytes > 0 ? (size_t)info->bytes : 1);
-  if (!data || fread(data, 1, (size_t)info->bytes, f) != (size_t)info->bytes) {
+  size_t bytes = (size_t)(elements * elem_bytes(info->dtype));
+  data = malloc(bytes > 0 ? bytes : 1);
+  if (!data || fread(data, 1, bytes, f) != bytes) {
     free(data);
     data = NULL;
     goto truncated;
@@ -110,14 +134,18 @@ done:
   return data;
 }
 
-/* Writes a format 1.0 .npy file; returns 0 on success. */
-static int write_npy(const char* path, const ttune_tensor_info* info, const void* data) {
+/* Writes a format 1.0 .npy file of info's dtype and this shape; returns 0 on success. */
+static int write_npy(const char* path, const ttune_tensor_info* info, const int64_t* shape, const void* data) {
   char header[512];
   int len =
       snprintf(header, sizeof header, "{'descr': '%s', 'fortran_order': False, 'shape': (", npy_descr(info->dtype));
-  for (int d = 0; d < info->ndim; ++d)
+  int64_t elements = 1;
+  for (int d = 0; d < info->ndim; ++d) {
     len += snprintf(header + len, sizeof header - (size_t)len,
-                    d + 1 < info->ndim || info->ndim == 1 ? "%lld, " : "%lld", (long long)info->shape[d]);
+                    d + 1 < info->ndim || info->ndim == 1 ? "%lld, " : "%lld", (long long)shape[d]);
+    elements *= shape[d];
+  }
+  size_t bytes = (size_t)(elements * elem_bytes(info->dtype));
   len += snprintf(header + len, sizeof header - (size_t)len, "), }");
   int total = 10 + len + 1;
   int pad = (64 - total % 64) % 64;
@@ -131,7 +159,7 @@ static int write_npy(const char* path, const ttune_tensor_info* info, const void
       0x93, 'N', 'U', 'M', 'P', 'Y', 1, 0, (unsigned char)(hlen & 0xff), (unsigned char)(hlen >> 8)};
   int ok = fwrite(pre, 1, 10, f) == 10 && fwrite(header, 1, (size_t)len, f) == (size_t)len;
   for (int i = 0; ok && i < pad; ++i) ok = fputc(' ', f) != EOF;
-  ok = ok && fputc('\n', f) != EOF && fwrite(data, 1, (size_t)info->bytes, f) == (size_t)info->bytes;
+  ok = ok && fputc('\n', f) != EOF && fwrite(data, 1, bytes, f) == bytes;
   ok = fclose(f) == 0 && ok;
   if (!ok) fprintf(stderr, "run_model: cannot write %s\n", path);
   return !ok;
@@ -190,17 +218,29 @@ int main(int argc, char** argv) {
   }
   void* inputs[64] = {0};
   void* outputs[64] = {0};
+  int64_t in_shapes[64][16], out_shapes[64][16];
+  const int64_t* shapes[64];
   ttune_tensor_info info;
   int status = 1;
   for (int i = 0; i < ni; ++i) {
     ttune_model_input_info(m, i, &info);
-    if (!(inputs[i] = read_npy(in_paths[i], &info))) goto cleanup;
+    shapes[i] = in_shapes[i];
+    if (info.ndim > 16) {
+      fprintf(stderr, "run_model: input %s has more than 16 dimensions\n", info.name);
+      goto cleanup;
+    }
+    if (!(inputs[i] = read_npy(in_paths[i], &info, in_shapes[i]))) goto cleanup;
   }
   for (int i = 0; i < no; ++i) {
     ttune_model_output_info(m, i, &info);
+    /* The output's shape at the inputs' sizes (its declared one for a model of one size). */
+    if (info.ndim > 16 || ttune_model_output_shape(m, shapes, i, out_shapes[i]) != TTUNE_OK) {
+      fprintf(stderr, "run_model: %s\n", info.ndim > 16 ? "an output has more than 16 dimensions" : ttune_last_error());
+      goto cleanup;
+    }
     if (!(outputs[i] = malloc(info.bytes > 0 ? (size_t)info.bytes : 1))) goto cleanup;
   }
-  if (ttune_model_run_n(m, ni, (const void* const*)inputs, no, outputs) != TTUNE_OK) {
+  if (ttune_model_run_shaped(m, ni, (const void* const*)inputs, shapes, no, outputs) != TTUNE_OK) {
     fprintf(stderr, "run_model: %s\n", ttune_last_error());
     goto cleanup;
   }
@@ -208,7 +248,7 @@ int main(int argc, char** argv) {
     double* t = malloc(sizeof(double) * (size_t)repeat);
     for (int r = 0; t && r < repeat; ++r) {
       double t0 = now_s();
-      ttune_model_run(m, (const void* const*)inputs, outputs);
+      ttune_model_run_shaped(m, ni, (const void* const*)inputs, shapes, no, outputs);
       t[r] = now_s() - t0;
     }
     if (t) {
@@ -221,7 +261,7 @@ int main(int argc, char** argv) {
   status = 0;
   for (int i = 0; i < n_out && !status; ++i) {
     ttune_model_output_info(m, i, &info);
-    status = write_npy(out_paths[i], &info, outputs[i]);
+    status = write_npy(out_paths[i], &info, out_shapes[i], outputs[i]);
   }
 cleanup:
   for (int i = 0; i < 64; ++i) {

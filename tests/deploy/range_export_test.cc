@@ -12,6 +12,7 @@
 #include "deploy/image.h"
 #include "executor/range_model.h"
 #include "exported_library.h"
+#include "runtime/npy.h"
 #include "support/error.h"
 #include "temp_dir.h"
 
@@ -172,6 +173,20 @@ TEST(RangeExport, TheCommandExportsABatchRangeThatRefusesBadCallsAndStaysUsable)
   std::vector<runtime::NDArray> inputs = inputsAt(src, 2, 9);
   expectBitIdentical(runShaped(lib, api, em, inputs), model->run(inputs));
   lib.destroy(em);
+
+  // The C example runs it at the size of its .npy input.
+  const fs::path log = dir.path / "make.txt", npy_in = dir.path / "in.npy", got = dir.path / "out.npy";
+  const std::string make = "make -s -C " + std::string(TTUNE_EXAMPLES) + "/c MODEL_DIR=" + out.string() +
+                           " NAME=cnn OUT=" + dir.path.string() + " " + (dir.path / "run_model").string();
+  ASSERT_EQ(std::system((make + " > " + log.string() + " 2>&1").c_str()), 0);
+  inputs = inputsAt(src, 5, 11);
+  ASSERT_TRUE(runtime::writeNpy(npy_in.string(), inputs[0]).ok());
+  const std::string run = (dir.path / "run_model").string() + " " + out.string() + " " + npy_in.string() + " -o " +
+                          got.string() + " > " + log.string() + " 2>&1";
+  ASSERT_EQ(std::system(run.c_str()), 0);
+  auto written = runtime::readNpy(got.string());
+  ASSERT_TRUE(written.ok()) << written.error();
+  expectBitIdentical({*written}, model->run(inputs));
 }
 
 }  // namespace
