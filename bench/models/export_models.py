@@ -250,11 +250,14 @@ MODELS = {
     # Dynamic axes (DYNAMIC_AXES): one file for every size; ttune binds the sizes with --dim.
     "bert_base_dyn": lambda: bert_base(128),
     "resnet50_dyn": vision(tvm.resnet50),
+    # The decoder with positions and causal mask for up to 512 tokens, dynamic batch and sequence.
+    "gpt_decoder_dyn": lambda: (CausalDecoder(seq=512), [1, 128]),
 }
 # The symbolic axes of the dynamic exports' input and output.
 DYNAMIC_AXES = {
     "bert_base_dyn": ({0: "batch", 1: "seq"}, {0: "batch", 1: "seq"}),
     "resnet50_dyn": ({0: "batch"}, {0: "batch"}),
+    "gpt_decoder_dyn": ({0: "batch", 1: "seq"}, {0: "batch", 1: "seq"}),
 }
 
 

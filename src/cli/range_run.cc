@@ -120,20 +120,32 @@ void runRanges(const RangeRunArgs& a) {
          {"target", codegen::describe(opt.target)},
          {"points", Json::array()}};
   for (const graph::SizeRange& r : ranges) j["ranges"].push_back({{"name", r.name}, {"min", r.min}, {"max", r.max}});
-  std::string bucket_text;
+  // Each range's cuts ("batch 5..8|4|3|2|1 x seq 257..512|...|1..8"): the buckets are their combinations.
+  std::vector<std::vector<std::string>> cuts(ranges.size());
+  int scheduled = 0;
   for (size_t b = 0; b < model->numBuckets(); ++b) {
-    std::string t = rangesText(model->bucketModel(b).ranges);
+    const std::vector<graph::SizeRange>& br = model->bucketModel(b).ranges;
     int provided = 0;
     for (const executor::KernelStats& k : model->bucketCompiled(b).kernels())
       provided += k.schedule_source == "provided";
-    j["buckets"].push_back(
-        {{"sizes", t}, {"kernels", model->bucketCompiled(b).kernels().size()}, {"scheduled_kernels", provided}});
-    bucket_text += (b ? "; " : "") + t + (provided ? " (" + std::to_string(provided) + " scheduled)" : "");
+    scheduled += provided;
+    j["buckets"].push_back({{"sizes", rangesText(br)},
+                            {"kernels", model->bucketCompiled(b).kernels().size()},
+                            {"scheduled_kernels", provided}});
+    for (size_t r = 0; r < br.size(); ++r) {
+      std::string c = br[r].min == br[r].max ? std::to_string(br[r].min)
+                                             : std::to_string(br[r].min) + ".." + std::to_string(br[r].max);
+      if (std::find(cuts[r].begin(), cuts[r].end(), c) == cuts[r].end()) cuts[r].push_back(c);
+    }
   }
+  std::string bucket_text;
+  for (size_t r = 0; r < ranges.size(); ++r)
+    bucket_text += (r ? " x " : "") + ranges[r].name + " " + join(cuts[r], "|", [](const std::string& c) { return c; });
   if (!a.json)
-    std::cout << modelName(a.src) << ": one model in " << model->numBuckets() << " buckets (" << bucket_text << "), "
-              << kernels << " kernels, checked in " << formatSeconds(analysis_s) << ", compiled in "
-              << formatSeconds(compile_s) << "\n";
+    std::cout << modelName(a.src) << ": one model in " << model->numBuckets() << " buckets (" << bucket_text
+              << (scheduled ? ", " + std::to_string(scheduled) + " kernels scheduled" : "") << "), " << kernels
+              << " kernels, checked in " << formatSeconds(analysis_s) << ", compiled in " << formatSeconds(compile_s)
+              << "\n";
   bool all_ok = true;
   for (const std::vector<int64_t>& sizes : runPoints(a, ranges)) {
     ModelSource src = atSizes(a.src, sizes);
