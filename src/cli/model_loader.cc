@@ -95,8 +95,8 @@ frontend::OnnxOptions onnxOptions(const ModelSource& src) {
     size_t eq = s.find('=');
     if (eq != std::string::npos && s.find("..", eq) != std::string::npos)
       fail("--dim ", s,
-           " is a range: `ttune run` and `ttune export` compile one model for ranges of sizes; this command takes one "
-           "size");
+           " is a range: `ttune run` and `ttune export` compile one model for ranges of sizes and `ttune transfer` "
+           "transfer-tunes their buckets; this command takes one size");
     auto v = eq == std::string::npos ? std::nullopt : parseInt(s.substr(eq + 1));
     if (!v) fail("--dim takes name=value, e.g. batch=1, got '", s, "'");
     opt.dim_values[s.substr(0, eq)] = *v;
@@ -148,9 +148,9 @@ graph::RangeModel loadRangeModel(const ModelSource& src, const std::vector<graph
   return std::move(*m);
 }
 
-std::vector<graph::RangeModel> loadRangeBuckets(const ModelSource& src, const schedule::Target& target) {
+std::vector<std::vector<graph::SizeRange>> bucketCombinations(const std::vector<graph::SizeRange>& ranges) {
   std::vector<std::vector<graph::SizeRange>> combos{{}};
-  for (const graph::SizeRange& r : sizeRanges(src)) {
+  for (const graph::SizeRange& r : ranges) {
     std::vector<std::vector<graph::SizeRange>> next;
     for (const auto& c : combos)
       for (const graph::SizeRange& b : graph::rangeBuckets(r)) {
@@ -159,8 +159,12 @@ std::vector<graph::RangeModel> loadRangeBuckets(const ModelSource& src, const sc
       }
     combos = std::move(next);
   }
+  return combos;
+}
+
+std::vector<graph::RangeModel> loadRangeBuckets(const ModelSource& src, const schedule::Target& target) {
   std::vector<graph::RangeModel> out;
-  for (const auto& ranges : combos) {
+  for (const auto& ranges : bucketCombinations(sizeRanges(src))) {
     out.push_back(loadRangeModel(src, ranges, target));
     if (out.size() == 1) continue;
     // Weights do not depend on the sizes: one copy serves every bucket (and their packed forms,

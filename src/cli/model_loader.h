@@ -68,6 +68,8 @@ ModelSource atSizes(const ModelSource& source, const std::vector<int64_t>& sizes
 // (graph::analyzeRanges). Throws Error naming the model and what does not follow the sizes.
 graph::RangeModel loadRangeModel(const ModelSource& source, const std::vector<graph::SizeRange>& ranges,
                                  const schedule::Target& target);
+// The buckets of several ranges: every combination of each range's (graph::rangeBuckets).
+std::vector<std::vector<graph::SizeRange>> bucketCombinations(const std::vector<graph::SizeRange>& ranges);
 // The model for the source's ranges, one per bucket (graph::rangeBuckets; several ranges: every
 // combination of their buckets), the buckets' constants that are equal sharing one copy.
 std::vector<graph::RangeModel> loadRangeBuckets(const ModelSource& source, const schedule::Target& target);

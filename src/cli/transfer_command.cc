@@ -372,7 +372,37 @@ void printTransfer(const Json& j) {
             << transfer::checkVerdict(c, j["kernels"].size()) << ")\n";
 }
 
+// `ttune transfer MODEL --dim seq=1..512`: a model for ranges of sizes runs in each bucket the
+// schedules the bank holds for the model at the bucket's largest sizes (cli/range_run.h), so each
+// of those sizes is transfer-tuned in turn (from the bank's runs of the other sizes and models),
+// unless it has runs of its own in the bank (a size tuned or transferred before keeps its choice).
+void transferRanges(const TransferArgs& a) {
+  std::vector<graph::SizeRange> ranges = sizeRanges(a.src);
+  std::set<std::vector<int64_t>> seen;
+  Json out{{"model", modelName(a.src)}, {"sizes", Json::array()}};
+  for (const std::vector<graph::SizeRange>& bucket : bucketCombinations(ranges)) {
+    std::vector<int64_t> top;
+    for (const graph::SizeRange& r : bucket) top.push_back(r.max);
+    if (!seen.insert(top).second) continue;
+    TransferArgs at = a;
+    at.src = atSizes(a.src, top);
+    std::string name = modelName(at.src), sizes = graph::sizesText(ranges, top);
+    std::vector<std::string> own = openBank(a.db).models();
+    if (std::find(own.begin(), own.end(), name) != own.end()) {
+      out["sizes"].push_back({{"sizes", sizes}, {"model", name}, {"skipped", "has runs of its own in the bank"}});
+      if (!a.json) std::cout << name << ": has runs of its own in the bank; kept\n";
+      continue;
+    }
+    if (!a.json) std::cout << name << ": transfer-tuning the buckets up to " << sizes << "\n";
+    Json j = transferModel(at);
+    if (!a.json) printTransfer(j);
+    out["sizes"].push_back({{"sizes", sizes}, {"model", name}, {"transfer", j}});
+  }
+  if (a.json) printJson(out);
+}
+
 void transferCmd(const TransferArgs& a) {
+  if (!sizeRanges(a.src).empty()) return transferRanges(a);
   Json j = transferModel(a);
   if (a.json) return printJson(j);
   printTransfer(j);

@@ -9,20 +9,24 @@
 #include <fstream>
 
 #include "cli/model_loader.h"
+#include "cli/run_cli.h"
 #include "codegen/target.h"
 #include "executor/range_model.h"
 #include "frontend/onnx_builder.h"
 #include "graph/reference.h"
 #include "range_models.h"
 #include "support/error.h"
+#include "support/json.h"
 
 namespace ttune::cli {
 namespace {
 
 using frontend::testing::ModelBuilder;
 using frontend::testing::setAttr;
+namespace fs = std::filesystem;
 using testing::attentionModel;
 using testing::cnnModel;
+using testing::runCli;
 using testing::writeModel;
 
 // Checks the range model at each size against the reference evaluator of the model imported at
@@ -84,6 +88,32 @@ TEST(RangeModel, AReshapeMergingTwoSizedAxesRunsEveryBatchAndSequenceFromOneMode
   src.spec = testing::mergedAxesModel();
   src.dims = {"seq=1..20", "batch=1..6"};
   checkAtSizes(src, {{20, 6}, {1, 1}, {7, 3}, {11, 1}, {1, 6}, {13, 5}});
+}
+
+TEST(RangeModel, TransferTunesTheLargestSizeOfEveryBucketThatHasNoRunsOfItsOwn) {
+  fs::path dir = fs::temp_directory_path() / ("ttune-range-transfer-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  const std::string model = testing::mergedAxesModel(), bank = (dir / "bank.db").string();
+  std::string text;
+  ASSERT_EQ(
+      runCli({"tune", model, "--dim", "seq=20", "--dim", "batch=6", "--trials", "8", "--db", bank, "--json"}, &text), 0)
+      << text;
+  ASSERT_EQ(runCli({"transfer", model, "--dim", "seq=1..20", "--dim", "batch=6", "--db", bank, "--json"}, &text), 0)
+      << text;
+  Json j = Json::parse(text);
+  ASSERT_EQ(j.at("sizes").size(), 2u);  // buckets 11..20 and 1..10
+  EXPECT_EQ(j["sizes"][0].at("model"), "merged@batch=6,seq=20");
+  EXPECT_TRUE(j["sizes"][0].contains("skipped")) << "the tuned size keeps its own choice";
+  EXPECT_EQ(j["sizes"][1].at("model"), "merged@batch=6,seq=10");
+  EXPECT_EQ(j["sizes"][1].at("transfer").at("sources")[0], "merged@batch=6,seq=20");
+  // Run again, every size has runs of its own now.
+  ASSERT_EQ(runCli({"transfer", model, "--dim", "seq=1..20", "--dim", "batch=6", "--db", bank, "--json"}, &text), 0);
+  j = Json::parse(text);
+  EXPECT_TRUE(j["sizes"][1].contains("skipped"));
+  ASSERT_EQ(runCli({"run", model, "--dim", "seq=1..20", "--dim", "batch=6", "--db", bank, "--at", "seq=7"}, &text), 0);
+  EXPECT_NE(text.find("agrees with the model compiled for this size"), std::string::npos) << text;
+  fs::remove_all(dir);
 }
 
 TEST(RangeModel, ACnnRunsEveryBatchFromOneModel) {
