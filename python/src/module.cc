@@ -13,6 +13,7 @@
 #include "cli/bank_access.h"
 #include "cli/commands.h"
 #include "cli/model_loader.h"
+#include "cli/range_run.h"
 #include "cli/target_option.h"
 #include "cli/version.h"
 #include "codegen/target.h"
@@ -284,7 +285,8 @@ std::unique_ptr<RangeModel> compileRanges(const std::string& model, const std::s
                                           const std::map<std::string, std::vector<int64_t>>& input_shapes,
                                           const std::map<std::string, int64_t>& dims,
                                           const std::map<std::string, std::pair<int64_t, int64_t>>& ranges,
-                                          const std::string& precision) {
+                                          const std::string& precision, const std::optional<std::string>& db,
+                                          const std::string& records, bool validate) {
   cli::ModelSource src = modelSource(model, input_shapes, dims, layout, precision);
   for (const auto& [name, r] : ranges)
     src.dims.push_back(name + "=" + std::to_string(r.first) + ".." + std::to_string(r.second));
@@ -293,7 +295,11 @@ std::unique_ptr<RangeModel> compileRanges(const std::string& model, const std::s
   executor::ModelOptions opt;
   opt.target = cli::resolveTargetOption(target, cli::TargetUse::RunHere);
   opt.baseline = cli::baselineOf(src);
-  auto m = executor::RangeCompiledModel::compile(cli::loadRangeBuckets(src, opt.target), opt);
+  std::vector<graph::RangeModel> buckets = cli::loadRangeBuckets(src, opt.target);
+  // Each bucket takes the schedules of the model at its largest sizes, as `ttune run` does.
+  std::vector<executor::ScheduleProvider> schedules =
+      cli::bucketSchedules(records, db, src, buckets, opt.target, cli::BankUse{src.spec, validate});
+  auto m = executor::RangeCompiledModel::compile(std::move(buckets), opt, schedules);
   return std::make_unique<RangeModel>(std::move(m), src, threads);
 }
 
@@ -364,7 +370,8 @@ PYBIND11_MODULE(_ttune, m) {
       .def("export", &RangeModel::exportTo, py::arg("dir"), py::arg("name"), py::arg("compiler"), py::arg("static"));
 
   m.def("compile_ranges", &compileRanges, py::arg("model"), py::arg("target"), py::arg("threads"), py::arg("layout"),
-        py::arg("input_shapes"), py::arg("dims"), py::arg("ranges"), py::arg("precision"));
+        py::arg("input_shapes"), py::arg("dims"), py::arg("ranges"), py::arg("precision"), py::arg("db"),
+        py::arg("records"), py::arg("validate"));
 
   m.def("compile", &compileModel, py::arg("model"), py::arg("db"), py::arg("records"), py::arg("target"),
         py::arg("threads"), py::arg("layout"), py::arg("input_shapes"), py::arg("dims"), py::arg("validate"),

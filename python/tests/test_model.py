@@ -91,6 +91,15 @@ def test_one_model_serves_every_batch_in_its_range(tmp_path):
     np.testing.assert_allclose(y, ttune.compile(path, dims={"batch": 2}).run(x)[0], rtol=1e-5, atol=1e-6)
 
 
+def test_a_range_model_takes_each_buckets_schedules_from_the_bank(tmp_path):
+    path = dense_model(tmp_path / "dense.onnx", 16, 8, seed=3, symbolic_batch=True)
+    db = tmp_path / "bank.db"
+    ttune.tune(path, trials=8, db=db, dims={"batch": 12})
+    m = ttune.compile(path, dims={"batch": (1, 12)}, db=db)
+    x = np.random.default_rng(5).uniform(-1, 1, (9, 16)).astype(np.float32)
+    np.testing.assert_allclose(m.run(x)[0], ttune.compile(path, dims={"batch": 9}).run(x)[0], rtol=1e-5, atol=1e-6)
+
+
 def test_the_zoo_is_listed():
     names = [m["name"] for m in ttune.models()]
     assert "mobilenet_v2" in names and "bert_base" in names and "resnext50_32x4d" in names and len(names) == 13

@@ -161,18 +161,18 @@ def compile(model, db=None, records=None, target="host", threads=0, layout="nhwc
     defaults (kernels side by side, then the whole model) and stores what it keeps, as `ttune run
     --db` does; validate=False takes them as they are. input_shapes ({"input": (1, 3, 224, 224)})
     and dims ({"batch": 1}) fix an ONNX model's symbolic dimensions; a (min, max) pair instead
-    ({"seq": (1, 512)}) compiles one model for every size in the range (a RangeModel; docs/ranges.md).
+    ({"seq": (1, 512)}) compiles one model for every size in the range (a RangeModel; docs/ranges.md),
+    each bucket of it taking db's or records' schedules of the model at the bucket's largest sizes.
     threads=0 uses every core.
     precision="bf16" computes convolutions, dense layers and matrix products with bfloat16 operands
     and float32 sums (CPUs with AVX512-BF16), as `--precision bf16` does."""
     ranges = {k: (int(v[0]), int(v[1])) for k, v in (dims or {}).items() if isinstance(v, (tuple, list, range))}
     if ranges:
-        if db is not None or records:
-            raise ValueError("db and records take one size: a model for ranges of sizes runs default schedules")
         fixed = {k: v for k, v in dims.items() if k not in ranges}
         shapes, fixed = _shape_options(input_shapes, fixed)
         return RangeModel(_ttune.compile_ranges(os.fspath(model), target, threads, layout, shapes, fixed, ranges,
-                                                precision))
+                                                precision, None if db is None else os.fspath(db),
+                                                os.fspath(records) if records else "", validate))
     shapes, dims = _shape_options(input_shapes, dims)
     db = None if db is None else os.fspath(db)
     native = _ttune.compile(os.fspath(model), db, os.fspath(records) if records else "", target, threads, layout, shapes, dims,
