@@ -15,18 +15,20 @@ namespace ttune::cli::testing {
 using frontend::testing::ModelBuilder;
 using frontend::testing::setAttr;
 
-inline std::string writeModel(ModelBuilder& b, const std::string& name) {
+inline std::string writeModelBytes(const std::string& bytes, const std::string& name) {
   auto dir = std::filesystem::temp_directory_path() / ("ttune_range_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::string path = (dir / (name + ".onnx")).string();
-  std::ofstream(path, std::ios::binary) << b.bytes();
+  std::ofstream(path, std::ios::binary) << bytes;
   return path;
 }
+
+inline std::string writeModel(ModelBuilder& b, const std::string& name) { return writeModelBytes(b.bytes(), name); }
 
 // An attention block as exporters write it: the reshape target is computed from the input's
 // shape (Shape, Gather, Concat), positions come from a table sliced to the sequence, and the
 // sequence axis is reduced by the softmax and the second product.
-inline std::string attentionModel() {
+inline std::string attentionModelBytes() {
   ModelBuilder b;
   b.input("x", {int64_t{1}, std::string("seq"), int64_t{16}});
   b.random("wq", {16, 16}, 1);
@@ -68,8 +70,10 @@ inline std::string attentionModel() {
   auto& ln = b.node("LayerNormalization", {"res", "gamma", "beta"}, {"y"});
   setAttr(ln, "axis", int64_t{-1});
   b.output("y");
-  return writeModel(b, "attention");
+  return b.bytes();
 }
+
+inline std::string attentionModel() { return writeModelBytes(attentionModelBytes(), "attention"); }
 
 // nn.MultiheadAttention's pattern with sequence-first inputs: a product after a transpose,
 // reshaped to merge the sequence and batch axes ([seq, batch, 16] -> [seq*batch, 16], a size

@@ -20,6 +20,7 @@
 #include <set>
 #include <sstream>
 
+#include "cli/range_models.h"
 #include "codegen/codegen.h"
 #include "codegen/jit.h"
 #include "codegen/target.h"
@@ -347,6 +348,45 @@ graph::Graph int8Net() {
   g.markOutput(y);
   graph::optimizeGraph(g);
   return g;
+}
+
+// A model for ranges of sizes exported for cortex-a72 (`ttune export --dim seq=1..40 --target`):
+// the C example, cross-compiled, runs it under QEMU at sizes of every bucket, matching the
+// reference evaluator of the model imported at each size.
+TEST(Edge, ARangeExportServesEverySizeUnderQemu) {
+  TTUNE_NEED_QEMU();
+  TempDir dir("ttune-edge-range");
+  const std::string model = dir.path + "/attention.onnx", out = dir.path + "/export", log = dir.path + "/log.txt";
+  std::ofstream(model, std::ios::binary) << cli::testing::attentionModelBytes();
+  ASSERT_EQ(shell(std::string(TTUNE_BIN) + " export " + model + " --dim seq=1..40 --target cortex-a72 --no-static -o " +
+                      out + " --name attn",
+                  log),
+            0)
+      << slurp(log);
+  const std::string exe = dir.path + "/run_model";
+  ASSERT_EQ(shell(codegen::linkerDriver(armTarget()) + " -x c -std=c99 -O1 -I" + out + " " + TTUNE_EXAMPLES +
+                      "/c/run_model.c -L" + out + " -lattn -o " + exe,
+                  log),
+            0)
+      << slurp(log);
+  std::string emulator;
+  for (size_t i = 0; i + 1 < worker.argv.size(); ++i) emulator += worker.argv[i] + " ";
+  for (int64_t seq : {40, 23, 11, 7, 1}) {
+    frontend::OnnxOptions o;
+    o.dim_values["seq"] = seq;
+    graph::Graph g = frontend::importOnnx(model, o);
+    std::vector<runtime::NDArray> inputs = executor::randomInputs(g, static_cast<uint64_t>(seq));
+    std::vector<runtime::NDArray> want = graph::evaluateGraph(g, inputs);
+    const std::string in = dir.path + "/in.npy", got = dir.path + "/out.npy";
+    ASSERT_TRUE(runtime::writeNpy(in, inputs[0]).ok());
+    ASSERT_EQ(shell(emulator + "-E LD_LIBRARY_PATH=" + out + " " + exe + " " + out + " " + in + " -o " + got, log), 0)
+        << slurp(log);
+    auto a = runtime::readNpy(got);
+    ASSERT_TRUE(a.ok()) << a.error();
+    ASSERT_EQ(a->shape(), want[0].shape()) << "seq " << seq;
+    runtime::Comparison c = runtime::compare(*a, want[0], 1e-4, 1e-4);
+    EXPECT_TRUE(c.ok()) << "seq " << seq << ": max abs error " << c.max_abs_err;
+  }
 }
 
 // int8 exports for an Arm CPU with dot-product instructions (cortex-a76: sdot / udot) and one
