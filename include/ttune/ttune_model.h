@@ -136,6 +136,24 @@ TTUNE_API int ttune_model_run_n(ttune_model* model, int num_inputs, const void* 
 TTUNE_API int ttune_model_run_shaped(ttune_model* model, int num_inputs, const void* const* inputs,
                                      const int64_t* const* input_shapes, int num_outputs, void* const* outputs);
 
+/* A tensor the caller passes with its description, so that the library checks it: for an
+ * input, its data, dtype, ndim, shape and the buffer's size in bytes; for an output, a buffer of
+ * `bytes` bytes and a `shape` array of ndim entries that the run fills with the output's shape. */
+typedef struct ttune_tensor {
+  void* data;
+  int32_t dtype; /* a ttune_dtype */
+  int32_t ndim;
+  int64_t* shape; /* ndim sizes (read for inputs, written for outputs) */
+  int64_t bytes;  /* the size of the buffer at data */
+} ttune_tensor;
+
+/* ttune_model_run_shaped that checks everything it can: every input's dtype, rank and shape
+ * (for a model of ranges of sizes, the sizes it gives) and that every buffer holds its tensor,
+ * outputs included; fills each output's shape. A mismatch is TTUNE_ERROR_INVALID_ARGUMENT with
+ * one sentence naming the tensor, and nothing is run. */
+TTUNE_API int ttune_model_run_tensors(ttune_model* model, int num_inputs, const ttune_tensor* inputs, int num_outputs,
+                                      ttune_tensor* outputs);
+
 /* The last call of this thread: one sentence saying what went wrong, or "" when it succeeded;
  * and its ttune_status (for calls that return a pointer or a count). */
 TTUNE_API const char* ttune_last_error(void);

@@ -308,6 +308,88 @@ int runShaped(ttune_model* m, int num_inputs, const void* const* inputs, const i
   return TTUNE_OK;
 }
 
+int outputShape(const ttune_model* m, const int64_t* const* input_shapes, int output, int64_t* shape);
+
+std::string tensorText(int32_t dtype, int32_t ndim, const int64_t* shape) {
+  std::string t = (dtype >= 0 && dtype <= 12 ? ttune::runtime::elemName(static_cast<ttune::runtime::ElemType>(dtype))
+                                             : "dtype " + std::to_string(dtype)) +
+                  std::string(" [");
+  for (int32_t d = 0; shape && d < ndim; ++d) t += (d ? ", " : "") + std::to_string(shape[d]);
+  return t + "]";
+}
+
+// Checks a described tensor against the model's `spec`: its dtype and rank, and (for an input,
+// `shape` given) that its buffer holds it. TTUNE_OK or the error.
+int checkTensor(const ttune_model* m, const ttune_tensor& t, const ttune::runtime::TensorSpec& spec, bool input,
+                const std::vector<int64_t>& shape) {
+  using namespace ttune;
+  std::string who = std::string(input ? "input " : "output ") + spec.name + " of model " + m->image.name;
+  if (!t.data || !t.shape) return failWith(TTUNE_ERROR_INVALID_ARGUMENT, who + " has a null data or shape pointer");
+  if (t.dtype != static_cast<int32_t>(spec.dtype) || t.ndim != static_cast<int32_t>(spec.shape.size()))
+    return failWith(TTUNE_ERROR_INVALID_ARGUMENT,
+                    who + " must be " + runtime::elemName(spec.dtype) + " of rank " +
+                        std::to_string(spec.shape.size()) + ", got " +
+                        (input ? tensorText(t.dtype, t.ndim, t.shape) : tensorText(t.dtype, t.ndim, nullptr)));
+  int64_t elements = 1;
+  for (int64_t d : shape) elements *= d;
+  int64_t need = elements * runtime::elemBytes(spec.dtype);
+  if (t.bytes < need)
+    return failWith(TTUNE_ERROR_INVALID_ARGUMENT,
+                    who + " needs " + std::to_string(need) + " bytes, its buffer has " + std::to_string(t.bytes));
+  return TTUNE_OK;
+}
+
+int runTensors(ttune_model* m, int num_inputs, const ttune_tensor* inputs, int num_outputs, ttune_tensor* outputs) {
+  using namespace ttune;
+  if (!m) return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "the model is a null pointer");
+  const runtime::Plan& plan = m->image.plan;
+  if (num_inputs != static_cast<int>(plan.inputs.size()) || num_outputs != static_cast<int>(plan.outputs.size()))
+    return failWith(TTUNE_ERROR_INVALID_ARGUMENT,
+                    "model " + m->image.name + " takes " + std::to_string(plan.inputs.size()) + " inputs and has " +
+                        std::to_string(plan.outputs.size()) + " outputs, got " + std::to_string(num_inputs) + " and " +
+                        std::to_string(num_outputs));
+  if ((num_inputs && !inputs) || (num_outputs && !outputs))
+    return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "the tensor array is a null pointer");
+  std::vector<const int64_t*> shapes;
+  std::vector<const void*> in;
+  std::vector<void*> out;
+  for (size_t i = 0; i < plan.inputs.size(); ++i) {
+    // Dtype and rank first: the shape array is read only once its rank is known.
+    int status = checkTensor(m, inputs[i], plan.inputs[i], true, {});
+    if (status != TTUNE_OK) return status;
+    shapes.push_back(inputs[i].shape);
+    in.push_back(inputs[i].data);
+  }
+  // A model of one size takes its declared shapes; a model for ranges, the shapes its sizes give
+  // (outputShape checks them).
+  for (size_t i = 0; m->image.ranges.empty() && i < plan.inputs.size(); ++i)
+    if (!std::equal(plan.inputs[i].shape.begin(), plan.inputs[i].shape.end(), inputs[i].shape))
+      return failWith(TTUNE_ERROR_INVALID_ARGUMENT,
+                      "input " + plan.inputs[i].name + " of model " + m->image.name + " must be " +
+                          tensorText(static_cast<int32_t>(plan.inputs[i].dtype),
+                                     static_cast<int32_t>(plan.inputs[i].shape.size()), plan.inputs[i].shape.data()) +
+                          ", got " + tensorText(inputs[i].dtype, inputs[i].ndim, inputs[i].shape));
+  std::vector<std::vector<int64_t>> out_shapes;
+  for (size_t o = 0; o < plan.outputs.size(); ++o) {
+    out_shapes.emplace_back(plan.outputs[o].shape.size());
+    int status = outputShape(m, shapes.data(), static_cast<int>(o), out_shapes.back().data());
+    if (status != TTUNE_OK) return status;
+    status = checkTensor(m, outputs[o], plan.outputs[o], false, out_shapes.back());
+    if (status != TTUNE_OK) return status;
+    out.push_back(outputs[o].data);
+  }
+  for (size_t i = 0; i < plan.inputs.size(); ++i) {
+    std::vector<int64_t> shape(inputs[i].shape, inputs[i].shape + inputs[i].ndim);
+    int status = checkTensor(m, inputs[i], plan.inputs[i], true, shape);
+    if (status != TTUNE_OK) return status;
+  }
+  int status = runShaped(m, num_inputs, in.data(), shapes.data(), num_outputs, out.data());
+  if (status != TTUNE_OK) return status;
+  for (size_t o = 0; o < out_shapes.size(); ++o)
+    std::copy(out_shapes[o].begin(), out_shapes[o].end(), outputs[o].shape);
+  return TTUNE_OK;
+}
+
 int outputShape(const ttune_model* m, const int64_t* const* input_shapes, int output, int64_t* shape) {
   using namespace ttune;
   if (!m) return failWith(TTUNE_ERROR_INVALID_ARGUMENT, "the model is a null pointer");
@@ -405,6 +487,11 @@ int ttune_model_output_shape(const ttune_model* model, const int64_t* const* inp
 int ttune_model_run_shaped(ttune_model* model, int num_inputs, const void* const* inputs,
                            const int64_t* const* input_shapes, int num_outputs, void* const* outputs) {
   return apiCall([&] { return runShaped(model, num_inputs, inputs, input_shapes, num_outputs, outputs); });
+}
+
+int ttune_model_run_tensors(ttune_model* model, int num_inputs, const ttune_tensor* inputs, int num_outputs,
+                            ttune_tensor* outputs) {
+  return apiCall([&] { return runTensors(model, num_inputs, inputs, num_outputs, outputs); });
 }
 
 int ttune_model_input_info(const ttune_model* model, int index, ttune_tensor_info* info) {

@@ -78,6 +78,27 @@ TEST(Export, SmallOnnxModelMatchesTheExecutorBitForBitAndTheReference) {
       EXPECT_TRUE(c.ok()) << "output " << i << ": max abs error " << c.max_abs_err;
     }
   }
+  // Described tensors (ttune_model_run_tensors): the declared shape is required.
+  auto run_tensors = reinterpret_cast<decltype(&ttune_model_run_tensors)>(dlsym(lib.handle, "ttune_model_run_tensors"));
+  ASSERT_NE(run_tensors, nullptr);
+  std::vector<runtime::NDArray> inputs = executor::randomInputs(g, 4), want = m.run(inputs);
+  std::vector<runtime::NDArray> got;
+  std::vector<te::Shape> in_shapes{inputs[0].shape()}, out_shapes;
+  std::vector<ttune_tensor> outs;
+  for (const runtime::NDArray& w : want) {
+    got.push_back(runtime::NDArray::empty(w.shape(), w.dtype()));
+    out_shapes.emplace_back(w.shape().size(), 0);
+  }
+  for (size_t o = 0; o < got.size(); ++o)
+    outs.push_back({got[o].data(), TTUNE_FLOAT32, static_cast<int32_t>(got[o].shape().size()), out_shapes[o].data(),
+                    got[o].bytes()});
+  ttune_tensor in{inputs[0].data(), TTUNE_FLOAT32, 4, in_shapes[0].data(), inputs[0].bytes()};
+  ASSERT_EQ(run_tensors(em, 1, &in, 3, outs.data()), TTUNE_OK) << lib.last_error();
+  expectBitIdentical(got, want);
+  EXPECT_EQ(out_shapes[0], want[0].shape());
+  in_shapes[0][2] = 11;
+  EXPECT_EQ(run_tensors(em, 1, &in, 3, outs.data()), TTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(lib.last_error(), "input x of model small must be float32 [1, 3, 12, 12], got float32 [1, 3, 11, 12]");
   lib.destroy(em);
 }
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <cstring>
 
 #include "cli/model_loader.h"
 #include "cli/range_models.h"
@@ -26,7 +27,9 @@ struct ShapedApi {
   decltype(&ttune_model_size_info) size_info;
   decltype(&ttune_model_output_shape) output_shape;
   decltype(&ttune_model_run_shaped) run_shaped;
+  decltype(&ttune_model_run_tensors) run_tensors;
   explicit ShapedApi(Library& lib) {
+    lib.load(run_tensors, "ttune_model_run_tensors");
     lib.load(num_sizes, "ttune_model_num_sizes");
     lib.load(size_info, "ttune_model_size_info");
     lib.load(output_shape, "ttune_model_output_shape");
@@ -172,6 +175,30 @@ TEST(RangeExport, TheCommandExportsABatchRangeThatRefusesBadCallsAndStaysUsable)
 
   std::vector<runtime::NDArray> inputs = inputsAt(src, 2, 9);
   expectBitIdentical(runShaped(lib, api, em, inputs), model->run(inputs));
+
+  // Described tensors: dtypes, ranks and buffer sizes are checked, the output's shape filled.
+  inputs = inputsAt(src, 3, 4);
+  te::Shape in_shape = inputs[0].shape(), out_shape(2, 0);
+  runtime::NDArray result({6, 10}, te::DType::Float32);  // room for a batch of 6
+  ttune_tensor t_in{inputs[0].data(), TTUNE_FLOAT32, 4, in_shape.data(), inputs[0].bytes()};
+  ttune_tensor t_out{result.data(), TTUNE_FLOAT32, 2, out_shape.data(), result.bytes()};
+  ASSERT_EQ(api.run_tensors(em, 1, &t_in, 1, &t_out), TTUNE_OK) << lib.last_error();
+  EXPECT_EQ(out_shape, (te::Shape{3, 10}));
+  runtime::NDArray first3 = runtime::NDArray::empty({3, 10}, te::DType::Float32);
+  std::memcpy(first3.data(), result.data(), static_cast<size_t>(first3.bytes()));
+  expectBitIdentical({first3}, model->run(inputs));
+  ttune_tensor wrong_type = t_in;
+  wrong_type.dtype = TTUNE_INT32;
+  EXPECT_EQ(api.run_tensors(em, 1, &wrong_type, 1, &t_out), TTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(lib.last_error(), "input img of model cnn must be float32 of rank 4, got int32 [3, 3, 10, 10]");
+  ttune_tensor small_out = t_out;
+  small_out.bytes = 40;
+  EXPECT_EQ(api.run_tensors(em, 1, &t_in, 1, &small_out), TTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_STREQ(lib.last_error(), "output logits of model cnn needs 120 bytes, its buffer has 40");
+  ttune_tensor short_in = t_in;
+  short_in.bytes = 100;
+  EXPECT_EQ(api.run_tensors(em, 1, &short_in, 1, &t_out), TTUNE_ERROR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(lib.last_error()).find("needs 3600 bytes"), std::string::npos) << lib.last_error();
   lib.destroy(em);
 
   // The C example runs it at the size of its .npy input.
