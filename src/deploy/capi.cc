@@ -308,8 +308,6 @@ int runShaped(ttune_model* m, int num_inputs, const void* const* inputs, const i
   return TTUNE_OK;
 }
 
-int outputShape(const ttune_model* m, const int64_t* const* input_shapes, int output, int64_t* shape);
-
 std::string tensorText(int32_t dtype, int32_t ndim, const int64_t* shape) {
   std::string t = (dtype >= 0 && dtype <= 12 ? ttune::runtime::elemName(static_cast<ttune::runtime::ElemType>(dtype))
                                              : "dtype " + std::to_string(dtype)) +
@@ -361,7 +359,7 @@ int runTensors(ttune_model* m, int num_inputs, const ttune_tensor* inputs, int n
     in.push_back(inputs[i].data);
   }
   // A model of one size takes its declared shapes; a model for ranges, the shapes its sizes give
-  // (outputShape checks them).
+  // (callSizes checks them).
   for (size_t i = 0; m->image.ranges.empty() && i < plan.inputs.size(); ++i)
     if (!std::equal(plan.inputs[i].shape.begin(), plan.inputs[i].shape.end(), inputs[i].shape))
       return failWith(TTUNE_ERROR_INVALID_ARGUMENT,
@@ -369,12 +367,17 @@ int runTensors(ttune_model* m, int num_inputs, const ttune_tensor* inputs, int n
                           tensorText(static_cast<int32_t>(plan.inputs[i].dtype),
                                      static_cast<int32_t>(plan.inputs[i].shape.size()), plan.inputs[i].shape.data()) +
                           ", got " + tensorText(inputs[i].dtype, inputs[i].ndim, inputs[i].shape));
+  // The outputs' shapes: the declared ones, or those the sizes the inputs give (read once).
   std::vector<std::vector<int64_t>> out_shapes;
-  for (size_t o = 0; o < plan.outputs.size(); ++o) {
-    out_shapes.emplace_back(plan.outputs[o].shape.size());
-    int status = outputShape(m, shapes.data(), static_cast<int>(o), out_shapes.back().data());
+  std::vector<int64_t> sizes;
+  if (!m->image.ranges.empty()) {
+    int status = callSizes(m, shapes.data(), sizes);
     if (status != TTUNE_OK) return status;
-    status = checkTensor(m, outputs[o], plan.outputs[o], false, out_shapes.back());
+  }
+  for (size_t o = 0; o < plan.outputs.size(); ++o) {
+    out_shapes.push_back(m->image.ranges.empty() ? plan.outputs[o].shape
+                                                 : runtime::shapeAt(m->image.ranges.output_dims[o], sizes));
+    int status = checkTensor(m, outputs[o], plan.outputs[o], false, out_shapes.back());
     if (status != TTUNE_OK) return status;
     out.push_back(outputs[o].data);
   }

@@ -45,13 +45,9 @@ std::vector<std::vector<runtime::DimFormula>> formulasOf(const graph::RangeModel
 // for a*n + b and a*n*m (a bucket of one size binds it, and its dimensions are constants there).
 bool sameInBucket(const std::vector<std::vector<runtime::DimFormula>>& a,
                   const std::vector<std::vector<runtime::DimFormula>>& b, const runtime::RangeBucket& rb) {
-  size_t n = rb.min.size();
-  for (uint32_t corner = 0; corner < (1u << n); ++corner) {
-    std::vector<int64_t> sizes(n);
-    for (size_t s = 0; s < n; ++s) sizes[s] = (corner >> s) & 1 ? rb.max[s] : rb.min[s];
+  for (const std::vector<int64_t>& sizes : runtime::bucketCorners(rb))
     for (size_t t = 0; t < a.size(); ++t)
       if (runtime::shapeAt(a[t], sizes) != runtime::shapeAt(b[t], sizes)) return false;
-  }
   return true;
 }
 

@@ -56,6 +56,17 @@ std::string readSizes(const RangePlan& rp, const std::vector<TensorSpec>& inputs
   return "";
 }
 
+std::vector<std::vector<int64_t>> bucketCorners(const RangeBucket& b) {
+  size_t n = b.min.size();
+  std::vector<std::vector<int64_t>> out;
+  for (uint32_t corner = 0; corner < (1u << n); ++corner) {
+    std::vector<int64_t> sizes(n);
+    for (size_t s = 0; s < n; ++s) sizes[s] = (corner >> s) & 1 ? b.max[s] : b.min[s];
+    out.push_back(std::move(sizes));
+  }
+  return out;
+}
+
 size_t bucketOf(const RangePlan& rp, const std::vector<int64_t>& sizes) {
   for (size_t b = 0; b < rp.buckets.size(); ++b) {
     bool in = true;
@@ -120,18 +131,14 @@ bool sameSpecs(const std::vector<TensorSpec>& a, const std::vector<TensorSpec>& 
 // the corners of the bucket's ranges (a formula is monotone in each size).
 std::string checkCorners(const RangeBucket& b, const std::vector<std::vector<DimFormula>>& dims,
                          const std::vector<TensorSpec>& specs) {
-  size_t n = b.min.size();
-  if (n > 16) return "the model has too many sizes";
-  for (uint32_t corner = 0; corner < (1u << n); ++corner) {
-    std::vector<int64_t> sizes(n);
-    for (size_t s = 0; s < n; ++s) sizes[s] = (corner >> s) & 1 ? b.max[s] : b.min[s];
+  if (b.min.size() > 16) return "the model has too many sizes";
+  for (const std::vector<int64_t>& sizes : bucketCorners(b))
     for (size_t t = 0; t < dims.size(); ++t)
       for (size_t d = 0; d < dims[t].size(); ++d) {
         int64_t v = dims[t][d].at(sizes);
         if (v < 0 || v > specs[t].shape[d])
           return "a bucket's buffer of " + specs[t].name + " is too small for its sizes";
       }
-  }
   return "";
 }
 

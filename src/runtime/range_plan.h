@@ -56,6 +56,10 @@ std::vector<int64_t> shapeAt(const std::vector<DimFormula>& dims, const std::vec
 std::string readSizes(const RangePlan& rp, const std::vector<TensorSpec>& inputs,
                       const std::vector<std::vector<int64_t>>& shapes, std::vector<int64_t>& sizes);
 
+// The sizes at the corners of a bucket's ranges (each size at its min or max): where a*n + b and
+// a*n*m formulas take their extremes, and which decide them on the whole bucket.
+std::vector<std::vector<int64_t>> bucketCorners(const RangeBucket& b);
+
 // The bucket that runs sizes inside the ranges (buckets.size() if none does).
 size_t bucketOf(const RangePlan& rp, const std::vector<int64_t>& sizes);
 
