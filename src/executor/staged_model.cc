@@ -1,5 +1,6 @@
 #include "executor/staged_model.h"
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <optional>
@@ -20,9 +21,17 @@ namespace {
 // Operators whose output shape depends on their input values, and TopK of run-time data (a sort,
 // O(n log n) on the host where a kernel compares every pair; a run-time K is bound instead):
 // evaluated on the host, so that the stage after them is compiled per output shape, not per value.
+//
+// A Loop or Scan whose body needs a run-time value of an iteration (a mask resized to its box's
+// size) is evaluated on the host as a whole: every value it reads is then known, so its unrolled
+// body folds what it computes from them, and the rest runs in the reference evaluator. These are
+// post-processing loops over a few hundred detections; compiling each iteration's shapes would
+// cost more than evaluating them.
 bool onHost(const onnx::NodeProto& node, const std::string& needed) {
   static const std::set<std::string> ops{"NonZero", "Unique", "NonMaxSuppression"};
-  return ops.count(node.op_type()) > 0 || (node.op_type() == "TopK" && needed == node.input(0));
+  if (ops.count(node.op_type()) > 0 || (node.op_type() == "TopK" && needed == node.input(0))) return true;
+  bool body_needs = std::find(node.input().begin(), node.input().end(), needed) == node.input().end();
+  return (node.op_type() == "Loop" || node.op_type() == "Scan") && body_needs;
 }
 
 size_t bytesOf(const runtime::NDArray& a) {
@@ -62,6 +71,26 @@ struct StagedModel::Impl {
   // constants they read.
   std::map<std::string, std::unique_ptr<StagedModel>> branches;
   StagedStats stats;
+  std::map<std::string, runtime::NDArray> initializers;  // read by host-evaluated bodies, loaded once
+
+  // The names node `n` reads: its inputs and, for a node with bodies, what they capture.
+  static std::vector<std::string> readBy(const onnx::NodeProto& n) {
+    std::vector<std::string> r(n.input().begin(), n.input().end());
+    for (const auto& a : n.attribute()) {
+      if (a.has_g())
+        for (std::string& c : frontend::capturedNames(a.g())) r.push_back(std::move(c));
+      for (const auto& g : a.graphs())
+        for (std::string& c : frontend::capturedNames(g)) r.push_back(std::move(c));
+    }
+    return r;
+  }
+
+  const runtime::NDArray* initializer(const std::string& n) {
+    if (auto it = initializers.find(n); it != initializers.end()) return &it->second;
+    for (const auto& t : proto.graph().initializer())
+      if (t.name() == n) return &(initializers[n] = frontend::tensorFromProto(t, base_dir));
+    return nullptr;
+  }
 
   StagedModel& branch(const frontend::BranchModel& b, int node, bool cond) {
     std::string k = std::to_string(node) + (cond ? "|then" : "|else");
@@ -240,12 +269,14 @@ std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArra
       m.stats.compile_s += after.compile_s - before.compile_s;
       req.start_node = s.import.stop_node + 1;
     } else if (onHost(stop, needed)) {
-      std::map<std::string, runtime::NDArray> known;  // the node's inputs
-      for (const std::string& n : stop.input()) {
+      std::map<std::string, runtime::NDArray> known;  // what the node reads
+      for (const std::string& n : m.readBy(stop)) {
         if (auto c = req.constants.find(n); c != req.constants.end())
           known.emplace(n, c->second);
         else if (auto v = values.find(n); v != values.end())
           known.emplace(n, v->second);
+        else if (const runtime::NDArray* t = m.initializer(n))
+          known.emplace(n, *t);
       }
       for (auto& [n, a] : frontend::evaluateNodeOnHost(m.proto, s.import.stop_node, known)) setValue(n, std::move(a));
       ++m.stats.host_nodes;

@@ -1,5 +1,7 @@
 #include "graph/graph.h"
 
+#include <cstring>
+
 #include "support/assert.h"
 #include "support/error.h"
 #include "te/compute_dag.h"
@@ -94,6 +96,34 @@ std::string Graph::toString() const {
   return s;
 }
 
+namespace {
+
+// Concatenation of constants copies blocks. The te evaluator chooses the operand per element,
+// O(elements x operands): folding a loop that appends to a carried tensor each iteration (a
+// detector's masks pasted one by one) took seconds that copies take milliseconds for.
+runtime::NDArray concatConstants(const Graph& g, const Node& n, const te::Tensor& out, int64_t axis) {
+  runtime::NDArray result(out.shape(), out.dtype());
+  const te::Shape& shape = out.shape();
+  if (axis < 0) axis += static_cast<int64_t>(shape.size());
+  TT_ASSERT(axis >= 0 && axis < static_cast<int64_t>(shape.size()), "a concatenation's axis is out of range");
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < axis; ++d) outer *= shape[static_cast<size_t>(d)];
+  for (size_t d = static_cast<size_t>(axis) + 1; d < shape.size(); ++d) inner *= shape[d];
+  const size_t bytes = static_cast<size_t>(te::dtypeBytes(out.dtype()));
+  auto* dst = static_cast<char*>(result.data());
+  for (int64_t o = 0; o < outer; ++o)
+    for (int v : n.inputs) {
+      const Value& x = g.value(v);
+      TT_ASSERT(x.dtype == out.dtype(), "a concatenation's operands differ in dtype");
+      size_t block = static_cast<size_t>(x.shape[static_cast<size_t>(axis)] * inner) * bytes;
+      std::memcpy(dst, static_cast<const char*>(x.constant->data()) + static_cast<size_t>(o) * block, block);
+      dst += block;
+    }
+  return result;
+}
+
+}  // namespace
+
 runtime::NDArray evaluateConstantNode(const Graph& g, const Node& n) {
   std::vector<te::Tensor> ph;
   std::vector<te::Tensor> inputs;
@@ -111,6 +141,7 @@ runtime::NDArray evaluateConstantNode(const Graph& g, const Node& n) {
     args.push_back(v.constant->data());
   }
   te::Tensor out = buildOp(n.attrs, ph);
+  if (const auto* concat = std::get_if<ConcatAttrs>(&n.attrs); concat) return concatConstants(g, n, out, concat->axis);
   te::ComputeDAG dag(inputs, {out});
   runtime::NDArray result(out.shape(), out.dtype());
   args.push_back(result.data());

@@ -345,5 +345,116 @@ TEST(StagedModel, TopKOfAnEmptySelectionTakesKZero) {
   EXPECT_EQ(outs[1].as<int64_t>()[2], 1);
 }
 
+// torchvision's mask and keypoint post-processing: a Loop over the detections whose body resizes
+// each detection's mask to its box (a shape computed from run-time data), pads it into the image
+// and appends it to a carried tensor that starts empty. The body needs a run-time value of an
+// iteration, so the loop is evaluated on the host as a whole: here each row is mask i tiled
+// sizes[i] times and zero-padded to 8.
+TEST(StagedModel, LoopWhoseBodyNeedsARunTimeValueRunsOnTheHost) {
+  TempDir dir("ttune-staged");
+  ModelBuilder body(13);
+  body.input("i", {}, te::DType::Int64);
+  body.input("c_in", {}, te::DType::Bool);
+  body.input("res_in", {std::string("n"), int64_t{8}});
+  body.ints("zero", {0});
+  body.ints("axes0", {0});
+  setAttr(body.node("Gather", {"sizes", "i"}, {"s"}), "axis", int64_t{0});
+  setAttr(body.node("Gather", {"masks", "i"}, {"m"}), "axis", int64_t{0});
+  body.node("Unsqueeze", {"s", "axes0"}, {"reps"});
+  body.node("Tile", {"m", "reps"}, {"tiled"});
+  body.node("Mul", {"reps", "two"}, {"used"});
+  body.node("Sub", {"eight", "used"}, {"rest"});
+  setAttr(body.node("Concat", {"zero", "rest"}, {"pads"}), "axis", int64_t{0});
+  body.node("Pad", {"tiled", "pads"}, {"row"});
+  body.node("Unsqueeze", {"row", "axes0"}, {"row2"});
+  setAttr(body.node("Concat", {"res_in", "row2"}, {"res_out"}), "axis", int64_t{0});
+  body.node("Identity", {"c_in"}, {"c_out"});
+  body.output("c_out");
+  body.output("res_out");
+  // The body reads sizes, masks (run-time inputs), two and eight (initializers) from the model.
+  onnx::GraphProto& bg = *body.model().mutable_graph();
+  for (const char* captured : {"two", "eight"})
+    bg.mutable_initializer()->erase(std::remove_if(bg.mutable_initializer()->begin(), bg.mutable_initializer()->end(),
+                                                   [&](const onnx::TensorProto& t) { return t.name() == captured; }),
+                                    bg.mutable_initializer()->end());
+
+  ModelBuilder b(13);
+  b.input("sizes", {int64_t{3}}, te::DType::Int64);
+  b.input("masks", {int64_t{3}, int64_t{2}});
+  b.ints("two", {2});
+  b.ints("eight", {8});
+  b.initializer("empty", runtime::NDArray::empty({0, 8}, te::DType::Float32));
+  b.ints("three", {3});
+  b.node("Squeeze", {"three"}, {"n"});
+  onnx::NodeProto& loop = b.node("Loop", {"n", "", "empty"}, {"res"});
+  setAttr(loop, "body", bg);
+  b.output("res");
+  executor::StagedModel m = staged(save(dir, b, "paste_loop"));
+  const runtime::NDArray masks = floats({3, 2}, {1, 2, 3, 4, 5, 6});
+  for (const std::vector<int64_t>& sizes : {std::vector<int64_t>{1, 4, 2}, std::vector<int64_t>{3, 1, 1}}) {
+    runtime::NDArray s(te::Shape{3}, te::DType::Int64);
+    std::copy(sizes.begin(), sizes.end(), s.as<int64_t>());
+    int host_before = m.stats().host_nodes;
+    std::vector<runtime::NDArray> outs = m.run({s, masks});
+    ASSERT_EQ(outs.size(), 1u);
+    ASSERT_EQ(outs[0].shape(), (te::Shape{3, 8}));
+    for (int64_t r = 0; r < 3; ++r)
+      for (int64_t c = 0; c < 8; ++c) {
+        float want = c < 2 * sizes[static_cast<size_t>(r)] ? masks.as<float>()[r * 2 + c % 2] : 0.0f;
+        EXPECT_EQ(outs[0].as<float>()[r * 8 + c], want) << "row " << r << " column " << c;
+      }
+    EXPECT_EQ(m.stats().host_nodes - host_before, 1);  // the loop, once per run
+  }
+}
+
+// Selections that are empty along one axis keep their other extents: no row selected, a column
+// of batch indices [0, 1] next to the boxes [0, 4] is [0, 5] (torchvision's RoI format), and
+// resizing it gives an empty result of the resized extents.
+TEST(StagedModel, EmptySelectionsKeepTheirOtherExtents) {
+  TempDir dir("ttune-staged");
+  ModelBuilder b(13);
+  b.input("scores", {int64_t{4}});
+  b.input("boxes", {int64_t{4}, int64_t{4}});
+  b.floats("thr", {}, {0.5f});
+  b.ints("flat", {-1});
+  b.ints("first", {0});
+  b.ints("one", {1});
+  b.ints("axes0", {0});
+  b.floats("scales", {3}, {1, 1, 2});
+  b.node("Greater", {"scores", "thr"}, {"pass"});
+  b.node("NonZero", {"pass"}, {"nz"});
+  b.node("Reshape", {"nz", "flat"}, {"idx"});
+  setAttr(b.node("Gather", {"boxes", "idx"}, {"sel"}), "axis", int64_t{0});
+  b.node("Shape", {"sel"}, {"shape"});
+  b.node("Slice", {"shape", "first", "one"}, {"rows"});
+  setAttr(b.node("Concat", {"rows", "one"}, {"col_shape"}), "axis", int64_t{0});
+  b.node("ConstantOfShape", {"col_shape"}, {"col"});
+  setAttr(b.node("Concat", {"col", "sel"}, {"rois"}), "axis", int64_t{1});
+  b.node("Unsqueeze", {"rois", "axes0"}, {"rois3"});
+  b.node("Resize", {"rois3", "", "scales"}, {"wide"});
+  b.output("rois");
+  b.output("wide");
+  executor::StagedModel m = staged(save(dir, b, "empty_rois"));
+  runtime::NDArray boxes(te::Shape{4, 4}, te::DType::Float32);
+  std::iota(boxes.as<float>(), boxes.as<float>() + 16, 1.0f);
+  std::vector<runtime::NDArray> outs = m.run({floats({4}, {0.1f, 0.2f, 0.3f, 0.4f}), boxes});
+  ASSERT_EQ(outs.size(), 2u);
+  EXPECT_EQ(outs[0].shape(), (te::Shape{0, 5}));
+  EXPECT_EQ(outs[1].shape(), (te::Shape{1, 0, 10}));
+  outs = m.run({floats({4}, {0.1f, 0.9f, 0.3f, 0.8f}), boxes});
+  ASSERT_EQ(outs[0].shape(), (te::Shape{2, 5}));
+  ASSERT_EQ(outs[1].shape(), (te::Shape{1, 2, 10}));
+  for (int64_t r = 0; r < 2; ++r) {
+    int64_t box = r == 0 ? 1 : 3;
+    EXPECT_EQ(outs[0].as<float>()[r * 5], 0.0f);
+    for (int64_t c = 0; c < 4; ++c) {
+      float v = boxes.as<float>()[box * 4 + c];
+      EXPECT_EQ(outs[0].as<float>()[r * 5 + 1 + c], v);
+      EXPECT_EQ(outs[1].as<float>()[r * 10 + 2 + 2 * c], v);  // nearest: each column twice
+      EXPECT_EQ(outs[1].as<float>()[r * 10 + 3 + 2 * c], v);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ttune::frontend

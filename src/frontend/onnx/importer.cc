@@ -9,6 +9,8 @@
 #include "frontend/onnx/op_table.h"
 #include "frontend/onnx/opset_upgrade.h"
 #include "frontend/onnx/staged_import.h"
+#include "graph/passes.h"
+#include "graph/reference.h"
 #include "support/strings.h"
 
 namespace ttune::frontend {
@@ -422,6 +424,16 @@ std::map<std::string, runtime::NDArray> evaluateNodeOnHost(const onnx::ModelProt
     if (v == values.end()) fail("node #", index, " (", n.op_type(), "): input \"", i, "\" has no value");
     names[i] = g.addConstant(i, v->second);
   }
+  // What a body (Loop, Scan, If) reads from the enclosing graph is given too; a name without a
+  // value fails in the body's import, naming it.
+  for (const auto& a : n.attribute()) {
+    std::vector<const onnx::GraphProto*> bodies;
+    if (a.has_g()) bodies.push_back(&a.g());
+    for (const auto& b : a.graphs()) bodies.push_back(&b);
+    for (const onnx::GraphProto* b : bodies)
+      for (const std::string& c : capturedNames(*b))
+        if (auto v = values.find(c); v != values.end() && !names.count(c)) names[c] = g.addConstant(c, v->second);
+  }
   std::set<std::string> used(n.output().begin(), n.output().end());
   Ctx ctx(g, names, used, defaultOnnxOpset(model));
   ctx.beginNode(n, index);
@@ -429,12 +441,24 @@ std::map<std::string, runtime::NDArray> evaluateNodeOnHost(const onnx::ModelProt
   if (it == detail::opTable().end()) ctx.fail("operator ", n.op_type(), " is not supported");
   it->second(ctx);
   std::map<std::string, runtime::NDArray> out;
+  std::vector<std::string> pending;
   for (const std::string& o : n.output()) {
     if (o.empty()) continue;
     auto v = names.find(o);
-    if (v == names.end() || !g.value(v->second).isConstant())
-      ctx.fail("output \"", o, "\" could not be evaluated on the host");
-    out[o] = *g.value(v->second).constant;
+    if (v == names.end()) ctx.fail("output \"", o, "\" could not be evaluated on the host");
+    if (g.value(v->second).isConstant()) {
+      out[o] = *g.value(v->second).constant;
+    } else {
+      g.markOutput(v->second);
+      pending.push_back(o);
+    }
+  }
+  // Outputs the import did not fold as it went (operations too large to fold) are its graph's
+  // nodes, evaluated in order by the reference evaluator.
+  if (!pending.empty()) {
+    graph::eliminateDeadCode(g);
+    std::vector<runtime::NDArray> res = graph::evaluateGraph(g, {});
+    for (size_t k = 0; k < pending.size(); ++k) out[pending[k]] = std::move(res[k]);
   }
   return out;
 }

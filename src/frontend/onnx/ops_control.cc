@@ -4,7 +4,8 @@
 // sequence axis, which shapes fix at import (each step's elements are slices, scan outputs are
 // stacked along their axis in either direction). A condition or trip count computed
 // at run time reaches Ctx::constant, so `ttune run` resolves it between stages
-// (executor/staged_model.h) and a static import names it in one sentence. Loops whose condition
+// (executor/staged_model.h) and a static import names it in one sentence; a staged run evaluates
+// a loop whose body needs run-time values of an iteration on the host. Loops whose condition
 // changes with run-time data inside the body are not supported.
 #include <algorithm>
 

@@ -196,8 +196,17 @@ void importResize(Ctx& c) {
     if (sizes.size() != rank) c.fail("sizes must have ", rank, " values");
     for (size_t d = 0; d < rank; ++d) {
       out[d] = sizes[d];
-      scales[d] = static_cast<double>(sizes[d]) / static_cast<double>(in[d]);
+      scales[d] = in[d] == 0 ? 1.0 : static_cast<double>(sizes[d]) / static_cast<double>(in[d]);
     }
+  }
+  if (te::shapeElements(in) == 0) {
+    // Nothing to resample (no box selected at run time): the result is as empty, on the axes the
+    // sizes or scales give.
+    for (size_t d = 0; d < rank; ++d)
+      if (in[d] == 0 && out[d] != 0)
+        c.fail("axis ", d, " of the empty input ", te::shapeToString(in), " cannot be resized to ", out[d]);
+    c.setOutput(0, c.addConstant(runtime::NDArray::empty(out, c.dtype(0)), "empty"));
+    return;
   }
   for (size_t d = 0; d < rank; ++d)
     if (out[d] <= 0)

@@ -114,9 +114,20 @@ void importTranspose(Ctx& c) {
 void importConcat(Ctx& c) {
   c.checkAttrs({"axis"});
   if (!c.hasAttr("axis")) c.fail("the axis attribute is required");
+  // An empty input adds nothing only when it is empty along the axis (an empty shape prefix); one
+  // empty along another axis ([0, 1] next to [0, 4] on axis 1: no box selected) still sets the
+  // result's extent there, and the result is empty (Ctx::emit).
   std::vector<int> ins;
-  for (int i = 0; i < c.numInputs(); ++i)  // empty constants (e.g. an empty shape prefix) add nothing
-    if (c.present(i)) ins.push_back(c.in(i));
+  for (int i = 0; i < c.numInputs(); ++i) {
+    if (!c.has(i)) continue;
+    if (c.isEmpty(i)) {
+      const te::Shape& s = c.shape(i);
+      int64_t axis = c.attrInt("axis", 0);
+      int64_t r = static_cast<int64_t>(s.size());
+      if (axis < -r || axis >= r || s[static_cast<size_t>(axis < 0 ? axis + r : axis)] == 0) continue;
+    }
+    ins.push_back(c.in(i));
+  }
   if (ins.empty()) {
     if (c.numInputs() > 0 && c.isEmpty(0)) {  // everything empty: the (empty) first input
       c.setOutput(0, c.in(0));

@@ -49,8 +49,9 @@ struct ImportStage {
 ImportStage importStage(const onnx::ModelProto& model, const OnnxOptions& options, const StageRequest& request,
                         const std::string& base_dir = "");
 
-// Node `index` of the model evaluated alone with every input given as a constant: its outputs by
-// ONNX name (throws the importer's errors, e.g. for an empty result).
+// Node `index` of the model evaluated alone with every input, and every value its bodies read
+// from the model (Loop, Scan), given as a constant: its outputs by ONNX name. What the import
+// does not fold runs in the reference evaluator (throws the importer's errors).
 std::map<std::string, runtime::NDArray> evaluateNodeOnHost(const onnx::ModelProto& model, int index,
                                                            const std::map<std::string, runtime::NDArray>& values);
 
