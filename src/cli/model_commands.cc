@@ -445,6 +445,7 @@ void runStaged(const RunArgs& a, const std::string& why) {
          {"stages", first.stages_run},
          {"stages_compiled", first.stages_compiled},
          {"host_nodes", first.host_nodes},
+         {"host_s", first.host_s},
          {"compile_s", first.compile_s},
          {"output_shapes", shapes},
          {"threads", runtime::ThreadPool::global().numThreads()},
@@ -458,13 +459,24 @@ void runStaged(const RunArgs& a, const std::string& why) {
     addProfileJson(j, profile);
   }
   measure::Timing t;
-  if (a.bench) t = benchRuns([&] { m.run(inputs); }, a.repeat, j);
+  double host_per_run_s = 0;
+  if (a.bench) {
+    int runs = 0;
+    t = benchRuns(
+        [&] {
+          m.run(inputs);
+          ++runs;
+        },
+        a.repeat, j);
+    host_per_run_s = runs > 0 ? (m.stats().host_s - first.host_s) / runs : 0;
+    j["host_ms_per_run"] = host_per_run_s * 1e3;
+  }
   if (a.json) {
     printJson(j);
   } else {
     std::cout << modelName(a.src) << ": run in " << first.stages_run << " stages (shapes depend on run-time values), "
               << first.stages_compiled << " compiled in " << formatSeconds(first.compile_s) << ", " << first.host_nodes
-              << " nodes evaluated on the host\n";
+              << " nodes evaluated on the host in " << formatSeconds(first.host_s) << "\n";
     std::cout << "  target   " << codegen::describe(opt.target) << "\n";
     for (size_t i = 0; i < outs.size(); ++i)
       std::cout << "  output " << i << " " << te::dtypeName(outs[i].dtype()) << te::shapeToString(outs[i].shape())
@@ -474,7 +486,8 @@ void runStaged(const RunArgs& a, const std::string& why) {
     if (a.check) printCheck(rep);
     if (a.bench)
       std::cout << "  latency  median " << formatSeconds(t.median_s) << ", min " << formatSeconds(t.min_s) << " over "
-                << t.costs_s.size() << " runs (stages compiled before)\n";
+                << t.costs_s.size() << " runs (stages compiled before; host nodes " << formatSeconds(host_per_run_s)
+                << " of each)\n";
     if (a.profile) {
       printProfile(j);
       std::cout << "  (the stages of one run added up; host nodes and staging are outside the profile)\n";

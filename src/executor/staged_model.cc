@@ -266,6 +266,7 @@ std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArra
       m.stats.stages_run += after.stages_run - before.stages_run;
       m.stats.stages_compiled += after.stages_compiled - before.stages_compiled;
       m.stats.host_nodes += after.host_nodes - before.host_nodes;
+      m.stats.host_s += after.host_s - before.host_s;
       m.stats.compile_s += after.compile_s - before.compile_s;
       req.start_node = s.import.stop_node + 1;
     } else if (onHost(stop, needed)) {
@@ -278,7 +279,9 @@ std::vector<runtime::NDArray> StagedModel::run(const std::vector<runtime::NDArra
         else if (const runtime::NDArray* t = m.initializer(n))
           known.emplace(n, *t);
       }
+      auto t0 = std::chrono::steady_clock::now();
       for (auto& [n, a] : frontend::evaluateNodeOnHost(m.proto, s.import.stop_node, known)) setValue(n, std::move(a));
+      m.stats.host_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       ++m.stats.host_nodes;
       req.start_node = s.import.stop_node + 1;
     } else {

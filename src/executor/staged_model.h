@@ -34,6 +34,7 @@ struct StagedStats {
   int stages_run = 0;       // over all runs
   int stages_compiled = 0;  // cache misses
   int host_nodes = 0;       // nodes evaluated on the host
+  double host_s = 0;        // the time they took
   double compile_s = 0;
 };
 

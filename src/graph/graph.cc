@@ -98,10 +98,10 @@ std::string Graph::toString() const {
 
 namespace {
 
-// Concatenation of constants copies blocks. The te evaluator chooses the operand per element,
-// O(elements x operands): folding a loop that appends to a carried tensor each iteration (a
-// detector's masks pasted one by one) took seconds that copies take milliseconds for.
-runtime::NDArray concatConstants(const Graph& g, const Node& n, const te::Tensor& out, int64_t axis) {
+// A concatenation copies blocks. Folding a loop that appends to a carried tensor each iteration
+// (a detector's masks pasted one by one) took seconds in the evaluator, milliseconds this way.
+runtime::NDArray concatBlocks(const std::vector<const runtime::NDArray*>& operands, const te::Tensor& out,
+                              int64_t axis) {
   runtime::NDArray result(out.shape(), out.dtype());
   const te::Shape& shape = out.shape();
   if (axis < 0) axis += static_cast<int64_t>(shape.size());
@@ -112,11 +112,10 @@ runtime::NDArray concatConstants(const Graph& g, const Node& n, const te::Tensor
   const size_t bytes = static_cast<size_t>(te::dtypeBytes(out.dtype()));
   auto* dst = static_cast<char*>(result.data());
   for (int64_t o = 0; o < outer; ++o)
-    for (int v : n.inputs) {
-      const Value& x = g.value(v);
-      TT_ASSERT(x.dtype == out.dtype(), "a concatenation's operands differ in dtype");
-      size_t block = static_cast<size_t>(x.shape[static_cast<size_t>(axis)] * inner) * bytes;
-      std::memcpy(dst, static_cast<const char*>(x.constant->data()) + static_cast<size_t>(o) * block, block);
+    for (const runtime::NDArray* x : operands) {
+      TT_ASSERT(x && x->dtype() == out.dtype(), "a concatenation's operand is missing or of another dtype");
+      size_t block = static_cast<size_t>(x->shape()[static_cast<size_t>(axis)] * inner) * bytes;
+      std::memcpy(dst, static_cast<const char*>(x->data()) + static_cast<size_t>(o) * block, block);
       dst += block;
     }
   return result;
@@ -124,7 +123,8 @@ runtime::NDArray concatConstants(const Graph& g, const Node& n, const te::Tensor
 
 }  // namespace
 
-runtime::NDArray evaluateConstantNode(const Graph& g, const Node& n) {
+runtime::NDArray evaluateNode(const Graph& g, const Node& n, const std::vector<const runtime::NDArray*>& operands) {
+  TT_ASSERT(operands.size() == n.inputs.size(), "a node evaluated with another number of operands");
   std::vector<te::Tensor> ph;
   std::vector<te::Tensor> inputs;
   std::vector<void*> args;
@@ -134,19 +134,33 @@ runtime::NDArray evaluateConstantNode(const Graph& g, const Node& n) {
       continue;
     }
     const Value& v = g.value(n.inputs[k]);
-    TT_ASSERT(v.isConstant(), "evaluateConstantNode on a non-constant input");
-    te::Tensor t = te::placeholder("c" + std::to_string(k), v.shape, v.dtype, true);
+    TT_ASSERT(operands[k], "a node's operand has no data");
+    te::Tensor t = te::placeholder("c" + std::to_string(k), v.shape, v.dtype, v.isConstant());
     ph.push_back(t);
     inputs.push_back(t);
-    args.push_back(v.constant->data());
+    args.push_back(operands[k]->data());
   }
   te::Tensor out = buildOp(n.attrs, ph);
-  if (const auto* concat = std::get_if<ConcatAttrs>(&n.attrs); concat) return concatConstants(g, n, out, concat->axis);
+  if (const auto* concat = std::get_if<ConcatAttrs>(&n.attrs); concat) {
+    std::vector<const runtime::NDArray*> present;
+    for (size_t k = 0; k < n.inputs.size(); ++k)
+      if (n.inputs[k] >= 0) present.push_back(operands[k]);
+    return concatBlocks(present, out, concat->axis);
+  }
   te::ComputeDAG dag(inputs, {out});
   runtime::NDArray result(out.shape(), out.dtype());
   args.push_back(result.data());
   te::evaluate(dag, args);
   return result;
+}
+
+runtime::NDArray evaluateConstantNode(const Graph& g, const Node& n) {
+  std::vector<const runtime::NDArray*> operands;
+  for (int v : n.inputs) {
+    TT_ASSERT(v < 0 || g.value(v).isConstant(), "evaluateConstantNode on a non-constant input");
+    operands.push_back(v < 0 ? nullptr : &*g.value(v).constant);
+  }
+  return evaluateNode(g, n, operands);
 }
 
 }  // namespace ttune::graph

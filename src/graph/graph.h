@@ -66,7 +66,11 @@ class Graph {
   std::vector<int> inputs_, outputs_;
 };
 
-// Evaluates a node whose inputs are all constants with the reference evaluator.
+// Evaluates node `n` of `g` on `operands` (one per input, null for an absent optional one) with
+// the reference evaluator; concatenations are block copies (the evaluator chooses the operand per
+// element: O(elements x operands)).
+runtime::NDArray evaluateNode(const Graph& g, const Node& n, const std::vector<const runtime::NDArray*>& operands);
+// Evaluates a node whose inputs are all constants.
 runtime::NDArray evaluateConstantNode(const Graph& g, const Node& n);
 
 }  // namespace ttune::graph

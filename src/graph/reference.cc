@@ -13,26 +13,10 @@ std::vector<runtime::NDArray> evaluateGraph(const Graph& g, const std::vector<ru
   for (size_t i = 0; i < g.inputs().size(); ++i) vals[g.inputs()[i]] = inputs[i];
   for (size_t v = 0; v < g.values().size(); ++v)
     if (g.value(static_cast<int>(v)).isConstant()) vals[v] = *g.value(static_cast<int>(v)).constant;
-  for (size_t ni = 0; ni < g.nodes().size(); ++ni) {
-    const Node& n = g.node(static_cast<int>(ni));
-    std::vector<te::Tensor> ph, ins;
-    std::vector<void*> args;
-    for (size_t k = 0; k < n.inputs.size(); ++k) {
-      if (n.inputs[k] < 0) {
-        ph.emplace_back();
-        continue;
-      }
-      const Value& val = g.value(n.inputs[k]);
-      ph.push_back(te::placeholder("i" + std::to_string(k), val.shape, val.dtype, val.isConstant()));
-      ins.push_back(ph.back());
-      args.push_back(vals[n.inputs[k]].data());
-    }
-    te::Tensor out = g.buildNode(static_cast<int>(ni), ph);
-    te::ComputeDAG dag(ins, {out});
-    runtime::NDArray res(out.shape(), out.dtype());
-    args.push_back(res.data());
-    te::evaluate(dag, args);
-    vals[n.output] = res;
+  for (const Node& n : g.nodes()) {
+    std::vector<const runtime::NDArray*> operands;
+    for (int v : n.inputs) operands.push_back(v < 0 ? nullptr : &vals[v]);
+    vals[n.output] = evaluateNode(g, n, operands);
   }
   std::vector<runtime::NDArray> outs;
   for (int o : g.outputs()) outs.push_back(vals[o]);

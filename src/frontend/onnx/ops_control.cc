@@ -8,8 +8,10 @@
 // a loop whose body needs run-time values of an iteration on the host. Loops whose condition
 // changes with run-time data inside the body are not supported.
 #include <algorithm>
+#include <optional>
 
 #include "frontend/onnx/op_table.h"
+#include "frontend/onnx/staged_import.h"
 
 namespace ttune::frontend::detail {
 
@@ -29,6 +31,54 @@ void importIf(Ctx& c) {
   for (int k = 0; k < c.numOutputs(); ++k) c.setOutput(k, c.named(branch.output(k).name()));
 }
 
+// The axis along which the body only appends to carried value k (its output is
+// Concat(v_in, ...) and nothing else reads v_in: torchvision's mask pasting), or nothing.
+std::optional<int64_t> appendAxis(const onnx::GraphProto& body, int k) {
+  const std::string& in = body.input(2 + k).name();
+  const std::string& out = body.output(1 + k).name();
+  const onnx::NodeProto* concat = nullptr;
+  int reads = 0;
+  for (const auto& n : body.node()) {
+    for (const std::string& i : n.input()) reads += i == in;
+    for (const auto& a : n.attribute()) {
+      std::vector<std::string> captured;
+      if (a.has_g()) captured = capturedNames(a.g());
+      for (const auto& g : a.graphs())
+        for (std::string& name : capturedNames(g)) captured.push_back(std::move(name));
+      reads += static_cast<int>(std::count(captured.begin(), captured.end(), in));
+    }
+    if (n.output_size() == 1 && n.output(0) == out) concat = &n;
+  }
+  for (const auto& o : body.output()) reads += o.name() == in;
+  if (!concat || concat->op_type() != "Concat" || concat->input_size() < 2 || concat->input(0) != in || reads != 1)
+    return std::nullopt;
+  for (const auto& a : concat->attribute())
+    if (a.name() == "axis") return a.i();
+  return std::nullopt;
+}
+
+// The empty stand-in for an appended value inside the body: `init`'s shape, empty along the axis,
+// so that the body's Concat gives only what the iteration appends.
+int emptyAlong(Ctx& c, int init, int64_t axis) {
+  te::Shape s = c.val(init).shape;
+  s[static_cast<size_t>(normAxis(c, axis, s.size()))] = 0;
+  return c.addConstant(runtime::NDArray::empty(s, c.val(init).dtype), "appended");
+}
+
+// init followed by what the iterations appended, in one concatenation (each element copied once,
+// where the body's own Concat would copy the whole value again at every iteration).
+int appendAll(Ctx& c, int init, const std::vector<int>& parts, int64_t axis) {
+  std::vector<int> ins;  // what is empty along the axis adds nothing
+  for (int v : parts) {
+    const te::Shape& s = c.val(v).shape;
+    if (s[static_cast<size_t>(normAxis(c, axis, s.size()))] > 0) ins.push_back(v);
+  }
+  const te::Shape& s = c.val(init).shape;
+  if (s[static_cast<size_t>(normAxis(c, axis, s.size()))] > 0) ins.insert(ins.begin(), init);
+  if (ins.empty()) return init;
+  return ins.size() == 1 ? ins[0] : c.emit(graph::ConcatAttrs{axis}, ins, "appended");
+}
+
 void importLoop(Ctx& c) {
   c.checkAttrs({"body"});
   const onnx::GraphProto& body = c.attrGraph("body");
@@ -46,6 +96,11 @@ void importLoop(Ctx& c) {
     c.fail("the trip count ", trip, " exceeds the ", kMaxUnrolledIterations, " iterations ttune unrolls");
   std::vector<int> state;
   for (int k = 0; k < carried; ++k) state.push_back(c.in(2 + k, "v_initial"));
+  std::vector<std::optional<int64_t>> append_axis(static_cast<size_t>(carried));
+  std::vector<std::vector<int>> appended(static_cast<size_t>(carried));
+  std::vector<int> init = state;
+  for (int k = 0; k < carried; ++k)
+    if ((append_axis[k] = appendAxis(body, k))) state[k] = emptyAlong(c, init[k], *append_axis[k]);
   std::vector<std::vector<int>> scanned(static_cast<size_t>(scans));
   int64_t i = 0;
   for (; i < trip && cond; ++i) {
@@ -59,11 +114,19 @@ void importLoop(Ctx& c) {
     if (!c.val(next).isConstant())
       c.fail("the loop condition is computed from run-time data inside the body, which is not supported");
     cond = c.val(next).constant->numElements() == 1 && c.val(next).constant->as<uint8_t>()[0] != 0;
-    for (int k = 0; k < carried; ++k) state[k] = c.named(body.output(1 + k).name());
+    for (int k = 0; k < carried; ++k) {
+      int v = c.named(body.output(1 + k).name());
+      if (append_axis[k])
+        appended[k].push_back(v);
+      else
+        state[k] = v;
+    }
     for (int k = 0; k < scans; ++k) scanned[k].push_back(c.named(body.output(1 + carried + k).name()));
   }
-  for (int k = 0; k < carried; ++k)
-    if (c.outputUsed(k)) c.setOutput(k, state[k]);
+  for (int k = 0; k < carried; ++k) {
+    if (!c.outputUsed(k)) continue;
+    c.setOutput(k, append_axis[k] ? appendAll(c, init[k], appended[k], *append_axis[k]) : state[k]);
+  }
   for (int k = 0; k < scans; ++k) {
     if (!c.outputUsed(carried + k)) continue;
     if (scanned[k].empty()) c.fail("the loop runs no iteration, so its scan outputs are empty, which is not supported");
