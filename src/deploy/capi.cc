@@ -288,23 +288,18 @@ int runShaped(ttune_model* m, int num_inputs, const void* const* inputs, const i
                     "model " + m->image.name + " has no kernels for sizes " + rangesText(rp) + " at these values");
   const runtime::Plan& plan = rp.buckets[bucket].plan;
   std::lock_guard<std::mutex> lock(m->run_mu);
-  // A tensor already at the bucket's largest sizes is used in place; the others are staged.
-  std::vector<const void*> in(inputs, inputs + num_inputs);
-  std::vector<void*> out(outputs, outputs + num_outputs);
-  for (size_t i = 0; i < in.size(); ++i) {
-    std::vector<int64_t> shape = runtime::shapeAt(rp.input_dims[i], sizes);
-    if (shape == plan.inputs[i].shape) continue;
-    runtime::copyCorner(in[i], m->in_stage[i].get(), shape, plan.inputs[i].shape,
-                        runtime::elemBytes(plan.inputs[i].dtype), true);
-    in[i] = m->in_stage[i].get();
-  }
-  for (size_t o = 0; o < out.size(); ++o)
-    if (runtime::shapeAt(rp.output_dims[o], sizes) != plan.outputs[o].shape) out[o] = m->out_stage[o].get();
+  std::vector<const void*> in;
+  std::vector<void*> out;
+  for (size_t i = 0; i < plan.inputs.size(); ++i)
+    in.push_back(runtime::stageInput(inputs[i], m->in_stage[i].get(), runtime::shapeAt(rp.input_dims[i], sizes),
+                                     plan.inputs[i].shape, runtime::elemBytes(plan.inputs[i].dtype)));
+  for (size_t o = 0; o < plan.outputs.size(); ++o)
+    out.push_back(runtime::outputBuffer(outputs[o], m->out_stage[o].get(), runtime::shapeAt(rp.output_dims[o], sizes),
+                                        plan.outputs[o].shape));
   runLocked(m, plan, in.data(), out.data(), sizes.data());
-  for (size_t o = 0; o < out.size(); ++o)
-    if (out[o] != outputs[o])
-      runtime::copyCorner(out[o], outputs[o], runtime::shapeAt(rp.output_dims[o], sizes), plan.outputs[o].shape,
-                          runtime::elemBytes(plan.outputs[o].dtype), false);
+  for (size_t o = 0; o < plan.outputs.size(); ++o)
+    runtime::unstageOutput(out[o], outputs[o], runtime::shapeAt(rp.output_dims[o], sizes), plan.outputs[o].shape,
+                           runtime::elemBytes(plan.outputs[o].dtype));
   return TTUNE_OK;
 }
 

@@ -257,23 +257,16 @@ std::vector<runtime::NDArray> RangeCompiledModel::run(const std::vector<runtime:
   std::lock_guard<std::mutex> lock(b.mu);
   std::vector<const void*> in;
   std::vector<void*> out;
-  // A tensor already at the bucket's largest sizes is used in place.
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].shape() == b.in_stage[i].shape()) {
-      in.push_back(inputs[i].data());
-      continue;
-    }
-    runtime::copyCorner(inputs[i].data(), b.in_stage[i].data(), inputs[i].shape(), b.in_stage[i].shape(),
-                        te::dtypeBytes(inputs[i].dtype()), true);
-    in.push_back(b.in_stage[i].data());
-  }
+  for (size_t i = 0; i < inputs.size(); ++i)
+    in.push_back(runtime::stageInput(inputs[i].data(), b.in_stage[i].data(), inputs[i].shape(), b.in_stage[i].shape(),
+                                     te::dtypeBytes(inputs[i].dtype())));
   for (size_t o = 0; o < outs.size(); ++o)
-    out.push_back(outs[o].shape() == b.out_stage[o].shape() ? outs[o].data() : b.out_stage[o].data());
+    out.push_back(
+        runtime::outputBuffer(outs[o].data(), b.out_stage[o].data(), outs[o].shape(), b.out_stage[o].shape()));
   b.compiled.runInto(in, out, sizes);
   for (size_t o = 0; o < outs.size(); ++o)
-    if (out[o] != outs[o].data())
-      runtime::copyCorner(b.out_stage[o].data(), outs[o].data(), outs[o].shape(), b.out_stage[o].shape(),
-                          te::dtypeBytes(outs[o].dtype()), false);
+    runtime::unstageOutput(out[o], outs[o].data(), outs[o].shape(), b.out_stage[o].shape(),
+                           te::dtypeBytes(outs[o].dtype()));
   return outs;
 }
 

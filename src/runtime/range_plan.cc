@@ -104,6 +104,22 @@ void copyCorner(const void* src_v, void* dst_v, const std::vector<int64_t>& smal
   }
 }
 
+const void* stageInput(const void* data, void* stage, const std::vector<int64_t>& shape,
+                       const std::vector<int64_t>& big, int64_t elem_bytes) {
+  if (shape == big) return data;
+  copyCorner(data, stage, shape, big, elem_bytes, true);
+  return stage;
+}
+
+void* outputBuffer(void* data, void* stage, const std::vector<int64_t>& shape, const std::vector<int64_t>& big) {
+  return shape == big ? data : stage;
+}
+
+void unstageOutput(const void* buffer, void* data, const std::vector<int64_t>& shape, const std::vector<int64_t>& big,
+                   int64_t elem_bytes) {
+  if (buffer != data) copyCorner(buffer, data, shape, big, elem_bytes, false);
+}
+
 namespace {
 
 std::string checkFormulas(const std::vector<std::vector<DimFormula>>& dims, const std::vector<TensorSpec>& tensors,

@@ -68,6 +68,17 @@ size_t bucketOf(const RangePlan& rp, const std::vector<int64_t>& sizes);
 void copyCorner(const void* src, void* dst, const std::vector<int64_t>& small, const std::vector<int64_t>& big,
                 int64_t elem_bytes, bool into_big);
 
+// Staging a call for a bucket whose plan runs at shape `big` (the bucket's largest sizes): a
+// tensor of the call already at `big` is used in place, any other goes through `stage`, a
+// buffer of shape `big`. stageInput copies an input there and returns the buffer the plan
+// reads; outputBuffer returns the one it writes; unstageOutput copies an output that went
+// through its stage back to the caller's `data` (nothing when it did not).
+const void* stageInput(const void* data, void* stage, const std::vector<int64_t>& shape,
+                       const std::vector<int64_t>& big, int64_t elem_bytes);
+void* outputBuffer(void* data, void* stage, const std::vector<int64_t>& shape, const std::vector<int64_t>& big);
+void unstageOutput(const void* buffer, void* data, const std::vector<int64_t>& shape, const std::vector<int64_t>& big,
+                   int64_t elem_bytes);
+
 // Empty when the range plan fits the model's `inputs` and `outputs` and its buckets' plans are
 // valid and hold every size of their ranges, else what is wrong (a plan from a file is checked
 // before use).
