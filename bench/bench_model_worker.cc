@@ -76,7 +76,9 @@ int main(int argc, char** argv) {
   app.add_option("--input", input_paths, "Input .npy files, one per model input, in order")->required();
   app.add_option("--threads", threads, "Threads (default: all cores)");
   app.add_option("--db", db, cli::kBankOptionHelp)->each([&](const std::string&) { use_db = true; });
-  app.add_option("--precision", src.precision, "fp32 or bf16 (as ttune run --precision)")
+  app.add_option_function<std::string>(
+         "--precision", [&](const std::string& p) { src.precision = *cli::precisionNamed(p); },
+         "fp32 or bf16 (as ttune run --precision)")
       ->check(CLI::IsMember({"fp32", "bf16"}));
   CLI11_PARSE(app, argc, argv);
   if (threads > 0) runtime::ThreadPool::global().setNumThreads(threads);
