@@ -47,7 +47,8 @@ EXTRA_MODELS = ["mobilenet_v3_large", "resnext50_32x4d", "regnet_y_400mf", "shuf
 # Detection models (one image in, [N, 6] rows of box, score, label out): rows are compared as
 # sets, since boxes of tied scores come out in any order and a tie at a cut-off (top-k, the
 # detection limit) can keep either box, in every runtime.
-DETECTION_MODELS = ["ssdlite320_mobilenet_v3_large", "fasterrcnn_mobilenet_v3_large_320_fpn"]
+DETECTION_MODELS = ["ssdlite320_mobilenet_v3_large", "fasterrcnn_mobilenet_v3_large_320_fpn", "retinanet_resnet50_fpn",
+                    "maskrcnn_resnet50_fpn", "keypointrcnn_resnet50_fpn"]
 EXTRA_MODELS += DETECTION_MODELS
 # int8 models (export_models.py): static QDQ from PyTorch's fbgemm flow, and a BERT-base encoder
 # dynamically quantized as ONNX Runtime's quantizer writes it. Their outputs are compared in

@@ -65,16 +65,21 @@ class Detections(nn.Module):
     [N, 6] tensor (box x1 y1 x2 y2, score, label). N depends on the image (score threshold,
     non-maximum suppression), so these graphs have shapes known only at run time."""
 
-    def __init__(self, model):
+    def __init__(self, model, extra=None):
         super().__init__()
         self.model = model
+        self.extra = extra
 
     def forward(self, x):
         d = self.model([x[0]])[0]
-        return torch.cat([d["boxes"], d["scores"].unsqueeze(1), d["labels"].unsqueeze(1).to(torch.float32)], 1)
+        rows = torch.cat([d["boxes"], d["scores"].unsqueeze(1), d["labels"].unsqueeze(1).to(torch.float32)], 1)
+        # Mask R-CNN's masks and Keypoint R-CNN's keypoints, row by row with the detections: the
+        # ONNX graph keeps their post-processing (Loops over the detections) only if they are
+        # outputs.
+        return rows if self.extra is None else (rows, d[self.extra])
 
 
-def detection(builder, size, **kw):
+def detection(builder, size, extra=None, sharpen=6, **kw):
     def make():
         model = builder(weights=None, weights_backbone=None, **kw)
         # Random weights score every box and class alike (all scores within 1e-3 of 1/91), so
@@ -82,8 +87,8 @@ def detection(builder, size, **kw):
         # the boxes kept. Sharper classifiers separate the scores as trained ones do.
         for name, m in model.named_modules():
             if ("cls" in name or "classification" in name) and isinstance(m, (nn.Conv2d, nn.Linear)):
-                m.weight.data *= 6
-        return Detections(model), [1, 3, size, size]
+                m.weight.data *= sharpen
+        return Detections(model, extra), [1, 3, size, size]
     return make
 
 
@@ -239,6 +244,14 @@ MODELS = {
     # A one-stage detector whose per-level TopK takes K = min(passing anchors, 1000): with the
     # default score threshold few or no anchors of a level pass, so K is often 0 at run time.
     "retinanet_resnet50_fpn": detection(tvm.detection.retinanet_resnet50_fpn, 320),
+    # Two-stage detectors with per-detection post-processing in ONNX Loops whose bodies need
+    # run-time values (each mask resized to its box; each keypoint heatmap to its box). Keypoint
+    # R-CNN's two-class head keeps no box with its random classifier (scores below 0.06, and none
+    # survives): a softer one (x 0.1) keeps about 50.
+    "maskrcnn_resnet50_fpn": detection(tvm.detection.maskrcnn_resnet50_fpn, 320, extra="masks", min_size=320,
+                                       max_size=320, box_score_thresh=0.005),
+    "keypointrcnn_resnet50_fpn": detection(tvm.detection.keypointrcnn_resnet50_fpn, 320, extra="keypoints", sharpen=0.1,
+                                           min_size=320, max_size=320, box_score_thresh=0.005),
     "unet": lambda: (UNet(), [1, 3, 256, 256]),
     "dcgan_generator": lambda: (DcganGenerator(), [1, 100, 1, 1]),
     "style_transfer": lambda: (StyleTransfer(), [1, 3, 256, 256]),
@@ -253,6 +266,9 @@ MODELS = {
     # The decoder with positions and causal mask for up to 512 tokens, dynamic batch and sequence.
     "gpt_decoder_dyn": lambda: (CausalDecoder(seq=512), [1, 128]),
 }
+# Batch norms left at their initial statistics: randomized ones leave the two-stage detectors'
+# heads with no box above the score threshold on random images, and nothing to post-process.
+DEFAULT_BATCH_NORMS = {"maskrcnn_resnet50_fpn", "keypointrcnn_resnet50_fpn"}
 # The symbolic axes of the dynamic exports' input and output.
 DYNAMIC_AXES = {
     "bert_base_dyn": ({0: "batch", 1: "seq"}, {0: "batch", 1: "seq"}),
@@ -369,7 +385,7 @@ def export(name, out_dir, opset):
     torch.manual_seed(SEED)
     model, shape = MODELS[name]()
     model.eval()
-    if name not in QUANTIZED_MODELS:
+    if name not in QUANTIZED_MODELS and name not in DEFAULT_BATCH_NORMS:
         randomize_batch_norms(model)  # the quantized ones did before calibration
     dynamic = name.endswith("_dynint8")
     if name in QUANTIZED_MODELS and not dynamic:

@@ -67,7 +67,10 @@ def main():
                 if not arg.strip():
                     raise ValueError(f"output takes a path, got '{line.strip()}'")
                 with torch.inference_mode():
-                    np.save(arg.strip(), model(x).numpy())
+                    y = model(x)
+                    # The first output, as the other runtimes' workers write (a two-stage
+                    # detector's rows, before its masks or keypoints).
+                    np.save(arg.strip(), (y[0] if isinstance(y, (tuple, list)) else y).numpy())
                 reply({"ok": True})
             elif verb == "quit":
                 break
