@@ -516,5 +516,48 @@ TEST(OnnxImport, SupportedOpList) {
   EXPECT_GT(ops.size(), 80u);
 }
 
+// A Resize of a constant (a heatmap inside a loop evaluated on the host) is resampled at import
+// without graph nodes: bit for bit what the gather, multiply and add nodes compute for the same
+// data given at run time, in every mode, growing and shrinking, with and without exclude_outside.
+TEST(OnnxImport, ResizeOfAConstantFoldsAsItsNodesCompute) {
+  const runtime::NDArray x = randomArray({1, 2, 7, 5}, 3);
+  struct Case {
+    const char* mode;
+    const char* coord;
+    int64_t exclude;
+    std::vector<int64_t> sizes;
+  };
+  const std::vector<Case> cases = {{"nearest", "asymmetric", 0, {1, 2, 11, 9}},
+                                   {"linear", "half_pixel", 0, {1, 2, 12, 3}},
+                                   {"linear", "align_corners", 0, {1, 2, 4, 10}},
+                                   {"cubic", "half_pixel", 0, {1, 2, 13, 8}},
+                                   {"cubic", "pytorch_half_pixel", 1, {1, 2, 5, 11}}};
+  for (const Case& k : cases) {
+    SCOPED_TRACE(std::string(k.mode) + " " + k.coord);
+    auto model = [&](bool constant) {
+      ModelBuilder b(13);
+      if (constant)
+        b.initializer("x", x);
+      else
+        b.input("x", {I(1), I(2), I(7), I(5)});
+      b.ints("sizes", k.sizes);
+      onnx::NodeProto& r = b.node("Resize", {"x", "", "", "sizes"}, {"y"});
+      setAttr(r, "mode", std::string(k.mode));
+      setAttr(r, "coordinate_transformation_mode", std::string(k.coord));
+      setAttr(r, "exclude_outside", k.exclude);
+      b.output("y");
+      return importOnnxModel(b.model());
+    };
+    graph::Graph folded = model(true), nodes = model(false);
+    ASSERT_TRUE(folded.nodes().empty());
+    ASSERT_FALSE(nodes.nodes().empty());
+    const runtime::NDArray& got = *folded.value(folded.outputs()[0]).constant;
+    runtime::NDArray want = graph::evaluateGraph(nodes, {x})[0];
+    ASSERT_EQ(got.shape(), want.shape());
+    for (int64_t i = 0; i < want.numElements(); ++i)
+      ASSERT_EQ(got.as<float>()[i], want.as<float>()[i]) << "element " << i;
+  }
+}
+
 }  // namespace
 }  // namespace ttune::frontend

@@ -253,6 +253,10 @@ void Ctx::setOutput(int i, int value) {
 
 std::string Ctx::nodeName(std::string_view tag) const { return tag.empty() ? name_ : name_ + "/" + std::string(tag); }
 
+bool Ctx::folds(int64_t out_elems, int64_t in_elems) const {
+  return fold_all_ || out_elems <= kFoldAlwaysElements || out_elems <= 2 * in_elems;
+}
+
 int Ctx::emit(graph::OpAttrs attrs, std::vector<int> inputs, std::string_view tag) {
   std::string nm = nodeName(tag);
   bool all_const = !inputs.empty();
@@ -277,8 +281,8 @@ int Ctx::emit(graph::OpAttrs attrs, std::vector<int> inputs, std::string_view ta
       std::vector<te::Tensor> dag_inputs;
       for (const te::Tensor& t : ph)
         if (t.defined()) dag_inputs.push_back(t);
-      bool cheap = te::ComputeDAG(dag_inputs, {out}).flops() <= kFoldMaxFlops;
-      if (cheap && (out_elems <= kFoldAlwaysElements || out_elems <= 2 * in_elems)) {
+      bool cheap = fold_all_ || te::ComputeDAG(dag_inputs, {out}).flops() <= kFoldMaxFlops;
+      if (cheap && folds(out_elems, in_elems)) {
         graph::Node n{nm, attrs, inputs, -1};
         return graph_.addConstant(nm, graph::evaluateConstantNode(graph_, n));
       }

@@ -130,6 +130,12 @@ class Ctx {
   // otherwise "<name>/<tag>".
   int emit(graph::OpAttrs attrs, std::vector<int> inputs, std::string_view tag = {});
   int addConstant(runtime::NDArray data, std::string_view tag);
+  // Every value this import computes is evaluated on the host anyway (evaluateNodeOnHost): an
+  // operation of constants folds whatever its size.
+  void foldEverything() { fold_all_ = true; }
+  // Whether an operation of constants with `out_elems` elements computed from `in_elems` folds at
+  // import instead of becoming run-time code (small results, or at most twice the inputs).
+  bool folds(int64_t out_elems, int64_t in_elems) const;
   // Fails when a tensor of `shape` would be unreasonably large to create at import (> 2^32
   // elements), e.g. from a corrupt shape; returns the element count.
   int64_t checkSize(const te::Shape& shape) const;
@@ -162,6 +168,7 @@ class Ctx {
 
  private:
   bool staged_ = false;
+  bool fold_all_ = false;
   int emitEmpty(const graph::OpAttrs& attrs, const std::vector<int>& inputs, const graph::Value& empty,
                 std::string_view tag);
   std::string nodeName(std::string_view tag) const;

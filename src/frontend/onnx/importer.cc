@@ -436,6 +436,7 @@ std::map<std::string, runtime::NDArray> evaluateNodeOnHost(const onnx::ModelProt
   }
   std::set<std::string> used(n.output().begin(), n.output().end());
   Ctx ctx(g, names, used, defaultOnnxOpset(model));
+  ctx.foldEverything();
   ctx.beginNode(n, index);
   auto it = detail::opTable().find(detail::opKey(n.domain(), n.op_type()));
   if (it == detail::opTable().end()) ctx.fail("operator ", n.op_type(), " is not supported");
