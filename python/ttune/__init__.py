@@ -211,6 +211,11 @@ class _TensorInfoC(ctypes.Structure):
                 ("shape", ctypes.POINTER(ctypes.c_int64)), ("elements", ctypes.c_int64), ("bytes", ctypes.c_int64)]
 
 
+class _TensorC(ctypes.Structure):  # ttune_tensor
+    _fields_ = [("data", ctypes.c_void_p), ("dtype", ctypes.c_int32), ("ndim", ctypes.c_int32),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("bytes", ctypes.c_int64)]
+
+
 class _SizeInfoC(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("min", ctypes.c_int64), ("max", ctypes.c_int64), ("input", ctypes.c_int32),
                 ("axis", ctypes.c_int32)]
@@ -230,17 +235,18 @@ def _bind(lib):
         "ttune_model_num_outputs": (i, [p]),
         "ttune_model_input_info": (i, [p, i, ctypes.POINTER(_TensorInfoC)]),
         "ttune_model_output_info": (i, [p, i, ctypes.POINTER(_TensorInfoC)]),
-        "ttune_model_run_n": (i, [p, i, ctypes.POINTER(p), i, ctypes.POINTER(p)]),
         "ttune_model_num_sizes": (i, [p]),
         "ttune_model_size_info": (i, [p, i, ctypes.POINTER(_SizeInfoC)]),
         "ttune_model_output_shape": (i, [p, ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)), i,
                                          ctypes.POINTER(ctypes.c_int64)]),
-        "ttune_model_run_shaped": (i, [p, i, ctypes.POINTER(p), ctypes.POINTER(ctypes.POINTER(ctypes.c_int64)), i,
-                                       ctypes.POINTER(p)]),
+        "ttune_model_run_tensors": (i, [p, i, ctypes.POINTER(_TensorC), i, ctypes.POINTER(_TensorC)]),
         "ttune_last_error": (c, []),
     }
     for name, (res, args) in sigs.items():
-        f = getattr(lib, name)
+        try:
+            f = getattr(lib, name)
+        except AttributeError:
+            raise Error(f"library {lib._name} has no {name}: it was exported by an older ttune; export it again")
         f.restype, f.argtypes = res, args
 
 
@@ -260,9 +266,11 @@ class ExportedModel:
         if not self._m:
             raise Error(self._lib.ttune_last_error().decode())
         self.library = library
-        self.inputs = [self._info(self._lib.ttune_model_input_info, k) for k in range(self._lib.ttune_model_num_inputs(self._m))]
-        self.outputs = [self._info(self._lib.ttune_model_output_info, k)
-                        for k in range(self._lib.ttune_model_num_outputs(self._m))]
+        ins = [self._info(self._lib.ttune_model_input_info, k) for k in range(self._lib.ttune_model_num_inputs(self._m))]
+        outs = [self._info(self._lib.ttune_model_output_info, k)
+                for k in range(self._lib.ttune_model_num_outputs(self._m))]
+        self.inputs, self._input_dtypes = [i for i, _ in ins], [c for _, c in ins]  # ttune_dtype codes
+        self.outputs, self._output_dtypes = [o for o, _ in outs], [c for _, c in outs]
         self.ranges = {}
         for k in range(self._lib.ttune_model_num_sizes(self._m)):
             info = _SizeInfoC()
@@ -275,7 +283,7 @@ class ExportedModel:
         if fn(self._m, k, ctypes.byref(info)) != 0:
             raise Error(self._lib.ttune_last_error().decode())
         shape = tuple(None if info.shape[d] < 0 else info.shape[d] for d in range(info.ndim))  # None: follows a size
-        return TensorInfo(info.name.decode(), shape, _DTYPES[_C_DTYPES[info.dtype]])
+        return TensorInfo(info.name.decode(), shape, _DTYPES[_C_DTYPES[info.dtype]]), info.dtype
 
     name = property(lambda self: self._lib.ttune_model_name(self._m).decode())
     target = property(lambda self: self._lib.ttune_model_target(self._m).decode())
@@ -283,31 +291,32 @@ class ExportedModel:
     threads = property(lambda self: self._lib.ttune_model_threads(self._m))
 
     def run(self, *arrays):
-        """Runs the model; returns its outputs as a list of new numpy arrays."""
+        """Runs the model; returns its outputs as a list of new numpy arrays. The library checks
+        every tensor again (ttune_model_run_tensors): dtypes, shapes, sizes in their ranges."""
         if not self._m:
             raise Error(f"model {self.library} is closed")
-        if not self.ranges:
-            inputs = _check_inputs(self.name, self.inputs, arrays)
-            outputs = [np.empty(o.shape, o.dtype) for o in self.outputs]
-            ins = (ctypes.c_void_p * max(1, len(inputs)))(*[a.ctypes.data for a in inputs])
-            outs = (ctypes.c_void_p * max(1, len(outputs)))(*[a.ctypes.data for a in outputs])
-            if self._lib.ttune_model_run_n(self._m, len(inputs), ins, len(outputs), outs) != 0:
-                raise Error(self._lib.ttune_last_error().decode())
-            return outputs
-        # A model for ranges of sizes: the library reads the sizes from the shapes and checks them.
-        inputs = _check_inputs(self.name, self.inputs, arrays, sized=True)
+        inputs = _check_inputs(self.name, self.inputs, arrays, sized=bool(self.ranges))
         i64p = ctypes.POINTER(ctypes.c_int64)
-        dims = [(ctypes.c_int64 * max(1, a.ndim))(*a.shape) for a in inputs]
-        shapes = (i64p * max(1, len(inputs)))(*[ctypes.cast(d, i64p) for d in dims])
-        outputs = []
-        for k, o in enumerate(self.outputs):
-            shape = (ctypes.c_int64 * max(1, len(o.shape)))()
-            if self._lib.ttune_model_output_shape(self._m, shapes, k, shape) != 0:
-                raise Error(self._lib.ttune_last_error().decode())
-            outputs.append(np.empty(tuple(shape[d] for d in range(len(o.shape))), o.dtype))
-        ins = (ctypes.c_void_p * max(1, len(inputs)))(*[a.ctypes.data for a in inputs])
-        outs = (ctypes.c_void_p * max(1, len(outputs)))(*[a.ctypes.data for a in outputs])
-        if self._lib.ttune_model_run_shaped(self._m, len(inputs), ins, shapes, len(outputs), outs) != 0:
+        dims = [(ctypes.c_int64 * max(1, a.ndim))(*a.shape) for a in inputs]  # alive until the call returns
+        if self.ranges:  # the outputs' shapes follow the sizes the inputs' shapes give
+            shapes = (i64p * max(1, len(inputs)))(*[ctypes.cast(d, i64p) for d in dims])
+            out_shapes = []
+            for k, o in enumerate(self.outputs):
+                shape = (ctypes.c_int64 * max(1, len(o.shape)))()
+                if self._lib.ttune_model_output_shape(self._m, shapes, k, shape) != 0:
+                    raise Error(self._lib.ttune_last_error().decode())
+                out_shapes.append(tuple(shape[d] for d in range(len(o.shape))))
+        else:
+            out_shapes = [o.shape for o in self.outputs]
+        outputs = [np.empty(s, o.dtype) for s, o in zip(out_shapes, self.outputs)]
+        dims += [(ctypes.c_int64 * max(1, a.ndim))(*a.shape) for a in outputs]
+
+        def tensors(arrays, codes, first):
+            return (_TensorC * max(1, len(arrays)))(*[
+                _TensorC(a.ctypes.data, code, a.ndim, ctypes.cast(dims[first + k], i64p), a.nbytes)
+                for k, (a, code) in enumerate(zip(arrays, codes))])
+        ins, outs = tensors(inputs, self._input_dtypes, 0), tensors(outputs, self._output_dtypes, len(inputs))
+        if self._lib.ttune_model_run_tensors(self._m, len(inputs), ins, len(outputs), outs) != 0:
             raise Error(self._lib.ttune_last_error().decode())
         return outputs
 
