@@ -24,7 +24,8 @@ namespace {
 //
 // A Loop or Scan whose body needs a run-time value of an iteration (a mask resized to its box's
 // size) is evaluated on the host as a whole: every value it reads is then known, so its unrolled
-// body folds what it computes from them, and the rest runs in the reference evaluator. These are
+// body folds everything it computes (the reference evaluator, native concatenations and
+// resampling). These are
 // post-processing loops over a few hundred detections; compiling each iteration's shapes would
 // cost more than evaluating them.
 bool onHost(const onnx::NodeProto& node, const std::string& needed) {
@@ -76,12 +77,7 @@ struct StagedModel::Impl {
   // The names node `n` reads: its inputs and, for a node with bodies, what they capture.
   static std::vector<std::string> readBy(const onnx::NodeProto& n) {
     std::vector<std::string> r(n.input().begin(), n.input().end());
-    for (const auto& a : n.attribute()) {
-      if (a.has_g())
-        for (std::string& c : frontend::capturedNames(a.g())) r.push_back(std::move(c));
-      for (const auto& g : a.graphs())
-        for (std::string& c : frontend::capturedNames(g)) r.push_back(std::move(c));
-    }
+    for (std::string& c : frontend::capturedByNode(n)) r.push_back(std::move(c));
     return r;
   }
 

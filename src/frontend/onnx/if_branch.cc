@@ -38,6 +38,17 @@ std::vector<std::string> capturedNames(const onnx::GraphProto& g) {
   return out;
 }
 
+std::vector<std::string> capturedByNode(const onnx::NodeProto& n) {
+  std::vector<std::string> out;
+  for (const auto& a : n.attribute()) {
+    if (a.has_g())
+      for (std::string& c : capturedNames(a.g())) out.push_back(std::move(c));
+    for (const auto& g : a.graphs())
+      for (std::string& c : capturedNames(g)) out.push_back(std::move(c));
+  }
+  return out;
+}
+
 BranchModel ifBranchModel(const onnx::ModelProto& model, int index, bool cond,
                           const std::map<std::string, runtime::NDArray>& runtime_values,
                           const std::map<std::string, runtime::NDArray>& constants) {

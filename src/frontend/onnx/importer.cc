@@ -9,8 +9,6 @@
 #include "frontend/onnx/op_table.h"
 #include "frontend/onnx/opset_upgrade.h"
 #include "frontend/onnx/staged_import.h"
-#include "graph/passes.h"
-#include "graph/reference.h"
 #include "support/strings.h"
 
 namespace ttune::frontend {
@@ -247,12 +245,7 @@ std::set<std::string> readFrom(const onnx::GraphProto& gp, int from) {
   for (int i = from; i < gp.node_size(); ++i) {
     for (const std::string& n : gp.node(i).input())
       if (!n.empty()) r.insert(n);
-    for (const onnx::AttributeProto& a : gp.node(i).attribute()) {  // values an If or Loop body captures
-      if (a.has_g())
-        for (const std::string& n : capturedNames(a.g())) r.insert(n);
-      for (const onnx::GraphProto& sg : a.graphs())
-        for (const std::string& n : capturedNames(sg)) r.insert(n);
-    }
+    for (const std::string& n : capturedByNode(gp.node(i))) r.insert(n);  // values an If or Loop body captures
   }
   for (const onnx::ValueInfoProto& o : gp.output()) r.insert(o.name());
   return r;
@@ -426,14 +419,8 @@ std::map<std::string, runtime::NDArray> evaluateNodeOnHost(const onnx::ModelProt
   }
   // What a body (Loop, Scan, If) reads from the enclosing graph is given too; a name without a
   // value fails in the body's import, naming it.
-  for (const auto& a : n.attribute()) {
-    std::vector<const onnx::GraphProto*> bodies;
-    if (a.has_g()) bodies.push_back(&a.g());
-    for (const auto& b : a.graphs()) bodies.push_back(&b);
-    for (const onnx::GraphProto* b : bodies)
-      for (const std::string& c : capturedNames(*b))
-        if (auto v = values.find(c); v != values.end() && !names.count(c)) names[c] = g.addConstant(c, v->second);
-  }
+  for (const std::string& c : capturedByNode(n))
+    if (auto v = values.find(c); v != values.end() && !names.count(c)) names[c] = g.addConstant(c, v->second);
   std::set<std::string> used(n.output().begin(), n.output().end());
   Ctx ctx(g, names, used, defaultOnnxOpset(model));
   ctx.foldEverything();
@@ -441,25 +428,15 @@ std::map<std::string, runtime::NDArray> evaluateNodeOnHost(const onnx::ModelProt
   auto it = detail::opTable().find(detail::opKey(n.domain(), n.op_type()));
   if (it == detail::opTable().end()) ctx.fail("operator ", n.op_type(), " is not supported");
   it->second(ctx);
+  // Every input is a constant and every operation of constants folds (foldEverything), so the
+  // outputs are constants.
   std::map<std::string, runtime::NDArray> out;
-  std::vector<std::string> pending;
   for (const std::string& o : n.output()) {
     if (o.empty()) continue;
     auto v = names.find(o);
-    if (v == names.end()) ctx.fail("output \"", o, "\" could not be evaluated on the host");
-    if (g.value(v->second).isConstant()) {
-      out[o] = *g.value(v->second).constant;
-    } else {
-      g.markOutput(v->second);
-      pending.push_back(o);
-    }
-  }
-  // Outputs the import did not fold as it went (operations too large to fold) are its graph's
-  // nodes, evaluated in order by the reference evaluator.
-  if (!pending.empty()) {
-    graph::eliminateDeadCode(g);
-    std::vector<runtime::NDArray> res = graph::evaluateGraph(g, {});
-    for (size_t k = 0; k < pending.size(); ++k) out[pending[k]] = std::move(res[k]);
+    if (v == names.end() || !g.value(v->second).isConstant())
+      ctx.fail("output \"", o, "\" could not be evaluated on the host");
+    out[o] = *g.value(v->second).constant;
   }
   return out;
 }

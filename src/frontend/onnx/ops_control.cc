@@ -40,13 +40,7 @@ std::optional<int64_t> appendAxis(const onnx::GraphProto& body, int k) {
   int reads = 0;
   for (const auto& n : body.node()) {
     for (const std::string& i : n.input()) reads += i == in;
-    for (const auto& a : n.attribute()) {
-      std::vector<std::string> captured;
-      if (a.has_g()) captured = capturedNames(a.g());
-      for (const auto& g : a.graphs())
-        for (std::string& name : capturedNames(g)) captured.push_back(std::move(name));
-      reads += static_cast<int>(std::count(captured.begin(), captured.end(), in));
-    }
+    for (const std::string& c : capturedByNode(n)) reads += c == in;
     if (n.output_size() == 1 && n.output(0) == out) concat = &n;
   }
   for (const auto& o : body.output()) reads += o.name() == in;

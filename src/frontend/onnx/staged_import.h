@@ -23,6 +23,7 @@
 
 namespace onnx {
 class GraphProto;
+class NodeProto;
 }  // namespace onnx
 
 namespace ttune::frontend {
@@ -50,13 +51,16 @@ ImportStage importStage(const onnx::ModelProto& model, const OnnxOptions& option
                         const std::string& base_dir = "");
 
 // Node `index` of the model evaluated alone with every input, and every value its bodies read
-// from the model (Loop, Scan), given as a constant: its outputs by ONNX name. What the import
-// does not fold runs in the reference evaluator (throws the importer's errors).
+// from the model (Loop, Scan), given as a constant: its outputs by ONNX name. The import folds
+// every operation, whatever its size (throws the importer's errors).
 std::map<std::string, runtime::NDArray> evaluateNodeOnHost(const onnx::ModelProto& model, int index,
                                                            const std::map<std::string, runtime::NDArray>& values);
 
 // Names a subgraph reads from its enclosing scopes (at any depth), in first-use order.
 std::vector<std::string> capturedNames(const onnx::GraphProto& graph);
+// What the bodies of node `n` (If branches, Loop and Scan bodies) read from the enclosing graph:
+// capturedNames of each, in attribute order.
+std::vector<std::string> capturedByNode(const onnx::NodeProto& n);
 
 // A stage that stops inside an If (a node of the selected branch needs a run-time value) cannot
 // resume in the middle of the enclosing graph's node: the branch is run as a model of its own,
